@@ -1,0 +1,33 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+
+export default tseslint.config(
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'docs/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-globals': ['error', { name: 'parseFloat', message: 'Money is integer minor units.' }],
+    },
+  },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+    },
+  },
+  {
+    // Process boundaries: only the Electron shell and the preload may reach Electron; the
+    // renderer reaches main only through window.desk.
+    files: ['src/shared/**/*.ts', 'src/sandbox/**/*.ts', 'src/renderer/**/*.{ts,tsx}', 'src/main/**/*.ts'],
+    ignores: ['src/main/index.ts', 'src/main/electron/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src/main/index.ts, src/main/electron/ and src/preload may import electron.' }] }],
+    },
+  },
+);
