@@ -1,0 +1,45 @@
+import { app, dialog, Notification, powerMonitor, BrowserWindow } from 'electron';
+import type { Platform, SystemEvent } from '../platform';
+
+/** The desktop features the services use, implemented with Electron. */
+export function createElectronPlatform(getWindow: () => BrowserWindow | null): Platform {
+  return {
+    notify({ title, body, onClick }) {
+      if (!Notification.isSupported()) return;
+      const n = new Notification({ title, body, silent: false });
+      n.on('click', () => {
+        const win = getWindow();
+        if (win) {
+          if (win.isMinimized()) win.restore();
+          win.focus();
+        }
+        onClick?.();
+      });
+      n.show();
+    },
+    setBadgeCount(count) {
+      app.setBadgeCount(Math.max(0, Math.floor(count)));
+    },
+    async showOpenFileDialog({ title, extensions, multiple }) {
+      const win = getWindow();
+      const opts = {
+        title,
+        properties: multiple ? (['openFile', 'multiSelections'] as const) : (['openFile'] as const),
+        filters: [{ name: 'Documents', extensions }],
+      };
+      const result = win
+        ? await dialog.showOpenDialog(win, { ...opts, properties: [...opts.properties] })
+        : await dialog.showOpenDialog({ ...opts, properties: [...opts.properties] });
+      return result.canceled ? [] : result.filePaths;
+    },
+    onSystemEvent(listener) {
+      const events: SystemEvent[] = ['suspend', 'resume', 'lock-screen', 'unlock-screen'];
+      const handlers = events.map((e) => {
+        const h = (): void => listener(e);
+        powerMonitor.on(e as 'suspend', h);
+        return () => powerMonitor.off(e as 'suspend', h);
+      });
+      return () => handlers.forEach((off) => off());
+    },
+  };
+}

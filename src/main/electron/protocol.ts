@@ -1,0 +1,25 @@
+import { net, protocol } from 'electron';
+import { pathToFileURL } from 'node:url';
+import { resolveAppAsset } from '../app-protocol';
+import { appOrigin, appScheme, securityHeaders } from '../security-policy';
+
+/** Must run before the app is ready. */
+export function registerAppScheme(): void {
+  protocol.registerSchemesAsPrivileged([
+    { scheme: appScheme, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } },
+  ]);
+}
+
+/** Serves the built renderer from app://treasury-desk/ with the security headers. */
+export function serveRenderer(rendererDir: string): void {
+  protocol.handle(appScheme, async (request) => {
+    const asset = resolveAppAsset(rendererDir, request.url, appOrigin);
+    if (!asset.ok) return new Response(asset.reason, { status: asset.status, headers: securityHeaders });
+    const file = await net.fetch(pathToFileURL(asset.filePath).href);
+    if (!file.ok) return new Response('not found', { status: 404, headers: securityHeaders });
+    return new Response(file.body, {
+      status: 200,
+      headers: { ...securityHeaders, 'Content-Type': asset.contentType },
+    });
+  });
+}

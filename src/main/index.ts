@@ -1,0 +1,91 @@
+/**
+ * The Electron entry: the thin shell around the Node services. Everything here adapts Electron
+ * (single instance, protocol, windows, IPC, platform features) and calls createServices().
+ */
+import { app, BrowserWindow } from 'electron';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServices } from './services';
+import type { Services } from './services';
+import { createDispatcher, createSenderPolicy } from './ipc/dispatcher';
+import { consoleSink, createLogger } from './log';
+import { appEntryUrl, appOrigin } from './security-policy';
+import { registerAppScheme, serveRenderer } from './electron/protocol';
+import { hardenApp } from './electron/security';
+import { forwardEvents, registerIpc } from './electron/ipc';
+import { createMainWindow } from './electron/window';
+import { createElectronPlatform } from './electron/platform';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const appId = 'com.treasurydesk.desktop';
+const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
+const allowedOrigins = devServerUrl ? [appOrigin, devServerUrl] : [appOrigin];
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.setAppUserModelId(appId);
+  registerAppScheme();
+  let mainWindow: BrowserWindow | null = null;
+  let services: Services | null = null;
+
+  app.on('second-instance', () => {
+    if (mainWindow) {
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.focus();
+    }
+  });
+
+  const openWindow = (): void => {
+    if (!services) return;
+    mainWindow = createMainWindow({
+      preloadPath: path.join(here, '../preload/index.cjs'),
+      url: devServerUrl ?? appEntryUrl,
+      devTools: !app.isPackaged,
+    });
+    forwardEvents(services.events, mainWindow.webContents);
+    mainWindow.on('closed', () => {
+      mainWindow = null;
+    });
+  };
+
+  app
+    .whenReady()
+    .then(async () => {
+      hardenApp(() => allowedOrigins);
+      serveRenderer(path.join(here, '../renderer'));
+      const log = createLogger(consoleSink);
+      services = await createServices({
+        dataDir: app.getPath('userData'),
+        platform: createElectronPlatform(() => mainWindow),
+        log,
+      });
+      registerIpc(
+        createDispatcher({
+          handlers: services.handlers,
+          isTrustedSender: createSenderPolicy(allowedOrigins),
+          log,
+        }),
+      );
+      openWindow();
+      app.on('activate', () => {
+        if (BrowserWindow.getAllWindows().length === 0) openWindow();
+      });
+    })
+    .catch((err: unknown) => {
+      console.error('Treasury Desk failed to start', err);
+      app.exit(1);
+    });
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+
+  let disposing = false;
+  app.on('will-quit', (event) => {
+    if (!services || disposing) return;
+    disposing = true;
+    event.preventDefault();
+    void services.dispose().finally(() => app.exit(0));
+  });
+}

@@ -1,0 +1,37 @@
+import type { ChannelArgs, ChannelName, ChannelResult, EventName, EventPayload } from '../../../shared/ipc/contract';
+import type { DeskError } from '../../../shared/ipc/errors';
+
+/** A failed call, carrying the DeskError main sent. */
+export class DeskCallError extends Error {
+  readonly error: DeskError;
+  constructor(error: DeskError) {
+    super(error.message);
+    this.name = 'DeskCallError';
+    this.error = error;
+  }
+}
+
+function api(): Window['desk'] {
+  const d = (globalThis as { desk?: Window['desk'] }).desk;
+  if (!d) throw new DeskCallError({ kind: 'internal', message: 'The app core is not connected to this window.' });
+  return d;
+}
+
+/** Calls a channel; resolves with its value or throws DeskCallError. */
+export async function call<C extends ChannelName>(channel: C, args: ChannelArgs<C>): Promise<ChannelResult<C>> {
+  const answer = await api().invoke(channel, args);
+  if (answer.ok) return answer.value;
+  throw new DeskCallError(answer.error);
+}
+
+/** Subscribes to a push event; returns the unsubscribe function. */
+export function on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
+  return api().subscribe(event, listener);
+}
+
+/** The message to show for any failure. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof DeskCallError) return err.error.message;
+  if (err instanceof Error) return err.message;
+  return 'Something went wrong.';
+}

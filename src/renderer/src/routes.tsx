@@ -1,0 +1,21 @@
+import type { ReactNode } from 'react';
+import { ConnectionScreen } from './features/session/ConnectionScreen';
+
+/**
+ * The app's screens. A feature adds one entry; the navigation and the router are built from this
+ * list. `path` is the first hash segment ('' for the home screen).
+ */
+export interface FeatureRoute {
+  path: string;
+  label: string;
+  /** Shown in the navigation (false for screens reached only by link). */
+  nav: boolean;
+  render(params: string[]): ReactNode;
+}
+
+export const routes: FeatureRoute[] = [
+  { path: 'connection', label: 'Connection', nav: true, render: () => <ConnectionScreen /> },
+];
+
+/** The screen shown for '/'. */
+export const homePath = 'connection';

@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import { sessionChannels, sessionEvents } from './channels/session';
+
+/**
+ * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
+ * them here; test/unit/ipc-surface.test.ts snapshots the result so review sees every change.
+ */
+export const channels = {
+  ...sessionChannels,
+} as const;
+
+/** Every main → renderer push event. */
+export const events = {
+  ...sessionEvents,
+} as const;
+
+export type Channels = typeof channels;
+export type Events = typeof events;
+export type ChannelName = keyof Channels;
+export type EventName = keyof Events;
+
+/** What the renderer passes (before parsing). */
+export type ChannelArgs<C extends ChannelName> = z.input<Channels[C]['args']>;
+/** What a handler receives (after parsing). */
+export type ParsedArgs<C extends ChannelName> = z.output<Channels[C]['args']>;
+export type ChannelResult<C extends ChannelName> = z.output<Channels[C]['result']>;
+export type EventPayload<E extends EventName> = z.output<Events[E]['payload']>;
+
+export const channelNames = Object.keys(channels) as ChannelName[];
+export const eventNames = Object.keys(events) as EventName[];
+
+export function isChannelName(value: unknown): value is ChannelName {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(channels, value);
+}
+
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(events, value);
+}
