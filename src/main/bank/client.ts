@@ -1,88 +1,472 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import got from 'got';
-import type { z } from 'zod';
+import type { Response } from 'got';
+import { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { webhookConfigSchema } from '../../shared/api';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
+import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
+import type { ServerClock } from '../clock';
 import type { Logger } from '../log';
-import { failureFromResponse, offlineFailure } from './errors';
+import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
+
+/**
+ * The bank API client (spec + api-gaps), on got.
+ *
+ * - Every call is typed by the shared route table and its zod schemas; request bodies are checked
+ *   before they leave (a clear invalid_argument naming the field), answers are validated (a
+ *   malformed answer is an `invalid` error naming the field; unknown enum values pass because
+ *   the shared schemas are tolerant).
+ * - Retries: GETs on network errors and 5xx with jittered exponential backoff; POSTs that carry
+ *   an Idempotency-Key also on 409 (still in flight), always with the SAME key; other writes are
+ *   never retried automatically. 429 waits Retry-After (any method: the bank did not process it).
+ *   401 is never retried: it asks for a new token (onUnauthenticated).
+ * - Every answer's Date header feeds the server clock.
+ * - The bearer token is attached only to requests to the environment's base URL, never to a
+ *   signed upload URL, and never appears in an error or a log line.
+ */
+export interface RetryPolicy {
+  /** Total attempts for retryable failures (network, 5xx, 409 on idempotent POSTs). */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** 429: attempts, and the longest Retry-After we wait for inside a call. */
+  rateLimitAttempts: number;
+  maxRetryAfterMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  attempts: 4,
+  baseDelayMs: 300,
+  maxDelayMs: 5000,
+  rateLimitAttempts: 4,
+  maxRetryAfterMs: 30_000,
+};
 
 export interface BankClientOptions {
-  baseUrl: string;
+  /** The active environment's base URL (read per request: the profile can change). */
+  getBaseUrl(): string;
   /** The bearer token, read from the vault per request; null when none is stored. */
   getToken(): Promise<string | null>;
   log: Logger;
+  clock: ServerClock;
+  /** Per-attempt timeout of a JSON call. */
   timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Told when the bank refuses the token (401), so the session can ask for a new one. */
+  onUnauthenticated?(): void;
+  /** Waiting between attempts (tests may speed it up). */
+  sleep?(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export interface RequestOptions<S extends z.ZodType> {
+export type RetryMode = 'safe' | 'idempotent' | 'none';
+
+export interface RawRequest<S extends z.ZodType> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   schema: S;
+  query?: Record<string, string | undefined>;
   body?: unknown;
-  headers?: Record<string, string>;
+  /** Attach the bearer token (false for the sandbox control endpoints). */
+  auth?: boolean;
+  idempotencyKey?: string;
+  retry?: RetryMode;
+  signal?: AbortSignal;
 }
 
-/**
- * The bank API client: every call goes through `request`, which attaches the token, maps every
- * failure to a DeskFailure and validates the answer against the shared schema (a malformed answer
- * is an error naming the field).
- */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface UploadOptions extends CallOptions {
+  onProgress?(sentBytes: number, totalBytes: number): void;
+}
+
+type Body<K extends RouteId> = RouteRequestBody<K>;
+type Res<K extends RouteId> = RouteResponse<K>;
+
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason ?? new Error('aborted'));
+      return;
+    }
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function backoff(attempt: number, policy: RetryPolicy): number {
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(exp / 2 + Math.random() * (exp / 2));
+}
+
+function pathParam(value: string, name: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 128) {
+    throw new DeskFailure({ kind: 'invalid_argument', field: name, message: `${name} must be 1 to 128 characters.` });
+  }
+  return encodeURIComponent(value);
+}
+
+function describeIssues(error: z.ZodError): { field: string; message: string } {
+  const issue = error.issues[0];
+  const field = issue ? issue.path.map(String).join('.') : '';
+  return { field, message: issue?.message ?? 'unexpected shape' };
+}
+
+const transient = new Set([500, 502, 503, 504]);
+
 export class BankClient {
-  readonly baseUrl: string;
   private readonly options: BankClientOptions;
+  private readonly policy: RetryPolicy;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(options: BankClientOptions) {
     this.options = options;
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.policy = { ...defaultRetryPolicy, ...options.retry };
+    this.sleep = options.sleep ?? abortableSleep;
   }
 
-  async request<S extends z.ZodType>(req: RequestOptions<S>): Promise<z.output<S>> {
-    const token = await this.options.getToken();
-    if (!token) throw new DeskFailure({ kind: 'unauthenticated', message: 'No token is stored for this environment.' });
-    let response;
-    try {
-      response = await got(`${this.baseUrl}${req.path}`, {
-        method: req.method,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...req.headers },
-        ...(req.body !== undefined ? { json: req.body } : {}),
-        throwHttpErrors: false,
-        retry: { limit: 0 },
-        timeout: { request: this.options.timeoutMs ?? 15_000 },
-        responseType: 'text',
-      });
-    } catch (err) {
-      throw offlineFailure(err);
+  get baseUrl(): string {
+    return this.options.getBaseUrl().replace(/\/+$/, '');
+  }
+
+  /** Checks a request body against the route's schema before it is sent. */
+  private checkBody<K extends RouteId>(id: K, body: unknown): void {
+    const schema = (routes[id] as { body?: unknown }).body;
+    if (!schema || schema === 'binary') return;
+    const r = (schema as z.ZodType).safeParse(body);
+    if (!r.success) {
+      const { field, message } = describeIssues(r.error);
+      throw new DeskFailure({ kind: 'invalid_argument', field, message: `${field ? `${field}: ` : ''}${message}` });
     }
-    let body: unknown = null;
-    if (response.body) {
-      try {
-        body = JSON.parse(response.body);
-      } catch {
-        if (response.statusCode < 300) {
-          throw new DeskFailure({ kind: 'server', status: response.statusCode, message: 'The bank answered with something that is not JSON.' });
+  }
+
+  /** One bank call with the retry policy, error mapping and answer validation. */
+  async request<S extends z.ZodType>(req: RawRequest<S>): Promise<z.output<S>> {
+    const mode = req.retry ?? (req.method === 'GET' ? 'safe' : req.idempotencyKey ? 'idempotent' : 'none');
+    const auth = req.auth ?? true;
+    const base = this.baseUrl;
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) qs.set(k, v);
+    const url = `${base}${req.path}${qs.size > 0 ? `?${qs.toString()}` : ''}`;
+    const shownPath = req.path;
+
+    let attempt = 0;
+    let limited = 0;
+    for (;;) {
+      attempt++;
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (auth) {
+        const token = await this.options.getToken();
+        if (!token) {
+          throw new DeskFailure({ kind: 'unauthenticated', message: 'No token is stored for this environment. Enter a token in Settings.' });
         }
+        headers['authorization'] = `Bearer ${token}`;
       }
+      if (req.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = req.idempotencyKey;
+
+      const sentAt = this.options.clock.localNow();
+      let response: Response<string>;
+      try {
+        response = await got(url, {
+          method: req.method,
+          headers,
+          ...(req.body !== undefined ? { json: req.body } : {}),
+          throwHttpErrors: false,
+          retry: { limit: 0 },
+          followRedirect: false,
+          timeout: { request: this.options.timeoutMs ?? 15_000 },
+          responseType: 'text',
+          ...(req.signal ? { signal: req.signal } : {}),
+        });
+      } catch (err) {
+        if (req.signal?.aborted) throw req.signal.reason ?? err;
+        const failure = offlineFailure(err);
+        if (mode !== 'none' && attempt < this.policy.attempts) {
+          this.options.log.info('bank: network error, retrying', { method: req.method, path: shownPath, attempt, code: (err as { code?: string }).code });
+          await this.sleep(backoff(attempt, this.policy), req.signal);
+          continue;
+        }
+        throw failure;
+      }
+      this.options.clock.observe(response.headers.date, sentAt, this.options.clock.localNow());
+
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) return this.parse(req, response);
+
+      let body: unknown = null;
+      try {
+        body = response.body ? JSON.parse(response.body) : null;
+      } catch {
+        body = null;
+      }
+      const retryAfterHeader = response.headers['retry-after'];
+      const retryAfter = typeof retryAfterHeader === 'string' ? retryAfterHeader : undefined;
+
+      if (status === 401) {
+        this.options.onUnauthenticated?.();
+        throw failureFromResponse(status, body, retryAfter);
+      }
+      if (status === 429) {
+        limited++;
+        const waitMs = parseRetryAfter(retryAfter, this.options.clock.localNow()) ?? 1000;
+        if (limited < this.policy.rateLimitAttempts && waitMs <= this.policy.maxRetryAfterMs) {
+          this.options.log.info('bank: rate limited, waiting Retry-After', { path: shownPath, waitMs });
+          await this.sleep(waitMs, req.signal);
+          attempt--; // a 429 is not a failed attempt: the bank did not process the request
+          continue;
+        }
+        throw failureFromResponse(status, body, retryAfter);
+      }
+      const retryable = (mode !== 'none' && transient.has(status)) || (mode === 'idempotent' && status === 409);
+      if (retryable && attempt < this.policy.attempts) {
+        this.options.log.info('bank: transient answer, retrying', { method: req.method, path: shownPath, status, attempt });
+        await this.sleep(backoff(attempt, this.policy), req.signal);
+        continue;
+      }
+      throw failureFromResponse(status, body, retryAfter);
     }
-    if (response.statusCode >= 300) {
-      const retryAfter = response.headers['retry-after'];
-      throw failureFromResponse(response.statusCode, body, typeof retryAfter === 'string' ? retryAfter : undefined);
+  }
+
+  private parse<S extends z.ZodType>(req: RawRequest<S>, response: Response<string>): z.output<S> {
+    let body: unknown;
+    try {
+      body = response.body ? JSON.parse(response.body) : null;
+    } catch {
+      throw new DeskFailure({
+        kind: 'invalid',
+        status: response.statusCode,
+        message: `The bank's answer to ${req.method} ${req.path} is not JSON.`,
+      });
     }
     const parsed = req.schema.safeParse(body);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = issue ? issue.path.map(String).join('.') : '';
-      this.options.log.warn('bank: malformed answer', { path: req.path, issues: parsed.error.issues.slice(0, 5) });
+      const { field, message } = describeIssues(parsed.error);
+      this.options.log.warn('bank: malformed answer', { method: req.method, path: req.path, issues: parsed.error.issues.slice(0, 5) });
       throw new DeskFailure({
         kind: 'invalid',
         status: response.statusCode,
         field,
-        message: `The bank's answer to ${req.method} ${req.path.split('?')[0]} is malformed at "${field || '(body)'}": ${issue?.message ?? 'unexpected shape'}.`,
+        message: `The bank's answer to ${req.method} ${req.path} is malformed at "${field || '(body)'}": ${message}.`,
       });
     }
     return parsed.data;
   }
 
-  /** GET /v1/webhook/url: the credential's webhook configuration (name, URL, legal entity, role). */
-  getWebhookConfig(): Promise<z.output<typeof webhookConfigSchema>> {
-    return this.request({ method: 'GET', path: '/v1/webhook/url', schema: webhookConfigSchema });
+  private call<K extends RouteId>(
+    id: K,
+    opts: { path?: string; body?: unknown; query?: Record<string, string | undefined>; idempotencyKey?: string; signal?: AbortSignal } = {},
+  ): Promise<Res<K>> {
+    const r = routes[id];
+    if (opts.body !== undefined) this.checkBody(id, opts.body);
+    return this.request({
+      method: r.method,
+      path: opts.path ?? r.path,
+      schema: r.response as z.ZodType<Res<K>>,
+      auth: r.auth !== 'none',
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+      ...(opts.query ? { query: opts.query } : {}),
+      ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    }) as Promise<Res<K>>;
   }
+
+  private static key(idempotencyKey: string): string {
+    if (!IDEMPOTENCY_KEY_RE.test(idempotencyKey)) {
+      throw new DeskFailure({ kind: 'invalid_argument', field: 'idempotencyKey', message: 'An idempotency key is 1 to 255 visible ASCII characters.' });
+    }
+    return idempotencyKey;
+  }
+
+  // ---- Transactions, returns, crypto ----
+
+  /** GET /v1/transactions/:id. 404 right after creation: use readAfterCreate for that window. */
+  getTransaction(transactionId: string, o: CallOptions = {}): Promise<Res<'getTransaction'>> {
+    return this.call('getTransaction', { path: `/v1/transactions/${pathParam(transactionId, 'transactionId')}`, ...o });
+  }
+
+  /** POST /v1/transfer/return (retried with the same key on ambiguous failures). */
+  createReturnIntent(body: Body<'createReturnIntent'>, o: CallOptions & { idempotencyKey: string }): Promise<Res<'createReturnIntent'>> {
+    return this.call('createReturnIntent', { body, idempotencyKey: BankClient.key(o.idempotencyKey), ...(o.signal ? { signal: o.signal } : {}) });
+  }
+
+  /** PUT /v1/transfer/return: confirms the intent (not retried automatically). */
+  confirmReturn(transactionId: string, o: CallOptions = {}): Promise<Res<'confirmReturn'>> {
+    return this.call('confirmReturn', { body: { transaction_id: transactionId }, ...o });
+  }
+
+  /** DELETE /v1/transfer/return/:id: cancels an unconfirmed intent (not retried automatically). */
+  cancelReturn(transactionId: string, o: CallOptions = {}): Promise<Res<'cancelReturn'>> {
+    return this.call('cancelReturn', { path: `/v1/transfer/return/${pathParam(transactionId, 'transactionId')}`, ...o });
+  }
+
+  /** POST /v1/crypto/order: a quote (retried with the same key on ambiguous failures). */
+  createCryptoOrder(body: Body<'createCryptoOrder'>, o: CallOptions & { idempotencyKey: string }): Promise<Res<'createCryptoOrder'>> {
+    return this.call('createCryptoOrder', { body, idempotencyKey: BankClient.key(o.idempotencyKey), ...(o.signal ? { signal: o.signal } : {}) });
+  }
+
+  /** PUT /v1/crypto/order: confirms the quote (not retried automatically). */
+  confirmCryptoOrder(transactionId: string, o: CallOptions = {}): Promise<Res<'confirmCryptoOrder'>> {
+    return this.call('confirmCryptoOrder', { body: { transaction_id: transactionId }, ...o });
+  }
+
+  // ---- RFIs ----
+
+  /** GET /v1/rfis: one page. */
+  listRfis(query: z.input<typeof routes.listRfis.query> = {}, o: CallOptions = {}): Promise<Res<'listRfis'>> {
+    const q = routes.listRfis.query.safeParse(query);
+    if (!q.success) {
+      const { field, message } = describeIssues(q.error);
+      throw new DeskFailure({ kind: 'invalid_argument', field, message: `${field}: ${message}` });
+    }
+    return this.call('listRfis', { query: q.data as Record<string, string | undefined>, ...o });
+  }
+
+  /** Every RFI matching the query, page after page. */
+  async *iterateRfis(query: Omit<z.input<typeof routes.listRfis.query>, 'page_token'> = {}, o: CallOptions = {}): AsyncGenerator<Res<'getRfi'>> {
+    let pageToken: string | undefined;
+    const seen = new Set<string>();
+    for (;;) {
+      const page = await this.listRfis({ ...query, ...(pageToken ? { page_token: pageToken } : {}) }, o);
+      for (const rfi of page.data) yield rfi;
+      if (!page.next_page_token) return;
+      if (seen.has(page.next_page_token)) {
+        throw new DeskFailure({ kind: 'server', message: 'The bank repeated a page token while listing RFIs.' });
+      }
+      seen.add(page.next_page_token);
+      pageToken = page.next_page_token;
+    }
+  }
+
+  getRfi(rfiId: string, o: CallOptions = {}): Promise<Res<'getRfi'>> {
+    return this.call('getRfi', { path: `/v1/rfis/${pathParam(rfiId, 'rfiId')}`, ...o });
+  }
+
+  /** POST …/questions/:q/responses. Not retried automatically (see api-gaps: re-read first). */
+  submitRfiResponse(rfiId: string, questionId: string, body: Body<'submitRfiResponse'>, o: CallOptions & { idempotencyKey?: string } = {}): Promise<Res<'submitRfiResponse'>> {
+    return this.call('submitRfiResponse', {
+      path: `/v1/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/responses`,
+      body,
+      ...(o.idempotencyKey !== undefined ? { idempotencyKey: BankClient.key(o.idempotencyKey) } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+  }
+
+  // ---- Documents ----
+
+  createUploadUrl(body: Body<'createUploadUrl'>, o: CallOptions = {}): Promise<Res<'createUploadUrl'>> {
+    return this.call('createUploadUrl', { body, ...o });
+  }
+
+  getDocument(documentId: string, o: CallOptions = {}): Promise<Res<'getDocument'>> {
+    return this.call('getDocument', { path: `/v1/documents/${pathParam(documentId, 'documentId')}`, ...o });
+  }
+
+  /**
+   * PUT {signed_url}: streams the file from disk (never read whole), reports progress, and sends
+   * no bearer token (the URL is its own credential). Not retried automatically.
+   */
+  async uploadDocument(url: string, filePath: string, contentType: string, o: UploadOptions = {}): Promise<Res<'uploadDocument'>> {
+    let target: URL;
+    try {
+      target = new URL(url, `${this.baseUrl}/`);
+    } catch {
+      throw new DeskFailure({ kind: 'invalid_argument', field: 'url', message: 'The upload URL is not a URL.' });
+    }
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+      throw new DeskFailure({ kind: 'invalid_argument', field: 'url', message: 'The upload URL must be http(s).' });
+    }
+    let size: number;
+    try {
+      const s = await stat(filePath);
+      if (!s.isFile()) throw new Error('not a file');
+      size = s.size;
+    } catch (err) {
+      throw new DeskFailure({ kind: 'local', message: `The file ${filePath} cannot be read.` }, { cause: err });
+    }
+    const sentAt = this.options.clock.localNow();
+    let response: Response<string>;
+    try {
+      const req = got(target, {
+        method: 'PUT',
+        body: createReadStream(filePath),
+        headers: { 'content-type': contentType, 'content-length': String(size), accept: 'application/json' },
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        followRedirect: false,
+        timeout: { connect: 10_000, send: 10 * 60_000, response: 60_000 },
+        responseType: 'text',
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+      req.on('uploadProgress', (p) => o.onProgress?.(Math.min(p.transferred, size), size));
+      response = await req;
+    } catch (err) {
+      if (o.signal?.aborted) throw o.signal.reason ?? err;
+      throw offlineFailure(err);
+    }
+    if (target.origin === new URL(this.baseUrl).origin) {
+      this.options.clock.observe(response.headers.date, sentAt, this.options.clock.localNow());
+    }
+    if (response.statusCode >= 300) {
+      let body: unknown = null;
+      try {
+        body = JSON.parse(response.body);
+      } catch {
+        body = null;
+      }
+      throw failureFromResponse(response.statusCode, body);
+    }
+    return this.parse({ method: 'PUT', path: '{signed_url}', schema: routes.uploadDocument.response as z.ZodType<Res<'uploadDocument'>> }, response);
+  }
+
+  // ---- Webhook configuration ----
+
+  /** GET /v1/webhook/url: the credential's webhook configuration (name, URL, legal entity, role). */
+  getWebhookConfig(o: CallOptions = {}): Promise<Res<'getWebhookUrl'>> {
+    return this.call('getWebhookUrl', o);
+  }
+
+  /** PUT /v1/webhook/url ("" clears). */
+  setWebhookUrl(url: string, o: CallOptions = {}): Promise<Res<'setWebhookUrl'>> {
+    return this.call('setWebhookUrl', { body: { webhook_url: url }, ...o });
+  }
+
+  // ---- Sandbox staff and control endpoints (sandbox only; no token) ----
+
+  readonly staff = {
+    getFixtures: (o: CallOptions = {}) => this.call('getFixtures', o),
+    getClock: (o: CallOptions = {}) => this.call('getClock', o),
+    advanceClock: (seconds: number, o: CallOptions = {}) => this.call('advanceClock', { body: { advance_seconds: seconds }, ...o }),
+    createIncomingTransfer: (body: Body<'createIncomingTransfer'> = {}, o: CallOptions = {}) =>
+      this.call('createIncomingTransfer', { body, ...o }),
+    listTransactions: (o: CallOptions = {}) => this.call('listSandboxTransactions', o),
+    listAccounts: (o: CallOptions = {}) => this.call('listSandboxAccounts', o),
+    getWebhookPublicKey: (o: CallOptions = {}) => this.call('getWebhookPublicKey', o),
+    listWebhookDeliveries: (o: CallOptions = {}) => this.call('listWebhookDeliveries', o),
+    getDocument: (documentId: string, o: CallOptions = {}) =>
+      this.call('getSandboxDocument', { path: `/v1/sandbox/documents/${pathParam(documentId, 'documentId')}`, ...o }),
+    createRfi: (body: Body<'staffCreateRfi'>, o: CallOptions = {}) => this.call('staffCreateRfi', { body, ...o }),
+    questionAction: (rfiId: string, questionId: string, body: Body<'staffQuestionAction'>, o: CallOptions = {}) =>
+      this.call('staffQuestionAction', {
+        path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/action`,
+        body,
+        ...o,
+      }),
+    adminResponse: (rfiId: string, questionId: string, body: Body<'staffAdminResponse'>, o: CallOptions = {}) =>
+      this.call('staffAdminResponse', {
+        path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/admin-responses`,
+        body,
+        ...o,
+      }),
+    rfiAction: (rfiId: string, body: Body<'staffRfiAction'>, o: CallOptions = {}) =>
+      this.call('staffRfiAction', { path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/action`, body, ...o }),
+  };
 }

@@ -1,4 +1,5 @@
-import { app, dialog, Notification, powerMonitor, BrowserWindow } from 'electron';
+import type { BrowserWindow } from 'electron';
+import { app, dialog, Notification, powerMonitor } from 'electron';
 import type { Platform, SystemEvent } from '../platform';
 
 /** The desktop features the services use, implemented with Electron. */
