@@ -15,6 +15,7 @@ import { hardenApp } from './electron/security';
 import { forwardEvents, registerIpc } from './electron/ipc';
 import { createMainWindow } from './electron/window';
 import { createElectronPlatform } from './electron/platform';
+import { electronStoreFactory } from './electron/store';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appId = 'com.treasurydesk.desktop';
@@ -59,6 +60,8 @@ if (!app.requestSingleInstanceLock()) {
         dataDir: app.getPath('userData'),
         platform: createElectronPlatform(() => mainWindow),
         log,
+        storeFactory: electronStoreFactory,
+        keyringService: 'treasury-desk',
       });
       registerIpc(
         createDispatcher({

@@ -19,12 +19,21 @@ export interface OpenFileDialogOptions {
   multiple: boolean;
 }
 
+export interface SaveFileDialogOptions {
+  title: string;
+  /** Suggested file name, e.g. treasury-desk-audit.csv. */
+  defaultName: string;
+  extensions: string[];
+}
+
 export interface Platform {
   notify(notification: NativeNotification): void;
   /** Count on the dock/taskbar/tray badge; 0 clears it. */
   setBadgeCount(count: number): void;
   /** Native file picker; resolves with absolute paths, empty when cancelled. */
   showOpenFileDialog(options: OpenFileDialogOptions): Promise<string[]>;
+  /** Native save dialog; resolves with the absolute path, null when cancelled. */
+  showSaveFileDialog(options: SaveFileDialogOptions): Promise<string | null>;
   /** Suspend/resume, screen lock and connectivity changes. Returns an unsubscribe. */
   onSystemEvent(listener: (event: SystemEvent) => void): () => void;
 }
@@ -34,6 +43,8 @@ export interface HeadlessPlatform extends Platform {
   badgeCount: number;
   /** What the next file dialogs answer (tests set this). */
   nextDialogAnswers: string[][];
+  /** What the next save dialogs answer (tests set this; null = cancelled). */
+  nextSaveAnswers: Array<string | null>;
   /** Simulates a system event. */
   fire(event: SystemEvent): void;
 }
@@ -44,6 +55,7 @@ export function createHeadlessPlatform(): HeadlessPlatform {
     notifications: [],
     badgeCount: 0,
     nextDialogAnswers: [],
+    nextSaveAnswers: [],
     notify(n) {
       platform.notifications.push(n);
     },
@@ -52,6 +64,9 @@ export function createHeadlessPlatform(): HeadlessPlatform {
     },
     async showOpenFileDialog() {
       return platform.nextDialogAnswers.shift() ?? [];
+    },
+    async showSaveFileDialog() {
+      return platform.nextSaveAnswers.shift() ?? null;
     },
     onSystemEvent(listener) {
       listeners.add(listener);

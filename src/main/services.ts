@@ -1,19 +1,42 @@
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { startSandbox } from '../sandbox';
+import path from 'node:path';
 import type { RunningSandbox, SandboxOptions } from '../sandbox';
-import type { SessionStatus } from '../shared/ipc/channels/session';
+import type { SettingsView } from '../shared/ipc/channels/settings';
+import { DeskFailure } from '../shared/ipc/errors';
+import type { DeskError } from '../shared/ipc/errors';
+import type { CryptoOrderRequest, ReturnIntentRequest } from '../shared/api';
+import { openAuditLog } from './audit';
+import type { AuditLog, AuditRecordInput } from './audit';
 import { BankClient } from './bank/client';
+import type { RetryPolicy } from './bank/client';
+import { createServerClock } from './clock';
+import type { ServerClock } from './clock';
 import { createEventHub } from './events';
 import type { EventHub } from './events';
 import { buildHandlers } from './handlers';
 import type { Handlers } from './ipc/dispatcher';
+import { openLedger } from './ledger';
+import type { IdempotencyLedger, OperationKind } from './ledger';
 import { consoleSink, createLogger } from './log';
 import type { Logger } from './log';
 import type { Platform } from './platform';
+import { createReadAfterCreate } from './read-after-create';
+import type { ReadAfterCreate, ReadAfterCreateTiming } from './read-after-create';
+import { createSession } from './session';
+import type { Environment, SessionManager } from './session';
+import { checkBaseUrl, openSettings } from './settings';
+import type { SettingsStore } from './settings';
+import { confStoreFactory, createStores } from './stores';
+import type { StoreFactory, Stores } from './stores';
+import { napiKeyringBackend, openVault } from './vault';
+import type { KeyringBackend, TokenVault } from './vault';
 
+/** Which environment to use for this run (overrides the stored active profile). */
 export type EnvironmentChoice =
   | { kind: 'embedded-sandbox'; sandbox?: Partial<SandboxOptions> }
-  | { kind: 'remote'; baseUrl: string; name?: string; token?: string };
+  | { kind: 'remote'; baseUrl: string; name?: string; token?: string }
+  | { kind: 'profile'; profileId: string };
 
 export interface ServicesOptions {
   /** The app's data folder (Electron's userData; a temp folder in tests). */
@@ -21,24 +44,79 @@ export interface ServicesOptions {
   platform: Platform;
   log?: Logger;
   environment?: EnvironmentChoice;
+  /** The state-file engine: conf by default, electron-store in the app. */
+  storeFactory?: StoreFactory;
+  /** The OS keychain: @napi-rs/keyring by default; `unavailableKeyringBackend()` for the no-keychain path. */
+  keyring?: KeyringBackend;
+  /**
+   * Keychain service name. Default: one derived from the data folder (so test and harness runs
+   * never touch each other's entries); the Electron app passes "treasury-desk".
+   */
+  keyringService?: string;
+  /** Options of the embedded sandbox (merged under `environment.sandbox`). */
+  sandbox?: Partial<SandboxOptions>;
+  /** The local clock (tests inject a skewed one). */
+  localNow?: () => number;
+  bankRetry?: Partial<RetryPolicy>;
+  bankTimeoutMs?: number;
+  readAfterCreate?: Partial<ReadAfterCreateTiming>;
+}
+
+/** Creating operations that go through the idempotency ledger and the audit log. */
+export interface Operations {
+  /**
+   * POST /v1/transfer/return under the ledger: the key is written before sending, reused on every
+   * retry and after a restart; a succeeded operation answers its transaction id without sending.
+   */
+  createReturnIntent(operationId: string, body: ReturnIntentRequest): Promise<CreateResult>;
+  /** POST /v1/crypto/order, the same way. */
+  createCryptoOrder(operationId: string, body: CryptoOrderRequest): Promise<CreateResult>;
+  /** Runs any other write and records it in the audit log (succeeded/failed). */
+  audited<T>(
+    input: { operation: string; target?: string; idempotencyKey?: string },
+    run: () => Promise<T>,
+  ): Promise<T>;
+}
+
+export interface CreateResult {
+  transactionId: string;
+  idempotencyKey: string;
+  /** true when the operation had already succeeded and nothing was sent. */
+  alreadyDone: boolean;
 }
 
 /** What every handler can reach. */
 export interface ServiceCore {
-  environment: SessionStatus['environment'];
+  /** The active environment (changes when the profile is switched). */
+  readonly environment: Environment;
   bank: BankClient;
+  clock: ServerClock;
+  ledger: IdempotencyLedger;
+  readAfterCreate: ReadAfterCreate;
+  vault: TokenVault;
+  settings: SettingsStore;
+  stores: Stores;
+  audit: AuditLog;
+  operations: Operations;
+  session: SessionManager;
   events: EventHub;
   log: Logger;
   platform: Platform;
   dataDir: string;
   hasToken(): Promise<boolean>;
+  /** The settings screen's view (never a token). */
+  settingsView(): Promise<SettingsView>;
 }
 
 export interface Services extends ServiceCore {
   handlers: Handlers;
-  /** The embedded sandbox, when the environment is the sandbox. */
-  sandbox: RunningSandbox | null;
+  /** The embedded sandbox, when it runs. */
+  readonly sandbox: RunningSandbox | null;
   dispose(): Promise<void>;
+}
+
+function defaultKeyringService(dataDir: string): string {
+  return `treasury-desk/${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 12)}`;
 }
 
 /**
@@ -47,40 +125,206 @@ export interface Services extends ServiceCore {
  */
 export async function createServices(options: ServicesOptions): Promise<Services> {
   const log = options.log ?? createLogger(consoleSink);
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  const dataDir = options.dataDir;
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await mkdir(path.join(dataDir, 'state'), { recursive: true, mode: 0o700 });
   const events = createEventHub(log);
-  const choice = options.environment ?? { kind: 'embedded-sandbox' };
+  const stores = createStores({ dataDir, factory: options.storeFactory ?? confStoreFactory, log });
 
-  let sandbox: RunningSandbox | null = null;
-  let environment: SessionStatus['environment'];
-  let token: string | null;
-  if (choice.kind === 'embedded-sandbox') {
-    sandbox = await startSandbox({ host: '127.0.0.1', port: 0, ...choice.sandbox });
-    environment = { id: 'sandbox', name: 'Embedded sandbox', kind: 'embedded-sandbox', baseUrl: sandbox.url };
-    token = sandbox.fixtures.legal_entities[0]?.tokens.admin ?? null;
-  } else {
-    environment = { id: 'remote', name: choice.name ?? 'Bank', kind: 'remote', baseUrl: choice.baseUrl };
-    token = choice.token ?? null;
+  const vault = await openVault({
+    backend: options.keyring ?? napiKeyringBackend(),
+    log,
+    service: options.keyringService ?? defaultKeyringService(dataDir),
+  });
+  vault.onToken((t) => log.addSecret(t));
+
+  const settings = await openSettings(stores, dataDir);
+
+  // The run's environment choice.
+  const choice = options.environment;
+  let sandboxOptions: Partial<SandboxOptions> = { ...options.sandbox };
+  if (choice?.kind === 'embedded-sandbox') {
+    sandboxOptions = { ...sandboxOptions, ...choice.sandbox };
+    settings.setActive('sandbox');
+  } else if (choice?.kind === 'remote') {
+    const url = checkBaseUrl(choice.baseUrl);
+    const existing = settings.get().profiles.find((p) => p.kind === 'remote' && p.baseUrl === url);
+    const profile = existing ?? settings.addProfile({ name: choice.name ?? 'Bank', baseUrl: url });
+    settings.setActive(profile.id);
+    if (choice.token) await vault.set(profile.id, choice.token);
+  } else if (choice?.kind === 'profile') {
+    settings.setActive(choice.profileId);
   }
-  if (token) log.addSecret(token);
 
-  const bank = new BankClient({ baseUrl: environment.baseUrl, getToken: async () => token, log });
-  const core: ServiceCore = {
-    environment,
+  const clock = createServerClock(options.localNow ? { localNow: options.localNow } : {});
+  let sessionRef: SessionManager | null = null;
+  const bank = new BankClient({
+    getBaseUrl: () => sessionRef?.environment.baseUrl ?? '',
+    getToken: async () => (sessionRef ? vault.get(sessionRef.profile.id) : null),
+    log,
+    clock,
+    ...(options.bankRetry ? { retry: options.bankRetry } : {}),
+    ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
+    onUnauthenticated: () => sessionRef?.markUnauthenticated(),
+  });
+  const session = await createSession({ settings, vault, events, log, bank: () => bank, sandboxOptions });
+  sessionRef = session;
+
+  const ledger = await openLedger({ dataDir, log });
+  const audit = openAuditLog({
+    dataDir,
+    log,
+    context: {
+      who: () => session.who(),
+      environment: () => ({ id: session.environment.id, name: session.environment.name }),
+    },
+  });
+  const readAfterCreate = createReadAfterCreate({
     bank,
+    ...(options.readAfterCreate ? { timing: options.readAfterCreate } : {}),
+    publish: (u) => events.emit('transaction.progress', u),
+  });
+
+  const record = async (input: AuditRecordInput): Promise<void> => {
+    try {
+      if (!session.credential) await session.check().catch(() => undefined);
+      const entry = await audit.record(input);
+      events.emit('audit.recorded', entry);
+    } catch (err) {
+      // The write itself happened; a failing audit line must not hide its result.
+      log.error('audit: entry not recorded', { operation: input.operation, error: err });
+    }
+  };
+
+  const outcomeOf = (err: unknown): { outcome: 'failed' | 'pending'; detail: string } => {
+    const e: DeskError =
+      err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
+    const ambiguous = ['offline', 'server', 'conflict', 'rate_limited', 'internal'].includes(e.kind);
+    return {
+      outcome: ambiguous ? 'pending' : 'failed',
+      detail: `${e.kind}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`,
+    };
+  };
+
+  const create = async (
+    kind: OperationKind,
+    operation: string,
+    operationId: string,
+    body: ReturnIntentRequest | CryptoOrderRequest,
+    send: (key: string) => Promise<{ transaction_id: string }>,
+  ): Promise<CreateResult> => {
+    const begun = await ledger.begin(operationId, kind, body);
+    if (begun.state === 'succeeded' && begun.transactionId) {
+      return { transactionId: begun.transactionId, idempotencyKey: begun.key, alreadyDone: true };
+    }
+    const target = 'transaction_id' in body ? body.transaction_id : body.symbol;
+    try {
+      const res = await send(begun.key);
+      await ledger.settle(operationId, { transactionId: res.transaction_id });
+      await record({
+        operation,
+        idempotencyKey: begun.key,
+        target: res.transaction_id,
+        outcome: 'succeeded',
+      });
+      return { transactionId: res.transaction_id, idempotencyKey: begun.key, alreadyDone: false };
+    } catch (err) {
+      const error: DeskError =
+        err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
+      await ledger
+        .settle(operationId, { error })
+        .catch((e: unknown) => log.error('ledger: settle failed', { error: e }));
+      await record({ operation, idempotencyKey: begun.key, target, ...outcomeOf(err) });
+      throw err;
+    }
+  };
+
+  const operations: Operations = {
+    createReturnIntent: (operationId, body) =>
+      create('return_intent', 'return.create_intent', operationId, body, (key) =>
+        bank.createReturnIntent(body, { idempotencyKey: key }),
+      ),
+    createCryptoOrder: (operationId, body) =>
+      create('crypto_order', 'crypto.create_order', operationId, body, (key) =>
+        bank.createCryptoOrder(body, { idempotencyKey: key }),
+      ),
+    async audited(input, run) {
+      try {
+        const value = await run();
+        await record({ ...input, outcome: 'succeeded' });
+        return value;
+      } catch (err) {
+        await record({ ...input, ...outcomeOf(err) });
+        throw err;
+      }
+    },
+  };
+
+  const settingsView = async (): Promise<SettingsView> => {
+    const s = settings.get();
+    const profiles = await Promise.all(
+      s.profiles.map(async (p) => ({
+        ...p,
+        hasToken: await vault.has(p.id).catch(() => false),
+        runningUrl: p.kind === 'embedded-sandbox' ? (session.sandbox?.url ?? null) : null,
+      })),
+    );
+    return {
+      activeProfileId: s.activeProfileId,
+      profiles,
+      pollingIntervalSeconds: s.pollingIntervalSeconds,
+      notifications: s.notifications,
+      vault: vault.status(),
+      problems: stores.problems(),
+    };
+  };
+
+  const core: ServiceCore = {
+    get environment() {
+      return session.environment;
+    },
+    bank,
+    clock,
+    ledger,
+    readAfterCreate,
+    vault,
+    settings,
+    stores,
+    audit,
+    operations,
+    session,
     events,
     log,
     platform: options.platform,
-    dataDir: options.dataDir,
-    hasToken: async () => token !== null,
+    dataDir,
+    hasToken: () => vault.has(session.profile.id),
+    settingsView,
   };
 
-  return {
-    ...core,
-    handlers: buildHandlers(core),
-    sandbox,
-    async dispose() {
-      await sandbox?.close();
-    },
+  const pushSettings = (): void => {
+    void settingsView()
+      .then((v) => events.emit('settings.changed', v))
+      .catch((err: unknown) => log.warn('settings: view failed', { error: err }));
   };
+  settings.onChange(pushSettings);
+  stores.onProblem(pushSettings);
+
+  // The first session check runs in the background (a slow bank must not hold the window).
+  void session.check().catch((err: unknown) => log.warn('session: first check failed', { error: err }));
+
+  const services: Services = Object.defineProperties(
+    {
+      ...core,
+      handlers: buildHandlers(core),
+      sandbox: null,
+      async dispose() {
+        await session.dispose();
+      },
+    } as Services,
+    {
+      environment: { get: () => session.environment, enumerable: true },
+      sandbox: { get: () => session.sandbox, enumerable: true },
+    },
+  );
+  return services;
 }

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import got from 'got';
 import type { Response } from 'got';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
 import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
@@ -110,7 +110,11 @@ function backoff(attempt: number, policy: RetryPolicy): number {
 
 function pathParam(value: string, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 128) {
-    throw new DeskFailure({ kind: 'invalid_argument', field: name, message: `${name} must be 1 to 128 characters.` });
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: name,
+      message: `${name} must be 1 to 128 characters.`,
+    });
   }
   return encodeURIComponent(value);
 }
@@ -145,7 +149,11 @@ export class BankClient {
     const r = (schema as z.ZodType).safeParse(body);
     if (!r.success) {
       const { field, message } = describeIssues(r.error);
-      throw new DeskFailure({ kind: 'invalid_argument', field, message: `${field ? `${field}: ` : ''}${message}` });
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field,
+        message: `${field ? `${field}: ` : ''}${message}`,
+      });
     }
   }
 
@@ -167,7 +175,10 @@ export class BankClient {
       if (auth) {
         const token = await this.options.getToken();
         if (!token) {
-          throw new DeskFailure({ kind: 'unauthenticated', message: 'No token is stored for this environment. Enter a token in Settings.' });
+          throw new DeskFailure({
+            kind: 'unauthenticated',
+            message: 'No token is stored for this environment. Enter a token in Settings.',
+          });
         }
         headers['authorization'] = `Bearer ${token}`;
       }
@@ -191,7 +202,12 @@ export class BankClient {
         if (req.signal?.aborted) throw req.signal.reason ?? err;
         const failure = offlineFailure(err);
         if (mode !== 'none' && attempt < this.policy.attempts) {
-          this.options.log.info('bank: network error, retrying', { method: req.method, path: shownPath, attempt, code: (err as { code?: string }).code });
+          this.options.log.info('bank: network error, retrying', {
+            method: req.method,
+            path: shownPath,
+            attempt,
+            code: (err as { code?: string }).code,
+          });
           await this.sleep(backoff(attempt, this.policy), req.signal);
           continue;
         }
@@ -226,9 +242,15 @@ export class BankClient {
         }
         throw failureFromResponse(status, body, retryAfter);
       }
-      const retryable = (mode !== 'none' && transient.has(status)) || (mode === 'idempotent' && status === 409);
+      const retryable =
+        (mode !== 'none' && transient.has(status)) || (mode === 'idempotent' && status === 409);
       if (retryable && attempt < this.policy.attempts) {
-        this.options.log.info('bank: transient answer, retrying', { method: req.method, path: shownPath, status, attempt });
+        this.options.log.info('bank: transient answer, retrying', {
+          method: req.method,
+          path: shownPath,
+          status,
+          attempt,
+        });
         await this.sleep(backoff(attempt, this.policy), req.signal);
         continue;
       }
@@ -250,7 +272,11 @@ export class BankClient {
     const parsed = req.schema.safeParse(body);
     if (!parsed.success) {
       const { field, message } = describeIssues(parsed.error);
-      this.options.log.warn('bank: malformed answer', { method: req.method, path: req.path, issues: parsed.error.issues.slice(0, 5) });
+      this.options.log.warn('bank: malformed answer', {
+        method: req.method,
+        path: req.path,
+        issues: parsed.error.issues.slice(0, 5),
+      });
       throw new DeskFailure({
         kind: 'invalid',
         status: response.statusCode,
@@ -263,7 +289,13 @@ export class BankClient {
 
   private call<K extends RouteId>(
     id: K,
-    opts: { path?: string; body?: unknown; query?: Record<string, string | undefined>; idempotencyKey?: string; signal?: AbortSignal } = {},
+    opts: {
+      path?: string;
+      body?: unknown;
+      query?: Record<string, string | undefined>;
+      idempotencyKey?: string;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<Res<K>> {
     const r = routes[id];
     if (opts.body !== undefined) this.checkBody(id, opts.body);
@@ -281,7 +313,11 @@ export class BankClient {
 
   private static key(idempotencyKey: string): string {
     if (!IDEMPOTENCY_KEY_RE.test(idempotencyKey)) {
-      throw new DeskFailure({ kind: 'invalid_argument', field: 'idempotencyKey', message: 'An idempotency key is 1 to 255 visible ASCII characters.' });
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'idempotencyKey',
+        message: 'An idempotency key is 1 to 255 visible ASCII characters.',
+      });
     }
     return idempotencyKey;
   }
@@ -290,12 +326,22 @@ export class BankClient {
 
   /** GET /v1/transactions/:id. 404 right after creation: use readAfterCreate for that window. */
   getTransaction(transactionId: string, o: CallOptions = {}): Promise<Res<'getTransaction'>> {
-    return this.call('getTransaction', { path: `/v1/transactions/${pathParam(transactionId, 'transactionId')}`, ...o });
+    return this.call('getTransaction', {
+      path: `/v1/transactions/${pathParam(transactionId, 'transactionId')}`,
+      ...o,
+    });
   }
 
   /** POST /v1/transfer/return (retried with the same key on ambiguous failures). */
-  createReturnIntent(body: Body<'createReturnIntent'>, o: CallOptions & { idempotencyKey: string }): Promise<Res<'createReturnIntent'>> {
-    return this.call('createReturnIntent', { body, idempotencyKey: BankClient.key(o.idempotencyKey), ...(o.signal ? { signal: o.signal } : {}) });
+  createReturnIntent(
+    body: Body<'createReturnIntent'>,
+    o: CallOptions & { idempotencyKey: string },
+  ): Promise<Res<'createReturnIntent'>> {
+    return this.call('createReturnIntent', {
+      body,
+      idempotencyKey: BankClient.key(o.idempotencyKey),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
   }
 
   /** PUT /v1/transfer/return: confirms the intent (not retried automatically). */
@@ -305,12 +351,22 @@ export class BankClient {
 
   /** DELETE /v1/transfer/return/:id: cancels an unconfirmed intent (not retried automatically). */
   cancelReturn(transactionId: string, o: CallOptions = {}): Promise<Res<'cancelReturn'>> {
-    return this.call('cancelReturn', { path: `/v1/transfer/return/${pathParam(transactionId, 'transactionId')}`, ...o });
+    return this.call('cancelReturn', {
+      path: `/v1/transfer/return/${pathParam(transactionId, 'transactionId')}`,
+      ...o,
+    });
   }
 
   /** POST /v1/crypto/order: a quote (retried with the same key on ambiguous failures). */
-  createCryptoOrder(body: Body<'createCryptoOrder'>, o: CallOptions & { idempotencyKey: string }): Promise<Res<'createCryptoOrder'>> {
-    return this.call('createCryptoOrder', { body, idempotencyKey: BankClient.key(o.idempotencyKey), ...(o.signal ? { signal: o.signal } : {}) });
+  createCryptoOrder(
+    body: Body<'createCryptoOrder'>,
+    o: CallOptions & { idempotencyKey: string },
+  ): Promise<Res<'createCryptoOrder'>> {
+    return this.call('createCryptoOrder', {
+      body,
+      idempotencyKey: BankClient.key(o.idempotencyKey),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
   }
 
   /** PUT /v1/crypto/order: confirms the quote (not retried automatically). */
@@ -331,7 +387,10 @@ export class BankClient {
   }
 
   /** Every RFI matching the query, page after page. */
-  async *iterateRfis(query: Omit<z.input<typeof routes.listRfis.query>, 'page_token'> = {}, o: CallOptions = {}): AsyncGenerator<Res<'getRfi'>> {
+  async *iterateRfis(
+    query: Omit<z.input<typeof routes.listRfis.query>, 'page_token'> = {},
+    o: CallOptions = {},
+  ): AsyncGenerator<Res<'getRfi'>> {
     let pageToken: string | undefined;
     const seen = new Set<string>();
     for (;;) {
@@ -339,7 +398,10 @@ export class BankClient {
       for (const rfi of page.data) yield rfi;
       if (!page.next_page_token) return;
       if (seen.has(page.next_page_token)) {
-        throw new DeskFailure({ kind: 'server', message: 'The bank repeated a page token while listing RFIs.' });
+        throw new DeskFailure({
+          kind: 'server',
+          message: 'The bank repeated a page token while listing RFIs.',
+        });
       }
       seen.add(page.next_page_token);
       pageToken = page.next_page_token;
@@ -351,7 +413,12 @@ export class BankClient {
   }
 
   /** POST …/questions/:q/responses. Not retried automatically (see api-gaps: re-read first). */
-  submitRfiResponse(rfiId: string, questionId: string, body: Body<'submitRfiResponse'>, o: CallOptions & { idempotencyKey?: string } = {}): Promise<Res<'submitRfiResponse'>> {
+  submitRfiResponse(
+    rfiId: string,
+    questionId: string,
+    body: Body<'submitRfiResponse'>,
+    o: CallOptions & { idempotencyKey?: string } = {},
+  ): Promise<Res<'submitRfiResponse'>> {
     return this.call('submitRfiResponse', {
       path: `/v1/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/responses`,
       body,
@@ -374,15 +441,28 @@ export class BankClient {
    * PUT {signed_url}: streams the file from disk (never read whole), reports progress, and sends
    * no bearer token (the URL is its own credential). Not retried automatically.
    */
-  async uploadDocument(url: string, filePath: string, contentType: string, o: UploadOptions = {}): Promise<Res<'uploadDocument'>> {
+  async uploadDocument(
+    url: string,
+    filePath: string,
+    contentType: string,
+    o: UploadOptions = {},
+  ): Promise<Res<'uploadDocument'>> {
     let target: URL;
     try {
       target = new URL(url, `${this.baseUrl}/`);
     } catch {
-      throw new DeskFailure({ kind: 'invalid_argument', field: 'url', message: 'The upload URL is not a URL.' });
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'url',
+        message: 'The upload URL is not a URL.',
+      });
     }
     if (target.protocol !== 'https:' && target.protocol !== 'http:') {
-      throw new DeskFailure({ kind: 'invalid_argument', field: 'url', message: 'The upload URL must be http(s).' });
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'url',
+        message: 'The upload URL must be http(s).',
+      });
     }
     let size: number;
     try {
@@ -390,7 +470,10 @@ export class BankClient {
       if (!s.isFile()) throw new Error('not a file');
       size = s.size;
     } catch (err) {
-      throw new DeskFailure({ kind: 'local', message: `The file ${filePath} cannot be read.` }, { cause: err });
+      throw new DeskFailure(
+        { kind: 'local', message: `The file ${filePath} cannot be read.` },
+        { cause: err },
+      );
     }
     const sentAt = this.options.clock.localNow();
     let response: Response<string>;
@@ -424,7 +507,14 @@ export class BankClient {
       }
       throw failureFromResponse(response.statusCode, body);
     }
-    return this.parse({ method: 'PUT', path: '{signed_url}', schema: routes.uploadDocument.response as z.ZodType<Res<'uploadDocument'>> }, response);
+    return this.parse(
+      {
+        method: 'PUT',
+        path: '{signed_url}',
+        schema: routes.uploadDocument.response as z.ZodType<Res<'uploadDocument'>>,
+      },
+      response,
+    );
   }
 
   // ---- Webhook configuration ----
@@ -444,7 +534,8 @@ export class BankClient {
   readonly staff = {
     getFixtures: (o: CallOptions = {}) => this.call('getFixtures', o),
     getClock: (o: CallOptions = {}) => this.call('getClock', o),
-    advanceClock: (seconds: number, o: CallOptions = {}) => this.call('advanceClock', { body: { advance_seconds: seconds }, ...o }),
+    advanceClock: (seconds: number, o: CallOptions = {}) =>
+      this.call('advanceClock', { body: { advance_seconds: seconds }, ...o }),
     createIncomingTransfer: (body: Body<'createIncomingTransfer'> = {}, o: CallOptions = {}) =>
       this.call('createIncomingTransfer', { body, ...o }),
     listTransactions: (o: CallOptions = {}) => this.call('listSandboxTransactions', o),
@@ -452,21 +543,39 @@ export class BankClient {
     getWebhookPublicKey: (o: CallOptions = {}) => this.call('getWebhookPublicKey', o),
     listWebhookDeliveries: (o: CallOptions = {}) => this.call('listWebhookDeliveries', o),
     getDocument: (documentId: string, o: CallOptions = {}) =>
-      this.call('getSandboxDocument', { path: `/v1/sandbox/documents/${pathParam(documentId, 'documentId')}`, ...o }),
-    createRfi: (body: Body<'staffCreateRfi'>, o: CallOptions = {}) => this.call('staffCreateRfi', { body, ...o }),
-    questionAction: (rfiId: string, questionId: string, body: Body<'staffQuestionAction'>, o: CallOptions = {}) =>
+      this.call('getSandboxDocument', {
+        path: `/v1/sandbox/documents/${pathParam(documentId, 'documentId')}`,
+        ...o,
+      }),
+    createRfi: (body: Body<'staffCreateRfi'>, o: CallOptions = {}) =>
+      this.call('staffCreateRfi', { body, ...o }),
+    questionAction: (
+      rfiId: string,
+      questionId: string,
+      body: Body<'staffQuestionAction'>,
+      o: CallOptions = {},
+    ) =>
       this.call('staffQuestionAction', {
         path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/action`,
         body,
         ...o,
       }),
-    adminResponse: (rfiId: string, questionId: string, body: Body<'staffAdminResponse'>, o: CallOptions = {}) =>
+    adminResponse: (
+      rfiId: string,
+      questionId: string,
+      body: Body<'staffAdminResponse'>,
+      o: CallOptions = {},
+    ) =>
       this.call('staffAdminResponse', {
         path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/admin-responses`,
         body,
         ...o,
       }),
     rfiAction: (rfiId: string, body: Body<'staffRfiAction'>, o: CallOptions = {}) =>
-      this.call('staffRfiAction', { path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/action`, body, ...o }),
+      this.call('staffRfiAction', {
+        path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/action`,
+        body,
+        ...o,
+      }),
   };
 }

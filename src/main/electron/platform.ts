@@ -33,6 +33,12 @@ export function createElectronPlatform(getWindow: () => BrowserWindow | null): P
         : await dialog.showOpenDialog({ ...opts, properties: [...opts.properties] });
       return result.canceled ? [] : result.filePaths;
     },
+    async showSaveFileDialog({ title, defaultName, extensions }) {
+      const win = getWindow();
+      const opts = { title, defaultPath: defaultName, filters: [{ name: 'Export', extensions }] };
+      const result = win ? await dialog.showSaveDialog(win, opts) : await dialog.showSaveDialog(opts);
+      return result.canceled || !result.filePath ? null : result.filePath;
+    },
     onSystemEvent(listener) {
       const events: SystemEvent[] = ['suspend', 'resume', 'lock-screen', 'unlock-screen'];
       const handlers = events.map((e) => {

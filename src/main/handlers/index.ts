@@ -1,10 +1,16 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../services';
+import { auditHandlers } from './audit';
 import { sessionHandlers } from './session';
+import { settingsHandlers } from './settings';
+import { vaultHandlers } from './vault';
 
 /** Joins every feature's handlers into the map the dispatcher serves. */
 export function buildHandlers(core: ServiceCore): Handlers {
   return {
     ...sessionHandlers(core),
+    ...settingsHandlers(core),
+    ...vaultHandlers(core),
+    ...auditHandlers(core),
   };
 }

@@ -1,39 +1,34 @@
 import type { SessionStatus } from '../../shared/ipc/channels/session';
-import { DeskFailure } from '../../shared/ipc/errors';
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../services';
 
 /** Asks the bank who we are (GET /v1/webhook/url) and reports it as the connection state. */
-export async function checkSession(core: ServiceCore): Promise<SessionStatus> {
-  const base = { environment: core.environment, checkedAt: new Date().toISOString() };
-  try {
-    const cfg = await core.bank.getWebhookConfig();
-    return {
-      ...base,
-      connection: 'connected',
-      credential: { webhookName: cfg.webhook_name, legalEntityId: cfg.legal_entity_id, role: cfg.role },
-      problem: null,
-    };
-  } catch (err) {
-    if (!(err instanceof DeskFailure)) throw err;
-    const connection =
-      err.kind === 'offline'
-        ? 'offline'
-        : err.kind === 'unauthenticated'
-          ? (await core.hasToken())
-            ? 'unauthenticated'
-            : 'no_token'
-          : 'error';
-    return { ...base, connection, credential: null, problem: err.message };
-  }
+export function checkSession(core: ServiceCore): Promise<SessionStatus> {
+  return core.session.check();
 }
 
-export function sessionHandlers(core: ServiceCore): Pick<Handlers, 'session.status'> {
+export function sessionHandlers(
+  core: ServiceCore,
+): Pick<
+  Handlers,
+  'session.status' | 'session.sandboxCredentials' | 'session.useSandboxCredential' | 'session.clock'
+> {
   return {
-    'session.status': async () => {
-      const status = await checkSession(core);
-      core.events.emit('session.changed', status);
-      return status;
+    'session.status': () => core.session.check(),
+    'session.sandboxCredentials': async () => {
+      const options = core.session.sandboxCredentialOptions();
+      return {
+        available: core.session.profile.kind === 'embedded-sandbox' && core.session.sandbox !== null,
+        current: core.settings.profile('sandbox').sandboxCredential,
+        options,
+      };
     },
+    'session.useSandboxCredential': ({ credential }) => core.session.useSandboxCredential(credential),
+    'session.clock': async () => ({
+      serverNow: new Date(core.clock.now()).toISOString(),
+      offsetMs: core.clock.offsetMs,
+      uncertaintyMs: Number.isFinite(core.clock.uncertaintyMs) ? core.clock.uncertaintyMs : null,
+      samples: core.clock.samples,
+    }),
   };
 }

@@ -1,5 +1,8 @@
 import type { z } from 'zod';
 import { sessionChannels, sessionEvents } from './channels/session';
+import { settingsChannels, settingsEvents } from './channels/settings';
+import { vaultChannels } from './channels/vault';
+import { auditChannels, auditEvents } from './channels/audit';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -7,11 +10,16 @@ import { sessionChannels, sessionEvents } from './channels/session';
  */
 export const channels = {
   ...sessionChannels,
+  ...settingsChannels,
+  ...vaultChannels,
+  ...auditChannels,
 } as const;
 
 /** Every main → renderer push event. */
 export const events = {
   ...sessionEvents,
+  ...settingsEvents,
+  ...auditEvents,
 } as const;
 
 export type Channels = typeof channels;

@@ -41,11 +41,63 @@ export const sessionStatusSchema = z.object({
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 export type ConnectionState = z.infer<typeof connectionStateSchema>;
 
+export const sandboxCredentialChoiceSchema = z.enum(['a-admin', 'a-viewer', 'b-admin']);
+
+export const sandboxCredentialsSchema = z.object({
+  /** Whether the active environment is the embedded sandbox (the switch works only then). */
+  available: z.boolean(),
+  current: sandboxCredentialChoiceSchema,
+  options: z.array(
+    z.object({
+      id: sandboxCredentialChoiceSchema,
+      legalEntityId: z.string(),
+      legalEntityName: z.string(),
+      role: z.string(),
+    }),
+  ),
+});
+
+export const clockStatusSchema = z.object({
+  /** Server time now (ISO 8601) as estimated from the bank's Date headers. */
+  serverNow: z.string(),
+  /** Server − local, in ms. */
+  offsetMs: z.number(),
+  /** Half-width of the estimate's uncertainty in ms; null before the first answer. */
+  uncertaintyMs: z.number().nullable(),
+  samples: z.number(),
+});
+
+/** Progress of reading a just-created transaction through the 404 window (api-gaps). */
+export const transactionProgressSchema = z.object({
+  transactionId: z.string(),
+  state: z.enum(['processing', 'still_processing', 'visible', 'failed']),
+  attempts: z.number(),
+  elapsedMs: z.number(),
+  message: z.string().nullable(),
+});
+export type TransactionProgress = z.infer<typeof transactionProgressSchema>;
+
 export const sessionChannels = {
   'session.status': channel({
     summary: 'The active environment and the credential the bank reports for our token (re-checked).',
     args: noArgs,
     result: sessionStatusSchema,
+  }),
+  'session.sandboxCredentials': channel({
+    summary: 'Embedded sandbox only: which seeded credential is in use and which can be chosen.',
+    args: noArgs,
+    result: sandboxCredentialsSchema,
+  }),
+  'session.useSandboxCredential': channel({
+    summary:
+      'Embedded sandbox only: switch to legal entity A admin, A viewer or B admin (stored via the vault).',
+    args: z.strictObject({ credential: sandboxCredentialChoiceSchema }),
+    result: sessionStatusSchema,
+  }),
+  'session.clock': channel({
+    summary: 'Server time as estimated from the bank’s Date headers, and the local offset.',
+    args: noArgs,
+    result: clockStatusSchema,
   }),
 };
 
@@ -53,5 +105,10 @@ export const sessionEvents = {
   'session.changed': event({
     summary: 'The connection state or credential changed.',
     payload: sessionStatusSchema,
+  }),
+  'transaction.progress': event({
+    summary:
+      'A just-created transaction is being read through the bank’s 404 window (processing, still processing, visible).',
+    payload: transactionProgressSchema,
   }),
 };

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Owner-only: the app's state files hold business data of the analyst's bank. */
+export const privateFileMode = 0o600;
+
+async function fsyncDir(dir: string): Promise<void> {
+  // Makes the rename itself durable. Not every platform lets a directory be opened (Windows).
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // best effort
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Writes a whole file so that after a crash it holds either the old or the new content, never a
+ * mix: temp file in the same folder, fsync, rename over the target, fsync the folder.
+ */
+export async function writeFileDurable(file: string, data: string | Uint8Array): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'wx', privateFileMode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await fsyncDir(dir);
+}
+
+/** Appends one line (a newline is added) and fsyncs before resolving. */
+export async function appendLineDurable(file: string, line: string): Promise<void> {
+  const handle = await open(file, 'a', privateFileMode);
+  try {
+    await handle.appendFile(`${line}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function fileExists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Moves a file that could not be read aside (name.corrupt-<time>.ext) so nothing is lost and a
+ * fresh one can be started; answers the new path.
+ */
+export async function moveAside(file: string, now: Date = new Date()): Promise<string> {
+  const ext = path.extname(file);
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const target = path.join(path.dirname(file), `${path.basename(file, ext)}.corrupt-${stamp}${ext}`);
+  await rename(file, target);
+  return target;
+}
+
+/** A one-at-a-time queue: state files are rewritten whole, so writes must not interleave. */
+export function createSerialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}

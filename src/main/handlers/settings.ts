@@ -1,0 +1,66 @@
+import type { Handlers } from '../ipc/dispatcher';
+import type { ServiceCore } from '../services';
+
+type SettingsChannels =
+  | 'settings.get'
+  | 'settings.update'
+  | 'settings.addProfile'
+  | 'settings.updateProfile'
+  | 'settings.removeProfile'
+  | 'settings.activateProfile'
+  | 'settings.setWebhookPublicKey'
+  | 'settings.dismissProblem';
+
+/** Profiles, polling and notification preferences. Every answer is the whole settings view. */
+export function settingsHandlers(core: ServiceCore): Pick<Handlers, SettingsChannels> {
+  return {
+    'settings.get': () => core.settingsView(),
+    'settings.update': async ({ pollingIntervalSeconds, notifications }) => {
+      core.settings.update({
+        ...(pollingIntervalSeconds !== undefined ? { pollingIntervalSeconds } : {}),
+        ...(notifications
+          ? {
+              notifications: Object.fromEntries(
+                Object.entries(notifications).filter(([, v]) => v !== undefined),
+              ),
+            }
+          : {}),
+      });
+      return core.settingsView();
+    },
+    'settings.addProfile': async ({ name, baseUrl }) => {
+      core.settings.addProfile({ name, baseUrl });
+      return core.settingsView();
+    },
+    'settings.updateProfile': async ({ profileId, name, baseUrl }) => {
+      const wasActive = core.session.profile.id === profileId;
+      core.settings.updateProfile(profileId, {
+        ...(name !== undefined ? { name } : {}),
+        ...(baseUrl !== undefined ? { baseUrl } : {}),
+      });
+      if (wasActive) await core.session.activate(profileId);
+      return core.settingsView();
+    },
+    'settings.removeProfile': async ({ profileId }) => {
+      const wasActive = core.session.profile.id === profileId;
+      core.settings.removeProfile(profileId);
+      await core.vault
+        .delete(profileId)
+        .catch((err: unknown) => core.log.warn('settings: token not removed', { error: err }));
+      if (wasActive) await core.session.activate(core.settings.get().activeProfileId);
+      return core.settingsView();
+    },
+    'settings.activateProfile': async ({ profileId }) => {
+      await core.session.activate(profileId);
+      return core.settingsView();
+    },
+    'settings.setWebhookPublicKey': async ({ profileId, publicKeyPem }) => {
+      core.settings.setWebhookPublicKey(profileId, publicKeyPem);
+      return core.settingsView();
+    },
+    'settings.dismissProblem': async ({ id }) => {
+      core.stores.dismiss(id);
+      return core.settingsView();
+    },
+  };
+}

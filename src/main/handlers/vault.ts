@@ -1,0 +1,27 @@
+import type { Handlers } from '../ipc/dispatcher';
+import type { ServiceCore } from '../services';
+
+/** Token in (once), never out: the answers carry only whether a token is stored. */
+export function vaultHandlers(
+  core: ServiceCore,
+): Pick<Handlers, 'vault.status' | 'vault.setToken' | 'vault.deleteToken'> {
+  return {
+    'vault.status': async () => core.vault.status(),
+    'vault.setToken': async ({ profileId, token }) => {
+      core.settings.profile(profileId);
+      await core.vault.set(profileId, token);
+      if (core.session.profile.id === profileId) await core.session.check();
+      const view = await core.settingsView();
+      core.events.emit('settings.changed', view);
+      return view;
+    },
+    'vault.deleteToken': async ({ profileId }) => {
+      core.settings.profile(profileId);
+      await core.vault.delete(profileId);
+      if (core.session.profile.id === profileId) await core.session.check();
+      const view = await core.settingsView();
+      core.events.emit('settings.changed', view);
+      return view;
+    },
+  };
+}

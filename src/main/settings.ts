@@ -1,0 +1,238 @@
+import { createPublicKey } from 'node:crypto';
+import { DeskFailure } from '../shared/ipc/errors';
+import { settingsFileSchema } from '../shared/ipc/channels/settings';
+import type {
+  NotificationPrefs,
+  Profile,
+  SandboxCredential,
+  SettingsFile,
+} from '../shared/ipc/channels/settings';
+import type { MainStores, TypedStore } from './stores';
+
+/**
+ * Settings and environment profiles, kept in `<dataDir>/settings.json` (schema-checked, 0600;
+ * a corrupt file is moved aside and reported by the stores). The embedded sandbox profile always
+ * exists; remote profiles point at a bank base URL.
+ */
+export const sandboxProfileId = 'sandbox';
+
+export const defaultSettings: SettingsFile = {
+  version: 1,
+  activeProfileId: sandboxProfileId,
+  profiles: [
+    {
+      id: sandboxProfileId,
+      name: 'Embedded sandbox',
+      kind: 'embedded-sandbox',
+      baseUrl: '',
+      webhookPublicKeyPem: null,
+      sandboxCredential: 'a-admin',
+    },
+  ],
+  pollingIntervalSeconds: 30,
+  notifications: { newRfi: true, rfiStatus: true, transactionStatus: true, quoteExpiry: true },
+};
+
+export interface SettingsStore {
+  get(): SettingsFile;
+  profile(profileId: string): Profile;
+  activeProfile(): Profile;
+  update(patch: {
+    pollingIntervalSeconds?: number;
+    notifications?: Partial<NotificationPrefs>;
+  }): SettingsFile;
+  addProfile(input: { name: string; baseUrl: string }): Profile;
+  updateProfile(profileId: string, patch: { name?: string; baseUrl?: string }): Profile;
+  removeProfile(profileId: string): void;
+  setActive(profileId: string): Profile;
+  setWebhookPublicKey(profileId: string, pem: string | null): Profile;
+  setSandboxCredential(credential: SandboxCredential): Profile;
+  onChange(listener: (s: SettingsFile) => void): () => void;
+}
+
+/** https, or http to a loopback address only (a local test bank). */
+export function checkBaseUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'baseUrl',
+      message: 'The base URL is not a URL.',
+    });
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
+  if (!(u.protocol === 'https:' || (u.protocol === 'http:' && loopback))) {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'baseUrl',
+      message: 'The base URL must use https (plain http is allowed only for 127.0.0.1 / localhost).',
+    });
+  }
+  if (u.username || u.password || u.search || u.hash) {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'baseUrl',
+      message: 'The base URL must not carry credentials, a query or a fragment.',
+    });
+  }
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Accepts an ECDSA P-256 public key in PEM (SPKI); answers it normalised. */
+export function checkWebhookPublicKey(pem: string): string {
+  try {
+    const key = createPublicKey(pem);
+    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+      throw new Error('not P-256');
+    }
+    return key.export({ type: 'spki', format: 'pem' }).toString();
+  } catch {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'publicKeyPem',
+      message:
+        'The webhook public key must be an ECDSA P-256 public key in PEM ("-----BEGIN PUBLIC KEY-----").',
+    });
+  }
+}
+
+function slug(name: string, taken: Set<string>): string {
+  const base =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'bank';
+  let id = base === sandboxProfileId ? `${base}-1` : base;
+  for (let i = 2; taken.has(id); i++) id = `${base}-${i}`;
+  return id;
+}
+
+export async function openSettings(stores: MainStores, dataDir: string): Promise<SettingsStore> {
+  const store: TypedStore<SettingsFile> = await stores.openAt(
+    dataDir,
+    'settings',
+    settingsFileSchema,
+    defaultSettings,
+  );
+  const listeners = new Set<(s: SettingsFile) => void>();
+
+  // Repair what the schema cannot say: the sandbox profile exists, the active profile exists.
+  store.update((s) => {
+    let profiles = s.profiles;
+    if (!profiles.some((p) => p.kind === 'embedded-sandbox'))
+      profiles = [defaultSettings.profiles[0]!, ...profiles];
+    const active = profiles.some((p) => p.id === s.activeProfileId) ? s.activeProfileId : sandboxProfileId;
+    return { ...s, profiles, activeProfileId: active };
+  });
+
+  const write = (fn: (s: SettingsFile) => SettingsFile): SettingsFile => {
+    const next = store.update(fn);
+    for (const l of [...listeners]) l(next);
+    return next;
+  };
+  const find = (s: SettingsFile, id: string): Profile => {
+    const p = s.profiles.find((x) => x.id === id);
+    if (!p)
+      throw new DeskFailure({
+        kind: 'not_found',
+        field: 'profileId',
+        message: `There is no environment profile "${id}".`,
+      });
+    return p;
+  };
+  const replace = (id: string, fn: (p: Profile) => Profile): Profile => {
+    let out: Profile | null = null;
+    write((s) => ({
+      ...s,
+      profiles: s.profiles.map((p) => {
+        if (p.id !== id) return p;
+        out = fn(p);
+        return out;
+      }),
+    }));
+    return out ?? find(store.get(), id);
+  };
+
+  return {
+    get: () => store.get(),
+    profile: (id) => find(store.get(), id),
+    activeProfile() {
+      const s = store.get();
+      return find(s, s.activeProfileId);
+    },
+    update(patch) {
+      return write((s) => ({
+        ...s,
+        ...(patch.pollingIntervalSeconds !== undefined
+          ? { pollingIntervalSeconds: patch.pollingIntervalSeconds }
+          : {}),
+        notifications: { ...s.notifications, ...patch.notifications },
+      }));
+    },
+    addProfile({ name, baseUrl }) {
+      const url = checkBaseUrl(baseUrl);
+      const s = store.get();
+      const id = slug(name, new Set(s.profiles.map((p) => p.id)));
+      const profile: Profile = {
+        id,
+        name: name.trim().slice(0, 80) || id,
+        kind: 'remote',
+        baseUrl: url,
+        webhookPublicKeyPem: null,
+        sandboxCredential: 'a-admin',
+      };
+      write((cur) => ({ ...cur, profiles: [...cur.profiles, profile] }));
+      return profile;
+    },
+    updateProfile(id, patch) {
+      const current = find(store.get(), id);
+      if (patch.baseUrl !== undefined && current.kind !== 'remote') {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'baseUrl',
+          message: 'The embedded sandbox has no base URL to change.',
+        });
+      }
+      const baseUrl = patch.baseUrl !== undefined ? checkBaseUrl(patch.baseUrl) : undefined;
+      return replace(id, (p) => ({
+        ...p,
+        ...(patch.name !== undefined ? { name: patch.name.trim().slice(0, 80) || p.name } : {}),
+        ...(baseUrl !== undefined ? { baseUrl } : {}),
+      }));
+    },
+    removeProfile(id) {
+      const p = find(store.get(), id);
+      if (p.kind === 'embedded-sandbox') {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'profileId',
+          message: 'The embedded sandbox profile cannot be removed.',
+        });
+      }
+      write((s) => ({
+        ...s,
+        profiles: s.profiles.filter((x) => x.id !== id),
+        activeProfileId: s.activeProfileId === id ? sandboxProfileId : s.activeProfileId,
+      }));
+    },
+    setActive(id) {
+      const p = find(store.get(), id);
+      write((s) => ({ ...s, activeProfileId: id }));
+      return p;
+    },
+    setWebhookPublicKey(id, pem) {
+      const normalised = pem === null || pem.trim() === '' ? null : checkWebhookPublicKey(pem);
+      return replace(id, (p) => ({ ...p, webhookPublicKeyPem: normalised }));
+    },
+    setSandboxCredential(credential) {
+      return replace(sandboxProfileId, (p) => ({ ...p, sandboxCredential: credential }));
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,241 @@
+import { renameSync } from 'node:fs';
+import { chmod, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Conf from 'conf';
+import type { z } from 'zod';
+import { DeskFailure } from '../shared/ipc/errors';
+import { moveAside, privateFileMode } from './durable-file';
+import type { Logger } from './log';
+
+/**
+ * Schema-validated local state files (settings, drafts, caches, lists). The engine is `conf` in
+ * Node and electron-store in the app (both write atomically); a factory passed to createServices
+ * picks it. Every file is owner-only (0600).
+ *
+ * A file that cannot be parsed or does not match its schema is never silently reset: it is moved
+ * aside (name.corrupt-<time>.json), the defaults start a new one, and the problem is reported
+ * (log, `problems()`, and the `settings.problem` push event) so the analyst knows.
+ */
+export interface StoreEngine {
+  readonly path: string;
+  store: Record<string, unknown>;
+}
+
+export interface StoreEngineOptions {
+  /** Folder of the file. */
+  cwd: string;
+  /** File name without extension. */
+  name: string;
+  defaults: Record<string, unknown>;
+  /** File mode (0600). */
+  fileMode: number;
+}
+
+export type StoreFactory = (options: StoreEngineOptions) => StoreEngine;
+
+/** conf, for Node (tests, the browser harness). */
+export const confStoreFactory: StoreFactory = (o) =>
+  new Conf<Record<string, unknown>>({
+    cwd: o.cwd,
+    configName: o.name,
+    projectName: 'treasury-desk',
+    defaults: o.defaults,
+    configFileMode: o.fileMode,
+    clearInvalidConfig: false,
+    accessPropertiesByDotNotation: false,
+  });
+
+export interface LocalProblem {
+  id: string;
+  /** The file concerned, relative to the data folder. */
+  file: string;
+  /** Where the unreadable content was moved, relative to the data folder. */
+  movedTo: string | null;
+  message: string;
+  at: string;
+}
+
+export interface TypedStore<T> {
+  readonly path: string;
+  get(): T;
+  /** Validates and writes; a value that does not match the schema is refused (nothing written). */
+  set(value: T): T;
+  update(fn: (current: T) => T): T;
+}
+
+export interface Stores {
+  /** Opens (or creates) `<dataDir>/state/<name>.json` checked against the schema. */
+  open<S extends z.ZodType<Record<string, unknown>>>(
+    name: string,
+    schema: S,
+    defaults: z.output<S>,
+  ): Promise<TypedStore<z.output<S>>>;
+  /** Files that were unreadable and moved aside during this run. */
+  problems(): LocalProblem[];
+  /** Records a problem found by another part of main (e.g. the ledger). */
+  report(problem: Omit<LocalProblem, 'id' | 'at'>): LocalProblem;
+  dismiss(id: string): void;
+  onProblem(listener: (p: LocalProblem) => void): () => void;
+}
+
+function firstIssue(error: z.ZodError): { field: string; message: string } {
+  const issue = error.issues[0];
+  const field = issue ? issue.path.map(String).join('.') : '';
+  return { field, message: issue ? (field ? `${field}: ${issue.message}` : issue.message) : 'invalid' };
+}
+
+export interface StoresOptions {
+  dataDir: string;
+  factory: StoreFactory;
+  log: Logger;
+}
+
+/** Stores plus opening a file in a given folder (main's own settings live in the data folder itself). */
+export interface MainStores extends Stores {
+  openAt<S extends z.ZodType<Record<string, unknown>>>(
+    dir: string,
+    name: string,
+    schema: S,
+    defaults: z.output<S>,
+  ): Promise<TypedStore<z.output<S>>>;
+}
+
+export function createStores({ dataDir, factory, log }: StoresOptions): MainStores {
+  const problems: LocalProblem[] = [];
+  const listeners = new Set<(p: LocalProblem) => void>();
+  let seq = 0;
+  const rel = (p: string): string => path.relative(dataDir, p).split(path.sep).join('/');
+
+  const report: Stores['report'] = (p) => {
+    const problem: LocalProblem = { ...p, id: `problem-${++seq}`, at: new Date().toISOString() };
+    problems.push(problem);
+    log.error('local state: problem', {
+      file: problem.file,
+      movedTo: problem.movedTo,
+      message: problem.message,
+    });
+    for (const l of [...listeners]) l(problem);
+    return problem;
+  };
+
+  const quarantine = async (file: string, why: string): Promise<void> => {
+    const movedTo = await moveAside(file);
+    report({
+      file: rel(file),
+      movedTo: rel(movedTo),
+      message: `${path.basename(file)} could not be read (${why}). It was moved aside to ${path.basename(movedTo)} and defaults are used.`,
+    });
+  };
+
+  const openAt = async <S extends z.ZodType<Record<string, unknown>>>(
+    dir: string,
+    name: string,
+    schema: S,
+    defaults: z.output<S>,
+  ): Promise<TypedStore<z.output<S>>> => {
+    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/i.test(name)) throw new Error(`bad store name: ${name}`);
+    const file = path.join(dir, `${name}.json`);
+    // Check the file before the engine sees it: conf would throw (or, configured so, reset).
+    let text: string | null = null;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    if (text !== null) {
+      let why: string | null = null;
+      try {
+        const r = schema.safeParse({ ...(defaults as object), ...(JSON.parse(text) as object) });
+        if (!r.success) why = `does not match the expected shape at ${firstIssue(r.error).message}`;
+      } catch {
+        why = 'not valid JSON';
+      }
+      if (why) await quarantine(file, why);
+    }
+    const engine = factory({
+      cwd: dir,
+      name,
+      defaults: defaults as Record<string, unknown>,
+      fileMode: privateFileMode,
+    });
+    await chmod(engine.path, privateFileMode).catch(() => undefined);
+
+    const read = (): z.output<S> => {
+      let raw: unknown;
+      try {
+        raw = engine.store;
+      } catch {
+        raw = undefined;
+      }
+      const r = raw === undefined ? null : schema.safeParse({ ...(defaults as object), ...(raw as object) });
+      if (r?.success) return r.data;
+      // Changed under us (edited by hand, disk trouble): keep it aside, start from defaults.
+      try {
+        const movedTo = moveAsideSync(engine.path);
+        report({
+          file: rel(engine.path),
+          movedTo: movedTo ? rel(movedTo) : null,
+          message: `${path.basename(engine.path)} became unreadable and was moved aside; defaults are used.`,
+        });
+      } catch {
+        // reported below by the write failing, if it does
+      }
+      engine.store = defaults as Record<string, unknown>;
+      return defaults;
+    };
+
+    const typed: TypedStore<z.output<S>> = {
+      path: engine.path,
+      get: read,
+      set(value) {
+        const r = schema.safeParse(value);
+        if (!r.success) {
+          const { field, message } = firstIssue(r.error);
+          throw new DeskFailure({ kind: 'invalid_argument', field, message: `Not saved: ${message}` });
+        }
+        try {
+          engine.store = r.data as Record<string, unknown>;
+        } catch (err) {
+          log.error('local state: write failed', { file: rel(engine.path), error: err });
+          throw new DeskFailure(
+            { kind: 'local', message: `${path.basename(engine.path)} could not be written.` },
+            { cause: err },
+          );
+        }
+        return r.data;
+      },
+      update(fn) {
+        return typed.set(fn(read()));
+      },
+    };
+    return typed;
+  };
+
+  return {
+    openAt,
+    open: (name, schema, defaults) => openAt(path.join(dataDir, 'state'), name, schema, defaults),
+    problems: () => [...problems],
+    report,
+    dismiss(id) {
+      const i = problems.findIndex((p) => p.id === id);
+      if (i >= 0) problems.splice(i, 1);
+    },
+    onProblem(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** Synchronous move-aside for the read path (engines are synchronous). */
+function moveAsideSync(file: string): string | null {
+  const ext = path.extname(file);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const target = path.join(path.dirname(file), `${path.basename(file, ext)}.corrupt-${stamp}${ext}`);
+  try {
+    renameSync(file, target);
+    return target;
+  } catch {
+    return null;
+  }
+}

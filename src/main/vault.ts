@@ -1,0 +1,195 @@
+import { AsyncEntry } from '@napi-rs/keyring';
+import { DeskFailure } from '../shared/ipc/errors';
+import type { Logger } from './log';
+
+/**
+ * The token vault: one OS keychain entry per environment profile (service "treasury-desk",
+ * account = profile id). The token is read only inside main (by the bank client); nothing that
+ * crosses IPC, no log line and no error message carries it.
+ *
+ * If no keychain can be used (Linux without a Secret Service, a locked or refusing store), the
+ * vault says so in status() and keeps tokens in memory for this run only. It never writes a token
+ * to disk itself.
+ */
+export interface KeyringBackend {
+  /** Human name of the store, e.g. "Secret Service". */
+  readonly name: string;
+  get(service: string, account: string): Promise<string | null>;
+  set(service: string, account: string, secret: string): Promise<void>;
+  /** true if something was deleted. */
+  delete(service: string, account: string): Promise<boolean>;
+}
+
+export interface VaultStatus {
+  backend: 'keychain' | 'memory';
+  /** Whether the OS keychain is usable. */
+  available: boolean;
+  /** Why the keychain is not used, in words an analyst can read; null when it is. */
+  problem: string | null;
+  /** Name of the keychain (e.g. "Secret Service"). */
+  keychainName: string;
+}
+
+export interface TokenVault {
+  /** Internal only: never hand this to a channel, event or log. */
+  get(profileId: string): Promise<string | null>;
+  has(profileId: string): Promise<boolean>;
+  /** Stores a token (first time or replacing the old one). */
+  set(profileId: string, token: string): Promise<void>;
+  /** Sign out: removes the token. true if one was stored. */
+  delete(profileId: string): Promise<boolean>;
+  status(): VaultStatus;
+  /** Called whenever a token is stored, so the logger can redact it. */
+  onToken(listener: (token: string) => void): void;
+}
+
+function platformKeychainName(): string {
+  if (process.platform === 'darwin') return 'macOS Keychain';
+  if (process.platform === 'win32') return 'Windows Credential Manager';
+  return 'Secret Service';
+}
+
+/** The real OS keychain through @napi-rs/keyring. On Linux it is pinned to the Secret Service. */
+export function napiKeyringBackend(): KeyringBackend {
+  const entry = (service: string, account: string): AsyncEntry =>
+    new AsyncEntry(
+      service,
+      account,
+      process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined,
+    );
+  return {
+    name: platformKeychainName(),
+    get: (s, a) => entry(s, a).getPassword(),
+    set: (s, a, secret) => entry(s, a).setPassword(secret),
+    delete: (s, a) => entry(s, a).deleteCredential(),
+  };
+}
+
+/** A keychain that is never there (the no-keychain path, e.g. Linux without Secret Service). */
+export function unavailableKeyringBackend(reason = 'No Secret Service is running'): KeyringBackend {
+  const fail = (): never => {
+    throw new Error(reason);
+  };
+  return {
+    name: platformKeychainName(),
+    get: async () => fail(),
+    set: async () => fail(),
+    delete: async () => fail(),
+  };
+}
+
+const tokenPattern = /^[\x21-\x7e]{8,4096}$/;
+
+/** Explains a keychain error without echoing anything it might contain verbatim at length. */
+function describe(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  return m.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+export interface VaultOptions {
+  backend: KeyringBackend;
+  log: Logger;
+  /** Keychain service name; tests use their own so they never touch a real profile. */
+  service?: string;
+}
+
+/**
+ * Probes the keychain (a read of a probe entry) and answers a vault. A failure to probe means the
+ * memory fallback for the whole run: the status says so, clearly.
+ */
+export async function openVault(options: VaultOptions): Promise<TokenVault> {
+  const { backend, log } = options;
+  const service = options.service ?? 'treasury-desk';
+  const memory = new Map<string, string>();
+  const listeners: Array<(t: string) => void> = [];
+  let status: VaultStatus;
+
+  try {
+    await backend.get(service, '__probe__');
+    status = { backend: 'keychain', available: true, problem: null, keychainName: backend.name };
+  } catch (err) {
+    status = {
+      backend: 'memory',
+      available: false,
+      keychainName: backend.name,
+      problem: `The ${backend.name} keychain is not available (${describe(err)}). Tokens are kept in memory for this run only and must be entered again after a restart.`,
+    };
+    log.warn('vault: no keychain; tokens stay in memory for this run', { problem: describe(err) });
+  }
+
+  const check = (profileId: string): void => {
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(profileId)) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'profileId',
+        message: 'Unknown environment profile.',
+      });
+    }
+  };
+
+  const keychainFailure = (what: string, err: unknown): DeskFailure => {
+    log.error(`vault: keychain ${what} failed`, { error: describe(err) });
+    return new DeskFailure({
+      kind: 'keychain_unavailable',
+      message: `The ${backend.name} keychain refused to ${what} the token (${describe(err)}). Unlock the keychain and try again.`,
+    });
+  };
+
+  const remember = (token: string): void => {
+    for (const l of listeners) l(token);
+  };
+
+  const vault: TokenVault = {
+    status: () => ({ ...status }),
+    onToken(listener) {
+      listeners.push(listener);
+      for (const t of memory.values()) listener(t);
+    },
+    async get(profileId) {
+      check(profileId);
+      if (status.backend === 'memory') return memory.get(profileId) ?? null;
+      let token: string | null;
+      try {
+        token = await backend.get(service, profileId);
+      } catch (err) {
+        throw keychainFailure('read', err);
+      }
+      if (token) remember(token);
+      return token;
+    },
+    async has(profileId) {
+      return (await vault.get(profileId)) !== null;
+    },
+    async set(profileId, token) {
+      check(profileId);
+      const trimmed = token.trim();
+      if (!tokenPattern.test(trimmed)) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'token',
+          message: 'A token is 8 to 4096 visible characters without spaces.',
+        });
+      }
+      remember(trimmed);
+      if (status.backend === 'memory') {
+        memory.set(profileId, trimmed);
+        return;
+      }
+      try {
+        await backend.set(service, profileId, trimmed);
+      } catch (err) {
+        throw keychainFailure('store', err);
+      }
+    },
+    async delete(profileId) {
+      check(profileId);
+      if (status.backend === 'memory') return memory.delete(profileId);
+      try {
+        return await backend.delete(service, profileId);
+      } catch (err) {
+        throw keychainFailure('delete', err);
+      }
+    },
+  };
+  return vault;
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { channel, event } from '../define';
+
+/** The local audit log of the analyst's writes (issue 4). */
+export const auditEntryViewSchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  who: z.string(),
+  environmentId: z.string(),
+  environmentName: z.string(),
+  operation: z.string(),
+  idempotencyKey: z.string().nullable(),
+  target: z.string().nullable(),
+  outcome: z.enum(['succeeded', 'failed', 'pending']),
+  detail: z.string().nullable(),
+});
+export type AuditEntryView = z.infer<typeof auditEntryViewSchema>;
+
+export const auditChannels = {
+  'audit.list': channel({
+    summary: 'Audit entries, newest first; `before` continues after an entry id.',
+    args: z
+      .strictObject({
+        limit: z.number().int().min(1).max(1000).optional(),
+        before: z.string().max(100).optional(),
+      })
+      .optional(),
+    result: z.object({
+      entries: z.array(auditEntryViewSchema),
+      nextBefore: z.string().nullable(),
+      /** Lines of the file that could not be read (a torn write). */
+      skipped: z.number(),
+    }),
+  }),
+  'audit.exportCsv': channel({
+    summary: 'Export the whole audit log as CSV to a file the analyst picks (native save dialog).',
+    args: z.undefined(),
+    result: z.object({ path: z.string().nullable(), rows: z.number() }),
+  }),
+};
+
+export const auditEvents = {
+  'audit.recorded': event({
+    summary: 'A new audit entry was written.',
+    payload: auditEntryViewSchema,
+  }),
+};

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { channel, event, noArgs } from '../define';
+
+/**
+ * Settings and environment profiles (issue 4). The schemas here are both the IPC shapes and the
+ * schema of the settings file main keeps (src/main/settings.ts).
+ */
+export const profileIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes or underscores');
+
+/** Which seeded credential the embedded sandbox uses (legal entity A admin/viewer, B admin). */
+export const sandboxCredentialSchema = z.enum(['a-admin', 'a-viewer', 'b-admin']);
+export type SandboxCredential = z.infer<typeof sandboxCredentialSchema>;
+
+export const profileSchema = z.object({
+  id: profileIdSchema,
+  name: z.string().min(1, 'must not be empty').max(80, 'must be at most 80 characters'),
+  kind: z.enum(['embedded-sandbox', 'remote']),
+  /** Bank base URL; '' for the embedded sandbox (its port changes every run). */
+  baseUrl: z.string().max(2000),
+  /** The webhook signing public key pinned for this environment (SPKI PEM), or null. */
+  webhookPublicKeyPem: z.string().max(10_000).nullable(),
+  /** Embedded sandbox only. */
+  sandboxCredential: sandboxCredentialSchema,
+});
+export type Profile = z.infer<typeof profileSchema>;
+
+export const notificationPrefsSchema = z.object({
+  /** A new RFI arrived. */
+  newRfi: z.boolean(),
+  /** An RFI or question changed status. */
+  rfiStatus: z.boolean(),
+  /** A return or crypto order changed status. */
+  transactionStatus: z.boolean(),
+  /** A quote is about to expire. */
+  quoteExpiry: z.boolean(),
+});
+export type NotificationPrefs = z.infer<typeof notificationPrefsSchema>;
+
+export const pollingIntervalSchema = z
+  .number()
+  .int('must be whole seconds')
+  .min(5, 'must be at least 5 seconds')
+  .max(3600, 'must be at most 3600 seconds');
+
+export const settingsFileSchema = z.object({
+  version: z.literal(1),
+  activeProfileId: profileIdSchema,
+  profiles: z.array(profileSchema).min(1),
+  pollingIntervalSeconds: pollingIntervalSchema,
+  notifications: notificationPrefsSchema,
+});
+export type SettingsFile = z.infer<typeof settingsFileSchema>;
+
+/** A local file that could not be read and was moved aside (never silently reset). */
+export const localProblemSchema = z.object({
+  id: z.string(),
+  file: z.string(),
+  movedTo: z.string().nullable(),
+  message: z.string(),
+  at: z.string(),
+});
+
+export const vaultStatusSchema = z.object({
+  backend: z.enum(['keychain', 'memory']),
+  available: z.boolean(),
+  problem: z.string().nullable(),
+  keychainName: z.string(),
+});
+export type VaultStatusView = z.infer<typeof vaultStatusSchema>;
+
+/** What the settings screen shows. No token, ever: only whether one is stored. */
+export const settingsViewSchema = z.object({
+  activeProfileId: z.string(),
+  profiles: z.array(
+    profileSchema.extend({
+      hasToken: z.boolean(),
+      /** The embedded sandbox's URL while it runs. */
+      runningUrl: z.string().nullable(),
+    }),
+  ),
+  pollingIntervalSeconds: z.number(),
+  notifications: notificationPrefsSchema,
+  vault: vaultStatusSchema,
+  problems: z.array(localProblemSchema),
+});
+export type SettingsView = z.infer<typeof settingsViewSchema>;
+
+const baseUrlArg = z.string().max(2000).url('must be a URL such as https://bank.example.com');
+
+export const settingsChannels = {
+  'settings.get': channel({
+    summary:
+      'Profiles (with whether a token is stored), polling, notifications, keychain status, local file problems.',
+    args: noArgs,
+    result: settingsViewSchema,
+  }),
+  'settings.update': channel({
+    summary: 'Change the polling interval and/or notification preferences.',
+    args: z.strictObject({
+      pollingIntervalSeconds: pollingIntervalSchema.optional(),
+      notifications: z
+        .strictObject({
+          newRfi: z.boolean().optional(),
+          rfiStatus: z.boolean().optional(),
+          transactionStatus: z.boolean().optional(),
+          quoteExpiry: z.boolean().optional(),
+        })
+        .optional(),
+    }),
+    result: settingsViewSchema,
+  }),
+  'settings.addProfile': channel({
+    summary: 'Add a remote bank environment (https, or http on loopback only).',
+    args: z.strictObject({ name: z.string().min(1).max(80), baseUrl: baseUrlArg }),
+    result: settingsViewSchema,
+  }),
+  'settings.updateProfile': channel({
+    summary: 'Rename a profile or change a remote profile’s base URL.',
+    args: z.strictObject({
+      profileId: profileIdSchema,
+      name: z.string().min(1).max(80).optional(),
+      baseUrl: baseUrlArg.optional(),
+    }),
+    result: settingsViewSchema,
+  }),
+  'settings.removeProfile': channel({
+    summary: 'Remove a remote profile and its stored token (the embedded sandbox stays).',
+    args: z.strictObject({ profileId: profileIdSchema }),
+    result: settingsViewSchema,
+  }),
+  'settings.activateProfile': channel({
+    summary: 'Switch the active environment (starts the embedded sandbox if needed).',
+    args: z.strictObject({ profileId: profileIdSchema }),
+    result: settingsViewSchema,
+  }),
+  'settings.setWebhookPublicKey': channel({
+    summary: 'Pin (PEM, ECDSA P-256) or unpin (null) the webhook signing key of an environment.',
+    args: z.strictObject({ profileId: profileIdSchema, publicKeyPem: z.string().max(10_000).nullable() }),
+    result: settingsViewSchema,
+  }),
+  'settings.dismissProblem': channel({
+    summary: 'Acknowledge a reported local file problem.',
+    args: z.strictObject({ id: z.string().max(100) }),
+    result: settingsViewSchema,
+  }),
+};
+
+export const settingsEvents = {
+  'settings.changed': event({
+    summary: 'Settings, profiles, the keychain status or the list of local problems changed.',
+    payload: settingsViewSchema,
+  }),
+};

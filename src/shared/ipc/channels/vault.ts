@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { channel, noArgs } from '../define';
+import { profileIdSchema, settingsViewSchema, vaultStatusSchema } from './settings';
+
+/**
+ * The token vault. A token goes in once (a password field) and never comes back out: no channel
+ * answers it, only whether one is stored.
+ */
+export const vaultChannels = {
+  'vault.status': channel({
+    summary: 'Which keychain is used, or why tokens are kept in memory only.',
+    args: noArgs,
+    result: vaultStatusSchema,
+  }),
+  'vault.setToken': channel({
+    summary: 'Store or replace the token of a profile (then re-check the session). Never answered back.',
+    args: z.strictObject({
+      profileId: profileIdSchema,
+      token: z.string().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters'),
+    }),
+    result: settingsViewSchema,
+  }),
+  'vault.deleteToken': channel({
+    summary: 'Sign out: remove the token of a profile.',
+    args: z.strictObject({ profileId: profileIdSchema }),
+    result: settingsViewSchema,
+  }),
+};
