@@ -239,7 +239,7 @@ export class Bank {
     const t = this.ownTxn(cred, body.transaction_id);
     const inc = t.incoming;
     if (!inc) throw badRequest('transaction_id: not an incoming SWIFT FI-to-FI transfer');
-    if (t.status === 'intent_created' || t.status === 'in_progress' || t.status === 'return_completed') {
+    if (inc.ret) {
       throw precondition('RETURN_ALREADY_ACTIVE', `transaction ${t.id} already has a return (${t.status})`);
     }
     if (t.status !== 'completed') {
@@ -274,7 +274,7 @@ export class Bank {
   private intentOf(cred: Credential, id: string): Txn & { incoming: NonNullable<Txn['incoming']> } {
     const t = this.ownTxn(cred, id);
     if (!t.incoming) throw precondition('NO_RETURN_INTENT', `transaction ${id} is not an incoming transfer`);
-    if (t.status === 'in_progress' || t.status === 'return_completed') {
+    if (t.incoming.ret && (t.status === 'in_progress' || t.status === 'return_completed')) {
       throw precondition(
         'RETURN_ALREADY_CONFIRMED',
         `the return of ${id} is already confirmed (${t.status})`,

@@ -67,6 +67,8 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
   book(a, aUsd.id, 320_050n, 5, 'Kestrel Components SA', 'PO 7781 components');
   book(a, aUsd.id, 9_800_000n, 8, 'Northgate Metals Inc', 'Contract NM-2209 instalment 2');
   book(a, aUsdSmall.id, 500_000n, 2, 'Lumen Retail BV', 'Refund order 55102');
+  book(a, aUsdSmall.id, 80_000n, 1, 'Lumen Retail BV', 'Deposit refund part 1/2');
+  book(a, aUsdSmall.id, 60_000n, 1, 'Lumen Retail BV', 'Deposit refund part 2/2');
   book(a, aUsd.id, 75_000n, 0, 'Osprey Consulting LLC', 'Advisory fee', 'in_progress');
   const tb = book(b, bUsd.id, 2_000_000n, 4, 'Quarry Stone AG', 'Invoice QS-118');
   book(b, bUsd.id, 450_000n, 6, 'Redwood Shipping Co', 'Demurrage settlement');
