@@ -24,7 +24,11 @@ export type AssetResolution =
  * that would leave that folder (.., encoded separators, absolute paths), other hosts, and unknown
  * file types are refused. A path without an extension is the single-page app's index.
  */
-export function resolveAppAsset(rootDir: string, requestUrl: string, origin: string = appOrigin): AssetResolution {
+export function resolveAppAsset(
+  rootDir: string,
+  requestUrl: string,
+  origin: string = appOrigin,
+): AssetResolution {
   let u: URL;
   try {
     u = new URL(requestUrl);
@@ -38,13 +42,19 @@ export function resolveAppAsset(rootDir: string, requestUrl: string, origin: str
   } catch {
     return { ok: false, status: 400, reason: 'malformed path' };
   }
-  if (pathname.includes('\0') || pathname.includes('\\')) return { ok: false, status: 400, reason: 'malformed path' };
+  if (pathname.includes('\0') || pathname.includes('\\'))
+    return { ok: false, status: 400, reason: 'malformed path' };
   const segments = pathname.split('/').filter((s) => s.length > 0);
-  if (segments.some((s) => s === '..' || s === '.')) return { ok: false, status: 403, reason: 'path traversal' };
-  const relative = segments.length === 0 || !path.extname(segments[segments.length - 1] ?? '') ? 'index.html' : segments.join('/');
+  if (segments.some((s) => s === '..' || s === '.'))
+    return { ok: false, status: 403, reason: 'path traversal' };
+  const relative =
+    segments.length === 0 || !path.extname(segments[segments.length - 1] ?? '')
+      ? 'index.html'
+      : segments.join('/');
   const root = path.resolve(rootDir);
   const filePath = path.resolve(root, relative);
-  if (filePath !== root && !filePath.startsWith(root + path.sep)) return { ok: false, status: 403, reason: 'path traversal' };
+  if (filePath !== root && !filePath.startsWith(root + path.sep))
+    return { ok: false, status: 403, reason: 'path traversal' };
   const contentType = contentTypes[path.extname(filePath).toLowerCase()];
   if (!contentType) return { ok: false, status: 404, reason: 'unknown file type' };
   return { ok: true, filePath, contentType };

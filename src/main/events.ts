@@ -20,7 +20,10 @@ export function createEventHub(log: Logger): EventHub {
     emit(event, payload) {
       const parsed = events[event].payload.safeParse(payload);
       if (!parsed.success) {
-        log.error('events: payload does not match the contract; not sent', { event, issues: parsed.error.issues });
+        log.error('events: payload does not match the contract; not sent', {
+          event,
+          issues: parsed.error.issues,
+        });
         return;
       }
       const message: PushMessage = { event, payload: parsed.data };

@@ -28,7 +28,11 @@ const bearerPattern = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
 function plain(value: unknown, depth = 0): unknown {
   if (depth > 6) return '[…]';
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, ...(value.cause ? { cause: plain(value.cause, depth + 1) } : {}) };
+    return {
+      name: value.name,
+      message: value.message,
+      ...(value.cause ? { cause: plain(value.cause, depth + 1) } : {}),
+    };
   }
   if (typeof value === 'bigint') return value.toString();
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => plain(v, depth + 1));
@@ -55,7 +59,8 @@ export function createLogger(sink: LogSink, minLevel: LogLevel = 'info'): Logger
   const write = (level: LogLevel, message: string, data?: unknown): void => {
     if (order[level] < order[minLevel]) return;
     const record: LogRecord = { time: new Date().toISOString(), level, message: redact(message) };
-    if (data !== undefined) record.data = JSON.parse(redact(JSON.stringify(plain(data)) ?? 'null')) as unknown;
+    if (data !== undefined)
+      record.data = JSON.parse(redact(JSON.stringify(plain(data)) ?? 'null')) as unknown;
     try {
       sink(record);
     } catch {

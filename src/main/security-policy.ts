@@ -46,7 +46,10 @@ export const externalLinkAllowList: readonly string[] = ['www.swift.com', 'www.i
  * Whether a link may be opened in the system browser: https only, no credentials in the URL, and
  * a host on the allow-list. Everything else is refused (never opened inside the app).
  */
-export function isAllowedExternalUrl(url: string, allowList: readonly string[] = externalLinkAllowList): boolean {
+export function isAllowedExternalUrl(
+  url: string,
+  allowList: readonly string[] = externalLinkAllowList,
+): boolean {
   let u: URL;
   try {
     u = new URL(url);

@@ -8,7 +8,14 @@ import type { Harness, HarnessOptions } from '../harness/harness';
  * Chromium. Tests that need other options call `startHarness` themselves.
  */
 export const test = base.extend<{ harnessOptions: HarnessOptions; harness: Harness; app: Page }>({
-  harnessOptions: [{ services: { environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 0, max: 0 } } } } }, { option: true }],
+  harnessOptions: [
+    {
+      services: {
+        environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 0, max: 0 } } },
+      },
+    },
+    { option: true },
+  ],
   harness: async ({ harnessOptions }, use) => {
     const h = await startHarness(harnessOptions);
     await use(h);

@@ -89,7 +89,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const stream = createReadStream(asset.filePath);
     stream.on('error', () => res.writeHead(404, securityHeaders).end());
     stream.on('open', () => {
-      res.writeHead(200, { ...securityHeaders, 'content-type': asset.contentType, 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        ...securityHeaders,
+        'content-type': asset.contentType,
+        'cache-control': 'no-store',
+      });
       stream.pipe(res);
     });
   });
@@ -117,14 +121,20 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     dispatch,
     async attach(context) {
       await context.exposeBinding('__deskInvoke', (source, channel: unknown, args: unknown) =>
-        dispatch(channel, args, { url: source.frame.url(), isMainFrame: source.frame === source.page.mainFrame() }),
+        dispatch(channel, args, {
+          url: source.frame.url(),
+          isMainFrame: source.frame === source.page.mainFrame(),
+        }),
       );
       await context.addInitScript({ content: script });
       detachers.push(
         services.events.attach((message) => {
           for (const page of context.pages()) {
             page
-              .evaluate((m) => (window as unknown as { __deskPush?: (m: unknown) => void }).__deskPush?.(m), message)
+              .evaluate(
+                (m) => (window as unknown as { __deskPush?: (m: unknown) => void }).__deskPush?.(m),
+                message,
+              )
               .catch(() => undefined);
           }
         }),

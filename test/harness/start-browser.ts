@@ -16,7 +16,8 @@ const page = await harness.open(context);
 
 console.log(`Treasury Desk (browser harness) at ${harness.url}`);
 console.log(`Bank: ${harness.services.environment.name} ${harness.services.environment.baseUrl}`);
-if (headless) console.log('No DISPLAY: running headless. Use xvfb-run or a desktop session to see the window.');
+if (headless)
+  console.log('No DISPLAY: running headless. Use xvfb-run or a desktop session to see the window.');
 
 let stopping = false;
 const stop = async (): Promise<void> => {

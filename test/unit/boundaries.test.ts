@@ -20,7 +20,8 @@ function files(dir: string): string[] {
   return out;
 }
 
-const importPattern = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+const importPattern =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(root, file), 'utf8');
@@ -61,7 +62,9 @@ describe('process boundaries', () => {
   });
 
   it('the preload imports only electron and shared code', () => {
-    const bad = files('src/preload').flatMap((f) => importsOf(f).filter((i) => i !== 'electron' && !i.startsWith('../shared/')));
+    const bad = files('src/preload').flatMap((f) =>
+      importsOf(f).filter((i) => i !== 'electron' && !i.startsWith('../shared/')),
+    );
     expect(bad).toEqual([]);
   });
 });

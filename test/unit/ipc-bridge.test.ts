@@ -31,9 +31,15 @@ describe('createDeskBridge', () => {
     const t = transport();
     const desk = createDeskBridge(t);
     t.invoke.mockResolvedValueOnce('garbage');
-    await expect(desk.invoke('session.status', undefined)).resolves.toMatchObject({ ok: false, error: { kind: 'internal' } });
+    await expect(desk.invoke('session.status', undefined)).resolves.toMatchObject({
+      ok: false,
+      error: { kind: 'internal' },
+    });
     t.invoke.mockRejectedValueOnce(new Error('boom'));
-    await expect(desk.invoke('session.status', undefined)).resolves.toMatchObject({ ok: false, error: { kind: 'internal' } });
+    await expect(desk.invoke('session.status', undefined)).resolves.toMatchObject({
+      ok: false,
+      error: { kind: 'internal' },
+    });
   });
 
   it('delivers only the subscribed event and unsubscribes', () => {

@@ -6,7 +6,12 @@ import { DeskFailure } from '../../src/shared/ipc/errors';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
 
 const status: SessionStatus = {
-  environment: { id: 'sandbox', name: 'Embedded sandbox', kind: 'embedded-sandbox', baseUrl: 'http://127.0.0.1:1' },
+  environment: {
+    id: 'sandbox',
+    name: 'Embedded sandbox',
+    kind: 'embedded-sandbox',
+    baseUrl: 'http://127.0.0.1:1',
+  },
   connection: 'connected',
   credential: { webhookName: 'w', legalEntityId: 'le_a', role: 'admin' },
   problem: null,
@@ -35,7 +40,10 @@ const appFrame = { url: 'app://treasury-desk/index.html', isMainFrame: true };
 describe('IPC dispatcher', () => {
   it('answers a valid call from the app main frame', async () => {
     const { dispatch } = setup();
-    await expect(dispatch('session.status', undefined, appFrame)).resolves.toEqual({ ok: true, value: status });
+    await expect(dispatch('session.status', undefined, appFrame)).resolves.toEqual({
+      ok: true,
+      value: status,
+    });
   });
 
   it('refuses a wrong-shaped argument with a clear error and does not run the handler', async () => {
@@ -65,13 +73,21 @@ describe('IPC dispatcher', () => {
   it('refuses unknown and inherited channel names', async () => {
     const { dispatch } = setup();
     for (const name of ['nope', '__proto__', 'toString', 42, null]) {
-      await expect(dispatch(name, undefined, appFrame)).resolves.toMatchObject({ ok: false, error: { kind: 'unknown_channel' } });
+      await expect(dispatch(name, undefined, appFrame)).resolves.toMatchObject({
+        ok: false,
+        error: { kind: 'unknown_channel' },
+      });
     }
   });
 
   it('passes a DeskFailure through as its DeskError', async () => {
     const { dispatch } = setup(async () => {
-      throw new DeskFailure({ kind: 'precondition', message: 'No.', reason: 'INSUFFICIENT_BALANCE', status: 422 });
+      throw new DeskFailure({
+        kind: 'precondition',
+        message: 'No.',
+        reason: 'INSUFFICIENT_BALANCE',
+        status: 422,
+      });
     });
     await expect(dispatch('session.status', undefined, appFrame)).resolves.toEqual({
       ok: false,

@@ -16,7 +16,10 @@ describe('IPC surface', () => {
       channels: Object.fromEntries(
         Object.entries(channels)
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([name, def]) => [name, { summary: def.summary, args: schema(def.args), result: schema(def.result) }]),
+          .map(([name, def]) => [
+            name,
+            { summary: def.summary, args: schema(def.args), result: schema(def.result) },
+          ]),
       ),
       events: Object.fromEntries(
         Object.entries(events)
@@ -24,7 +27,9 @@ describe('IPC surface', () => {
           .map(([name, def]) => [name, { summary: def.summary, payload: schema(def.payload) }]),
       ),
     };
-    await expect(JSON.stringify(surface, null, 2) + '\n').toMatchFileSnapshot('./__snapshots__/ipc-surface.json');
+    await expect(JSON.stringify(surface, null, 2) + '\n').toMatchFileSnapshot(
+      './__snapshots__/ipc-surface.json',
+    );
   });
 
   it('every channel argument schema refuses unknown keys', () => {

@@ -8,7 +8,10 @@ describe('logger redaction', () => {
     const token = 'sk_sandbox_0123456789abcdef';
     log.addSecret(token);
     log.info(`calling with ${token}`);
-    log.warn('headers', { authorization: `Bearer ${token}`, nested: { accessToken: 'zzz', note: `x ${token} y` } });
+    log.warn('headers', {
+      authorization: `Bearer ${token}`,
+      nested: { accessToken: 'zzz', note: `x ${token} y` },
+    });
     log.error('failed', new Error(`401 for Bearer abc.def-ghi`));
     const text = JSON.stringify(sink.records);
     expect(text).not.toContain(token);

@@ -72,7 +72,14 @@ describe('window policy', () => {
   });
 
   it('denies every permission', () => {
-    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'fullscreen']) {
+    for (const p of [
+      'media',
+      'geolocation',
+      'notifications',
+      'clipboard-read',
+      'openExternal',
+      'fullscreen',
+    ]) {
       expect(isPermissionAllowed(p)).toBe(false);
     }
   });

@@ -29,19 +29,47 @@ export function failureFromResponse(status: number, body: unknown, retryAfter?: 
   if (reason) base.reason = reason;
   switch (true) {
     case status === 400:
-      return new DeskFailure({ ...base, kind: 'invalid', message: message ?? 'The bank refused the request as malformed.' });
+      return new DeskFailure({
+        ...base,
+        kind: 'invalid',
+        message: message ?? 'The bank refused the request as malformed.',
+      });
     case status === 401:
-      return new DeskFailure({ ...base, kind: 'unauthenticated', message: 'The bank did not accept the stored token. Enter a new token.' });
+      return new DeskFailure({
+        ...base,
+        kind: 'unauthenticated',
+        message: 'The bank did not accept the stored token. Enter a new token.',
+      });
     case status === 403:
-      return new DeskFailure({ ...base, kind: 'forbidden', message: message ?? 'This credential is not allowed to do that.' });
+      return new DeskFailure({
+        ...base,
+        kind: 'forbidden',
+        message: message ?? 'This credential is not allowed to do that.',
+      });
     case status === 404:
-      return new DeskFailure({ ...base, kind: 'not_found', message: message ?? 'The bank has no such record.' });
+      return new DeskFailure({
+        ...base,
+        kind: 'not_found',
+        message: message ?? 'The bank has no such record.',
+      });
     case status === 409:
-      return new DeskFailure({ ...base, kind: 'conflict', message: message ?? 'The same request is still being processed.' });
+      return new DeskFailure({
+        ...base,
+        kind: 'conflict',
+        message: message ?? 'The same request is still being processed.',
+      });
     case status === 413:
-      return new DeskFailure({ ...base, kind: 'invalid', message: message ?? 'The document is larger than the bank accepts.' });
+      return new DeskFailure({
+        ...base,
+        kind: 'invalid',
+        message: message ?? 'The document is larger than the bank accepts.',
+      });
     case status === 422:
-      return new DeskFailure({ ...base, kind: 'precondition', message: message ?? 'The bank refused the operation.' });
+      return new DeskFailure({
+        ...base,
+        kind: 'precondition',
+        message: message ?? 'The bank refused the operation.',
+      });
     case status === 429: {
       const retryAfterMs = parseRetryAfter(retryAfter);
       return new DeskFailure({
@@ -52,11 +80,18 @@ export function failureFromResponse(status: number, body: unknown, retryAfter?: 
       });
     }
     default:
-      return new DeskFailure({ ...base, kind: 'server', message: message ?? `The bank answered with an error (${status}).` });
+      return new DeskFailure({
+        ...base,
+        kind: 'server',
+        message: message ?? `The bank answered with an error (${status}).`,
+      });
   }
 }
 
 /** A network-level failure: the bank was not reached or did not answer. */
 export function offlineFailure(cause: unknown): DeskFailure {
-  return new DeskFailure({ kind: 'offline', message: 'The bank could not be reached. Check the connection.' }, { cause });
+  return new DeskFailure(
+    { kind: 'offline', message: 'The bank could not be reached. Check the connection.' },
+    { cause },
+  );
 }

@@ -4,7 +4,6 @@ import type { Dispatch } from '../ipc/dispatcher';
 import type { EventHub } from '../events';
 import { electronEventChannel, electronInvokeChannel } from '../../shared/ipc/bridge';
 
-
 /**
  * Registers the contract on Electron IPC. The sender's frame is passed to the dispatcher, which
  * refuses anything but the app's own top-level frame.

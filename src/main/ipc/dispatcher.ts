@@ -60,7 +60,10 @@ export function createDispatcher({ handlers, isTrustedSender, log }: DispatcherO
       return fail({ kind: 'forbidden_sender', message: 'Calls are accepted only from the app window.' });
     }
     if (!isChannelName(channelName)) {
-      return fail({ kind: 'unknown_channel', message: `No such channel: ${String(channelName).slice(0, 100)}` });
+      return fail({
+        kind: 'unknown_channel',
+        message: `No such channel: ${String(channelName).slice(0, 100)}`,
+      });
     }
     const def = channels[channelName];
     const parsed = def.args.safeParse(rawArgs);
@@ -76,7 +79,10 @@ export function createDispatcher({ handlers, isTrustedSender, log }: DispatcherO
     } catch (err) {
       if (err instanceof DeskFailure) return fail(err.toDeskError());
       log.error('ipc: handler failed', { channel: channelName, error: err });
-      return fail({ kind: 'internal', message: 'Something went wrong in the app. The details are in the log.' });
+      return fail({
+        kind: 'internal',
+        message: 'Something went wrong in the app. The details are in the log.',
+      });
     }
   };
 }

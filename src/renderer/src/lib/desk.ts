@@ -1,4 +1,10 @@
-import type { ChannelArgs, ChannelName, ChannelResult, EventName, EventPayload } from '../../../shared/ipc/contract';
+import type {
+  ChannelArgs,
+  ChannelName,
+  ChannelResult,
+  EventName,
+  EventPayload,
+} from '../../../shared/ipc/contract';
 import type { DeskError } from '../../../shared/ipc/errors';
 
 /** A failed call, carrying the DeskError main sent. */
@@ -13,12 +19,16 @@ export class DeskCallError extends Error {
 
 function api(): Window['desk'] {
   const d = (globalThis as { desk?: Window['desk'] }).desk;
-  if (!d) throw new DeskCallError({ kind: 'internal', message: 'The app core is not connected to this window.' });
+  if (!d)
+    throw new DeskCallError({ kind: 'internal', message: 'The app core is not connected to this window.' });
   return d;
 }
 
 /** Calls a channel; resolves with its value or throws DeskCallError. */
-export async function call<C extends ChannelName>(channel: C, args: ChannelArgs<C>): Promise<ChannelResult<C>> {
+export async function call<C extends ChannelName>(
+  channel: C,
+  args: ChannelArgs<C>,
+): Promise<ChannelResult<C>> {
   const answer = await api().invoke(channel, args);
   if (answer.ok) return answer.value;
   throw new DeskCallError(answer.error);

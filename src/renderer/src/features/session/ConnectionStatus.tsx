@@ -27,12 +27,22 @@ export function ConnectionStatus() {
   }
   const connected = status.connection === 'connected';
   return (
-    <div className="connection" role="status" aria-live="polite" data-testid="connection" data-state={status.connection}>
+    <div
+      className="connection"
+      role="status"
+      aria-live="polite"
+      data-testid="connection"
+      data-state={status.connection}
+    >
       <span className={`dot dot--${connected ? 'ok' : 'bad'}`} aria-hidden="true" />
       <span className="connection__state" data-testid="connection-state">
         {stateLabel[status.connection] ?? status.connection}
       </span>
-      <span className="connection__env" data-testid="connection-environment" title={status.environment.baseUrl}>
+      <span
+        className="connection__env"
+        data-testid="connection-environment"
+        title={status.environment.baseUrl}
+      >
         {status.environment.name}
       </span>
       {status.credential && (
