@@ -13,7 +13,7 @@ import { SignedUrlQuery, UploadParams } from '../shared/api/documents';
 import type { Bank, UrlSigner } from './bank';
 import { ApiError } from './errors';
 import type { Doc } from './model';
-import { sendError } from './server';
+import { sendError, toApiError } from './server';
 
 export function makeSigner(
   key: Buffer,
@@ -169,9 +169,13 @@ export function registerUploads(
     });
 
     inst.setErrorHandler((err, _req, reply) => {
-      if (err instanceof ApiError) return sendError(reply, err);
-      console.error('[sandbox] upload error', err);
-      return sendError(reply, new ApiError(500, 'internal error'));
+      if ((err as { code?: string }).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        return sendError(
+          reply,
+          new ApiError(400, 'Content-Type: missing or invalid', 'CONTENT_TYPE_MISMATCH'),
+        );
+      }
+      return sendError(reply, toApiError(err));
     });
   });
 }

@@ -101,6 +101,30 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.code(err.statusCode).type('application/json').send(JSON.stringify(err.body()));
 }
 
+/** Any thrown value → the api-gaps error (fastify's own errors included); unknown → 500. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { statusCode?: number; code?: string; message?: string };
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(415, 'Content-Type: must be application/json');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError(400, 'body: invalid JSON');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(400, 'body: empty JSON body');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(413, 'body: too large');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError(400, 'Content-Length: does not match the body');
+  }
+  if (err instanceof SyntaxError) return new ApiError(400, 'body: invalid JSON');
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new ApiError(e.statusCode, `request: ${e.message ?? 'bad request'}`);
+  }
+  console.error('[sandbox] internal error', err);
+  return new ApiError(500, 'internal error');
+}
+
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const { bank, clock, options } = deps;
   const app = Fastify({
@@ -145,31 +169,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     void sendError(reply, new ApiError(404, `no route ${req.method} ${req.url.split('?')[0] ?? ''}`));
   });
 
-  app.setErrorHandler((err: unknown, _req, reply) => {
-    if (err instanceof ApiError) return sendError(reply, err);
-    const e = err as { statusCode?: number; code?: string; message?: string };
-    switch (e.code) {
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendError(reply, new ApiError(415, 'Content-Type: must be application/json'));
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return sendError(reply, new ApiError(400, 'body: invalid JSON'));
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendError(reply, new ApiError(400, 'body: empty JSON body'));
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendError(reply, new ApiError(413, 'body: too large'));
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendError(reply, new ApiError(400, 'Content-Length: does not match the body'));
-    }
-    if (err instanceof SyntaxError || (e.statusCode === 400 && e.code === undefined)) {
-      return sendError(reply, new ApiError(400, 'body: invalid JSON'));
-    }
-    if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-      return sendError(reply, new ApiError(e.statusCode, e.message ?? 'bad request'));
-    }
-    app.log.error(err);
-    console.error('[sandbox] internal error', err);
-    return sendError(reply, new ApiError(500, 'internal error'));
-  });
+  app.setErrorHandler((err: unknown, _req, reply) => sendError(reply, toApiError(err)));
 
   const authenticate = (req: FastifyRequest, def: RouteDef): Credential | null => {
     if (def.auth === 'none' || def.auth === 'signed') return null;
