@@ -83,6 +83,16 @@ export interface UploadOptions extends CallOptions {
 }
 
 type Body<K extends RouteId> = RouteRequestBody<K>;
+
+/**
+ * Body of an RFI response: `question_type` and one field named exactly as that type. (Typed here
+ * because the shared schema's inferred type, a catch-all record, does not admit the string key;
+ * the body is still checked against the shared schema before it is sent.)
+ */
+export type RfiResponseBody = {
+  question_type: string;
+  [questionType: string]: string | { response_text: string; document_ids: string[] };
+};
 type Res<K extends RouteId> = RouteResponse<K>;
 
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -287,7 +297,7 @@ export class BankClient {
     return parsed.data;
   }
 
-  private call<K extends RouteId>(
+  private async call<K extends RouteId>(
     id: K,
     opts: {
       path?: string;
@@ -325,7 +335,7 @@ export class BankClient {
   // ---- Transactions, returns, crypto ----
 
   /** GET /v1/transactions/:id. 404 right after creation: use readAfterCreate for that window. */
-  getTransaction(transactionId: string, o: CallOptions = {}): Promise<Res<'getTransaction'>> {
+  async getTransaction(transactionId: string, o: CallOptions = {}): Promise<Res<'getTransaction'>> {
     return this.call('getTransaction', {
       path: `/v1/transactions/${pathParam(transactionId, 'transactionId')}`,
       ...o,
@@ -333,7 +343,7 @@ export class BankClient {
   }
 
   /** POST /v1/transfer/return (retried with the same key on ambiguous failures). */
-  createReturnIntent(
+  async createReturnIntent(
     body: Body<'createReturnIntent'>,
     o: CallOptions & { idempotencyKey: string },
   ): Promise<Res<'createReturnIntent'>> {
@@ -345,12 +355,12 @@ export class BankClient {
   }
 
   /** PUT /v1/transfer/return: confirms the intent (not retried automatically). */
-  confirmReturn(transactionId: string, o: CallOptions = {}): Promise<Res<'confirmReturn'>> {
+  async confirmReturn(transactionId: string, o: CallOptions = {}): Promise<Res<'confirmReturn'>> {
     return this.call('confirmReturn', { body: { transaction_id: transactionId }, ...o });
   }
 
   /** DELETE /v1/transfer/return/:id: cancels an unconfirmed intent (not retried automatically). */
-  cancelReturn(transactionId: string, o: CallOptions = {}): Promise<Res<'cancelReturn'>> {
+  async cancelReturn(transactionId: string, o: CallOptions = {}): Promise<Res<'cancelReturn'>> {
     return this.call('cancelReturn', {
       path: `/v1/transfer/return/${pathParam(transactionId, 'transactionId')}`,
       ...o,
@@ -358,7 +368,7 @@ export class BankClient {
   }
 
   /** POST /v1/crypto/order: a quote (retried with the same key on ambiguous failures). */
-  createCryptoOrder(
+  async createCryptoOrder(
     body: Body<'createCryptoOrder'>,
     o: CallOptions & { idempotencyKey: string },
   ): Promise<Res<'createCryptoOrder'>> {
@@ -370,14 +380,17 @@ export class BankClient {
   }
 
   /** PUT /v1/crypto/order: confirms the quote (not retried automatically). */
-  confirmCryptoOrder(transactionId: string, o: CallOptions = {}): Promise<Res<'confirmCryptoOrder'>> {
+  async confirmCryptoOrder(transactionId: string, o: CallOptions = {}): Promise<Res<'confirmCryptoOrder'>> {
     return this.call('confirmCryptoOrder', { body: { transaction_id: transactionId }, ...o });
   }
 
   // ---- RFIs ----
 
   /** GET /v1/rfis: one page. */
-  listRfis(query: z.input<typeof routes.listRfis.query> = {}, o: CallOptions = {}): Promise<Res<'listRfis'>> {
+  async listRfis(
+    query: z.input<typeof routes.listRfis.query> = {},
+    o: CallOptions = {},
+  ): Promise<Res<'listRfis'>> {
     const q = routes.listRfis.query.safeParse(query);
     if (!q.success) {
       const { field, message } = describeIssues(q.error);
@@ -408,15 +421,15 @@ export class BankClient {
     }
   }
 
-  getRfi(rfiId: string, o: CallOptions = {}): Promise<Res<'getRfi'>> {
+  async getRfi(rfiId: string, o: CallOptions = {}): Promise<Res<'getRfi'>> {
     return this.call('getRfi', { path: `/v1/rfis/${pathParam(rfiId, 'rfiId')}`, ...o });
   }
 
   /** POST …/questions/:q/responses. Not retried automatically (see api-gaps: re-read first). */
-  submitRfiResponse(
+  async submitRfiResponse(
     rfiId: string,
     questionId: string,
-    body: Body<'submitRfiResponse'>,
+    body: RfiResponseBody,
     o: CallOptions & { idempotencyKey?: string } = {},
   ): Promise<Res<'submitRfiResponse'>> {
     return this.call('submitRfiResponse', {
@@ -429,11 +442,11 @@ export class BankClient {
 
   // ---- Documents ----
 
-  createUploadUrl(body: Body<'createUploadUrl'>, o: CallOptions = {}): Promise<Res<'createUploadUrl'>> {
+  async createUploadUrl(body: Body<'createUploadUrl'>, o: CallOptions = {}): Promise<Res<'createUploadUrl'>> {
     return this.call('createUploadUrl', { body, ...o });
   }
 
-  getDocument(documentId: string, o: CallOptions = {}): Promise<Res<'getDocument'>> {
+  async getDocument(documentId: string, o: CallOptions = {}): Promise<Res<'getDocument'>> {
     return this.call('getDocument', { path: `/v1/documents/${pathParam(documentId, 'documentId')}`, ...o });
   }
 
@@ -520,36 +533,36 @@ export class BankClient {
   // ---- Webhook configuration ----
 
   /** GET /v1/webhook/url: the credential's webhook configuration (name, URL, legal entity, role). */
-  getWebhookConfig(o: CallOptions = {}): Promise<Res<'getWebhookUrl'>> {
+  async getWebhookConfig(o: CallOptions = {}): Promise<Res<'getWebhookUrl'>> {
     return this.call('getWebhookUrl', o);
   }
 
   /** PUT /v1/webhook/url ("" clears). */
-  setWebhookUrl(url: string, o: CallOptions = {}): Promise<Res<'setWebhookUrl'>> {
+  async setWebhookUrl(url: string, o: CallOptions = {}): Promise<Res<'setWebhookUrl'>> {
     return this.call('setWebhookUrl', { body: { webhook_url: url }, ...o });
   }
 
   // ---- Sandbox staff and control endpoints (sandbox only; no token) ----
 
   readonly staff = {
-    getFixtures: (o: CallOptions = {}) => this.call('getFixtures', o),
-    getClock: (o: CallOptions = {}) => this.call('getClock', o),
-    advanceClock: (seconds: number, o: CallOptions = {}) =>
+    getFixtures: async (o: CallOptions = {}) => this.call('getFixtures', o),
+    getClock: async (o: CallOptions = {}) => this.call('getClock', o),
+    advanceClock: async (seconds: number, o: CallOptions = {}) =>
       this.call('advanceClock', { body: { advance_seconds: seconds }, ...o }),
-    createIncomingTransfer: (body: Body<'createIncomingTransfer'> = {}, o: CallOptions = {}) =>
+    createIncomingTransfer: async (body: Body<'createIncomingTransfer'> = {}, o: CallOptions = {}) =>
       this.call('createIncomingTransfer', { body, ...o }),
-    listTransactions: (o: CallOptions = {}) => this.call('listSandboxTransactions', o),
-    listAccounts: (o: CallOptions = {}) => this.call('listSandboxAccounts', o),
-    getWebhookPublicKey: (o: CallOptions = {}) => this.call('getWebhookPublicKey', o),
-    listWebhookDeliveries: (o: CallOptions = {}) => this.call('listWebhookDeliveries', o),
-    getDocument: (documentId: string, o: CallOptions = {}) =>
+    listTransactions: async (o: CallOptions = {}) => this.call('listSandboxTransactions', o),
+    listAccounts: async (o: CallOptions = {}) => this.call('listSandboxAccounts', o),
+    getWebhookPublicKey: async (o: CallOptions = {}) => this.call('getWebhookPublicKey', o),
+    listWebhookDeliveries: async (o: CallOptions = {}) => this.call('listWebhookDeliveries', o),
+    getDocument: async (documentId: string, o: CallOptions = {}) =>
       this.call('getSandboxDocument', {
         path: `/v1/sandbox/documents/${pathParam(documentId, 'documentId')}`,
         ...o,
       }),
-    createRfi: (body: Body<'staffCreateRfi'>, o: CallOptions = {}) =>
+    createRfi: async (body: Body<'staffCreateRfi'>, o: CallOptions = {}) =>
       this.call('staffCreateRfi', { body, ...o }),
-    questionAction: (
+    questionAction: async (
       rfiId: string,
       questionId: string,
       body: Body<'staffQuestionAction'>,
@@ -560,7 +573,7 @@ export class BankClient {
         body,
         ...o,
       }),
-    adminResponse: (
+    adminResponse: async (
       rfiId: string,
       questionId: string,
       body: Body<'staffAdminResponse'>,
@@ -571,7 +584,7 @@ export class BankClient {
         body,
         ...o,
       }),
-    rfiAction: (rfiId: string, body: Body<'staffRfiAction'>, o: CallOptions = {}) =>
+    rfiAction: async (rfiId: string, body: Body<'staffRfiAction'>, o: CallOptions = {}) =>
       this.call('staffRfiAction', {
         path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/action`,
         body,

@@ -1,0 +1,12 @@
+/** Run in a child process without a session bus: what does the real vault report? */
+import { openVault, napiKeyringBackend } from '../../../src/main/vault';
+import { createLogger, memorySink } from '../../../src/main/log';
+
+const vault = await openVault({
+  backend: napiKeyringBackend(),
+  log: createLogger(memorySink()),
+  service: 'treasury-desk-probe',
+});
+await vault.set('probe', 'probe-token-abcdef');
+const back = await vault.get('probe');
+process.stdout.write(JSON.stringify({ status: vault.status(), roundTrip: back === 'probe-token-abcdef' }));
