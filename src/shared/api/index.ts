@@ -5,3 +5,4 @@ export * from './documents';
 export * from './webhooks';
 export * from './sandbox';
 export * from './routes';
+export * from './openapi';
