@@ -208,7 +208,7 @@ describe('property: malformed requests at every route', () => {
             const text = await res.text();
             expect(res.status, `${req.method} ${req.path} → ${res.status} ${text}`).toBeLessThan(500);
             if (res.status >= 400) {
-              if (req.method !== 'HEAD') {
+              {
                 const parsed = ErrorBody.safeParse(JSON.parse(text));
                 expect(parsed.success, text).toBe(true);
                 expect(parsed.data?.error.code).toBe(String(res.status));
