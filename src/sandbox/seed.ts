@@ -29,7 +29,7 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
   bank.addCredential(a, 'viewer', { first_name: 'Vera', last_name: 'Lind' }, created);
   const aUsd = bank.addAccount(a, 'Alder USD operating', 'USD', 250_000_000n);
   const aUsdSmall = bank.addAccount(a, 'Alder USD collections', 'USD', 100_000n);
-  const aUsdt = bank.addAccount(a, 'Alder USDT wallet', 'ETHEREUM-USDT', 50_000_000_000n);
+  bank.addAccount(a, 'Alder USDT wallet', 'ETHEREUM-USDT', 50_000_000_000n);
   bank.addAccount(a, 'Alder USDC wallet', 'ETHEREUM-USDC', 10_000_000_000n);
 
   const b = bank.addLegalEntity('Birch Capital Ltd');

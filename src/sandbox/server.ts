@@ -14,7 +14,7 @@ import {
 } from '../shared/api/routes';
 import type { Bank } from './bank';
 import type { Clock } from './clock';
-import { ApiError, errorBody } from './errors';
+import { ApiError } from './errors';
 import { canonicalJson, IdempotencyStore } from './idempotency';
 import type { Credential } from './model';
 import type { SandboxOptions } from './options';
