@@ -1,6 +1,9 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../services';
 import { auditHandlers } from './audit';
+import { cryptoHandlers } from './crypto';
+import { returnsHandlers } from './returns';
+import { rfiAnswersHandlers } from './rfi-answers';
 import { sessionHandlers } from './session';
 import { settingsHandlers } from './settings';
 import { vaultHandlers } from './vault';
@@ -12,5 +15,8 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...settingsHandlers(core),
     ...vaultHandlers(core),
     ...auditHandlers(core),
+    ...cryptoHandlers(core),
+    ...returnsHandlers(core),
+    ...rfiAnswersHandlers(core),
   };
 }

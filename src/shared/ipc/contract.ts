@@ -3,6 +3,9 @@ import { sessionChannels, sessionEvents } from './channels/session';
 import { settingsChannels, settingsEvents } from './channels/settings';
 import { vaultChannels } from './channels/vault';
 import { auditChannels, auditEvents } from './channels/audit';
+import { cryptoChannels, cryptoEvents } from './channels/crypto';
+import { returnsChannels, returnsEvents } from './channels/returns';
+import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -13,6 +16,9 @@ export const channels = {
   ...settingsChannels,
   ...vaultChannels,
   ...auditChannels,
+  ...cryptoChannels,
+  ...returnsChannels,
+  ...rfiAnswersChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -20,6 +26,9 @@ export const events = {
   ...sessionEvents,
   ...settingsEvents,
   ...auditEvents,
+  ...cryptoEvents,
+  ...returnsEvents,
+  ...rfiAnswersEvents,
 } as const;
 
 export type Channels = typeof channels;

@@ -1,0 +1,400 @@
+import { z } from 'zod';
+import type { ReturnIntentRequest } from '../../shared/api';
+import { formatMinor, parseMinor } from '../../shared/money';
+import { recentTransferSchema, returnEntrySchema } from '../../shared/ipc/channels/returns';
+import type { RecentTransfer, ReturnEntry, TransferView } from '../../shared/ipc/channels/returns';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { ReturnReasonCode } from '../../shared/catalogue';
+import { abortableSleep } from '../bank/client';
+import type { ServiceCore } from '../services';
+import type { TypedStore } from '../stores';
+import { explainReturnFailure, toTransferView } from './view';
+
+/**
+ * The returns feature in main (issue 6). Local state (`state/returns.json`): the transfers looked
+ * up recently and every intent made from this workstation, so the Returns list survives a
+ * restart and an ambiguous send can be retried with its operationId (hence its Idempotency-Key).
+ */
+const stateSchema = z.object({
+  recent: z.array(recentTransferSchema),
+  entries: z.array(returnEntrySchema),
+});
+type ReturnsState = z.infer<typeof stateSchema>;
+
+const MAX_RECENT = 20;
+const MAX_ENTRIES = 500;
+const READ_PROBLEM = 'The current status could not be read:';
+
+export interface ReturnsTiming {
+  /** First wait of the status follower after a confirm. */
+  followFirstMs: number;
+  followMaxMs: number;
+  /** Stop following after this long (the Returns list re-reads on open). */
+  followGiveUpMs: number;
+}
+
+export const defaultReturnsTiming: ReturnsTiming = {
+  followFirstMs: 1000,
+  followMaxMs: 10_000,
+  followGiveUpMs: 30 * 60_000,
+};
+
+export interface CreateIntentInput {
+  operationId: string;
+  transactionId: string;
+  amount: string;
+  reasonCode: ReturnReasonCode;
+  description?: string | undefined;
+}
+
+export interface ReturnsService {
+  lookup(transactionId: string): Promise<TransferView>;
+  recent(): Promise<RecentTransfer[]>;
+  createIntent(
+    input: CreateIntentInput,
+  ): Promise<{ transactionId: string; idempotencyKey: string; alreadyDone: boolean }>;
+  review(transactionId: string): Promise<TransferView>;
+  confirm(transactionId: string): Promise<TransferView>;
+  cancel(transactionId: string): Promise<TransferView>;
+  list(): Promise<ReturnEntry[]>;
+  /** Transactions being followed to a final status (tests, diagnostics). */
+  following(): string[];
+}
+
+const isoNow = (): string => new Date().toISOString();
+
+export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsTiming> = {}): ReturnsService {
+  const t = { ...defaultReturnsTiming, ...timing };
+  let storePromise: Promise<TypedStore<ReturnsState>> | null = null;
+  const store = (): Promise<TypedStore<ReturnsState>> => {
+    storePromise ??= core.stores.open('returns', stateSchema, { recent: [], entries: [] });
+    return storePromise;
+  };
+  const followers = new Map<string, AbortController>();
+
+  const role = async (): Promise<string | null> => {
+    if (!core.session.credential) await core.session.check().catch(() => undefined);
+    return core.session.credential?.role ?? null;
+  };
+
+  /** Refuses a write before sending when the credential cannot make it. */
+  const requireAdmin = async (): Promise<void> => {
+    const r = await role();
+    if (r === null) {
+      throw new DeskFailure({
+        kind: 'unauthenticated',
+        message:
+          'The bank has not confirmed which credential is in use, so nothing was sent. Check the connection and re-check.',
+      });
+    }
+    if (r !== 'admin') {
+      throw new DeskFailure({
+        kind: 'forbidden',
+        reason: 'ROLE_VIEWER',
+        message: `The credential in use has the ${r} role: it can read transfers but not return them. Nothing was sent. Switch to an admin credential to make a return.`,
+      });
+    }
+  };
+
+  const updateEntries = async (fn: (entries: ReturnEntry[]) => ReturnEntry[]): Promise<void> => {
+    const s = await store();
+    s.update((cur) => ({ ...cur, entries: fn(cur.entries).slice(-MAX_ENTRIES) }));
+  };
+
+  const upsert = async (operationId: string, patch: Partial<ReturnEntry>, base?: ReturnEntry) => {
+    let out: ReturnEntry | null = null;
+    await updateEntries((entries) => {
+      const i = entries.findIndex((e) => e.operationId === operationId);
+      const cur = i >= 0 ? entries[i] : base;
+      if (!cur) return entries;
+      out = { ...cur, ...patch, updatedAt: isoNow() };
+      const next = [...entries];
+      if (i >= 0) next[i] = out;
+      else next.push(out);
+      return next;
+    });
+    return out as ReturnEntry | null;
+  };
+
+  /** The newest local entry of a transaction in the active environment. */
+  const latestEntry = async (transactionId: string): Promise<ReturnEntry | undefined> => {
+    const s = await store();
+    const env = core.environment.id;
+    return [...s.get().entries]
+      .reverse()
+      .find((e) => e.transactionId === transactionId && e.environmentId === env);
+  };
+
+  /** Applies a status read from the bank to the newest entry of that transaction. */
+  const applyStatus = async (view: TransferView): Promise<ReturnEntry | null> => {
+    const e = await latestEntry(view.transactionId);
+    if (!e) return null;
+    let phase = e.phase;
+    switch (view.status) {
+      case 'intent_created':
+        if (e.phase === 'sending' || e.phase === 'created') phase = 'created';
+        break;
+      case 'in_progress':
+        if (view.returnDetails && ['created', 'confirmed', 'sending'].includes(e.phase)) phase = 'confirmed';
+        break;
+      case 'return_completed':
+        if (e.phase !== 'refused') phase = 'completed';
+        break;
+      case 'completed':
+        // The intent is gone (cancelled here or elsewhere).
+        if (e.phase === 'created' || e.phase === 'confirmed') phase = 'cancelled';
+        break;
+      default:
+        break;
+    }
+    const staleProblem = e.problem?.startsWith(READ_PROBLEM) ?? false;
+    if (phase === e.phase && view.status === e.status && !staleProblem) return e;
+    const updated = await upsert(e.operationId, {
+      phase,
+      status: view.status,
+      ...(staleProblem ? { problem: null } : {}),
+    });
+    if (updated) core.events.emit('returns.changed', updated);
+    return updated;
+  };
+
+  const remember = async (view: TransferView): Promise<void> => {
+    const s = await store();
+    const item: RecentTransfer = {
+      transactionId: view.transactionId,
+      amount: view.incoming?.amount ?? null,
+      currency: view.incoming?.currency ?? null,
+      debtorName: view.incoming?.debtorName ?? null,
+      status: view.status,
+      viewedAt: isoNow(),
+    };
+    s.update((cur) => ({
+      ...cur,
+      recent: [item, ...cur.recent.filter((r) => r.transactionId !== item.transactionId)].slice(
+        0,
+        MAX_RECENT,
+      ),
+    }));
+  };
+
+  const read = async (transactionId: string): Promise<TransferView> => {
+    try {
+      const tx = await core.bank.getTransaction(transactionId);
+      return toTransferView(tx, await role());
+    } catch (err) {
+      throw explainReturnFailure(err);
+    }
+  };
+
+  const notifyCompleted = (view: TransferView): void => {
+    if (core.settings.get().notifications.transactionStatus === false) return;
+    const amount = view.returnDetails?.amount ?? view.incoming?.amount;
+    const currency = view.incoming?.currency ?? '';
+    let shown = '';
+    try {
+      shown = amount ? `${formatMinor(parseMinor(amount), currency)} ` : '';
+    } catch {
+      shown = '';
+    }
+    core.platform.notify({
+      title: 'Return completed',
+      body: `The return ${shown}of transfer ${view.transactionId} is completed.`,
+    });
+  };
+
+  /** Follows a confirmed return until it leaves in_progress; notifies on return_completed. */
+  const follow = (transactionId: string): void => {
+    if (followers.has(transactionId)) return;
+    const ac = new AbortController();
+    followers.set(transactionId, ac);
+    const baseUrl = core.environment.baseUrl;
+    const started = Date.now();
+    void (async () => {
+      let wait = t.followFirstMs;
+      try {
+        for (;;) {
+          await abortableSleep(wait, ac.signal);
+          // The environment changed (profile switch, shutdown): stop; the list re-reads on open.
+          if (core.environment.baseUrl !== baseUrl || !baseUrl) return;
+          wait = Math.min(t.followMaxMs, Math.round(wait * 1.5));
+          let view: TransferView;
+          try {
+            view = toTransferView(
+              await core.bank.getTransaction(transactionId, { signal: ac.signal }),
+              core.session.credential?.role ?? null,
+            );
+          } catch (err) {
+            if (ac.signal.aborted) return;
+            const kind = err instanceof DeskFailure ? err.kind : 'internal';
+            if (['offline', 'server', 'rate_limited', 'not_found'].includes(kind)) {
+              if (Date.now() - started > t.followGiveUpMs) return;
+              continue;
+            }
+            core.log.warn('returns: following stopped', { transactionId, error: err });
+            return;
+          }
+          await applyStatus(view);
+          if (view.status !== 'in_progress') {
+            if (view.status === 'return_completed') notifyCompleted(view);
+            return;
+          }
+          if (Date.now() - started > t.followGiveUpMs) return;
+        }
+      } catch (err) {
+        if (!ac.signal.aborted) core.log.warn('returns: follower failed', { transactionId, error: err });
+      } finally {
+        followers.delete(transactionId);
+      }
+    })();
+  };
+
+  return {
+    async lookup(transactionId) {
+      const view = await read(transactionId);
+      await remember(view);
+      await applyStatus(view);
+      if (view.status === 'in_progress' && view.returnDetails) follow(view.transactionId);
+      return view;
+    },
+
+    async recent() {
+      return (await store()).get().recent;
+    },
+
+    async createIntent(input) {
+      await requireAdmin();
+      const body: ReturnIntentRequest = {
+        transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
+        transaction_id: input.transactionId,
+        return_amount: input.amount,
+        status_reason_code: input.reasonCode,
+        ...(input.description ? { description: input.description } : {}),
+      };
+      const s = await store();
+      const existing = s.get().entries.find((e) => e.operationId === input.operationId);
+      const now = isoNow();
+      await upsert(
+        input.operationId,
+        { phase: 'sending', problem: null },
+        existing ?? {
+          operationId: input.operationId,
+          transactionId: input.transactionId,
+          amount: input.amount,
+          currency: '',
+          reasonCode: input.reasonCode,
+          description: input.description ?? '',
+          phase: 'sending',
+          status: null,
+          idempotencyKey: null,
+          environmentId: core.environment.id,
+          createdAt: now,
+          updatedAt: now,
+          problem: null,
+        },
+      );
+      const recentItem = s.get().recent.find((r) => r.transactionId === input.transactionId);
+      if (recentItem?.currency) await upsert(input.operationId, { currency: recentItem.currency });
+      try {
+        const res = await core.operations.createReturnIntent(input.operationId, body);
+        await upsert(input.operationId, {
+          phase: 'created',
+          idempotencyKey: res.idempotencyKey,
+          problem: null,
+        });
+        return res;
+      } catch (err) {
+        const explained = explainReturnFailure(err);
+        const ledger = core.ledger.get(input.operationId);
+        const refused = ledger?.state === 'failed';
+        await upsert(input.operationId, {
+          phase: refused ? 'refused' : 'sending',
+          idempotencyKey: ledger?.key ?? null,
+          problem: explained instanceof Error ? explained.message : 'The return could not be sent.',
+        }).catch(() => undefined);
+        throw explained;
+      }
+    },
+
+    async review(transactionId) {
+      let tx;
+      try {
+        tx = await core.readAfterCreate(transactionId);
+      } catch (err) {
+        throw explainReturnFailure(err);
+      }
+      const view = toTransferView(tx, await role());
+      await applyStatus(view);
+      return view;
+    },
+
+    async confirm(transactionId) {
+      await requireAdmin();
+      try {
+        await core.operations.audited({ operation: 'return.confirm', target: transactionId }, () =>
+          core.bank.confirmReturn(transactionId),
+        );
+      } catch (err) {
+        throw explainReturnFailure(err);
+      }
+      const e = await latestEntry(transactionId);
+      if (e) await upsert(e.operationId, { phase: 'confirmed', problem: null });
+      const view = await read(transactionId);
+      await applyStatus(view);
+      if (view.status === 'in_progress') follow(transactionId);
+      else if (view.status === 'return_completed') notifyCompleted(view);
+      return view;
+    },
+
+    async cancel(transactionId) {
+      await requireAdmin();
+      try {
+        await core.operations.audited({ operation: 'return.cancel', target: transactionId }, () =>
+          core.bank.cancelReturn(transactionId),
+        );
+      } catch (err) {
+        throw explainReturnFailure(err);
+      }
+      const e = await latestEntry(transactionId);
+      if (e) await upsert(e.operationId, { phase: 'cancelled', problem: null });
+      const view = await read(transactionId);
+      await remember(view);
+      return view;
+    },
+
+    async list() {
+      const s = await store();
+      const env = core.environment.id;
+      const mine = s.get().entries.filter((e) => e.environmentId === env);
+      // Re-read every transaction once (newest entry per transaction gets the status).
+      const ids = [...new Set(mine.map((e) => e.transactionId))].slice(-50);
+      const queue = [...ids];
+      const worker = async (): Promise<void> => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          try {
+            const view = toTransferView(
+              await core.bank.getTransaction(id),
+              core.session.credential?.role ?? null,
+            );
+            await applyStatus(view);
+            if (view.status === 'in_progress' && view.returnDetails) follow(id);
+          } catch (err) {
+            const e = await latestEntry(id);
+            if (e) {
+              const msg = explainReturnFailure(err);
+              await upsert(e.operationId, {
+                problem: `${READ_PROBLEM} ${msg instanceof Error ? msg.message : 'unknown error'}`,
+              });
+            }
+          }
+        }
+      };
+      await Promise.all([worker(), worker(), worker(), worker()]);
+      return s
+        .get()
+        .entries.filter((e) => e.environmentId === env)
+        .reverse();
+    },
+
+    following: () => [...followers.keys()],
+  };
+}
