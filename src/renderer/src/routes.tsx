@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
 import { ConnectionScreen } from './features/session/ConnectionScreen';
+import { SettingsScreen } from './features/settings/SettingsScreen';
+import { ActivityScreen } from './features/activity/ActivityScreen';
 
 /**
  * The app's screens. A feature adds one entry; the navigation and the router are built from this
@@ -15,6 +17,8 @@ export interface FeatureRoute {
 
 export const routes: FeatureRoute[] = [
   { path: 'connection', label: 'Connection', nav: true, render: () => <ConnectionScreen /> },
+  { path: 'activity', label: 'Activity', nav: true, render: () => <ActivityScreen /> },
+  { path: 'settings', label: 'Settings', nav: true, render: () => <SettingsScreen /> },
 ];
 
 /** The screen shown for '/'. */

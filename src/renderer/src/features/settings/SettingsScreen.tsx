@@ -1,0 +1,310 @@
+import { useEffect, useId, useState } from 'react';
+import type { FormEvent } from 'react';
+import type { SettingsView } from '../../../../shared/ipc/channels/settings';
+import { useSession } from '../session/store';
+import { settingsPanels } from './panels';
+import { useSettings } from './store';
+
+type ProfileView = SettingsView['profiles'][number];
+
+const credentialLabels: Record<string, string> = {
+  'a-admin': 'Legal entity A — admin',
+  'a-viewer': 'Legal entity A — viewer',
+  'b-admin': 'Legal entity B — admin',
+};
+
+const notificationLabels: Record<keyof SettingsView['notifications'], string> = {
+  newRfi: 'A new RFI arrives',
+  rfiStatus: 'An RFI or question changes status',
+  transactionStatus: 'A return or exchange order changes status',
+  quoteExpiry: 'A quote is about to expire',
+};
+
+/** Keychain backend, or the clear warning that tokens live in memory for this run only. */
+function KeychainStatus({ vault }: { vault: SettingsView['vault'] }) {
+  if (vault.available) {
+    return (
+      <p className="settings__keychain" data-testid="keychain-status" data-backend={vault.backend}>
+        <span className="dot dot--ok" aria-hidden="true" /> Tokens are kept in the {vault.keychainName}{' '}
+        keychain, never in the app’s files.
+      </p>
+    );
+  }
+  return (
+    <div
+      className="notice notice--warn"
+      role="alert"
+      data-testid="keychain-status"
+      data-backend={vault.backend}
+    >
+      <strong>No keychain available.</strong> {vault.problem}
+    </div>
+  );
+}
+
+/** The password field a token is typed into; sent to main once, then cleared. */
+function TokenForm({ profile }: { profile: ProfileView }) {
+  const [token, setToken] = useState('');
+  const busy = useSettings((s) => s.busy);
+  const save = useSettings((s) => s.setToken);
+  const id = useId();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const value = token;
+    setToken('');
+    await save(profile.id, value);
+  };
+  return (
+    <form className="settings__token" onSubmit={(e) => void submit(e)}>
+      <label htmlFor={id}>{profile.hasToken ? 'Replace token' : 'Access token'}</label>
+      <input
+        id={id}
+        type="password"
+        autoComplete="off"
+        spellCheck={false}
+        value={token}
+        onChange={(e) => setToken(e.target.value)}
+        data-testid={`token-input-${profile.id}`}
+      />
+      <button type="submit" className="primary" disabled={token.trim() === '' || busy !== null}>
+        Save token
+      </button>
+    </form>
+  );
+}
+
+function ProfileCard({ profile, active }: { profile: ProfileView; active: boolean }) {
+  const busy = useSettings((s) => s.busy);
+  const { activate, signOut, removeProfile } = useSettings();
+  const session = useSession((s) => s.status);
+  const connection = active && session?.environment.id === profile.id ? session.connection : null;
+  const url = profile.kind === 'embedded-sandbox' ? profile.runningUrl : profile.baseUrl;
+  const headingId = useId();
+
+  let tokenState: string;
+  if (!profile.hasToken) tokenState = 'Signed out — no token stored';
+  else if (connection === 'unauthenticated') tokenState = 'Token refused by the bank — enter a new one';
+  else tokenState = 'Token stored';
+
+  return (
+    <li
+      className={`profile${active ? ' profile--active' : ''}`}
+      aria-labelledby={headingId}
+      data-testid={`profile-${profile.id}`}
+    >
+      <div className="profile__head">
+        <h3 id={headingId}>{profile.name}</h3>
+        {active && <span className="badge">Active</span>}
+        <span className="muted">{profile.kind === 'embedded-sandbox' ? 'Embedded sandbox' : 'Bank'}</span>
+      </div>
+      <p className="profile__url">
+        <code>{url ?? 'not running'}</code>
+      </p>
+      <p
+        className={`profile__token${connection === 'unauthenticated' || !profile.hasToken ? ' profile__token--bad' : ''}`}
+        data-testid={`token-state-${profile.id}`}
+      >
+        {tokenState}
+      </p>
+      <TokenForm profile={profile} />
+      <div className="profile__actions">
+        {!active && (
+          <button type="button" onClick={() => void activate(profile.id)} disabled={busy !== null}>
+            Use this environment
+          </button>
+        )}
+        {profile.hasToken && (
+          <button type="button" onClick={() => void signOut(profile.id)} disabled={busy !== null}>
+            Sign out
+          </button>
+        )}
+        {profile.kind === 'remote' && (
+          <button
+            type="button"
+            onClick={() => void removeProfile(profile.id)}
+            disabled={busy !== null}
+            aria-label={`Remove ${profile.name}`}
+          >
+            Remove
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}
+
+function AddProfileForm() {
+  const [name, setName] = useState('');
+  const [baseUrl, setBaseUrl] = useState('');
+  const add = useSettings((s) => s.addProfile);
+  const busy = useSettings((s) => s.busy);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (await add(name.trim(), baseUrl.trim())) {
+      setName('');
+      setBaseUrl('');
+    }
+  };
+  return (
+    <form className="settings__add" onSubmit={(e) => void submit(e)} aria-label="Add a bank environment">
+      <label>
+        Name
+        <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} />
+      </label>
+      <label>
+        Base URL
+        <input
+          value={baseUrl}
+          onChange={(e) => setBaseUrl(e.target.value)}
+          required
+          placeholder="https://api.bank.example"
+          inputMode="url"
+        />
+      </label>
+      <button type="submit" disabled={busy !== null || !name.trim() || !baseUrl.trim()}>
+        Add environment
+      </button>
+    </form>
+  );
+}
+
+function SandboxCredentialSwitch() {
+  const sandbox = useSettings((s) => s.sandbox);
+  const use = useSettings((s) => s.useSandboxCredential);
+  const busy = useSettings((s) => s.busy);
+  const id = useId();
+  if (!sandbox?.available) return null;
+  return (
+    <div className="settings__row">
+      <label htmlFor={id}>Sandbox credential</label>
+      <select
+        id={id}
+        value={sandbox.current}
+        disabled={busy !== null}
+        onChange={(e) => void use(e.target.value as typeof sandbox.current)}
+        data-testid="sandbox-credential"
+      >
+        {sandbox.options.map((o) => (
+          <option key={o.id} value={o.id}>
+            {credentialLabels[o.id] ?? o.id} ({o.legalEntityName})
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function PollingForm({ seconds }: { seconds: number }) {
+  const [value, setValue] = useState(String(seconds));
+  const save = useSettings((s) => s.setPolling);
+  const busy = useSettings((s) => s.busy);
+  const id = useId();
+  useEffect(() => setValue(String(seconds)), [seconds]);
+  return (
+    <form
+      className="settings__row"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save(Number.parseInt(value, 10));
+      }}
+    >
+      <label htmlFor={id}>Polling interval (seconds)</label>
+      <input
+        id={id}
+        type="number"
+        min={5}
+        max={3600}
+        step={1}
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+      />
+      <button type="submit" disabled={busy !== null || value === String(seconds)}>
+        Save
+      </button>
+    </form>
+  );
+}
+
+/** Environments and tokens, the keychain, polling, notifications, and panels of other features. */
+export function SettingsScreen() {
+  const { view, error, notice, load, listen, setNotification, dismissProblem, busy } = useSettings();
+
+  useEffect(() => {
+    void load();
+    return listen();
+  }, [load, listen]);
+
+  return (
+    <section aria-labelledby="settings-title" className="screen settings">
+      <h1 id="settings-title">Settings</h1>
+      <div aria-live="polite" className="settings__messages">
+        {error && (
+          <p className="notice notice--bad" role="alert" data-testid="settings-error">
+            {error}
+          </p>
+        )}
+        {notice && (
+          <p className="notice notice--ok" data-testid="settings-notice">
+            {notice}
+          </p>
+        )}
+      </div>
+      {!view ? (
+        <p>Loading settings…</p>
+      ) : (
+        <>
+          {view.problems.map((p) => (
+            <div key={p.id} className="notice notice--warn" role="alert" data-testid="local-problem">
+              <span>{p.message}</span>{' '}
+              <button type="button" className="link" onClick={() => void dismissProblem(p.id)}>
+                Dismiss
+              </button>
+            </div>
+          ))}
+
+          <section aria-labelledby="settings-env" className="panel">
+            <h2 id="settings-env">Environments and tokens</h2>
+            <KeychainStatus vault={view.vault} />
+            <ul className="profiles">
+              {view.profiles.map((p) => (
+                <ProfileCard key={p.id} profile={p} active={p.id === view.activeProfileId} />
+              ))}
+            </ul>
+            <SandboxCredentialSwitch />
+            <AddProfileForm />
+          </section>
+
+          <section aria-labelledby="settings-polling" className="panel">
+            <h2 id="settings-polling">Polling</h2>
+            <PollingForm seconds={view.pollingIntervalSeconds} />
+          </section>
+
+          <section aria-labelledby="settings-notifications" className="panel">
+            <h2 id="settings-notifications">Notifications</h2>
+            <fieldset className="settings__checks" disabled={busy !== null}>
+              <legend>Notify me when</legend>
+              {(Object.keys(notificationLabels) as Array<keyof typeof notificationLabels>).map((key) => (
+                <label key={key}>
+                  <input
+                    type="checkbox"
+                    checked={view.notifications[key]}
+                    onChange={(e) => void setNotification(key, e.target.checked)}
+                  />
+                  {notificationLabels[key]}
+                </label>
+              ))}
+            </fieldset>
+          </section>
+
+          {settingsPanels.map((panel) => (
+            <section key={panel.id} aria-labelledby={`settings-panel-${panel.id}`} className="panel">
+              <h2 id={`settings-panel-${panel.id}`}>{panel.title}</h2>
+              {panel.render()}
+            </section>
+          ))}
+        </>
+      )}
+    </section>
+  );
+}

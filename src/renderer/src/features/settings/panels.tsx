@@ -1,0 +1,14 @@
+import type { ReactNode } from 'react';
+
+/**
+ * Extra panels of the settings screen, contributed by other features. The RFI feature adds its
+ * webhook configuration panel here (one entry: `{ id: 'webhook', title: 'Webhook', render }`);
+ * panels are shown after the environments, in this order.
+ */
+export interface SettingsPanel {
+  id: string;
+  title: string;
+  render(): ReactNode;
+}
+
+export const settingsPanels: SettingsPanel[] = [];

@@ -1,0 +1,105 @@
+import { create } from 'zustand';
+import type { SettingsView } from '../../../../shared/ipc/channels/settings';
+import type { ChannelResult } from '../../../../shared/ipc/contract';
+import { call, errorMessage, on } from '../../lib/desk';
+
+type SandboxCredentials = ChannelResult<'session.sandboxCredentials'>;
+type Credential = SandboxCredentials['current'];
+
+/**
+ * The settings screen's state. Tokens go to main once (vault.setToken) and are never read back:
+ * the store knows only whether a profile has one.
+ */
+export interface SettingsStore {
+  view: SettingsView | null;
+  sandbox: SandboxCredentials | null;
+  /** A running action, for disabling buttons. */
+  busy: string | null;
+  error: string | null;
+  /** A short confirmation of the last successful action. */
+  notice: string | null;
+  load(): Promise<void>;
+  listen(): () => void;
+  run(label: string, action: () => Promise<SettingsView | unknown>, notice?: string): Promise<boolean>;
+  setToken(profileId: string, token: string): Promise<boolean>;
+  signOut(profileId: string): Promise<boolean>;
+  activate(profileId: string): Promise<boolean>;
+  addProfile(name: string, baseUrl: string): Promise<boolean>;
+  removeProfile(profileId: string): Promise<boolean>;
+  useSandboxCredential(credential: Credential): Promise<boolean>;
+  setPolling(seconds: number): Promise<boolean>;
+  setNotification(key: keyof SettingsView['notifications'], value: boolean): Promise<boolean>;
+  dismissProblem(id: string): Promise<boolean>;
+}
+
+export const useSettings = create<SettingsStore>((set, get) => ({
+  view: null,
+  sandbox: null,
+  busy: null,
+  error: null,
+  notice: null,
+  async load() {
+    try {
+      const [view, sandbox] = await Promise.all([
+        call('settings.get', undefined),
+        call('session.sandboxCredentials', undefined),
+      ]);
+      set({ view, sandbox, error: null });
+    } catch (err) {
+      set({ error: errorMessage(err) });
+    }
+  },
+  listen() {
+    const offSettings = on('settings.changed', (view) => set({ view }));
+    const offSession = on('session.changed', () => {
+      void call('session.sandboxCredentials', undefined)
+        .then((sandbox) => set({ sandbox }))
+        .catch(() => undefined);
+    });
+    return () => {
+      offSettings();
+      offSession();
+    };
+  },
+  async run(label, action, notice) {
+    set({ busy: label, error: null, notice: null });
+    try {
+      const result = await action();
+      if (result && typeof result === 'object' && 'profiles' in result) set({ view: result as SettingsView });
+      else await get().load();
+      set({ busy: null, notice: notice ?? null });
+      if (label !== 'load') {
+        const sandbox = await call('session.sandboxCredentials', undefined).catch(() => null);
+        if (sandbox) set({ sandbox });
+      }
+      return true;
+    } catch (err) {
+      set({ busy: null, error: errorMessage(err) });
+      return false;
+    }
+  },
+  setToken: (profileId, token) =>
+    get().run('token', () => call('vault.setToken', { profileId, token }), 'Token saved.'),
+  signOut: (profileId) => get().run('signout', () => call('vault.deleteToken', { profileId }), 'Signed out.'),
+  activate: (profileId) =>
+    get().run('activate', () => call('settings.activateProfile', { profileId }), 'Environment switched.'),
+  addProfile: (name, baseUrl) =>
+    get().run('add', () => call('settings.addProfile', { name, baseUrl }), 'Environment added.'),
+  removeProfile: (profileId) =>
+    get().run('remove', () => call('settings.removeProfile', { profileId }), 'Environment removed.'),
+  useSandboxCredential: (credential) =>
+    get().run(
+      'credential',
+      () => call('session.useSandboxCredential', { credential }),
+      'Sandbox credential switched.',
+    ),
+  setPolling: (seconds) =>
+    get().run(
+      'polling',
+      () => call('settings.update', { pollingIntervalSeconds: seconds }),
+      'Polling interval saved.',
+    ),
+  setNotification: (key, value) =>
+    get().run('notifications', () => call('settings.update', { notifications: { [key]: value } })),
+  dismissProblem: (id) => get().run('problem', () => call('settings.dismissProblem', { id })),
+}));

@@ -1,0 +1,213 @@
+import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { test, expect } from './fixtures';
+import { seriousA11yViolations } from './axe';
+import { startHarness } from '../harness/harness';
+import { unavailableKeyringBackend } from '../../src/main/vault';
+import type { KeyringBackend } from '../../src/main/vault';
+
+/**
+ * The settings and activity screens (issue 4) in Chromium, over the harness with the real services
+ * and the embedded sandbox. Playwright runs without a session bus, so these tests pick the keychain
+ * explicitly: an in-process stand-in for the "keychain available" screens, and the unavailable
+ * backend for the warning. (The real Secret Service is covered by test/unit/vault.test.ts.)
+ */
+function standInKeychain(): KeyringBackend {
+  const entries = new Map<string, string>();
+  return {
+    name: 'Secret Service',
+    get: async (s, a) => entries.get(`${s}\u0000${a}`) ?? null,
+    set: async (s, a, secret) => void entries.set(`${s}\u0000${a}`, secret),
+    delete: async (s, a) => entries.delete(`${s}\u0000${a}`),
+  };
+}
+
+const sandboxEnv = {
+  kind: 'embedded-sandbox' as const,
+  sandbox: { visibilityDelayMs: { min: 0, max: 0 } },
+};
+
+test.describe('settings', () => {
+  test.use({ harnessOptions: { services: { environment: sandboxEnv, keyring: standInKeychain() } } });
+
+  test('shows the environments, the keychain and the sandbox credential; switches to the viewer and back', async ({
+    app,
+    harness,
+  }) => {
+    await app.getByRole('link', { name: 'Settings' }).click();
+    await expect(app.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+    await expect(app.getByTestId('keychain-status')).toContainText('Secret Service');
+    const sandboxCard = app.getByTestId('profile-sandbox');
+    await expect(sandboxCard).toContainText('Active');
+    await expect(sandboxCard).toContainText(harness.services.sandbox!.url);
+    await expect(app.getByTestId('token-state-sandbox')).toHaveText('Token stored');
+
+    const select = app.getByLabel('Sandbox credential');
+    await select.selectOption('a-viewer');
+    await expect(app.getByTestId('connection-role')).toHaveText('viewer');
+    await select.selectOption('b-admin');
+    await expect(app.getByTestId('connection-legal-entity')).toContainText(
+      harness.services.sandbox!.fixtures.legal_entities[1]!.id,
+    );
+    await select.selectOption('a-admin');
+    await expect(app.getByTestId('connection-role')).toHaveText('admin');
+    expect(await seriousA11yViolations(app)).toEqual([]);
+  });
+
+  test('sign out, a refused token, a good token: the token goes in once and is never shown', async ({
+    app,
+    harness,
+  }) => {
+    const goodToken = harness.services.sandbox!.fixtures.legal_entities[0]!.tokens.admin;
+    await app.goto(`${harness.url}#/settings`);
+    const card = app.getByTestId('profile-sandbox');
+    await card.getByRole('button', { name: 'Sign out' }).click();
+    await expect(app.getByTestId('token-state-sandbox')).toHaveText('Signed out — no token stored');
+    await expect(app.getByTestId('connection-state')).toHaveText('No token');
+
+    const input = card.getByLabel('Access token');
+    await expect(input).toHaveAttribute('type', 'password');
+    await input.fill('this-token-is-wrong-123456');
+    await card.getByRole('button', { name: 'Save token' }).click();
+    await expect(app.getByTestId('connection-state')).toHaveText('Token refused');
+    await expect(app.getByTestId('token-state-sandbox')).toContainText('Token refused by the bank');
+    await expect(card.getByLabel('Replace token')).toHaveValue('');
+
+    await card.getByLabel('Replace token').fill(goodToken);
+    await card.getByRole('button', { name: 'Save token' }).click();
+    await expect(app.getByTestId('connection-state')).toHaveText('Connected');
+    await expect(app.getByTestId('token-state-sandbox')).toHaveText('Token stored');
+
+    // The page never holds a token: not in the DOM, not in an input's value.
+    const page = await app.evaluate(() => ({
+      html: document.documentElement.outerHTML,
+      values: [...document.querySelectorAll('input')].map((i) => i.value).join('\n'),
+    }));
+    for (const secret of [goodToken, 'this-token-is-wrong-123456']) {
+      expect(page.html).not.toContain(secret);
+      expect(page.values).not.toContain(secret);
+    }
+  });
+
+  test('adds a bank environment (https only), switches to it and back, removes it', async ({ app }) => {
+    await app.goto(app.url().replace(/#.*$/, '') + '#/settings');
+    const form = app.getByRole('form', { name: 'Add a bank environment' });
+    await form.getByLabel('Name').fill('Plain bank');
+    await form.getByLabel('Base URL').fill('http://bank.example.com');
+    await form.getByRole('button', { name: 'Add environment' }).click();
+    await expect(app.getByTestId('settings-error')).toContainText('https');
+
+    await form.getByLabel('Base URL').fill('http://127.0.0.1:9');
+    await form.getByRole('button', { name: 'Add environment' }).click();
+    const card = app.getByTestId('profile-plain-bank');
+    await expect(card).toContainText('http://127.0.0.1:9');
+    await card.getByRole('button', { name: 'Use this environment' }).click();
+    await expect(card).toContainText('Active');
+    await expect(app.getByTestId('connection-state')).toHaveText('No token');
+    await expect(app.getByLabel('Sandbox credential')).toHaveCount(0);
+
+    await app.getByTestId('profile-sandbox').getByRole('button', { name: 'Use this environment' }).click();
+    await expect(app.getByTestId('connection-state')).toHaveText('Connected');
+    await card.getByRole('button', { name: 'Remove Plain bank' }).click();
+    await expect(card).toHaveCount(0);
+  });
+
+  test('polling interval and notification preferences are kept', async ({ app, harness }) => {
+    await app.goto(`${harness.url}#/settings`);
+    const polling = app.getByLabel('Polling interval (seconds)');
+    await polling.fill('2');
+    await app.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect(app.getByTestId('settings-error')).toContainText('at least 5');
+    await polling.fill('90');
+    await app.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect(app.getByTestId('settings-notice')).toHaveText('Polling interval saved.');
+    await app.getByLabel('A quote is about to expire').uncheck();
+    await expect.poll(() => harness.services.settings.get().notifications.quoteExpiry).toBe(false);
+
+    await app.reload();
+    await expect(app.getByLabel('Polling interval (seconds)')).toHaveValue('90');
+    await expect(app.getByLabel('A quote is about to expire')).not.toBeChecked();
+    await expect(app.getByLabel('A new RFI arrives')).toBeChecked();
+  });
+});
+
+test.describe('settings without a keychain', () => {
+  test.use({
+    harnessOptions: { services: { environment: sandboxEnv, keyring: unavailableKeyringBackend() } },
+  });
+
+  test('warns that tokens are kept in memory for this run only', async ({ app, harness }) => {
+    await app.goto(`${harness.url}#/settings`);
+    const warning = app.getByRole('alert').filter({ hasText: 'No keychain available' });
+    await expect(warning).toContainText('in memory for this run only');
+    await expect(app.getByTestId('keychain-status')).toHaveAttribute('data-backend', 'memory');
+    await expect(app.getByTestId('connection-state')).toHaveText('Connected');
+  });
+});
+
+test('a corrupt settings file is reported on the settings screen, with the old file kept', async ({
+  context,
+}) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'td-e2e-'));
+  await writeFile(path.join(dataDir, 'settings.json'), '{ "version": 1, "profiles": [');
+  const h = await startHarness({
+    dataDir,
+    services: { environment: sandboxEnv, keyring: standInKeychain() },
+  });
+  try {
+    await h.attach(context);
+    const page = await h.open(context);
+    await page.goto(`${h.url}#/settings`);
+    const problem = page.getByTestId('local-problem');
+    await expect(problem).toContainText('settings.json could not be read');
+    await expect(problem).toContainText('moved aside');
+    await problem.getByRole('button', { name: 'Dismiss' }).click();
+    await expect(problem).toHaveCount(0);
+  } finally {
+    await h.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test.describe('activity', () => {
+  test.use({ harnessOptions: { services: { environment: sandboxEnv, keyring: standInKeychain() } } });
+
+  test('lists the writes, updates live, exports CSV', async ({ app, harness }) => {
+    const s = harness.services;
+    const A = s.sandbox!.fixtures.legal_entities[0]!;
+    const transfer = await s.bank.staff.createIncomingTransfer({ legal_entity_id: A.id, amount: '2500' });
+    const created = await s.operations.createReturnIntent('e2e-return', {
+      transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
+      transaction_id: transfer.transaction_id,
+      return_amount: '2500',
+      status_reason_code: 'AC03',
+    });
+
+    await app.getByRole('link', { name: 'Activity' }).click();
+    const rows = app.getByTestId('audit-row');
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toContainText('return.create_intent');
+    await expect(rows.first()).toContainText(created.idempotencyKey);
+    await expect(rows.first()).toContainText('Succeeded');
+
+    // A refused write appears live, at the top.
+    await s.operations
+      .audited({ operation: 'return.cancel', target: 'txn_unknown' }, () =>
+        s.bank.cancelReturn('txn_unknown'),
+      )
+      .catch(() => undefined);
+    await expect(rows).toHaveCount(2);
+    await expect(rows.first()).toContainText('return.cancel');
+    await expect(rows.first()).toHaveAttribute('data-outcome', 'failed');
+
+    const target = path.join(harness.dataDir, 'activity.csv');
+    harness.platform.nextSaveAnswers.push(target);
+    await app.getByTestId('audit-export').click();
+    await expect(app.getByTestId('audit-export-notice')).toContainText('Exported 2 entries');
+    const csv = await readFile(target, 'utf8');
+    expect(csv.split('\r\n')[0]).toContain('idempotencyKey');
+    expect(csv).toContain(created.idempotencyKey);
+    expect(await seriousA11yViolations(app)).toEqual([]);
+  });
+});
