@@ -11,6 +11,8 @@ import type { AuditLog, AuditRecordInput } from './audit';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './clock';
+import { createRfiAnswers } from './rfi-answers';
+import type { RfiAnswers, RfiAnswersOptions } from './rfi-answers';
 import type { ServerClock } from './clock';
 import { createEventHub } from './events';
 import type { EventHub } from './events';
@@ -60,6 +62,8 @@ export interface ServicesOptions {
   bankRetry?: Partial<RetryPolicy>;
   bankTimeoutMs?: number;
   readAfterCreate?: Partial<ReadAfterCreateTiming>;
+  /** RFI answers: outbox retry timing, upload size limit. */
+  rfiAnswers?: RfiAnswersOptions;
 }
 
 /** Creating operations that go through the idempotency ledger and the audit log. */
@@ -102,6 +106,8 @@ export interface ServiceCore {
   events: EventHub;
   log: Logger;
   platform: Platform;
+  /** RFI answer drafts, staged files and the answer outbox (issue 5). */
+  rfiAnswers: RfiAnswers;
   dataDir: string;
   hasToken(): Promise<boolean>;
   /** The settings screen's view (never a token). */
@@ -279,6 +285,17 @@ export async function createServices(options: ServicesOptions): Promise<Services
     };
   };
 
+  const rfiAnswers = await createRfiAnswers({
+    dataDir,
+    bank,
+    log,
+    events,
+    platform: options.platform,
+    serverNow: () => clock.now(),
+    sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
+    ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
+  });
+
   const core: ServiceCore = {
     get environment() {
       return session.environment;
@@ -296,6 +313,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events,
     log,
     platform: options.platform,
+    rfiAnswers,
     dataDir,
     hasToken: () => vault.has(session.profile.id),
     settingsView,
@@ -318,6 +336,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       handlers: buildHandlers(core),
       sandbox: null,
       async dispose() {
+        await rfiAnswers.dispose();
         await session.dispose();
       },
     } as Services,

@@ -1,6 +1,7 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../services';
 import { auditHandlers } from './audit';
+import { rfiAnswersHandlers } from './rfi-answers';
 import { cryptoHandlers } from './crypto';
 import { returnsHandlers } from './returns';
 import { rfiAnswersHandlers } from './rfi-answers';
@@ -15,6 +16,7 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...settingsHandlers(core),
     ...vaultHandlers(core),
     ...auditHandlers(core),
+    ...rfiAnswersHandlers(core),
     ...cryptoHandlers(core),
     ...returnsHandlers(core),
     ...rfiAnswersHandlers(core),

@@ -3,6 +3,7 @@ import { sessionChannels, sessionEvents } from './channels/session';
 import { settingsChannels, settingsEvents } from './channels/settings';
 import { vaultChannels } from './channels/vault';
 import { auditChannels, auditEvents } from './channels/audit';
+import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
 import { cryptoChannels, cryptoEvents } from './channels/crypto';
 import { returnsChannels, returnsEvents } from './channels/returns';
 import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
@@ -16,6 +17,7 @@ export const channels = {
   ...settingsChannels,
   ...vaultChannels,
   ...auditChannels,
+  ...rfiAnswersChannels,
   ...cryptoChannels,
   ...returnsChannels,
   ...rfiAnswersChannels,
@@ -26,6 +28,7 @@ export const events = {
   ...sessionEvents,
   ...settingsEvents,
   ...auditEvents,
+  ...rfiAnswersEvents,
   ...cryptoEvents,
   ...returnsEvents,
   ...rfiAnswersEvents,

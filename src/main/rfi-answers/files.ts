@@ -1,0 +1,335 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { DOCUMENT_TYPES, UPLOAD_CONTENT_TYPES } from '../../shared/catalogue';
+import type { DocumentType, UploadContentType } from '../../shared/catalogue';
+import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
+import { DeskFailure } from '../../shared/ipc/errors';
+import { createSerialQueue, moveAside, privateFileMode, writeFileDurable } from '../durable-file';
+import type { Logger } from '../log';
+
+/**
+ * Files an answer will upload. The renderer never names a path: the native picker (in main)
+ * answers paths that are registered here under opaque refs, and dropped files arrive as bytes in
+ * chunks written to a staging folder under the data folder, under a name main chooses. Every file
+ * is checked before it is accepted: its content type is read from its first bytes (PDF, PNG,
+ * JPEG: what the bank accepts), and its size against the upload limit.
+ */
+export const CHUNK_BYTES = 512 * 1024;
+export const UPLOAD_EXTENSIONS = ['pdf', 'png', 'jpg', 'jpeg'];
+
+const recordSchema = z.object({
+  ref: z.string(),
+  kind: z.enum(['picked', 'dropped']),
+  path: z.string(),
+  name: z.string(),
+  sizeBytes: z.number().int(),
+  contentType: z.enum(UPLOAD_CONTENT_TYPES),
+  documentType: z.enum(DOCUMENT_TYPES),
+  createdAt: z.string(),
+});
+export type StagedFile = z.infer<typeof recordSchema>;
+const fileSchema = z.object({ version: z.literal(1), files: z.array(recordSchema) });
+
+/** The content type of a file from its first bytes; null when it is none the bank accepts. */
+export function sniffContentType(head: Uint8Array): UploadContentType | null {
+  const b = Buffer.from(head);
+  if (b.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
+  if (b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
+  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  return null;
+}
+
+async function readHead(file: string): Promise<Buffer> {
+  const h = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(16);
+    const { bytesRead } = await h.read(buf, 0, 16, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await h.close();
+  }
+}
+
+function displayName(name: string): string {
+  // Display only: strip any folder part and control characters.
+  const base = name.split(/[\\/]/).pop() ?? name;
+  // eslint-disable-next-line no-control-regex
+  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
+}
+
+const newId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+interface Staging {
+  id: string;
+  ref: string;
+  handle: FileHandle;
+  partPath: string;
+  received: number;
+  sizeBytes: number;
+  name: string;
+  documentType: DocumentType;
+}
+
+export interface FileArea {
+  readonly maxBytes: () => number;
+  /** Registers files chosen in the native dialog (checked); answers accepted and refused files. */
+  registerPicked(
+    paths: string[],
+    documentType: DocumentType,
+  ): Promise<{ files: StagedFileView[]; refused: Array<{ name: string; message: string }> }>;
+  begin(o: {
+    name: string;
+    contentType: string;
+    sizeBytes: number;
+    documentType: DocumentType;
+  }): Promise<string>;
+  chunk(stagingId: string, offset: number, base64: string): Promise<number>;
+  commit(stagingId: string): Promise<StagedFileView>;
+  abort(stagingId: string): Promise<void>;
+  /** The staged file of a ref; throws invalid_argument for a ref main never issued. */
+  resolve(ref: string): StagedFile;
+  view(ref: string): StagedFileView;
+  /** Forgets refs (and deletes dropped bytes) no longer needed. */
+  release(refs: string[]): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export function toView(f: StagedFile): StagedFileView {
+  return {
+    ref: f.ref,
+    name: f.name,
+    sizeBytes: f.sizeBytes,
+    contentType: f.contentType,
+    documentType: f.documentType,
+  };
+}
+
+export async function openFileArea(o: {
+  dir: string;
+  log: Logger;
+  maxBytes: () => number;
+}): Promise<FileArea> {
+  const stagingDir = path.join(o.dir, 'staging');
+  const registryFile = path.join(o.dir, 'files.json');
+  await mkdir(stagingDir, { recursive: true, mode: 0o700 });
+  const serial = createSerialQueue();
+  const files = new Map<string, StagedFile>();
+  try {
+    const parsed = fileSchema.safeParse(JSON.parse(await readFile(registryFile, 'utf8')));
+    if (parsed.success) for (const f of parsed.data.files) files.set(f.ref, f);
+    else {
+      const moved = await moveAside(registryFile);
+      o.log.error('rfi-answers: file registry unreadable; moved aside', { movedTo: moved });
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      const moved = await moveAside(registryFile).catch(() => null);
+      o.log.error('rfi-answers: file registry unreadable; moved aside', { movedTo: moved, error: err });
+    }
+  }
+  const staging = new Map<string, Staging>();
+  const persist = () =>
+    serial(() =>
+      writeFileDurable(
+        registryFile,
+        JSON.stringify({ version: 1, files: [...files.values()] } satisfies z.infer<typeof fileSchema>),
+      ),
+    );
+
+  const tooLarge = (size: number): string =>
+    `The file is ${size} bytes; the bank accepts at most ${o.maxBytes()} bytes.`;
+
+  const area: FileArea = {
+    maxBytes: o.maxBytes,
+    async registerPicked(paths, documentType) {
+      const accepted: StagedFileView[] = [];
+      const refused: Array<{ name: string; message: string }> = [];
+      for (const p of paths) {
+        const name = displayName(path.basename(p));
+        try {
+          if (!path.isAbsolute(p)) throw new Error('The dialog answered a relative path.');
+          const s = await stat(p);
+          if (!s.isFile()) throw new Error('It is not a file.');
+          if (s.size === 0) throw new Error('The file is empty.');
+          if (s.size > o.maxBytes()) throw new Error(tooLarge(s.size));
+          const ct = sniffContentType(await readHead(p));
+          if (!ct) throw new Error('It is not a PDF, PNG or JPEG file (the types the bank accepts).');
+          const rec: StagedFile = {
+            ref: newId('f'),
+            kind: 'picked',
+            path: p,
+            name,
+            sizeBytes: s.size,
+            contentType: ct,
+            documentType,
+            createdAt: new Date().toISOString(),
+          };
+          files.set(rec.ref, rec);
+          accepted.push(toView(rec));
+        } catch (err) {
+          refused.push({ name, message: err instanceof Error ? err.message : 'The file cannot be read.' });
+        }
+      }
+      if (accepted.length > 0) await persist();
+      return { files: accepted, refused };
+    },
+    async begin(b) {
+      if (b.sizeBytes > o.maxBytes()) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'sizeBytes',
+          message: tooLarge(b.sizeBytes),
+        });
+      }
+      const declared = b.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+      if (declared !== '' && !(UPLOAD_CONTENT_TYPES as readonly string[]).includes(declared)) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'contentType',
+          message: `${displayName(b.name)} is ${declared}; the bank accepts PDF, PNG and JPEG files only.`,
+        });
+      }
+      if (staging.size >= 8) {
+        throw new DeskFailure({ kind: 'local', message: 'Too many files are being added at once.' });
+      }
+      const id = newId('s');
+      const ref = newId('f');
+      // The name on disk is ours; the page's file name is kept for display only.
+      const partPath = path.join(stagingDir, `${ref}.part`);
+      const handle = await open(partPath, 'wx', privateFileMode);
+      staging.set(id, {
+        id,
+        ref,
+        handle,
+        partPath,
+        received: 0,
+        sizeBytes: b.sizeBytes,
+        name: displayName(b.name),
+        documentType: b.documentType,
+      });
+      return id;
+    },
+    async chunk(stagingId, offset, base64) {
+      const s = staging.get(stagingId);
+      if (!s)
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'stagingId',
+          message: 'No such file being added.',
+        });
+      if (offset !== s.received) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'offset',
+          message: `Expected the chunk at ${s.received}, got ${offset}.`,
+        });
+      }
+      const bytes = Buffer.from(base64, 'base64');
+      if (bytes.length === 0 || bytes.length > CHUNK_BYTES) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'data',
+          message: `A chunk holds 1 to ${CHUNK_BYTES} bytes.`,
+        });
+      }
+      if (s.received + bytes.length > s.sizeBytes) {
+        await area.abort(stagingId);
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'data',
+          message: 'More bytes than the declared size.',
+        });
+      }
+      await s.handle.write(bytes, 0, bytes.length, s.received);
+      s.received += bytes.length;
+      return s.received;
+    },
+    async commit(stagingId) {
+      const s = staging.get(stagingId);
+      if (!s)
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'stagingId',
+          message: 'No such file being added.',
+        });
+      if (s.received !== s.sizeBytes) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'stagingId',
+          message: `Only ${s.received} of ${s.sizeBytes} bytes arrived.`,
+        });
+      }
+      staging.delete(stagingId);
+      try {
+        await s.handle.sync();
+        await s.handle.close();
+        const ct = sniffContentType(await readHead(s.partPath));
+        if (!ct) {
+          throw new DeskFailure({
+            kind: 'invalid_argument',
+            field: 'data',
+            message: `${s.name} is not a PDF, PNG or JPEG file (the types the bank accepts).`,
+          });
+        }
+        const final = path.join(stagingDir, `${s.ref}.bin`);
+        await rename(s.partPath, final);
+        const rec: StagedFile = {
+          ref: s.ref,
+          kind: 'dropped',
+          path: final,
+          name: s.name,
+          sizeBytes: s.sizeBytes,
+          contentType: ct,
+          documentType: s.documentType,
+          createdAt: new Date().toISOString(),
+        };
+        files.set(rec.ref, rec);
+        await persist();
+        return toView(rec);
+      } catch (err) {
+        await rm(s.partPath, { force: true });
+        throw err;
+      }
+    },
+    async abort(stagingId) {
+      const s = staging.get(stagingId);
+      if (!s) return;
+      staging.delete(stagingId);
+      await s.handle.close().catch(() => undefined);
+      await rm(s.partPath, { force: true });
+    },
+    resolve(ref) {
+      const f = files.get(ref);
+      if (!f) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'files',
+          message: 'A file reference was not issued by this app (add the file again).',
+        });
+      }
+      return f;
+    },
+    view(ref) {
+      return toView(area.resolve(ref));
+    },
+    async release(refs) {
+      let changed = false;
+      for (const ref of refs) {
+        const f = files.get(ref);
+        if (!f) continue;
+        files.delete(ref);
+        changed = true;
+        if (f.kind === 'dropped') await rm(f.path, { force: true });
+      }
+      if (changed) await persist();
+    },
+    async dispose() {
+      for (const id of [...staging.keys()]) await area.abort(id);
+    },
+  };
+  return area;
+}

@@ -1,0 +1,250 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { DEFAULT_MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES, questionTypeInfo } from '../../shared/catalogue';
+import type { DocumentType } from '../../shared/catalogue';
+import type { AnswerView, DraftView } from '../../shared/ipc/channels/rfi-answers';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { DeskError } from '../../shared/ipc/errors';
+import type { EventHub } from '../events';
+import type { Logger } from '../log';
+import type { Platform } from '../platform';
+import { openDraftStore } from './drafts';
+import type { DraftRecord, DraftStore } from './drafts';
+import { CHUNK_BYTES, UPLOAD_EXTENSIONS, openFileArea } from './files';
+import type { FileArea } from './files';
+import { openOutbox } from './outbox';
+import type { Outbox, OutboxBank, OutboxEntry, OutboxRetry } from './outbox';
+
+export type { Outbox, OutboxBank, OutboxEntry } from './outbox';
+export { sniffContentType } from './files';
+
+export interface RfiAnswersOptions {
+  /** Outbox retry backoff. */
+  retry?: Partial<OutboxRetry>;
+  /** Upload size limit (default: the embedded sandbox's, else the bank's documented 25 MB). */
+  maxUploadBytes?: number;
+}
+
+export interface RfiAnswersDeps {
+  dataDir: string;
+  bank: OutboxBank;
+  log: Logger;
+  events: EventHub;
+  platform: Platform;
+  serverNow(): number;
+  /** The embedded sandbox's limit, when it runs. */
+  sandboxMaxUploadBytes(): number | null;
+  options?: RfiAnswersOptions;
+  /** Told when an answer landed (the RFI cache may refresh that RFI). */
+  onSent?(rfiId: string): void;
+}
+
+export interface DraftInput {
+  rfiId: string;
+  questionId: string;
+  questionType: string;
+  text: string;
+  files: string[];
+}
+
+export interface RfiAnswers {
+  drafts: DraftStore;
+  files: FileArea;
+  outbox: Outbox;
+  getDrafts(rfiId: string): Promise<DraftView[]>;
+  saveDraft(d: DraftInput): Promise<DraftView>;
+  discardDraft(rfiId: string, questionId: string): Promise<void>;
+  submit(d: DraftInput): Promise<AnswerView>;
+  pick(documentType: DocumentType, multiple: boolean): ReturnType<FileArea['registerPicked']>;
+  limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
+  status(): {
+    counts: Record<string, number>;
+    lastError: { kind: string; message: string; reason?: string } | null;
+  };
+  dispose(): Promise<void>;
+}
+
+export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers> {
+  const dir = path.join(deps.dataDir, 'rfi-answers');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const maxBytes = (): number =>
+    deps.options?.maxUploadBytes ?? deps.sandboxMaxUploadBytes() ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const files = await openFileArea({ dir, log: deps.log, maxBytes });
+  const drafts = await openDraftStore({ dir: path.join(dir, 'drafts'), log: deps.log });
+
+  const draftView = (rfiId: string, questionId: string, d: DraftRecord): DraftView => ({
+    rfiId,
+    questionId,
+    questionType: d.questionType,
+    text: d.text,
+    // A file whose ref was lost (registry moved aside) is left out rather than failing the draft.
+    files: d.files.flatMap((ref) => {
+      try {
+        return [files.view(ref)];
+      } catch {
+        return [];
+      }
+    }),
+    updatedAt: d.updatedAt,
+  });
+
+  const outbox = await openOutbox({
+    file: path.join(dir, 'outbox.json'),
+    bank: deps.bank,
+    log: deps.log,
+    filePath: (ref) => files.resolve(ref).path,
+    now: deps.serverNow,
+    ...(deps.options?.retry ? { retry: deps.options.retry } : {}),
+    onChange: (v) => deps.events.emit('answers.changed', v),
+    onProgress: (p) => deps.events.emit('answers.progress', p),
+    onSent: (e: OutboxEntry) => {
+      // The answer landed: its draft is done, and dropped bytes are no longer needed.
+      void (async () => {
+        const d = await drafts.getOne(e.rfiId, e.questionId);
+        const same = d && d.text === e.text && d.files.join() === e.documents.map((x) => x.ref).join();
+        if (same) await drafts.discard(e.rfiId, e.questionId);
+        if (!d || same) await files.release(e.documents.map((x) => x.ref));
+      })().catch((err: unknown) => deps.log.warn('rfi-answers: cleanup after send failed', { error: err }));
+      deps.onSent?.(e.rfiId);
+    },
+  });
+
+  const unsubscribe = deps.platform.onSystemEvent((ev) => {
+    if (ev === 'online' || ev === 'resume' || ev === 'unlock-screen') outbox.wake();
+  });
+
+  const check = (d: DraftInput, forSubmit: boolean): void => {
+    for (const ref of d.files) files.resolve(ref); // throws for refs main never issued
+    if (new Set(d.files).size !== d.files.length) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'files',
+        message: 'The same file is listed twice.',
+      });
+    }
+    if (!forSubmit) return;
+    const info = questionTypeInfo(d.questionType);
+    const text = d.text.trim();
+    if (info.expects === 'text' && text === '') {
+      throw new DeskFailure({ kind: 'invalid_argument', field: 'text', message: 'Write an answer first.' });
+    }
+    if (info.expects === 'text' && d.files.length > 0) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'files',
+        message: 'This question takes a text answer; remove the documents.',
+      });
+    }
+    if (info.expects === 'documents' && d.files.length === 0) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'files',
+        message: 'Add at least one document.',
+      });
+    }
+    if (info.expects === 'documents' && text !== '') {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'text',
+        message: 'This question takes documents only; the bank refuses a text with them.',
+      });
+    }
+    if (info.expects === 'either' && text === '' && d.files.length === 0) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'text',
+        message: 'Write an answer or add a document.',
+      });
+    }
+    for (const ref of d.files) {
+      const f = files.resolve(ref);
+      if (f.sizeBytes > maxBytes()) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'files',
+          message: `${f.name} is larger than the ${maxBytes()}-byte limit.`,
+        });
+      }
+    }
+  };
+
+  const api: RfiAnswers = {
+    drafts,
+    files,
+    outbox,
+    async getDrafts(rfiId) {
+      const all = await drafts.get(rfiId);
+      return Object.entries(all).map(([qid, d]) => draftView(rfiId, qid, d));
+    },
+    async saveDraft(d) {
+      check(d, false);
+      const rec = await drafts.save(d.rfiId, d.questionId, {
+        questionType: d.questionType,
+        text: d.text,
+        files: d.files,
+      });
+      return draftView(d.rfiId, d.questionId, rec);
+    },
+    async discardDraft(rfiId, questionId) {
+      const old = await drafts.discard(rfiId, questionId);
+      if (!old) return;
+      const inUse = new Set(
+        outbox.list().flatMap((a) => (a.state === 'sent' ? [] : a.files.map((f) => f.ref))),
+      );
+      await files.release(old.files.filter((r) => !inUse.has(r)));
+    },
+    async submit(d) {
+      check(d, true);
+      await drafts.save(d.rfiId, d.questionId, {
+        questionType: d.questionType,
+        text: d.text,
+        files: d.files,
+      });
+      return outbox.enqueue({
+        rfiId: d.rfiId,
+        questionId: d.questionId,
+        questionType: d.questionType,
+        text: d.text,
+        documents: d.files.map((ref) => {
+          const f = files.resolve(ref);
+          return {
+            ref,
+            name: f.name,
+            contentType: f.contentType,
+            documentType: f.documentType,
+            sizeBytes: f.sizeBytes,
+          };
+        }),
+      });
+    },
+    async pick(documentType, multiple) {
+      const paths = await deps.platform.showOpenFileDialog({
+        title: 'Choose documents for the answer',
+        extensions: UPLOAD_EXTENSIONS,
+        multiple,
+      });
+      return files.registerPicked(paths, documentType);
+    },
+    limits: () => ({
+      contentTypes: [...UPLOAD_CONTENT_TYPES],
+      extensions: UPLOAD_EXTENSIONS,
+      maxBytes: maxBytes(),
+      chunkBytes: CHUNK_BYTES,
+    }),
+    status() {
+      const counts: Record<string, number> = {};
+      for (const a of outbox.list()) counts[a.state] = (counts[a.state] ?? 0) + 1;
+      const e: DeskError | null = outbox.lastError();
+      return {
+        counts,
+        lastError: e ? { kind: e.kind, message: e.message, ...(e.reason ? { reason: e.reason } : {}) } : null,
+      };
+    },
+    async dispose() {
+      unsubscribe();
+      await outbox.dispose();
+      await files.dispose();
+    },
+  };
+  return api;
+}

@@ -1,0 +1,579 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { Rfi, RfiQuestion } from '../../shared/api/rfis';
+import type { DocumentType, UploadContentType } from '../../shared/catalogue';
+import type { AnswerState, AnswerView, StagedFileView } from '../../shared/ipc/channels/rfi-answers';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { DeskError } from '../../shared/ipc/errors';
+import type { RfiResponseBody } from '../bank/client';
+import { createSerialQueue, moveAside, writeFileDurable } from '../durable-file';
+import type { Logger } from '../log';
+
+/**
+ * The durable outbox of RFI answers.
+ *
+ * Every answer is written to disk (temp file, fsync, rename) before anything is sent, and again
+ * before each step that talks to the bank (write-ahead), so after a crash or restart the outbox
+ * knows where it stopped. States:
+ *
+ *   queued ──► uploading ──► sending ──► sent
+ *     ▲  │         │            │
+ *     │  │         │            ├─ ambiguous failure (network error, timeout, 5xx) ─► verifying
+ *     │  │         │            ├─ 422 QUESTION_NOT_AWAITING_RESPONSE ─► conflict
+ *     │  │         │            └─ other refusal ─► failed
+ *     │  │         └─ 403 UPLOAD_URL_EXPIRED ─► fresh upload URL, PUT again
+ *     │  └─ the question is no longer action_required (checked before any upload) ─► conflict
+ *     └─ transient failure (offline, 5xx, 429): retry with backoff
+ *   verifying: re-reads the RFI. Our response is there (a new customer response with our text and
+ *   document ids) ─► sent; the question still awaits a response ─► sending again; else ─► conflict.
+ *
+ * A restart turns `uploading` back into `queued` (uploads are repeatable until the document is
+ * used) and `sending` into `verifying` (the POST may have reached the bank), so no answer is
+ * submitted twice. Nothing is dropped: failed and conflicting answers stay until the analyst
+ * retries or dismisses them, and their drafts are kept.
+ */
+
+export interface OutboxBank {
+  getRfi(rfiId: string): Promise<Rfi>;
+  createUploadUrl(body: {
+    related_id: string;
+    content_type: UploadContentType;
+    document_type: DocumentType;
+  }): Promise<{ id: string; url: string; expires_at: string }>;
+  uploadDocument(
+    url: string,
+    filePath: string,
+    contentType: string,
+    o: { onProgress?(sent: number, total: number): void },
+  ): Promise<unknown>;
+  submitRfiResponse(rfiId: string, questionId: string, body: RfiResponseBody): Promise<{ id: string }>;
+}
+
+const docSchema = z.object({
+  ref: z.string(),
+  name: z.string(),
+  contentType: z.string(),
+  documentType: z.string(),
+  sizeBytes: z.number(),
+  documentId: z.string().nullable(),
+  url: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  uploaded: z.boolean(),
+});
+const errorSchema = z.object({ kind: z.string(), message: z.string(), reason: z.string().optional() });
+const entrySchema = z.object({
+  id: z.string(),
+  rfiId: z.string(),
+  questionId: z.string(),
+  questionType: z.string(),
+  text: z.string(),
+  documents: z.array(docSchema),
+  state: z.enum(['queued', 'uploading', 'sending', 'verifying', 'sent', 'failed', 'conflict']),
+  /** Response ids on the question before our first POST: a new customer one is a candidate for ours. */
+  knownResponseIds: z.array(z.string()).nullable(),
+  attempts: z.number(),
+  failures: z.number(),
+  nextAttemptAt: z.number().nullable(),
+  lastError: errorSchema.nullable(),
+  conflict: z
+    .object({
+      questionStatus: z.string(),
+      latestStaffResponse: z.string().nullable(),
+      detectedAt: z.string(),
+    })
+    .nullable(),
+  responseId: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type OutboxEntry = z.infer<typeof entrySchema>;
+export type OutboxDocument = z.infer<typeof docSchema>;
+const outboxFile = z.object({ version: z.literal(1), entries: z.array(entrySchema) });
+
+export interface OutboxRetry {
+  baseMs: number;
+  maxMs: number;
+}
+export const defaultOutboxRetry: OutboxRetry = { baseMs: 2000, maxMs: 5 * 60_000 };
+
+export interface OutboxOptions {
+  file: string;
+  bank: OutboxBank;
+  log: Logger;
+  /** The path of a staged file (throws for an unknown ref). */
+  filePath(ref: string): string;
+  /** Server time (upload URL expiry). */
+  now(): number;
+  retry?: Partial<OutboxRetry>;
+  /** Told on every state change (persisted first). */
+  onChange?(view: AnswerView): void;
+  onProgress?(p: { answerId: string; sentBytes: number; totalBytes: number }): void;
+  /** Told once an answer landed at the bank. */
+  onSent?(entry: OutboxEntry): void;
+  /** Start the timer-driven runner (tests drive `runDue` themselves when false). */
+  autoRun?: boolean;
+}
+
+export interface NewAnswer {
+  rfiId: string;
+  questionId: string;
+  questionType: string;
+  text: string;
+  documents: Array<Pick<OutboxDocument, 'ref' | 'name' | 'contentType' | 'documentType' | 'sizeBytes'>>;
+}
+
+export interface Outbox {
+  enqueue(answer: NewAnswer): Promise<AnswerView>;
+  retry(id: string): Promise<AnswerView>;
+  dismiss(id: string): Promise<OutboxEntry>;
+  list(rfiId?: string): AnswerView[];
+  get(id: string): OutboxEntry | undefined;
+  /** Entries not yet sent, failed or in conflict for this question. */
+  active(rfiId: string, questionId: string): OutboxEntry | undefined;
+  /** Everything waiting runs now (back online, resumed). */
+  wake(): void;
+  /** Runs every due entry once, sequentially; resolves when done (tests). */
+  runDue(): Promise<void>;
+  /** Resolves when the runner is idle. */
+  idle(): Promise<void>;
+  lastError(): DeskError | null;
+  dispose(): Promise<void>;
+}
+
+const TRANSIENT = new Set(['offline', 'server', 'rate_limited', 'conflict', 'internal', 'unauthenticated']);
+const FINISHED: ReadonlySet<AnswerState> = new Set(['sent', 'failed', 'conflict']);
+
+function asDeskError(err: unknown): DeskError {
+  if (err instanceof DeskFailure) return err.toDeskError();
+  return { kind: 'internal', message: err instanceof Error ? err.message : 'Unexpected error' };
+}
+
+function shortError(e: DeskError): OutboxEntry['lastError'] {
+  return { kind: e.kind, message: e.message, ...(e.reason ? { reason: e.reason } : {}) };
+}
+
+function contentOf(q: { question_type: string }, r: RfiQuestion['responses'][number]) {
+  const c = r.response[q.question_type] ?? Object.values(r.response)[0];
+  return { text: c?.response_text ?? '', documentIds: c?.document_ids ?? [] };
+}
+
+/** Our own response among the question's responses (after an ambiguous failure). */
+export function findOwnResponse(entry: OutboxEntry, q: RfiQuestion): string | null {
+  const known = new Set(entry.knownResponseIds ?? []);
+  const ourDocs = entry.documents.map((d) => d.documentId).filter((d): d is string => d !== null);
+  for (const r of q.responses) {
+    if (r.responder_type !== 'customer' || known.has(r.id)) continue;
+    const c = contentOf(q, r);
+    const sameDocs =
+      c.documentIds.length === ourDocs.length && ourDocs.every((d) => c.documentIds.includes(d));
+    if (sameDocs && c.text === entry.text) return r.id;
+  }
+  return null;
+}
+
+function conflictOf(q: RfiQuestion): NonNullable<OutboxEntry['conflict']> {
+  const staff = [...q.responses].reverse().find((r) => r.responder_type !== 'customer');
+  return {
+    questionStatus: q.status,
+    latestStaffResponse: staff ? contentOf(q, staff).text || '(documents only)' : null,
+    detectedAt: new Date().toISOString(),
+  };
+}
+
+export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
+  const retry = { ...defaultOutboxRetry, ...options.retry };
+  const log = options.log;
+  const serial = createSerialQueue();
+  const entries = new Map<string, OutboxEntry>();
+  const progress = new Map<string, { sentBytes: number; totalBytes: number }>();
+  let lastError: DeskError | null = null;
+  let disposed = false;
+
+  try {
+    const parsed = outboxFile.safeParse(JSON.parse(await readFile(options.file, 'utf8')));
+    if (!parsed.success) throw new Error('does not match the outbox schema');
+    for (const e of parsed.data.entries) entries.set(e.id, e);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      const movedTo = await moveAside(options.file).catch(() => null);
+      log.error('rfi-answers: outbox unreadable; moved aside, starting empty', { movedTo, error: err });
+    }
+  }
+  // Restart recovery: a POST that may have reached the bank is verified before anything is resent.
+  for (const e of entries.values()) {
+    if (e.state === 'sending') e.state = 'verifying';
+    if (e.state === 'uploading') e.state = 'queued';
+    if (!FINISHED.has(e.state)) e.nextAttemptAt = Date.now();
+  }
+
+  const persist = (): Promise<void> =>
+    serial(() =>
+      writeFileDurable(options.file, JSON.stringify({ version: 1, entries: [...entries.values()] })),
+    );
+
+  const view = (e: OutboxEntry): AnswerView => ({
+    id: e.id,
+    rfiId: e.rfiId,
+    questionId: e.questionId,
+    questionType: e.questionType,
+    state: e.state,
+    text: e.text,
+    files: e.documents.map((d): StagedFileView => ({
+      ref: d.ref,
+      name: d.name,
+      sizeBytes: d.sizeBytes,
+      contentType: d.contentType,
+      documentType: d.documentType,
+    })),
+    progress: e.state === 'uploading' ? (progress.get(e.id) ?? null) : null,
+    lastError: e.lastError,
+    conflict: e.conflict,
+    attempts: e.attempts,
+    nextAttemptAt:
+      e.nextAttemptAt !== null && !FINISHED.has(e.state) ? new Date(e.nextAttemptAt).toISOString() : null,
+    responseId: e.responseId,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+  });
+
+  /** Writes the new state to disk first, then tells the UI. */
+  const transition = async (e: OutboxEntry, patch: Partial<OutboxEntry>): Promise<void> => {
+    Object.assign(e, patch, { updatedAt: new Date().toISOString() });
+    await persist();
+    options.onChange?.(view(e));
+  };
+
+  const backoff = (failures: number): number => {
+    const exp = Math.min(retry.maxMs, retry.baseMs * 2 ** Math.max(0, failures - 1));
+    return Math.round(exp / 2 + Math.random() * (exp / 2));
+  };
+
+  const waitAgain = async (e: OutboxEntry, err: DeskError, state: AnswerState): Promise<void> => {
+    const failures = e.failures + 1;
+    const delay = err.retryAfterMs ?? backoff(failures);
+    lastError = err;
+    await transition(e, { state, failures, lastError: shortError(err), nextAttemptAt: Date.now() + delay });
+  };
+
+  const fail = async (e: OutboxEntry, err: DeskError): Promise<void> => {
+    lastError = err;
+    await transition(e, { state: 'failed', lastError: shortError(err), nextAttemptAt: null });
+  };
+
+  const question = (rfi: Rfi, e: OutboxEntry): RfiQuestion => {
+    const q = rfi.questions.find((x) => x.id === e.questionId);
+    if (!q) {
+      throw new DeskFailure({
+        kind: 'not_found',
+        message: `The RFI no longer has question ${e.questionId}.`,
+      });
+    }
+    return q;
+  };
+
+  const markSent = async (e: OutboxEntry, responseId: string): Promise<void> => {
+    progress.delete(e.id);
+    lastError = null;
+    await transition(e, { state: 'sent', responseId, lastError: null, conflict: null, nextAttemptAt: null });
+    try {
+      options.onSent?.(e);
+    } catch (err) {
+      log.warn('rfi-answers: onSent failed', { error: err });
+    }
+  };
+
+  const upload = async (e: OutboxEntry): Promise<void> => {
+    const total = e.documents.reduce((n, d) => n + d.sizeBytes, 0);
+    const doneBytes = (): number =>
+      e.documents.filter((d) => d.uploaded).reduce((n, d) => n + d.sizeBytes, 0);
+    let lastEmit = 0;
+    for (const d of e.documents) {
+      if (d.uploaded) continue;
+      const filePath = options.filePath(d.ref);
+      for (let urlAttempt = 1; ; urlAttempt++) {
+        const expired = d.expiresAt !== null && Date.parse(d.expiresAt) - 30_000 <= options.now();
+        if (!d.url || !d.documentId || expired) {
+          const u = await options.bank.createUploadUrl({
+            related_id: e.rfiId,
+            content_type: d.contentType as UploadContentType,
+            document_type: d.documentType as DocumentType,
+          });
+          Object.assign(d, { documentId: u.id, url: u.url, expiresAt: u.expires_at, uploaded: false });
+          await persist();
+        }
+        try {
+          const base = doneBytes();
+          await options.bank.uploadDocument(d.url as string, filePath, d.contentType, {
+            onProgress: (sent) => {
+              const p = { sentBytes: base + sent, totalBytes: total };
+              progress.set(e.id, p);
+              const t = Date.now();
+              if (t - lastEmit >= 100 || sent === d.sizeBytes) {
+                lastEmit = t;
+                options.onProgress?.({ answerId: e.id, ...p });
+              }
+            },
+          });
+          break;
+        } catch (err) {
+          const de = asDeskError(err);
+          // The signed URL expired (or was refused): ask for a fresh one and PUT again.
+          if (
+            de.status === 403 &&
+            (de.reason === 'UPLOAD_URL_EXPIRED' || de.reason === 'UPLOAD_URL_INVALID') &&
+            urlAttempt < 3
+          ) {
+            log.info('rfi-answers: upload URL expired; asking for a new one', { answerId: e.id });
+            Object.assign(d, { url: null, expiresAt: null, documentId: null });
+            await persist();
+            continue;
+          }
+          throw err;
+        }
+      }
+      d.uploaded = true;
+      await persist();
+    }
+    progress.set(e.id, { sentBytes: total, totalBytes: total });
+  };
+
+  const send = async (e: OutboxEntry): Promise<void> => {
+    const body: RfiResponseBody = {
+      question_type: e.questionType,
+      [e.questionType]: {
+        response_text: e.text,
+        document_ids: e.documents.map((d) => d.documentId).filter((x): x is string => x !== null),
+      },
+    };
+    // Write-ahead: from here on, a crash means the POST may have reached the bank.
+    await transition(e, { state: 'sending', attempts: e.attempts + 1 });
+    try {
+      const resp = await options.bank.submitRfiResponse(e.rfiId, e.questionId, body);
+      await markSent(e, resp.id);
+    } catch (err) {
+      const de = asDeskError(err);
+      if (de.kind === 'precondition' && de.reason === 'QUESTION_NOT_AWAITING_RESPONSE') {
+        const rfi = await options.bank.getRfi(e.rfiId).catch(() => null);
+        const q = rfi?.questions.find((x) => x.id === e.questionId);
+        await transition(e, {
+          state: 'conflict',
+          lastError: shortError(de),
+          nextAttemptAt: null,
+          conflict: q
+            ? conflictOf(q)
+            : { questionStatus: 'unknown', latestStaffResponse: null, detectedAt: new Date().toISOString() },
+        });
+        return;
+      }
+      if (de.kind === 'precondition' && de.reason === 'DOCUMENT_NOT_UPLOADED') {
+        // Upload again with fresh URLs (bounded by the failure count).
+        for (const d of e.documents)
+          Object.assign(d, { uploaded: false, url: null, documentId: null, expiresAt: null });
+        if (e.failures >= 3) return fail(e, de);
+        return waitAgain(e, de, 'queued');
+      }
+      // 429, 401, 409: the bank did not process the request; run it again later.
+      if (de.kind === 'rate_limited' || de.kind === 'unauthenticated' || de.kind === 'conflict') {
+        return waitAgain(e, de, 'queued');
+      }
+      // Network error, timeout, 5xx, or a 2xx we could not read: the bank may have stored it.
+      // Re-read before sending again.
+      const ambiguous =
+        de.kind === 'offline' ||
+        de.kind === 'server' ||
+        de.kind === 'internal' ||
+        (de.kind === 'invalid' && (de.status ?? 0) < 300);
+      if (ambiguous) return waitAgain(e, de, 'verifying');
+      return fail(e, de);
+    }
+  };
+
+  const verify = async (e: OutboxEntry): Promise<void> => {
+    const rfi = await options.bank.getRfi(e.rfiId);
+    const q = question(rfi, e);
+    const own = findOwnResponse(e, q);
+    if (own) {
+      log.info('rfi-answers: found our response after an ambiguous failure', {
+        answerId: e.id,
+        responseId: own,
+      });
+      return markSent(e, own);
+    }
+    if (q.status !== 'action_required') {
+      return transition(e, { state: 'conflict', conflict: conflictOf(q), nextAttemptAt: null });
+    }
+    await send(e);
+  };
+
+  const process = async (e: OutboxEntry): Promise<void> => {
+    try {
+      if (e.state === 'verifying' || e.state === 'sending') {
+        await verify(e);
+        return;
+      }
+      const rfi = await options.bank.getRfi(e.rfiId);
+      const q = question(rfi, e);
+      if (q.status !== 'action_required') {
+        await transition(e, { state: 'conflict', conflict: conflictOf(q), nextAttemptAt: null });
+        return;
+      }
+      await transition(e, {
+        state: e.documents.some((d) => !d.uploaded) ? 'uploading' : e.state,
+        knownResponseIds: q.responses.map((r) => r.id),
+      });
+      await upload(e);
+      await send(e);
+    } catch (err) {
+      const de = asDeskError(err);
+      if (!(err instanceof DeskFailure))
+        log.error('rfi-answers: unexpected failure', { answerId: e.id, error: err });
+      const state: AnswerState = e.state === 'verifying' || e.state === 'sending' ? 'verifying' : 'queued';
+      if (TRANSIENT.has(de.kind) || (state === 'verifying' && de.kind !== 'not_found')) {
+        await waitAgain(e, de, state);
+      } else {
+        await fail(e, de);
+      }
+    }
+  };
+
+  // ---- runner ----
+  let running: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  const due = (): OutboxEntry[] =>
+    [...entries.values()]
+      .filter((e) => !FINISHED.has(e.state) && (e.nextAttemptAt ?? 0) <= Date.now())
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+
+  const schedule = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (disposed || options.autoRun === false) return;
+    const next = [...entries.values()]
+      .filter((e) => !FINISHED.has(e.state))
+      .map((e) => e.nextAttemptAt ?? Date.now())
+      .sort((a, b) => a - b)[0];
+    if (next === undefined) return;
+    timer = setTimeout(() => void kick(), Math.max(0, Math.min(next - Date.now(), 2 ** 31 - 1)));
+    timer.unref?.();
+  };
+
+  const runDue = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        for (const e of due()) {
+          if (disposed) return;
+          await process(e);
+        }
+      } while (again && !disposed);
+    })().finally(() => {
+      running = null;
+      schedule();
+    });
+    return running;
+  };
+  const kick = (): Promise<void> =>
+    runDue().catch((err: unknown) => log.error('rfi-answers: runner failed', { error: err }));
+
+  const outbox: Outbox = {
+    async enqueue(a) {
+      const existing = outbox.active(a.rfiId, a.questionId);
+      if (existing) {
+        throw new DeskFailure({
+          kind: 'local',
+          message: 'An answer to this question is already on its way. Wait for it, or dismiss it first.',
+        });
+      }
+      const now = new Date().toISOString();
+      const e: OutboxEntry = {
+        id: `a_${randomBytes(12).toString('hex')}`,
+        rfiId: a.rfiId,
+        questionId: a.questionId,
+        questionType: a.questionType,
+        text: a.text,
+        documents: a.documents.map((d) => ({
+          ...d,
+          documentId: null,
+          url: null,
+          expiresAt: null,
+          uploaded: false,
+        })),
+        state: 'queued',
+        knownResponseIds: null,
+        attempts: 0,
+        failures: 0,
+        nextAttemptAt: Date.now(),
+        lastError: null,
+        conflict: null,
+        responseId: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      entries.set(e.id, e);
+      await persist();
+      options.onChange?.(view(e));
+      if (options.autoRun !== false) void kick();
+      return view(e);
+    },
+    async retry(id) {
+      const e = entries.get(id);
+      if (!e) throw new DeskFailure({ kind: 'not_found', message: 'No such answer in the outbox.' });
+      if (e.state === 'sent') return view(e);
+      // A conflict is re-checked from the start (the question may await a response again).
+      const state: AnswerState = e.state === 'failed' || e.state === 'conflict' ? 'queued' : e.state;
+      await transition(e, { state, nextAttemptAt: Date.now(), conflict: null, failures: 0 });
+      if (options.autoRun !== false) void kick();
+      return view(e);
+    },
+    async dismiss(id) {
+      const e = entries.get(id);
+      if (!e) throw new DeskFailure({ kind: 'not_found', message: 'No such answer in the outbox.' });
+      if (!FINISHED.has(e.state)) {
+        throw new DeskFailure({
+          kind: 'local',
+          message: 'This answer is still being sent; it cannot be dismissed now.',
+        });
+      }
+      entries.delete(id);
+      progress.delete(id);
+      await persist();
+      return e;
+    },
+    list(rfiId) {
+      return [...entries.values()]
+        .filter((e) => rfiId === undefined || e.rfiId === rfiId)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+        .map(view);
+    },
+    get: (id) => entries.get(id),
+    active(rfiId, questionId) {
+      return [...entries.values()].find(
+        (e) => e.rfiId === rfiId && e.questionId === questionId && !FINISHED.has(e.state),
+      );
+    },
+    wake() {
+      for (const e of entries.values()) if (!FINISHED.has(e.state)) e.nextAttemptAt = Date.now();
+      if (options.autoRun !== false) void kick();
+    },
+    runDue,
+    async idle() {
+      while (running) await running;
+    },
+    lastError: () => lastError,
+    async dispose() {
+      disposed = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+      await serial(async () => undefined);
+    },
+  };
+  if (options.autoRun !== false) void kick();
+  return outbox;
+}
