@@ -1,10 +1,11 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../services';
 import { auditHandlers } from './audit';
-import { rfiAnswersHandlers } from './rfi-answers';
 import { cryptoHandlers } from './crypto';
 import { returnsHandlers } from './returns';
 import { rfiAnswersHandlers } from './rfi-answers';
+import { rfisHandlers } from './rfis';
+import { webhookHandlers } from './webhook';
 import { sessionHandlers } from './session';
 import { settingsHandlers } from './settings';
 import { vaultHandlers } from './vault';
@@ -16,9 +17,10 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...settingsHandlers(core),
     ...vaultHandlers(core),
     ...auditHandlers(core),
-    ...rfiAnswersHandlers(core),
     ...cryptoHandlers(core),
     ...returnsHandlers(core),
     ...rfiAnswersHandlers(core),
+    ...rfisHandlers(core),
+    ...webhookHandlers(core),
   };
 }
