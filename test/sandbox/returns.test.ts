@@ -119,9 +119,12 @@ describe('returns: state table of spec 3.1', () => {
       const id = f2.a.incoming_transfers[0]?.transaction_id ?? '';
       await c2('POST', '/v1/transfer/return', { token: f2.adminA, idem: 'k', body: intent(id) });
       await c2('PUT', '/v1/transfer/return', { token: f2.adminA, body: { transaction_id: id } });
-      await new Promise((r) => setTimeout(r, 150));
-      const t = await c2('GET', `/v1/transactions/${id}`, { token: f2.adminA });
-      expect((t.body as Json).status).toBe('return_completed');
+      let status = '';
+      for (let i = 0; i < 100 && status !== 'return_completed'; i++) {
+        await new Promise((r) => setTimeout(r, 30));
+        status = String((await c2<Json>('GET', `/v1/transactions/${id}`, { token: f2.adminA })).body.status);
+      }
+      expect(status).toBe('return_completed');
     } finally {
       await s2.close();
     }

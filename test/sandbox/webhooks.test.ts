@@ -29,6 +29,7 @@ class Receiver {
       req.on('end', () => {
         this.hits++;
         const status = this.script.shift() ?? 200;
+        if (status === 0) return; // hang: never answer
         if (status === 200) {
           const raw = Buffer.concat(chunks);
           this.received.push({
@@ -47,7 +48,7 @@ class Receiver {
     const a = this.server.address();
     this.url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/hook`;
   }
-  async waitFor(pred: (r: Received[]) => boolean, ms = 5000): Promise<void> {
+  async waitFor(pred: (r: Received[]) => boolean, ms = 10_000): Promise<void> {
     const end = Date.now() + ms;
     while (!pred(this.received)) {
       if (Date.now() > end)
@@ -67,7 +68,7 @@ const rx = new Receiver();
 const rxB = new Receiver();
 
 beforeAll(async () => {
-  sb = await start({ webhookRetry: { initialMs: 30, maxMs: 100, giveUpAfterMs: 400, timeoutMs: 500 } });
+  sb = await start({ webhookRetry: { initialMs: 30, maxMs: 100, giveUpAfterMs: 1000, timeoutMs: 200 } });
   c = client(sb);
   f = fx(sb);
   await rx.listen();
@@ -227,7 +228,7 @@ describe('delivery', () => {
     rx.received = [];
     rx.script = [500, 503, 404];
     const hits0 = rx.hits;
-    await c('POST', '/v1/sandbox/rfis', {
+    const created = await c('POST', '/v1/sandbox/rfis', {
       body: {
         legal_entity_id: f.a.id,
         type: 'account',
@@ -235,19 +236,42 @@ describe('delivery', () => {
         questions: [{ question_type: 'transaction.purpose', question_text: 'Why?' }],
       },
     });
-    await rx.waitFor((r) => r.length >= 2);
+    const rfiId = Rfi.parse(created.body).id;
+    await rx.waitFor((r) => r.filter((x) => x.event.data.rfi_id === rfiId).length >= 2, 10_000);
     expect(rx.hits - hits0).toBeGreaterThanOrEqual(5);
     const d = await c<{
       data: { event_type: string; status: string; attempts: number; last_status_code: number | null }[];
     }>('GET', '/v1/sandbox/webhook-deliveries');
-    const retried = d.body.data.filter((x) => x.attempts > 1);
+    const retried = d.body.data.filter((x) => x.attempts > 1 && x.body.includes(rfiId));
     expect(retried.length).toBeGreaterThan(0);
     expect(retried.every((x) => x.status === 'delivered' && x.last_status_code === 200)).toBe(true);
   });
 
+  it('an attempt without an answer within timeoutMs counts as failed and is retried', async () => {
+    rx.received = [];
+    rx.script = [0];
+    const created = await c('POST', '/v1/sandbox/rfis', {
+      body: {
+        legal_entity_id: f.a.id,
+        type: 'account',
+        related_id: f.acc(f.a, 'USD').id,
+        questions: [{ question_type: 'transaction.purpose', question_text: 'Hang?' }],
+      },
+    });
+    const rfiId = Rfi.parse(created.body).id;
+    await rx.waitFor((r) => r.filter((x) => x.event.data.rfi_id === rfiId).length >= 2, 10_000);
+    const d = await c<{ data: { attempts: number; status: string; body: string }[] }>(
+      'GET',
+      '/v1/sandbox/webhook-deliveries',
+    );
+    expect(
+      d.body.data.some((x) => x.body.includes(rfiId) && x.attempts >= 2 && x.status === 'delivered'),
+    ).toBe(true);
+  });
+
   it('gives up after giveUpAfterMs when the receiver never answers 2xx', async () => {
-    rx.script = Array.from({ length: 100 }, () => 500);
-    await c('POST', '/v1/sandbox/rfis', {
+    rx.script = Array.from({ length: 1000 }, () => 500);
+    const created = await c('POST', '/v1/sandbox/rfis', {
       body: {
         legal_entity_id: f.a.id,
         type: 'account',
@@ -255,15 +279,17 @@ describe('delivery', () => {
         questions: [{ question_type: 'transaction.purpose', question_text: 'Give up?' }],
       },
     });
-    const end = Date.now() + 3000;
+    const rfiId = Rfi.parse(created.body).id;
+    const end = Date.now() + 15_000;
     let failed: { status: string; attempts: number }[] = [];
     while (Date.now() < end) {
       const d = await c<{ data: { status: string; attempts: number; body: string }[] }>(
         'GET',
         '/v1/sandbox/webhook-deliveries',
       );
-      failed = d.body.data.filter((x) => x.status === 'failed');
-      if (failed.length >= 2) break;
+      const mine = d.body.data.filter((x) => x.body.includes(rfiId));
+      failed = mine.filter((x) => x.status === 'failed');
+      if (mine.length >= 2 && failed.length === mine.length) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     rx.script = [];
