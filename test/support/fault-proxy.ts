@@ -328,7 +328,7 @@ export interface RandomPlanOptions {
   latency?: { p: number; minMs: number; maxMs: number };
   /** Probability that a 5xx/429 fault starts a burst of this many consecutive ones. */
   burst?: { p: number; min: number; max: number };
-  /** Only these requests get faults; the others pass (latency still applies). */
+  /** Only these requests get faults or latency; the others pass. */
   match?: (req: RequestInfo) => boolean;
 }
 
@@ -338,11 +338,13 @@ export function randomPlan(o: RandomPlanOptions): PlanFn {
   let burstPlan: FaultPlan | null = null;
   const statuses = o.statuses ?? [500, 502, 503, 504, 429];
   return (req) => {
+    // Requests that do not match pass untouched and draw nothing, so background traffic does
+    // not shift the seeded sequence of the requests under test.
+    if (o.match && !o.match(req)) return { kind: 'pass' };
     const latency =
       o.latency && o.rng.chance(o.latency.p) ? o.rng.int(o.latency.minMs, o.latency.maxMs) : undefined;
     const withLatency = (p: FaultPlan): FaultPlan =>
       latency === undefined ? p : { ...p, delayMs: (p.delayMs ?? 0) + latency };
-    if (o.match && !o.match(req)) return withLatency({ kind: 'pass' });
     if (burstLeft > 0 && burstPlan) {
       burstLeft--;
       return withLatency(burstPlan);
