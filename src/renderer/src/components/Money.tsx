@@ -1,0 +1,49 @@
+import { decimalsOf, formatMinor, parseMinor } from '../../../shared/money';
+
+export interface MoneyProps {
+  /** Integer minor units as the wire string (e.g. "125000"), or a bigint. */
+  amount: string | bigint | null | undefined;
+  /** ISO 4217 currency or digital asset id; decides the number of decimals. */
+  currency: string | null | undefined;
+  /** Show the currency code after the number (default true). */
+  code?: boolean;
+  className?: string;
+  'data-testid'?: string;
+}
+
+/**
+ * An amount in minor units shown with its currency's decimals and thousands separators
+ * (`125000` USD → "1,250.00 USD"). A value that is not a minor-unit string is shown as it is,
+ * marked, never as a wrong number.
+ */
+export function Money({ amount, currency, code = true, className, ...rest }: MoneyProps) {
+  const cur = currency ?? '';
+  if (amount === null || amount === undefined || amount === '') {
+    return (
+      <span className={`money money--none ${className ?? ''}`} data-testid={rest['data-testid']}>
+        —
+      </span>
+    );
+  }
+  let text: string;
+  let ok = true;
+  try {
+    const v = typeof amount === 'bigint' ? amount : parseMinor(amount);
+    text = formatMinor(v, cur || 'XXX', { code: false });
+  } catch {
+    ok = false;
+    text = String(amount);
+  }
+  return (
+    <span
+      className={`money ${ok ? '' : 'money--raw'} ${className ?? ''}`.trim()}
+      data-testid={rest['data-testid']}
+      data-minor={String(amount)}
+      data-decimals={cur ? decimalsOf(cur) : undefined}
+      title={ok ? undefined : 'Not a minor-unit amount; shown as received'}
+    >
+      {text}
+      {code && cur ? ` ${cur}` : ''}
+    </span>
+  );
+}

@@ -1,0 +1,84 @@
+import { RETURN_REASON_CODES } from '../../../../shared/catalogue';
+import {
+  decimalsOf,
+  decimalToMinor,
+  formatMinor,
+  minorToDecimal,
+  parseMinor,
+} from '../../../../shared/money';
+
+export interface ReturnFormValues {
+  /** As typed, in the currency's units (e.g. "1250.50"). */
+  amount: string;
+  reasonCode: string;
+  description: string;
+}
+
+export interface ReturnFormErrors {
+  amount?: string;
+  reasonCode?: string;
+  description?: string;
+}
+
+export interface ValidatedReturn {
+  errors: ReturnFormErrors;
+  /** The amount in minor units when valid. */
+  amountMinor: string | null;
+}
+
+export const DESCRIPTION_MAX = 500;
+
+/** The form's starting amount: the whole original, in the currency's units. */
+export function defaultAmount(originalMinor: string, currency: string): string {
+  return minorToDecimal(parseMinor(originalMinor), decimalsOf(currency));
+}
+
+/**
+ * Checks the return form before anything is sent. The amount is converted exactly (bigint, no
+ * float) into minor units and must be positive and at most the original amount.
+ */
+export function validateReturnForm(
+  values: ReturnFormValues,
+  original: { amount: string; currency: string },
+): ValidatedReturn {
+  const errors: ReturnFormErrors = {};
+  let amountMinor: string | null = null;
+  const decimals = decimalsOf(original.currency);
+  const raw = values.amount.trim();
+  const example = decimals === 0 ? '1250' : `1250.${'5'.padEnd(decimals, '0')}`;
+  if (raw === '') {
+    errors.amount = 'Enter the amount to return.';
+  } else if (/[,\s']/.test(raw)) {
+    errors.amount = `Use digits${decimals > 0 ? ' and a dot for decimals' : ''}, without thousands separators (e.g. ${example}).`;
+  } else if (raw.startsWith('-')) {
+    errors.amount = 'The amount must be more than zero.';
+  } else {
+    const frac = /\.(\d*)$/.exec(raw)?.[1];
+    if (frac !== undefined && frac.length > decimals) {
+      errors.amount =
+        decimals === 0
+          ? `${original.currency} has no decimals: enter a whole number (e.g. ${example}).`
+          : `${original.currency} has ${decimals} decimals: at most ${decimals} digits after the dot.`;
+    } else {
+      try {
+        const v = decimalToMinor(raw, decimals);
+        const max = parseMinor(original.amount);
+        if (v <= 0n) errors.amount = 'The amount must be more than zero.';
+        else if (v > max)
+          errors.amount = `The amount cannot be more than the original transfer (${formatMinor(max, original.currency)}).`;
+        else amountMinor = v.toString();
+      } catch {
+        errors.amount = `Enter a plain number${decimals > 0 ? ` with at most ${decimals} decimals` : ''} (e.g. ${example}).`;
+      }
+    }
+  }
+  if (!values.reasonCode) errors.reasonCode = 'Choose the reason for the return.';
+  else if (!Object.prototype.hasOwnProperty.call(RETURN_REASON_CODES, values.reasonCode))
+    errors.reasonCode = 'Choose a reason code from the list.';
+  if (values.description.length > DESCRIPTION_MAX)
+    errors.description = `The description has ${values.description.length} characters; at most ${DESCRIPTION_MAX}.`;
+  // eslint-disable-next-line no-control-regex
+  else if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(values.description))
+    errors.description = 'The description contains control characters; remove them.';
+  return { errors, amountMinor };
+}
