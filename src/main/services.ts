@@ -11,6 +11,8 @@ import type { AuditLog, AuditRecordInput } from './audit';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './clock';
+import { createCryptoService } from './crypto/service';
+import type { CryptoService } from './crypto/service';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswers, RfiAnswersOptions } from './rfi-answers';
 import type { ServerClock } from './clock';
@@ -108,6 +110,8 @@ export interface ServiceCore {
   platform: Platform;
   /** RFI answer drafts, staged files and the answer outbox (issue 5). */
   rfiAnswers: RfiAnswers;
+  /** Digital-asset exchange (issue 7). */
+  crypto: CryptoService;
   dataDir: string;
   hasToken(): Promise<boolean>;
   /** The settings screen's view (never a token). */
@@ -285,6 +289,20 @@ export async function createServices(options: ServicesOptions): Promise<Services
     };
   };
 
+  const crypto = await createCryptoService({
+    bank,
+    clock,
+    stores,
+    operations,
+    ledger,
+    readAfterCreate,
+    session,
+    settings,
+    events,
+    platform: options.platform,
+    log,
+  });
+
   const rfiAnswers = await createRfiAnswers({
     dataDir,
     bank,
@@ -314,6 +332,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
     platform: options.platform,
     rfiAnswers,
+    crypto,
     dataDir,
     hasToken: () => vault.has(session.profile.id),
     settingsView,
@@ -337,6 +356,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       sandbox: null,
       async dispose() {
         await rfiAnswers.dispose();
+        crypto.dispose();
         await session.dispose();
       },
     } as Services,

@@ -130,7 +130,11 @@ describe('rate limiting (optional)', () => {
       const limited = rs[4];
       expect(limited?.status).toBe(429);
       if (!limited) throw new Error('no response');
-      expect(err(limited)).toMatchObject({ code: '429', status: 'RESOURCE_EXHAUSTED' });
+      expect(err(limited)).toMatchObject({
+        code: '429',
+        status: 'RESOURCE_EXHAUSTED',
+        reason: 'RATE_LIMITED',
+      });
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     } finally {
       await s2.close();

@@ -131,7 +131,7 @@ describe('crypto quotes (spec 2.4)', () => {
     // integer arithmetic: 100 USDT at rate r, rounded up for the customer paying USD
     const rate = parseRate(q.customer_rate);
     expect(q.customer_pays_amount).toBe(baseToQuote(100_000_000n, rate, 6, 2, 'up').toString());
-    expect(Number(rate.units) / 10 ** rate.scale).toBeGreaterThan(1); // buy: spread in the bank's favour
+    expect(rate.units > 10n ** BigInt(rate.scale)).toBe(true); // buy: above 1, the spread in the bank's favour
     expect(Date.parse(q.quote_valid_until) - Date.parse(q.created_at)).toBe(30_000);
     expect(await balances()).toEqual(before);
   });
@@ -153,7 +153,7 @@ describe('crypto quotes (spec 2.4)', () => {
       ),
     );
     const r2 = parseRate(sellBase.q.customer_rate);
-    expect(Number(r2.units) / 10 ** r2.scale).toBeLessThan(1);
+    expect(r2.units < 10n ** BigInt(r2.scale)).toBe(true);
     expect(sellBase.q.customer_pays_asset).toBe('ETHEREUM-USDT');
     expect(sellBase.q.customer_receives_amount).toBe(baseToQuote(1234567n, r2, 6, 2, 'down').toString());
 
@@ -243,6 +243,27 @@ describe('crypto quotes (spec 2.4)', () => {
 });
 
 describe('crypto refusals', () => {
+  it('INSUFFICIENT_BALANCE at confirm when an earlier confirmed order holds the funds', async () => {
+    const b = await balances();
+    const usd = b.get(f.acc(f.a, 'USD').id) ?? 0n;
+    const each = ((usd * 2n) / 3n).toString();
+    const q1 = await create(order({ requested_asset: 'USD', requested_amount: each }));
+    const q2 = await create(order({ requested_asset: 'USD', requested_amount: each }));
+    expect(
+      (await c('PUT', '/v1/crypto/order', { token: f.adminA, body: { transaction_id: q1 } })).status,
+    ).toBe(200);
+    const second = await c('PUT', '/v1/crypto/order', { token: f.adminA, body: { transaction_id: q2 } });
+    expect(second.status).toBe(422);
+    expect(err(second)).toMatchObject({
+      code: '422',
+      status: 'FAILED_PRECONDITION',
+      reason: 'INSUFFICIENT_BALANCE',
+    });
+    expect((await read(q2)).t.status).toBe('in_progress');
+    await advance(1);
+    expect((await read(q1)).t.status).toBe('completed');
+  });
+
   it('400 naming the field for every invalid enum or amount', async () => {
     const cases: [Json, string][] = [
       [{ side: 'hold' }, 'side: must be buy or sell'],

@@ -110,6 +110,13 @@ describe('error bodies', () => {
     expect(media.status).toBe(415);
     expect(err(media).code).toBe('415');
 
+    const huge = await c('PUT', '/v1/webhook/url', {
+      token: f.adminA,
+      body: { webhook_url: `http://x/${'a'.repeat(2 * 1024 * 1024)}` },
+    });
+    expect(huge.status).toBe(413);
+    expect(err(huge).code).toBe('413');
+
     const missing = await c('POST', '/v1/transfer/return', { token: f.adminA, idem: 'k2', body: {} });
     expect(missing.status).toBe(400);
     expect(err(missing).message).toContain('transaction_id: required');
