@@ -1,0 +1,656 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { CryptoTradeV2 } from '../../shared/api/transactions';
+import type { CryptoOrderRequest, Transaction } from '../../shared/api';
+import { digitalAssetBySymbol } from '../../shared/catalogue';
+import { accountBookEntrySchema } from '../../shared/ipc/channels/crypto';
+import type { AccountBookEntry, CryptoContext, OrderView, QuoteArgs } from '../../shared/ipc/channels/crypto';
+import { DeskFailure } from '../../shared/ipc/errors';
+import { formatMinor, isPositiveMinorUnits, parseMinor } from '../../shared/money';
+import type { BankClient } from '../bank/client';
+import { abortableSleep } from '../bank/client';
+import type { ServerClock } from '../clock';
+import type { EventHub } from '../events';
+import type { IdempotencyLedger } from '../ledger';
+import type { Logger } from '../log';
+import type { Platform } from '../platform';
+import type { ReadAfterCreate } from '../read-after-create';
+import type { Operations } from '../services';
+import type { SessionManager } from '../session';
+import type { SettingsStore } from '../settings';
+import type { Stores, TypedStore } from '../stores';
+import { ConfirmRefused, DEFAULT_CONFIRM_MARGIN_MS, decideConfirm, guardedConfirm, requiredHeadroomMs } from './guard';
+
+/**
+ * The digital-asset exchange (issue 7), main side: the account book, this workstation's orders
+ * (kept in a schema-checked state file), quotes created through the idempotency ledger and read
+ * through the bank's visibility window, confirmation under the server-time guard (never queued),
+ * and following a confirmed order to its settlement with a native notification.
+ */
+
+export interface CryptoDeps {
+  bank: BankClient;
+  clock: ServerClock;
+  stores: Stores;
+  operations: Operations;
+  ledger: IdempotencyLedger;
+  readAfterCreate: ReadAfterCreate;
+  session: SessionManager;
+  settings: SettingsStore;
+  events: EventHub;
+  platform: Platform;
+  log: Logger;
+}
+
+export interface CryptoOptions {
+  /** Confirm safety margin before quote_valid_until (plus round trip and clock uncertainty). */
+  confirmMarginMs?: number;
+  /** How often a confirmed order is re-read until it settles. */
+  followIntervalMs?: number;
+  /** Stop following after this long (the order stays as last read; it can be refreshed). */
+  followGiveUpMs?: number;
+}
+
+export interface CryptoService {
+  context(): Promise<CryptoContext>;
+  saveAccount(input: { accountId: string; label: string; asset?: string }): Promise<CryptoContext>;
+  removeAccount(accountId: string): Promise<CryptoContext>;
+  quote(args: QuoteArgs): Promise<OrderView>;
+  requote(orderId: string): Promise<OrderView>;
+  confirm(orderId: string): Promise<OrderView>;
+  order(orderId: string, refresh?: boolean): Promise<OrderView>;
+  list(): Promise<OrderView[]>;
+  dispose(): void;
+}
+
+const orderRecordSchema = z.object({
+  id: z.string(),
+  environmentId: z.string(),
+  createdAt: z.string(),
+  requoteOf: z.string().nullable(),
+  body: z.object({
+    side: z.string(),
+    symbol: z.string(),
+    base_asset: z.string(),
+    quote_asset: z.string(),
+    requested_asset: z.string(),
+    requested_amount: z.string(),
+    customer_pays_account_id: z.string(),
+    customer_receives_account_id: z.string(),
+    description: z.string(),
+    additional_details: z.string(),
+  }),
+  idempotencyKey: z.string().nullable(),
+  transactionId: z.string().nullable(),
+  phase: z.enum(['creating', 'not_visible', 'still_processing', 'visible', 'create_failed']),
+  status: z.string().nullable(),
+  crypto: CryptoTradeV2.nullable(),
+  error: z.object({ message: z.string(), reason: z.string().nullable() }).nullable(),
+  lastReadAt: z.string().nullable(),
+  /** The analyst confirmed it from this workstation. */
+  confirmedHere: z.boolean(),
+  /** A settlement notification was shown. */
+  notified: z.boolean(),
+});
+type OrderRecord = z.infer<typeof orderRecordSchema>;
+
+const ordersFileSchema = z.object({ orders: z.array(orderRecordSchema) });
+const accountsFileSchema = z.object({
+  accounts: z.array(accountBookEntrySchema.extend({ environmentId: z.string() })),
+});
+type StoredAccount = z.infer<typeof accountsFileSchema>['accounts'][number];
+
+const MAX_ORDERS = 500;
+/** Statuses after which nothing changes any more. Anything else (unknown too) may still move. */
+const FINAL = new Set([
+  'completed',
+  'failed',
+  'expired',
+  'declined',
+  'cancelled',
+  'refund_completed',
+  'return_completed',
+]);
+
+function deskErrorOf(err: unknown): { message: string; reason: string | null } {
+  if (err instanceof DeskFailure) return { message: err.message, reason: err.reason ?? null };
+  return { message: 'Unexpected error; see the log.', reason: null };
+}
+
+export async function createCryptoService(
+  deps: CryptoDeps,
+  options: CryptoOptions = {},
+): Promise<CryptoService> {
+  const { bank, clock, session, events, log } = deps;
+  const marginMs = options.confirmMarginMs ?? DEFAULT_CONFIRM_MARGIN_MS;
+  const followIntervalMs = options.followIntervalMs ?? 1000;
+  const followGiveUpMs = options.followGiveUpMs ?? 10 * 60_000;
+  const orders: TypedStore<z.infer<typeof ordersFileSchema>> = await deps.stores.open(
+    'crypto-orders',
+    ordersFileSchema,
+    { orders: [] },
+  );
+  const accounts: TypedStore<z.infer<typeof accountsFileSchema>> = await deps.stores.open(
+    'crypto-accounts',
+    accountsFileSchema,
+    { accounts: [] },
+  );
+  const stop = new AbortController();
+  const following = new Set<string>();
+  const expiryTimers = new Map<string, NodeJS.Timeout>();
+  const seededFor = new Set<string>();
+  let lastRoundTripMs = 0;
+  let offline = false;
+  const unsubscribeSystem = deps.platform.onSystemEvent((e) => {
+    if (e === 'offline') offline = true;
+    if (e === 'online' || e === 'resume') offline = false;
+  });
+
+  const envId = (): string => session.environment.id;
+
+  // ---- Records ----
+
+  const getRecord = (id: string): OrderRecord => {
+    const r = orders.get().orders.find((o) => o.id === id && o.environmentId === envId());
+    if (!r) throw new DeskFailure({ kind: 'not_found', message: `No exchange order ${id} here.` });
+    return r;
+  };
+
+  const putRecord = (next: OrderRecord): OrderRecord => {
+    orders.update((file) => {
+      const rest = file.orders.filter((o) => o.id !== next.id);
+      const all = [next, ...rest];
+      // Keep the newest; drop the oldest final orders beyond the cap.
+      while (all.length > MAX_ORDERS) {
+        const i = all.map((o) => o.status !== null && FINAL.has(o.status)).lastIndexOf(true);
+        if (i < 0) break;
+        all.splice(i, 1);
+      }
+      return { orders: all };
+    });
+    return next;
+  };
+
+  const update = (id: string, patch: Partial<OrderRecord>): OrderRecord => {
+    const current = orders.get().orders.find((o) => o.id === id);
+    if (!current) throw new DeskFailure({ kind: 'not_found', message: `No exchange order ${id} here.` });
+    const next = putRecord({ ...current, ...patch });
+    events.emit('crypto.orderChanged', view(next));
+    return next;
+  };
+
+  const canTrade = (): { ok: boolean; reason: string | null } => {
+    const cred = session.credential;
+    if (!cred) return { ok: false, reason: 'The bank has not confirmed the credential yet.' };
+    if (cred.role !== 'admin') {
+      return {
+        ok: false,
+        reason: `This credential has the ${cred.role} role: it can read quotes and orders but not create or confirm them (admin only).`,
+      };
+    }
+    return { ok: true, reason: null };
+  };
+
+  const validUntilOf = (r: OrderRecord): number =>
+    r.crypto ? Date.parse(r.crypto.quote_valid_until) : Number.NaN;
+
+  const view = (r: OrderRecord): OrderView => {
+    const serverNow = clock.now();
+    const validUntil = validUntilOf(r);
+    const expiredByClock =
+      r.status === 'in_progress' && Number.isFinite(validUntil) && serverNow >= validUntil;
+    const displayStatus = expiredByClock
+      ? 'expired'
+      : (r.status ??
+        (r.phase === 'create_failed' ? 'refused' : r.phase === 'creating' ? 'creating' : 'awaiting_bank'));
+    const decision = decideConfirm({
+      validUntilMs: validUntil,
+      serverNowMs: serverNow,
+      uncertaintyMs: clock.uncertaintyMs,
+      roundTripMs: lastRoundTripMs,
+      marginMs,
+    });
+    const uncertainty = Number.isFinite(clock.uncertaintyMs) ? clock.uncertaintyMs : 0;
+    return {
+      id: r.id,
+      environmentId: r.environmentId,
+      createdAt: r.createdAt,
+      requoteOf: r.requoteOf,
+      request: r.body,
+      idempotencyKey: r.idempotencyKey,
+      transactionId: r.transactionId,
+      phase: r.phase,
+      status: r.status,
+      displayStatus,
+      crypto: r.crypto,
+      error: r.error,
+      serverNow: new Date(serverNow).toISOString(),
+      safetyMarginMs: Math.ceil(
+        requiredHeadroomMs({ marginMs, roundTripMs: lastRoundTripMs, uncertaintyMs: uncertainty }),
+      ),
+      confirmable: r.status === 'in_progress' && decision.allowed && canTrade().ok,
+      lastReadAt: r.lastReadAt,
+    };
+  };
+
+  // ---- Reading the bank ----
+
+  const notifySettled = (r: OrderRecord): void => {
+    if (!r.confirmedHere || r.notified || !r.crypto) return;
+    if (r.status !== 'completed' && r.status !== 'failed') return;
+    const c = r.crypto;
+    const pays = formatMinor(parseMinor(c.customer_pays_amount), c.customer_pays_asset);
+    const receives = formatMinor(parseMinor(c.customer_receives_amount), c.customer_receives_asset);
+    update(r.id, { notified: true });
+    if (!deps.settings.get().notifications.transactionStatus) return;
+    deps.platform.notify(
+      r.status === 'completed'
+        ? {
+            title: `Exchange settled: ${c.symbol} ${c.side}`,
+            body: `Paid ${pays}, received ${receives}. Transaction ${r.transactionId ?? ''}.`,
+          }
+        : {
+            title: `Exchange failed: ${c.symbol} ${c.side}`,
+            body: `Order ${r.transactionId ?? ''} failed${c['failure_reason'] ? ` (${String(c['failure_reason'])})` : ''}; nothing was exchanged.`,
+          },
+    );
+  };
+
+  const apply = (id: string, tx: Transaction): OrderRecord => {
+    const next = update(id, {
+      status: tx.status,
+      crypto: tx.crypto_trade_v2 ?? null,
+      phase: 'visible',
+      lastReadAt: new Date(clock.now()).toISOString(),
+    });
+    notifySettled(next);
+    scheduleExpiryCheck(next);
+    return next;
+  };
+
+  const read = async (id: string, transactionId: string): Promise<OrderRecord> => {
+    const t0 = clock.localNow();
+    const tx = await bank.getTransaction(transactionId, { signal: stop.signal });
+    lastRoundTripMs = Math.max(0, clock.localNow() - t0);
+    return apply(id, tx);
+  };
+
+  /** Re-read a confirmed order until it is final (or the give-up time passes). */
+  const follow = (id: string): void => {
+    if (following.has(id)) return;
+    following.add(id);
+    const started = Date.now();
+    void (async () => {
+      try {
+        while (!stop.signal.aborted && Date.now() - started < followGiveUpMs) {
+          await abortableSleep(followIntervalMs, stop.signal);
+          const r = orders.get().orders.find((o) => o.id === id);
+          if (!r?.transactionId) return;
+          try {
+            const next = await read(id, r.transactionId);
+            if (next.status !== null && FINAL.has(next.status)) return;
+          } catch (err) {
+            if (stop.signal.aborted) return;
+            log.warn('crypto: re-reading an order failed; trying again', { id, error: err });
+          }
+        }
+      } catch {
+        // aborted
+      } finally {
+        following.delete(id);
+      }
+    })();
+  };
+
+  /** An unconfirmed quote: one re-read just after it expires, so the list shows expired. */
+  function scheduleExpiryCheck(r: OrderRecord): void {
+    if (r.status !== 'in_progress' || !r.transactionId || expiryTimers.has(r.id) || stop.signal.aborted)
+      return;
+    const validUntil = validUntilOf(r);
+    if (!Number.isFinite(validUntil)) return;
+    const delay = Math.min(2 ** 31 - 1, Math.max(0, validUntil - clock.now()) + 1500);
+    const txId = r.transactionId;
+    const timer = setTimeout(() => {
+      expiryTimers.delete(r.id);
+      const current = orders.get().orders.find((o) => o.id === r.id);
+      if (current?.status !== 'in_progress') return;
+      read(r.id, txId).catch((err: unknown) => log.warn('crypto: expiry re-read failed', { error: err }));
+    }, delay);
+    timer.unref?.();
+    expiryTimers.set(r.id, timer);
+  }
+
+  /** The read-after-create window of a new quote, in the background. */
+  const awaiting = new Set<string>();
+  const awaitVisible = (id: string, transactionId: string): void => {
+    if (awaiting.has(id)) return;
+    awaiting.add(id);
+    void deps
+      .readAfterCreate(transactionId, {
+        signal: stop.signal,
+        onState: (u) => {
+          if (u.state === 'processing' || u.state === 'still_processing') {
+            const current = orders.get().orders.find((o) => o.id === id);
+            const phase = u.state === 'processing' ? 'not_visible' : 'still_processing';
+            if (current && current.phase !== phase && current.phase !== 'visible') update(id, { phase });
+          }
+        },
+      })
+      .then((tx) => {
+        const r = apply(id, tx);
+        if (r.status === 'pending_execution') follow(id);
+      })
+      .catch((err: unknown) => {
+        if (stop.signal.aborted) return;
+        update(id, { error: deskErrorOf(err) });
+      })
+      .finally(() => awaiting.delete(id));
+  };
+
+  // ---- Account book ----
+
+  const seedFromSandbox = (): void => {
+    const sb = session.sandbox;
+    if (session.environment.kind !== 'embedded-sandbox' || !sb || seededFor.has(sb.url)) return;
+    seededFor.add(sb.url);
+    const env = envId();
+    accounts.update((file) => {
+      const have = new Set(file.accounts.filter((a) => a.environmentId === env).map((a) => a.accountId));
+      const added: StoredAccount[] = [];
+      for (const le of sb.fixtures.legal_entities) {
+        for (const acc of le.accounts) {
+          if (have.has(acc.id)) continue;
+          added.push({
+            environmentId: env,
+            accountId: acc.id,
+            label: `${le.name}: ${acc.name}`,
+            asset: acc.asset,
+            legalEntityId: le.id,
+            source: 'sandbox',
+          });
+        }
+      }
+      return { accounts: [...file.accounts, ...added] };
+    });
+  };
+
+  const context = async (): Promise<CryptoContext> => {
+    if (!session.credential) await session.check().catch(() => undefined);
+    seedFromSandbox();
+    const env = envId();
+    const trade = canTrade();
+    return {
+      environmentId: env,
+      role: session.credential?.role ?? null,
+      legalEntityId: session.credential?.legalEntityId ?? null,
+      canTrade: trade.ok,
+      readOnlyReason: trade.reason,
+      accounts: accounts
+        .get()
+        .accounts.filter((a) => a.environmentId === env)
+        .map(({ environmentId: _e, ...entry }): AccountBookEntry => entry),
+      confirmMarginMs: marginMs,
+    };
+  };
+
+  const requireTrade = async (): Promise<void> => {
+    if (!session.credential) await session.check().catch(() => undefined);
+    const trade = canTrade();
+    if (!trade.ok) throw new DeskFailure({ kind: 'forbidden', message: trade.reason ?? 'Not allowed.' });
+  };
+
+  // ---- Quotes ----
+
+  const create = async (body: CryptoOrderRequest, requoteOf: string | null): Promise<OrderView> => {
+    await requireTrade();
+    const id = `cx-${randomUUID()}`;
+    putRecord({
+      id,
+      environmentId: envId(),
+      createdAt: new Date(clock.now()).toISOString(),
+      requoteOf,
+      body: {
+        side: body.side,
+        symbol: body.symbol,
+        base_asset: body.base_asset,
+        quote_asset: body.quote_asset,
+        requested_asset: body.requested_asset,
+        requested_amount: body.requested_amount,
+        customer_pays_account_id: body.customer_pays_account_id,
+        customer_receives_account_id: body.customer_receives_account_id,
+        description: body.description ?? '',
+        additional_details: body.additional_details ?? '',
+      },
+      idempotencyKey: null,
+      transactionId: null,
+      phase: 'creating',
+      status: null,
+      crypto: null,
+      error: null,
+      lastReadAt: null,
+      confirmedHere: false,
+      notified: false,
+    });
+    events.emit('crypto.orderChanged', view(getRecord(id)));
+    try {
+      const res = await deps.operations.createCryptoOrder(id, body);
+      const r = update(id, {
+        transactionId: res.transactionId,
+        idempotencyKey: res.idempotencyKey,
+        phase: 'not_visible',
+      });
+      awaitVisible(id, res.transactionId);
+      return view(r);
+    } catch (err) {
+      update(id, {
+        phase: 'create_failed',
+        error: deskErrorOf(err),
+        // The ledger keeps the key of the attempt even when it failed.
+        idempotencyKey: deps.ledger.get(id)?.key ?? null,
+      });
+      throw err;
+    }
+  };
+
+  const bodyOf = (args: QuoteArgs): CryptoOrderRequest => {
+    const asset = digitalAssetBySymbol(args.symbol);
+    if (!asset) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'symbol',
+        message: `symbol: ${args.symbol} is not supported.`,
+      });
+    }
+    if (args.requestedAsset !== asset.base_asset && args.requestedAsset !== asset.quote_asset) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'requestedAsset',
+        message: `requestedAsset: must be ${asset.base_asset} or ${asset.quote_asset}.`,
+      });
+    }
+    if (!isPositiveMinorUnits(args.requestedAmount)) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'requestedAmount',
+        message: 'requestedAmount: must be a positive amount.',
+      });
+    }
+    return {
+      side: args.side,
+      priority: 'instant',
+      rail: 'rfq',
+      symbol: asset.symbol,
+      base_asset: asset.base_asset,
+      quote_asset: asset.quote_asset,
+      requested_asset: args.requestedAsset,
+      requested_amount: args.requestedAmount,
+      customer_pays_account_id: args.paysAccountId,
+      customer_receives_account_id: args.receivesAccountId,
+      ...(args.description ? { description: args.description } : {}),
+      ...(args.additionalDetails ? { additional_details: args.additionalDetails } : {}),
+    };
+  };
+
+  const confirm = async (orderId: string): Promise<OrderView> => {
+    const r = getRecord(orderId);
+    const transactionId = r.transactionId;
+    if (!transactionId || r.phase !== 'visible') {
+      throw new DeskFailure({
+        kind: 'precondition',
+        reason: 'QUOTE_NOT_CONFIRMABLE',
+        message: 'The bank has not shown this quote yet; it cannot be confirmed.',
+      });
+    }
+    await requireTrade();
+    if (offline) {
+      const error = {
+        message:
+          'The computer is offline. The quote was not confirmed, and confirmations are never queued: request a new quote when the connection is back.',
+        reason: 'OFFLINE',
+      };
+      update(orderId, { error });
+      throw new DeskFailure({ kind: 'offline', ...error });
+    }
+    try {
+      await deps.operations.audited({ operation: 'crypto.confirm', target: transactionId }, () =>
+        guardedConfirm({
+          localNow: clock.localNow,
+          clock,
+          marginMs,
+          read: async () => {
+            const next = await read(orderId, transactionId);
+            return { status: next.status ?? '', validUntilMs: validUntilOf(next) };
+          },
+          send: async () => {
+            try {
+              return await bank.confirmCryptoOrder(transactionId, { signal: stop.signal });
+            } finally {
+              // Whatever the answer, the order was confirmed from here if it settles.
+              update(orderId, { confirmedHere: true });
+            }
+          },
+        }).catch((err: unknown) => {
+          if (err instanceof ConfirmRefused) {
+            throw new DeskFailure({
+              kind: 'precondition',
+              reason:
+                err.reason === 'EXPIRED'
+                  ? 'QUOTE_EXPIRED'
+                  : err.reason === 'NOT_CONFIRMABLE'
+                    ? 'QUOTE_NOT_CONFIRMABLE'
+                    : err.reason === 'TOO_CLOSE'
+                      ? 'QUOTE_TOO_CLOSE_TO_EXPIRY'
+                      : 'SERVER_TIME_UNKNOWN',
+              message: err.message,
+            });
+          }
+          if (err instanceof DeskFailure && err.kind === 'offline') {
+            throw new DeskFailure(
+              {
+                kind: 'offline',
+                message:
+                  'The bank could not be reached while confirming. The confirmation was not queued and will not be retried; the quote is being re-read to see whether the bank received it.',
+              },
+              { cause: err },
+            );
+          }
+          throw err;
+        }),
+      );
+    } catch (err) {
+      update(orderId, { error: deskErrorOf(err) });
+      // Learn the real state (expired, or confirmed after all) without sending anything.
+      read(orderId, transactionId)
+        .then((next) => {
+          if (next.status === 'pending_execution') follow(orderId);
+        })
+        .catch(() => undefined);
+      throw err;
+    }
+    update(orderId, { error: null });
+    const next = await read(orderId, transactionId).catch(() => getRecord(orderId));
+    if (next.status === null || !FINAL.has(next.status)) follow(orderId);
+    return view(next);
+  };
+
+  const service: CryptoService = {
+    context,
+    async saveAccount({ accountId, label, asset }) {
+      const env = envId();
+      accounts.update((file) => {
+        const existing = file.accounts.find((a) => a.environmentId === env && a.accountId === accountId);
+        const entry: StoredAccount = existing
+          ? { ...existing, label, ...(asset !== undefined ? { asset } : {}) }
+          : {
+              environmentId: env,
+              accountId,
+              label,
+              asset: asset ?? '',
+              legalEntityId: null,
+              source: 'analyst',
+            };
+        return {
+          accounts: existing
+            ? file.accounts.map((a) => (a === existing ? entry : a))
+            : [...file.accounts, entry],
+        };
+      });
+      return context();
+    },
+    async removeAccount(accountId) {
+      const env = envId();
+      accounts.update((file) => ({
+        accounts: file.accounts.filter((a) => !(a.environmentId === env && a.accountId === accountId)),
+      }));
+      return context();
+    },
+    quote: (args) => create(bodyOf(args), null),
+    async requote(orderId) {
+      const r = getRecord(orderId);
+      const b = r.body;
+      const body = bodyOf({
+        side: b.side === 'sell' ? 'sell' : 'buy',
+        symbol: b.symbol as QuoteArgs['symbol'],
+        requestedAsset: b.requested_asset,
+        requestedAmount: b.requested_amount,
+        paysAccountId: b.customer_pays_account_id,
+        receivesAccountId: b.customer_receives_account_id,
+        ...(b.description ? { description: b.description } : {}),
+        ...(b.additional_details ? { additionalDetails: b.additional_details } : {}),
+      });
+      return create(body, orderId);
+    },
+    confirm,
+    async order(orderId, refresh) {
+      let r = getRecord(orderId);
+      if (refresh && r.transactionId && r.phase === 'visible' && (r.status === null || !FINAL.has(r.status))) {
+        try {
+          r = await read(orderId, r.transactionId);
+        } catch (err) {
+          // The last known state is still worth showing; say why it is not fresh.
+          r = update(orderId, { error: deskErrorOf(err) });
+        }
+      }
+      return view(r);
+    },
+    async list() {
+      const env = envId();
+      const mine = orders.get().orders.filter((o) => o.environmentId === env);
+      for (const r of mine) {
+        // Orders left unsettled by an earlier run are followed again.
+        if (r.transactionId && r.phase === 'visible' && r.status === 'pending_execution') follow(r.id);
+        if (r.transactionId && r.phase !== 'visible' && r.phase !== 'create_failed')
+          awaitVisible(r.id, r.transactionId);
+        scheduleExpiryCheck(r);
+      }
+      return mine.map(view);
+    },
+    dispose() {
+      stop.abort();
+      unsubscribeSystem();
+      for (const t of expiryTimers.values()) clearTimeout(t);
+      expiryTimers.clear();
+    },
+  };
+  return service;
+}
