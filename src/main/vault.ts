@@ -101,6 +101,8 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const { backend, log } = options;
   const service = options.service ?? 'treasury-desk';
   const memory = new Map<string, string>();
+  /** Keychain reads are cached for the run (one D-Bus round trip per profile, not per request). */
+  const cache = new Map<string, string | null>();
   const listeners: Array<(t: string) => void> = [];
   let status: VaultStatus;
 
@@ -148,6 +150,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
     async get(profileId) {
       check(profileId);
       if (status.backend === 'memory') return memory.get(profileId) ?? null;
+      if (cache.has(profileId)) return cache.get(profileId) ?? null;
       let token: string | null;
       try {
         token = await backend.get(service, profileId);
@@ -155,6 +158,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
         throw keychainFailure('read', err);
       }
       if (token) remember(token);
+      cache.set(profileId, token);
       return token;
     },
     async has(profileId) {
@@ -175,15 +179,18 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
         memory.set(profileId, trimmed);
         return;
       }
+      cache.delete(profileId);
       try {
         await backend.set(service, profileId, trimmed);
       } catch (err) {
         throw keychainFailure('store', err);
       }
+      cache.set(profileId, trimmed);
     },
     async delete(profileId) {
       check(profileId);
       if (status.backend === 'memory') return memory.delete(profileId);
+      cache.delete(profileId);
       try {
         return await backend.delete(service, profileId);
       } catch (err) {

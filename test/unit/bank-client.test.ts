@@ -300,12 +300,11 @@ describe('bank client: error kinds', () => {
     const before = proxy.seen.length;
     const local = await expectKind(
       bank.createReturnIntent(
-        // @ts-expect-error: a wrong reason code on purpose
         {
           transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
           transaction_id: 'x',
           return_amount: '1',
-          status_reason_code: 'NOPE',
+          status_reason_code: 'NOPE' as 'AC03', // a wrong reason code on purpose
         },
         { idempotencyKey: 'k1' },
       ),
