@@ -3,7 +3,6 @@ import { sessionChannels, sessionEvents } from './channels/session';
 import { settingsChannels, settingsEvents } from './channels/settings';
 import { vaultChannels } from './channels/vault';
 import { auditChannels, auditEvents } from './channels/audit';
-import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
 import { cryptoChannels, cryptoEvents } from './channels/crypto';
 import { returnsChannels, returnsEvents } from './channels/returns';
 import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
@@ -17,7 +16,6 @@ export const channels = {
   ...settingsChannels,
   ...vaultChannels,
   ...auditChannels,
-  ...rfiAnswersChannels,
   ...cryptoChannels,
   ...returnsChannels,
   ...rfiAnswersChannels,
@@ -28,7 +26,6 @@ export const events = {
   ...sessionEvents,
   ...settingsEvents,
   ...auditEvents,
-  ...rfiAnswersEvents,
   ...cryptoEvents,
   ...returnsEvents,
   ...rfiAnswersEvents,
