@@ -348,6 +348,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   // The first session check runs in the background (a slow bank must not hold the window).
   void session.check().catch((err: unknown) => log.warn('session: first check failed', { error: err }));
+  // After sleep or a network change the connection state is stale: check again.
+  const offSystem = options.platform.onSystemEvent((e) => {
+    if (e === 'resume' || e === 'online' || e === 'unlock-screen') {
+      void session.check().catch((err: unknown) => log.warn('session: re-check failed', { error: err }));
+    }
+  });
 
   const services: Services = Object.defineProperties(
     {
@@ -357,6 +363,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       async dispose() {
         await rfiAnswers.dispose();
         crypto.dispose();
+        offSystem();
         await session.dispose();
       },
     } as Services,

@@ -240,7 +240,13 @@ describe('delivery', () => {
     await rx.waitFor((r) => r.filter((x) => x.event.data.rfi_id === rfiId).length >= 2, 10_000);
     expect(rx.hits - hits0).toBeGreaterThanOrEqual(5);
     const d = await c<{
-      data: { event_type: string; status: string; attempts: number; last_status_code: number | null }[];
+      data: {
+        event_type: string;
+        status: string;
+        attempts: number;
+        last_status_code: number | null;
+        body: string;
+      }[];
     }>('GET', '/v1/sandbox/webhook-deliveries');
     const retried = d.body.data.filter((x) => x.attempts > 1 && x.body.includes(rfiId));
     expect(retried.length).toBeGreaterThan(0);
