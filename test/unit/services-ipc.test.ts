@@ -99,6 +99,12 @@ describe('session and the embedded sandbox', () => {
     expect((await call<SessionStatus>('session.status')).connection).toBe('connected');
   });
 
+  it('re-checks the session after the machine resumes', async () => {
+    const before = t.pushed.length;
+    t.platform.fire('resume');
+    await expect.poll(() => t.pushed.slice(before).some((m) => m.event === 'session.changed')).toBe(true);
+  });
+
   it('the server clock over IPC', async () => {
     const c = await call<{ serverNow: string; samples: number }>('session.clock');
     expect(c.samples).toBeGreaterThan(0);
