@@ -1,0 +1,234 @@
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures';
+import type { Harness } from '../harness/harness';
+
+/**
+ * Issue 6 in Chromium through the harness against the embedded sandbox: find a transfer, return
+ * it (intent → review → confirm → return_completed), cancel an intent, refusals and the viewer role.
+ */
+test.use({
+  harnessOptions: {
+    services: {
+      environment: {
+        kind: 'embedded-sandbox',
+        sandbox: { visibilityDelayMs: { min: 0, max: 0 }, returnCompletionDelayMs: 1500 },
+      },
+    },
+  },
+});
+
+type Fixture = { transaction_id: string; amount: string; creditor_account_id: string; status?: string };
+
+function transfers(harness: Harness): Fixture[] {
+  const le = harness.services.sandbox?.fixtures.legal_entities[0];
+  if (!le) throw new Error('no legal entity A in the sandbox');
+  return le.incoming_transfers;
+}
+
+/** A settled transfer of `amount` minor units (seeded). */
+function seeded(harness: Harness, amount: string, status = 'completed'): string {
+  const t = transfers(harness).find((x) => x.amount === amount && (x.status ?? 'completed') === status);
+  if (!t) throw new Error(`no seeded transfer of ${amount} (${status})`);
+  return t.transaction_id;
+}
+
+async function openTransfer(app: Page, id: string): Promise<void> {
+  await app.getByRole('link', { name: 'Returns' }).click();
+  await app.getByLabel('Transaction id of the incoming transfer').fill(id);
+  await app.getByRole('button', { name: 'Open', exact: true }).click();
+  await expect(app.getByTestId('transfer-id')).toHaveText(id);
+}
+
+async function auditOperations(harness: Harness): Promise<string[]> {
+  const { entries } = await harness.services.audit.list();
+  return entries.map((e) => `${e.operation} ${e.outcome} ${e.target ?? ''}`.trim());
+}
+
+test.describe('returns', () => {
+  test('full return: form checked at the field, review beside the original, confirm step, followed to return_completed with a notification', async ({
+    app,
+    harness,
+  }) => {
+    const id = seeded(harness, '1250000');
+    await openTransfer(app, id);
+    await expect(app.getByTestId('transfer-amount')).toHaveText('12,500.00 USD');
+    await expect(app.getByTestId('transfer-debtor')).toContainText('Harbour Freight Ltd');
+    await expect(app.getByTestId('transfer-status')).toHaveText('completed');
+
+    await app.getByRole('button', { name: 'Return this transfer…' }).click();
+    const amount = app.getByLabel('Amount to return (USD)');
+    await expect(amount).toHaveValue('12500.00');
+
+    // Invalid input is explained at the field and nothing is sent.
+    await amount.fill('12500.001');
+    await app.getByRole('button', { name: 'Create return intent' }).click();
+    await expect(app.getByTestId('return-amount-error')).toHaveText(
+      'USD has 2 decimals: at most 2 digits after the dot.',
+    );
+    await expect(amount).toBeFocused();
+    await expect(app.getByTestId('return-reason-error')).toHaveText('Choose the reason for the return.');
+    await amount.fill('12500.01');
+    await app.getByRole('button', { name: 'Create return intent' }).click();
+    await expect(app.getByTestId('return-amount-error')).toContainText(
+      'cannot be more than the original transfer (12,500.00 USD)',
+    );
+    expect((await harness.services.bank.getTransaction(id)).status).toBe('completed');
+    expect(harness.services.ledger.list()).toHaveLength(0);
+
+    await amount.fill('100.5');
+    await app.getByLabel('Reason code').selectOption('AC03');
+    await expect(app.getByTestId('return-reason-meaning')).toHaveText(
+      'Invalid creditor account number: wrong or unknown creditor account',
+    );
+    await app.getByLabel('Description (optional)').fill('Beneficiary account unknown');
+    await app.getByRole('button', { name: 'Create return intent' }).click();
+
+    // Review: every return_* field of spec 2.2 beside the original transfer.
+    const review = app.getByTestId('return-review');
+    await expect(review).toBeVisible();
+    await expect(app.getByTestId('return-status')).toHaveText('intent created');
+    await expect(app.getByTestId('return-amount')).toHaveText('100.50 USD');
+    await expect(app.getByTestId('return-fee')).toHaveText('0.00 USD');
+    await expect(app.getByTestId('return-reason')).toHaveText(
+      'AC03 — Invalid creditor account number: wrong or unknown creditor account',
+    );
+    await expect(app.getByTestId('return-description')).toHaveText('Beneficiary account unknown');
+    await expect(app.getByTestId('return-initiated-by')).toContainText('Alex Morgan');
+    await expect(app.getByTestId('return-created-at')).toHaveText(/^\d{4}-\d\d-\d\dT/);
+    await expect(app.getByTestId('return-updated-at')).toHaveText(/^\d{4}-\d\d-\d\dT/);
+    await expect(review.getByTestId('transfer-amount')).toHaveText('12,500.00 USD');
+
+    // Confirmation step restates amount, currency and reason; Back leaves it unconfirmed.
+    await app.getByRole('button', { name: 'Confirm return…' }).click();
+    const step = app.getByRole('alertdialog', { name: 'Confirm the return?' });
+    await expect(step).toContainText('100.50 USD');
+    await expect(step).toContainText('currency USD');
+    await expect(step).toContainText('AC03');
+    await expect(step).toBeFocused();
+    await app.keyboard.press('Escape');
+    await expect(step).toBeHidden();
+    expect((await harness.services.bank.getTransaction(id)).status).toBe('intent_created');
+
+    await app.getByRole('button', { name: 'Confirm return…' }).click();
+    await app.getByRole('button', { name: 'Yes, confirm the return' }).click();
+    await expect(app.getByTestId('return-following')).toBeVisible();
+    await expect(app.getByTestId('return-completed')).toHaveText('The return is completed.', {
+      timeout: 15_000,
+    });
+    await expect(app.getByTestId('return-status')).toHaveText('return completed');
+
+    await expect
+      .poll(() => harness.platform.notifications.map((n) => `${n.title}: ${n.body}`))
+      .toEqual([`Return completed: The return 100.50 USD of transfer ${id} is completed.`]);
+    expect(await auditOperations(harness)).toEqual([
+      `return.confirm succeeded ${id}`,
+      `return.create_intent succeeded ${id}`,
+    ]);
+
+    // The Returns list shows it with its current status, and the transfer among the recent ones.
+    await app.getByRole('link', { name: '← Returns' }).click();
+    const row = app.getByTestId('returns-row').filter({ hasText: id });
+    await expect(row).toHaveCount(1);
+    await expect(row.getByTestId('returns-row-status')).toHaveText('return completed');
+    await expect(row.getByTestId('returns-row-phase')).toHaveText('Completed');
+    await expect(row).toContainText('100.50 USD');
+    await expect(app.getByTestId('returns-recent')).toContainText(id);
+  });
+
+  test('create then cancel: the transfer is completed again and both steps are audited', async ({
+    app,
+    harness,
+  }) => {
+    const id = seeded(harness, '320050');
+    await openTransfer(app, id);
+    await expect(app.getByTestId('transfer-amount')).toHaveText('3,200.50 USD');
+    await app.getByRole('button', { name: 'Return this transfer…' }).click();
+    await app.getByLabel('Reason code').selectOption('FOCR');
+    await app.getByRole('button', { name: 'Create return intent' }).click();
+    await expect(app.getByTestId('return-amount')).toHaveText('3,200.50 USD');
+    await expect(app.getByTestId('return-status')).toHaveText('intent created');
+
+    await app.getByRole('button', { name: 'Cancel the intent' }).click();
+    await expect(app.getByTestId('return-notice')).toHaveText(
+      'The return intent was cancelled. The transfer is completed again.',
+    );
+    await expect(app.getByTestId('transfer-status')).toHaveText('completed');
+    const tx = await harness.services.bank.getTransaction(id);
+    expect(tx.status).toBe('completed');
+    expect(tx.fi_to_fi_swift_incoming?.return_transfer_amount).toBeUndefined();
+    // A return can be started again.
+    await expect(app.getByRole('button', { name: 'Return this transfer…' })).toBeEnabled();
+    expect(await auditOperations(harness)).toEqual([
+      `return.cancel succeeded ${id}`,
+      `return.create_intent succeeded ${id}`,
+    ]);
+
+    await app.getByRole('link', { name: '← Returns' }).click();
+    const row = app.getByTestId('returns-row').filter({ hasText: id });
+    await expect(row.getByTestId('returns-row-phase')).toHaveText('Cancelled');
+    await expect(row.getByTestId('returns-row-status')).toHaveText('completed');
+  });
+
+  test('insufficient balance on the creditor account is refused in plain words, nothing is created', async ({
+    app,
+    harness,
+  }) => {
+    const id = seeded(harness, '500000');
+    await openTransfer(app, id);
+    await app.getByRole('button', { name: 'Return this transfer…' }).click();
+    await app.getByLabel('Reason code').selectOption('AM09');
+    await app.getByRole('button', { name: 'Create return intent' }).click();
+    const problem = app.getByTestId('return-send-problem');
+    await expect(problem).toContainText(
+      'the creditor account does not have enough available balance for this return. Fund the account or return a smaller amount',
+    );
+    // A definitive refusal: no "Send again" (nothing was created).
+    await expect(problem.getByRole('button', { name: 'Send again' })).toHaveCount(0);
+    expect((await harness.services.bank.getTransaction(id)).status).toBe('completed');
+    expect(await auditOperations(harness)).toEqual([`return.create_intent failed ${id}`]);
+
+    await app.getByRole('button', { name: 'Back' }).click();
+    await app.getByRole('link', { name: '← Returns' }).click();
+    const row = app.getByTestId('returns-row').filter({ hasText: id });
+    await expect(row.getByTestId('returns-row-phase')).toContainText('Refused by the bank');
+  });
+
+  test('a transfer that is not settled does not offer a return and says why', async ({ app, harness }) => {
+    const id = seeded(harness, '75000', 'in_progress');
+    await openTransfer(app, id);
+    await expect(app.getByRole('button', { name: 'Return this transfer…' })).toBeDisabled();
+    await expect(app.getByTestId('return-why-not')).toContainText(
+      'This transfer is "in_progress", not completed. Only a settled (completed) transfer can be returned',
+    );
+  });
+
+  test('viewer role: the return is disabled with the reason, and main refuses before sending', async ({
+    app,
+    harness,
+  }) => {
+    await harness.services.session.useSandboxCredential('a-viewer');
+    await expect(app.getByTestId('connection-role')).toHaveText('viewer');
+    const id = seeded(harness, '1250000');
+    await openTransfer(app, id);
+    const start = app.getByRole('button', { name: 'Return this transfer…' });
+    await expect(start).toBeDisabled();
+    const why = app.getByTestId('return-why-not');
+    await expect(why).toHaveText(
+      'The credential in use has the viewer role: it can read transfers but not return them. Switch to an admin credential (Connection or Settings) to make a return.',
+    );
+    await expect(start).toHaveAttribute('aria-describedby', (await why.getAttribute('id')) ?? '');
+
+    // Even a direct call is refused in main without a request to the bank.
+    const answer = await app.evaluate(
+      (txId) =>
+        (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk.invoke(
+          'returns.createIntent',
+          { operationId: 'ret-viewer-test-1', transactionId: txId, amount: '100', reasonCode: 'FOCR' },
+        ),
+      id,
+    );
+    expect(answer).toMatchObject({ ok: false, error: { kind: 'forbidden', reason: 'ROLE_VIEWER' } });
+    expect(harness.services.ledger.list()).toHaveLength(0);
+    expect((await harness.services.bank.getTransaction(id)).status).toBe('completed');
+  });
+});
