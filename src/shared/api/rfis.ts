@@ -98,13 +98,12 @@ export const QuestionParams = z.strictObject({ rfiID: id, questionID: id });
  * named exactly as that type holding {response_text, document_ids}.
  */
 export const RfiResponseRequest = z
-  .object({
+  .looseObject({
     question_type: z
       .string({ error: msg('must be a string') })
       .min(1, 'must not be empty')
       .max(128, 'must be at most 128 characters'),
   })
-  .catchall(ResponseContent)
   .superRefine((v, ctx) => {
     const keys = Object.keys(v).filter((k) => k !== 'question_type');
     if (!keys.includes(v.question_type)) {
@@ -121,8 +120,23 @@ export const RfiResponseRequest = z
           path: [k],
           message: 'unknown field (only the question_type key is allowed)',
         });
+        continue;
+      }
+      const r = ResponseContent.safeParse(v[k]);
+      if (!r.success) {
+        for (const iss of r.error.issues) {
+          ctx.addIssue({ code: 'custom', path: [k, ...iss.path], message: iss.message });
+        }
       }
     }
+  })
+  .meta({
+    description: 'question_type plus one field named exactly as the question type',
+    additionalProperties: (() => {
+      const js = z.toJSONSchema(ResponseContent, { io: 'input' }) as Record<string, unknown>;
+      delete js.$schema;
+      return js;
+    })(),
   });
 export type RfiResponseRequest = z.infer<typeof RfiResponseRequest>;
 
