@@ -172,6 +172,12 @@ export class BankClient {
     const mode = req.retry ?? (req.method === 'GET' ? 'safe' : req.idempotencyKey ? 'idempotent' : 'none');
     const auth = req.auth ?? true;
     const base = this.baseUrl;
+    if (!base) {
+      throw new DeskFailure({
+        kind: 'offline',
+        message: 'No bank is configured for this environment (or the embedded sandbox is not running).',
+      });
+    }
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) qs.set(k, v);
     const url = `${base}${req.path}${qs.size > 0 ? `?${qs.toString()}` : ''}`;
