@@ -16,6 +16,8 @@ import type { CryptoService } from './crypto/service';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswers, RfiAnswersOptions } from './rfi-answers';
 import type { ServerClock } from './clock';
+import { createRfiService, createWebhookService } from './rfis';
+import type { RfiService, RfiServiceOptions, WebhookService, WebhookServiceOptions } from './rfis';
 import { createEventHub } from './events';
 import type { EventHub } from './events';
 import { buildHandlers } from './handlers';
@@ -66,6 +68,8 @@ export interface ServicesOptions {
   readAfterCreate?: Partial<ReadAfterCreateTiming>;
   /** RFI answers: outbox retry timing, upload size limit. */
   rfiAnswers?: RfiAnswersOptions;
+  /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
+  rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
 
 /** Creating operations that go through the idempotency ledger and the audit log. */
@@ -110,6 +114,10 @@ export interface ServiceCore {
   platform: Platform;
   /** RFI answer drafts, staged files and the answer outbox (issue 5). */
   rfiAnswers: RfiAnswers;
+  /** The RFI cache, sync, polling, notifications and unread markers (issue 5, data in). */
+  rfis: RfiService;
+  /** The local webhook receiver and the bank's webhook configuration (issue 5). */
+  webhooks: WebhookService;
   /** Digital-asset exchange (issue 7). */
   crypto: CryptoService;
   dataDir: string;
@@ -314,6 +322,28 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
   });
 
+  const rfis = await createRfiService({
+    dataDir,
+    bank,
+    clock,
+    session,
+    settings,
+    events,
+    platform: options.platform,
+    log,
+    ...(options.rfis ? { options: options.rfis } : {}),
+  });
+  const webhooks = await createWebhookService({
+    bank,
+    clock,
+    session,
+    settings,
+    events,
+    log,
+    rfis,
+    ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
+  });
+
   const core: ServiceCore = {
     get environment() {
       return session.environment;
@@ -332,6 +362,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
     platform: options.platform,
     rfiAnswers,
+    rfis,
+    webhooks,
     crypto,
     dataDir,
     hasToken: () => vault.has(session.profile.id),
@@ -362,6 +394,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
       sandbox: null,
       async dispose() {
         await rfiAnswers.dispose();
+        await webhooks.dispose();
+        await rfis.dispose();
         crypto.dispose();
         offSystem();
         await session.dispose();

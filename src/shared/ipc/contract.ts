@@ -6,6 +6,8 @@ import { auditChannels, auditEvents } from './channels/audit';
 import { cryptoChannels, cryptoEvents } from './channels/crypto';
 import { returnsChannels, returnsEvents } from './channels/returns';
 import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
+import { rfisChannels, rfisEvents } from './channels/rfis';
+import { webhookChannels, webhookEvents } from './channels/webhook';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -19,6 +21,8 @@ export const channels = {
   ...cryptoChannels,
   ...returnsChannels,
   ...rfiAnswersChannels,
+  ...rfisChannels,
+  ...webhookChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -29,6 +33,8 @@ export const events = {
   ...cryptoEvents,
   ...returnsEvents,
   ...rfiAnswersEvents,
+  ...rfisEvents,
+  ...webhookEvents,
 } as const;
 
 export type Channels = typeof channels;

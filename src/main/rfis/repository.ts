@@ -1,0 +1,311 @@
+import { mkdir, readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { Rfi } from '../../shared/api/rfis';
+import type { Rfi as RfiWire } from '../../shared/api/rfis';
+import { countSummaries, deadlineBand, isUnread, queryRfis, summarizeRfi } from '../../shared/rfi-view';
+import type { RfiCounts, RfiFilter, RfiSort, RfiSummary } from '../../shared/rfi-view';
+import { createSerialQueue, fileExists, moveAside, writeFileDurable } from '../durable-file';
+import type { Logger } from '../log';
+
+/**
+ * The on-disk RFI cache of one scope (environment + legal entity).
+ *
+ * Layout (dataDir/rfis/<scope>/):
+ *   shard-00.json … shard-3f.json   the RFIs, split by a hash of the id into 64 files
+ *   seen.json                        {rfiId: updated_at last seen by the analyst}
+ *   meta.json                        sync cursor and flags
+ *
+ * Why shards: a sync that changes a few RFIs rewrites only their shards (a few hundred KB with
+ * 10,000 RFIs) instead of one 20+ MB file, and a full sync writes 64 files, not 10,000 (each
+ * atomic write costs an fsync). Every file is written whole, atomically (temp + fsync + rename),
+ * one write at a time. A file that cannot be read is moved aside (never silently dropped) and
+ * the next sync refills it from the bank. Measured on this machine (test/unit/rfi-repository):
+ * see the report in the test; conf/electron-store rewrite one JSON file per change.
+ */
+export const SHARD_COUNT = 64;
+const FORMAT = 1;
+
+export const repositoryMetaSchema = z.object({
+  version: z.literal(FORMAT),
+  /** Highest updated_at seen from the bank (server time), the incremental cursor. */
+  cursor: z.string().nullable(),
+  lastSyncedAt: z.string().nullable(),
+  lastFullSyncAt: z.string().nullable(),
+  updatedSinceSupported: z.boolean().nullable(),
+  /** A first complete sync happened: later differences are news (notifications). */
+  baseline: z.boolean(),
+});
+export type RepositoryMeta = z.infer<typeof repositoryMetaSchema>;
+
+const shardFileSchema = z.object({ version: z.literal(FORMAT), rfis: z.array(z.unknown()) });
+const seenFileSchema = z.object({ version: z.literal(FORMAT), seen: z.record(z.string(), z.string()) });
+
+export function shardOf(id: string): number {
+  // FNV-1a, 32 bit
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % SHARD_COUNT;
+}
+
+const shardName = (n: number) => `shard-${n.toString(16).padStart(2, '0')}.json`;
+
+/** What one upsert did to an RFI. */
+export interface RfiDiff {
+  id: string;
+  before: RfiWire | undefined;
+  after: RfiWire;
+}
+
+export interface RepositoryProblem {
+  file: string;
+  movedTo: string | null;
+  message: string;
+}
+
+export interface RfiRepository {
+  readonly dir: string;
+  readonly size: number;
+  meta(): RepositoryMeta;
+  get(id: string): RfiWire | undefined;
+  ids(): IterableIterator<string>;
+  all(): IterableIterator<RfiWire>;
+  lastSeen(id: string): string | undefined;
+  summary(id: string, nowMs: number): RfiSummary | undefined;
+  summaries(nowMs: number): RfiSummary[];
+  list(nowMs: number, filter: RfiFilter, sort?: RfiSort): RfiSummary[];
+  counts(nowMs: number): RfiCounts;
+  /**
+   * Puts RFIs in the cache (only those whose content differs) and answers what changed, before
+   * → after. Nothing is written until `flush` (one write per touched shard).
+   */
+  upsert(rfis: readonly RfiWire[]): RfiDiff[];
+  /**
+   * Drops RFIs the bank no longer lists (answers the ids dropped). With `unlessChangedSince`, an
+   * RFI whose updated_at differs from the one given (it was re-read meanwhile) is kept.
+   */
+  remove(ids: readonly string[], unlessChangedSince?: ReadonlyMap<string, string>): string[];
+  setMeta(patch: Partial<Omit<RepositoryMeta, 'version'>>): void;
+  /** Records the updated_at the analyst saw (persisted at once). Answers whether it changed. */
+  markSeen(id: string, updatedAt: string): Promise<boolean>;
+  /** Writes every touched shard and the meta file, atomically, one after the other. */
+  flush(): Promise<void>;
+  /** Files that could not be read at open (moved aside). */
+  readonly problems: RepositoryProblem[];
+}
+
+export interface OpenRepositoryOptions {
+  dir: string;
+  log: Logger;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export async function openRfiRepository(options: OpenRepositoryOptions): Promise<RfiRepository> {
+  const { dir, log } = options;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const problems: RepositoryProblem[] = [];
+  const byId = new Map<string, RfiWire>();
+  const summaries = new Map<string, RfiSummary>();
+  let seen: Record<string, string> = Object.create(null) as Record<string, string>;
+  let meta: RepositoryMeta = {
+    version: FORMAT,
+    cursor: null,
+    lastSyncedAt: null,
+    lastFullSyncAt: null,
+    updatedSinceSupported: null,
+    baseline: false,
+  };
+  const dirty = new Set<number>();
+  let metaDirty = false;
+  const queue = createSerialQueue();
+
+  const setAside = async (file: string, message: string): Promise<void> => {
+    let movedTo: string | null = null;
+    try {
+      movedTo = await moveAside(file);
+    } catch (err) {
+      log.error('rfis: unreadable cache file could not be moved aside', { file, error: err });
+    }
+    problems.push({ file, movedTo, message });
+    log.warn('rfis: cache file unreadable, moved aside; the next sync refills it', {
+      file,
+      movedTo,
+      message,
+    });
+  };
+
+  const readJson = async <T>(file: string, schema: z.ZodType<T>): Promise<T | null> => {
+    if (!(await fileExists(file))) return null;
+    try {
+      const parsed = schema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+      if (parsed.success) return parsed.data;
+      await setAside(file, `not a cache file: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    } catch (err) {
+      await setAside(file, err instanceof Error ? err.message : String(err));
+    }
+    return null;
+  };
+
+  // ---- load ----
+  const m = await readJson(path.join(dir, 'meta.json'), repositoryMetaSchema);
+  if (m) meta = m;
+  const s = await readJson(path.join(dir, 'seen.json'), seenFileSchema);
+  if (s) seen = Object.assign(Object.create(null) as Record<string, string>, s.seen);
+  let lostShard = false;
+  const files = new Set(await readdir(dir));
+  for (let n = 0; n < SHARD_COUNT; n++) {
+    const name = shardName(n);
+    if (!files.has(name)) continue;
+    const shard = await readJson(path.join(dir, name), shardFileSchema);
+    if (!shard) {
+      lostShard = true;
+      continue;
+    }
+    let bad = 0;
+    for (const raw of shard.rfis) {
+      const r = Rfi.safeParse(raw);
+      if (r.success) byId.set(r.data.id, r.data);
+      else bad++;
+    }
+    if (bad > 0) {
+      log.warn('rfis: cache entries skipped (not RFIs); the next full sync refills them', {
+        file: name,
+        bad,
+      });
+      lostShard = true;
+    }
+  }
+  if (lostShard) {
+    // Part of the cache is gone: the incremental cursor no longer covers it.
+    meta = { ...meta, cursor: null, lastFullSyncAt: null };
+    metaDirty = true;
+  }
+
+  const summaryOf = (id: string, nowMs: number): RfiSummary | undefined => {
+    const rfi = byId.get(id);
+    if (!rfi) return undefined;
+    let sum = summaries.get(id);
+    if (!sum) {
+      sum = summarizeRfi(rfi, nowMs, seen[id]);
+      summaries.set(id, sum);
+      return sum;
+    }
+    // Time-dependent and seen-dependent fields are refreshed on each read (cheap).
+    sum.band = deadlineBand(sum.deadline, nowMs);
+    sum.unread = isUnread(sum.updatedAt, seen[id]);
+    return sum;
+  };
+
+  const allSummaries = (nowMs: number): RfiSummary[] => {
+    const out: RfiSummary[] = [];
+    for (const id of byId.keys()) {
+      const sum = summaryOf(id, nowMs);
+      if (sum) out.push(sum);
+    }
+    return out;
+  };
+
+  const writeSeen = () =>
+    writeFileDurable(path.join(dir, 'seen.json'), JSON.stringify({ version: FORMAT, seen }));
+
+  const repo: RfiRepository = {
+    dir,
+    problems,
+    get size() {
+      return byId.size;
+    },
+    meta: () => ({ ...meta }),
+    get: (id) => byId.get(id),
+    ids: () => byId.keys(),
+    all: () => byId.values(),
+    lastSeen: (id) => seen[id],
+    summary: summaryOf,
+    summaries: allSummaries,
+    list: (nowMs, filter, sort = 'deadline') => queryRfis(allSummaries(nowMs), filter, sort),
+    counts: (nowMs) => countSummaries(allSummaries(nowMs)),
+    upsert(rfis) {
+      const diffs: RfiDiff[] = [];
+      for (const rfi of rfis) {
+        const before = byId.get(rfi.id);
+        if (before) {
+          // Never go back to an older version (a slow page read before a webhook re-read).
+          const was = Date.parse(before.updated_at);
+          const now = Date.parse(rfi.updated_at);
+          if (!Number.isNaN(was) && !Number.isNaN(now) && now < was) continue;
+          if (before.updated_at === rfi.updated_at && sameJson(before, rfi)) continue;
+        }
+        byId.set(rfi.id, rfi);
+        summaries.delete(rfi.id);
+        dirty.add(shardOf(rfi.id));
+        diffs.push({ id: rfi.id, before, after: rfi });
+      }
+      return diffs;
+    },
+    remove(ids, unlessChangedSince) {
+      const out: string[] = [];
+      for (const id of ids) {
+        const cur = byId.get(id);
+        if (!cur) continue;
+        if (unlessChangedSince && unlessChangedSince.get(id) !== cur.updated_at) continue;
+        byId.delete(id);
+        summaries.delete(id);
+        dirty.add(shardOf(id));
+        out.push(id);
+      }
+      return out;
+    },
+    setMeta(patch) {
+      meta = { ...meta, ...patch };
+      metaDirty = true;
+    },
+    markSeen(id, updatedAt) {
+      return queue(async () => {
+        if (seen[id] === updatedAt) return false;
+        const previous = seen[id];
+        seen[id] = updatedAt;
+        try {
+          await writeSeen();
+        } catch (err) {
+          if (previous === undefined) delete seen[id];
+          else seen[id] = previous;
+          throw err;
+        }
+        return true;
+      });
+    },
+    flush() {
+      return queue(async () => {
+        const shards = [...dirty];
+        dirty.clear();
+        const wantMeta = metaDirty;
+        metaDirty = false;
+        if (shards.length > 0) {
+          const groups = new Map<number, RfiWire[]>(shards.map((n) => [n, []]));
+          for (const [id, rfi] of byId) groups.get(shardOf(id))?.push(rfi);
+          try {
+            for (const [n, list] of groups) {
+              await writeFileDurable(
+                path.join(dir, shardName(n)),
+                JSON.stringify({ version: FORMAT, rfis: list }),
+              );
+            }
+          } catch (err) {
+            for (const n of shards) dirty.add(n);
+            metaDirty ||= wantMeta;
+            throw err;
+          }
+        }
+        if (wantMeta || shards.length > 0) {
+          await writeFileDurable(path.join(dir, 'meta.json'), JSON.stringify(meta));
+        }
+      });
+    },
+  };
+  return repo;
+}

@@ -1,0 +1,153 @@
+import type { Rfi } from '../../shared/api/rfis';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { BankClient } from '../bank/client';
+import type { RfiDiff, RfiRepository } from './repository';
+
+/**
+ * One sync of the cache with GET /v1/rfis.
+ *
+ * - incremental: `updated_since` = the highest updated_at in the cache minus an overlap (the
+ *   extension is "strictly after"; the overlap covers records committed late with an earlier
+ *   stamp; re-read RFIs that did not change are no difference). Used once the server has shown it
+ *   supports the extension.
+ * - full: every page; RFIs the bank no longer lists are dropped. Used the first time, when the
+ *   server refuses `updated_since` (400) or ignores it (answers older RFIs too), when part of the
+ *   cache was lost, and every `fullEveryMs` to reconcile deletions.
+ */
+export const CURSOR_OVERLAP_MS = 60_000;
+export const PAGE_SIZE = 500;
+
+export interface SyncOutcome {
+  mode: 'full' | 'incremental';
+  diffs: RfiDiff[];
+  removed: string[];
+  fetched: number;
+  pages: number;
+}
+
+export interface SyncOptions {
+  full?: boolean;
+  /** Force a full sync when the last one is older than this (default 6 h). */
+  fullEveryMs?: number;
+  nowMs: number;
+  signal?: AbortSignal;
+}
+
+function maxUpdatedAt(current: string | null, rfis: Iterable<Rfi>): string | null {
+  let best = current ? Date.parse(current) : Number.NEGATIVE_INFINITY;
+  let bestStr = current;
+  for (const r of rfis) {
+    const t = Date.parse(r.updated_at);
+    if (!Number.isNaN(t) && t > best) {
+      best = t;
+      bestStr = r.updated_at;
+    }
+  }
+  return bestStr;
+}
+
+async function fetchAll(
+  bank: BankClient,
+  query: { updated_since?: string },
+  signal: AbortSignal | undefined,
+): Promise<{ rfis: Rfi[]; pages: number }> {
+  const rfis: Rfi[] = [];
+  let pageToken: string | undefined;
+  let pages = 0;
+  const tokens = new Set<string>();
+  for (;;) {
+    const page = await bank.listRfis(
+      { ...query, page_size: String(PAGE_SIZE), ...(pageToken ? { page_token: pageToken } : {}) },
+      signal ? { signal } : {},
+    );
+    pages++;
+    for (const r of page.data) rfis.push(r);
+    if (!page.next_page_token) break;
+    if (tokens.has(page.next_page_token)) {
+      throw new DeskFailure({
+        kind: 'server',
+        message: 'The bank repeated a page token while listing RFIs.',
+      });
+    }
+    tokens.add(page.next_page_token);
+    pageToken = page.next_page_token;
+  }
+  return { rfis, pages };
+}
+
+export async function syncRepository(
+  bank: BankClient,
+  repo: RfiRepository,
+  options: SyncOptions,
+): Promise<SyncOutcome> {
+  const meta = repo.meta();
+  // What the cache held before the listing: only those may be dropped as "no longer listed".
+  const before = new Map<string, string>();
+  for (const r of repo.all()) before.set(r.id, r.updated_at);
+  const fullEvery = options.fullEveryMs ?? 6 * 3600_000;
+  const lastFull = meta.lastFullSyncAt ? Date.parse(meta.lastFullSyncAt) : Number.NaN;
+  const incremental =
+    !options.full &&
+    meta.updatedSinceSupported !== false &&
+    meta.cursor !== null &&
+    repo.size > 0 &&
+    !Number.isNaN(lastFull) &&
+    options.nowMs - lastFull < fullEvery;
+
+  if (incremental && meta.cursor) {
+    const since = new Date(Date.parse(meta.cursor) - CURSOR_OVERLAP_MS).toISOString();
+    let got: { rfis: Rfi[]; pages: number } | null = null;
+    try {
+      got = await fetchAll(bank, { updated_since: since }, options.signal);
+    } catch (err) {
+      // A server without the extension may refuse the unknown parameter: fall back to full.
+      if (!(err instanceof DeskFailure && (err.kind === 'invalid' || err.kind === 'invalid_argument')))
+        throw err;
+      repo.setMeta({ updatedSinceSupported: false });
+    }
+    if (got) {
+      const sinceMs = Date.parse(since);
+      const ignored = got.rfis.some((r) => {
+        const t = Date.parse(r.updated_at);
+        return !Number.isNaN(t) && t <= sinceMs;
+      });
+      if (!ignored) {
+        const diffs = repo.upsert(got.rfis);
+        repo.setMeta({
+          cursor: maxUpdatedAt(meta.cursor, got.rfis),
+          lastSyncedAt: new Date(options.nowMs).toISOString(),
+          updatedSinceSupported: true,
+        });
+        await repo.flush();
+        return { mode: 'incremental', diffs, removed: [], fetched: got.rfis.length, pages: got.pages };
+      }
+      // The server ignored updated_since and answered everything: that is a full listing.
+      repo.setMeta({ updatedSinceSupported: false });
+      return finishFull(repo, got, options.nowMs, before);
+    }
+  }
+  const got = await fetchAll(bank, {}, options.signal);
+  return finishFull(repo, got, options.nowMs, before);
+}
+
+async function finishFull(
+  repo: RfiRepository,
+  got: { rfis: Rfi[]; pages: number },
+  nowMs: number,
+  before: ReadonlyMap<string, string>,
+): Promise<SyncOutcome> {
+  const listed = new Set(got.rfis.map((r) => r.id));
+  const diffs = repo.upsert(got.rfis);
+  const removed = repo.remove(
+    [...before.keys()].filter((id) => !listed.has(id)),
+    before,
+  );
+  const now = new Date(nowMs).toISOString();
+  repo.setMeta({
+    cursor: maxUpdatedAt(null, got.rfis),
+    lastSyncedAt: now,
+    lastFullSyncAt: now,
+  });
+  await repo.flush();
+  return { mode: 'full', diffs, removed, fetched: got.rfis.length, pages: got.pages };
+}

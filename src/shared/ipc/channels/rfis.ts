@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { Rfi } from '../../api/rfis';
+import { channel, event } from '../define';
+
+/**
+ * The local RFI repository (issue 5, "data in"): every RFI of the legal entity, synced from
+ * GET /v1/rfis and cached on disk, with derived fields (src/shared/rfi-view.ts) and unread
+ * markers. The queue and detail screens read from here; they work offline.
+ */
+
+export const deadlineBandSchema = z.enum(['on_track', 'at_risk', 'breached', 'none']);
+
+/** One queue row (see RfiSummary in src/shared/rfi-view.ts). */
+export const rfiSummarySchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  status: z.string(),
+  relatedId: z.string(),
+  description: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  deadline: z.string().nullable(),
+  band: deadlineBandSchema,
+  questionCounts: z.record(z.string(), z.number()),
+  questionTotal: z.number(),
+  awaitingResponse: z.number(),
+  unread: z.boolean(),
+  awaitingAction: z.boolean(),
+});
+export type RfiSummaryView = z.infer<typeof rfiSummarySchema>;
+
+export const rfiCountsSchema = z.object({
+  total: z.number(),
+  unread: z.number(),
+  awaitingAction: z.number(),
+  byStatus: z.record(z.string(), z.number()),
+  byType: z.record(z.string(), z.number()),
+  byBand: z.object({ on_track: z.number(), at_risk: z.number(), breached: z.number(), none: z.number() }),
+});
+export type RfiCountsView = z.infer<typeof rfiCountsSchema>;
+
+export const rfiSyncStateSchema = z.object({
+  /** idle: last sync fine; syncing; offline: the bank could not be reached; error: see lastError. */
+  state: z.enum(['idle', 'syncing', 'offline', 'error']),
+  /** When the cache last matched the bank (ISO), null before the first sync. */
+  lastSyncedAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+  /** incremental: GET /v1/rfis?updated_since=…; full: every page (server without the extension). */
+  lastMode: z.enum(['full', 'incremental']).nullable(),
+  /** Whether the server honours updated_since (null: not known yet). */
+  updatedSinceSupported: z.boolean().nullable(),
+  /** The watcher: polling paused (suspend, lock screen, offline) or running. */
+  polling: z.enum(['running', 'paused', 'stopped']),
+  pollIntervalSeconds: z.number(),
+});
+export type RfiSyncStateView = z.infer<typeof rfiSyncStateSchema>;
+
+const stringList = z.array(z.string().max(200)).max(100);
+
+export const rfiListArgsSchema = z
+  .strictObject({
+    /** Keep these RFI statuses (any string: unknown statuses can be filtered too). */
+    status: stringList.optional(),
+    type: stringList.optional(),
+    /** Case-insensitive substring of id, related id, description, type or status. */
+    text: z.string().max(500).optional(),
+    unreadOnly: z.boolean().optional(),
+    band: z.array(deadlineBandSchema).max(4).optional(),
+    /** deadline (default): most urgent first, no deadline last. */
+    sort: z.enum(['deadline', 'updated_desc', 'created_desc']).optional(),
+    /** A window of the filtered, sorted rows (default: all of them). */
+    offset: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(20_000).optional(),
+  })
+  .optional();
+
+export const rfiDetailSchema = z.object({
+  /** The RFI as the bank sent it (unknown fields kept). */
+  rfi: Rfi,
+  summary: rfiSummarySchema,
+  /** true when the bank could not be asked (refresh failed or not requested). */
+  fromCache: z.boolean(),
+  /** The updated_at the analyst last saw (null: never opened). */
+  lastSeenUpdatedAt: z.string().nullable(),
+});
+export type RfiDetailView = z.infer<typeof rfiDetailSchema>;
+
+export const rfiChangedSchema = z.object({
+  /** What brought the change. */
+  source: z.enum(['sync', 'poll', 'webhook', 'refresh', 'seen', 'load']),
+  /** RFIs new to the cache. */
+  created: z.array(z.string()),
+  /** RFIs whose content changed (includes created and status changes). */
+  updated: z.array(z.string()),
+  /** RFIs whose RFI status changed. */
+  statusChanged: z.array(z.string()),
+  /** RFIs no longer listed by the bank (full sync). */
+  removed: z.array(z.string()),
+  /** RFIs whose unread marker changed (markSeen). */
+  seen: z.array(z.string()),
+  /** More ids changed than listed (lists are capped at 1000): reload the whole queue. */
+  truncated: z.boolean(),
+  counts: rfiCountsSchema,
+});
+export type RfiChangedView = z.infer<typeof rfiChangedSchema>;
+
+const rfiIdArg = z.string().min(1).max(128);
+
+export const rfisChannels = {
+  'rfis.list': channel({
+    summary:
+      'Queue rows from the local cache (offline too): compact summaries filtered and sorted in main, with counts over the whole cache.',
+    args: rfiListArgsSchema,
+    result: z.object({
+      items: z.array(rfiSummarySchema),
+      /** Rows matching the filter (before offset/limit). */
+      total: z.number(),
+      /** Counts over the whole cache (not the filter). */
+      counts: rfiCountsSchema,
+      sync: rfiSyncStateSchema,
+    }),
+  }),
+  'rfis.get': channel({
+    summary:
+      'One RFI from the cache; refresh: true re-reads it from the bank first (falls back to the cache when offline).',
+    args: z.strictObject({ id: rfiIdArg, refresh: z.boolean().optional() }),
+    result: rfiDetailSchema,
+  }),
+  'rfis.sync': channel({
+    summary: 'Sync now (incremental when the server supports updated_since; full: true forces every page).',
+    args: z.strictObject({ full: z.boolean().optional() }).optional(),
+    result: z.object({ sync: rfiSyncStateSchema, counts: rfiCountsSchema }),
+  }),
+  'rfis.markSeen': channel({
+    summary:
+      'The analyst opened the RFI: remember its updated_at as seen (clears the unread marker until it changes).',
+    args: z.strictObject({ id: rfiIdArg, updatedAt: z.string().max(64).optional() }),
+    result: z.object({ summary: rfiSummarySchema.nullable(), counts: rfiCountsSchema }),
+  }),
+  'rfis.counts': channel({
+    summary: 'Counts per status, type and deadline band, unread and awaiting action, and the sync state.',
+    args: z.undefined(),
+    result: z.object({ counts: rfiCountsSchema, sync: rfiSyncStateSchema }),
+  }),
+};
+
+export const rfisEvents = {
+  'rfis.changed': event({
+    summary:
+      'RFIs in the cache changed (sync, polling, webhook, refresh, seen): which ones and the new counts.',
+    payload: rfiChangedSchema,
+  }),
+  'rfis.syncState': event({
+    summary: 'The sync/polling state changed (syncing, offline, paused…).',
+    payload: rfiSyncStateSchema,
+  }),
+  'rfis.openRequested': event({
+    summary: 'The analyst clicked an RFI notification: open that RFI (#/rfis/<id>).',
+    payload: z.object({ rfiId: z.string() }),
+  }),
+};
