@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCliOptions, usage } from '../../src/sandbox/cli-options';
 import type { RunningSandbox } from '../../src/sandbox/index';
@@ -241,5 +242,38 @@ describe('options', () => {
     expect(() => parseCliOptions(['--nope'], {})).toThrow(/unknown option/);
     expect(() => parseCliOptions(['--port', 'x'], {})).toThrow(/--port/);
     expect(usage()).toContain('TREASURY_SANDBOX_QUOTE_TTL_SECONDS');
+  });
+});
+
+describe('CLI', () => {
+  it('npm run sandbox: prints the URL, tokens and public key, serves, and stops on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/sandbox/cli.ts', '--port', '0', '--seed', 'cli'],
+      {
+        cwd: new URL('../../', import.meta.url),
+        env: { ...process.env, TREASURY_SANDBOX_QUOTE_TTL_SECONDS: '12' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      const end = Date.now() + 20_000;
+      while (!out.includes('END PUBLIC KEY') && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      expect(out).toMatch(/admin token: +tds_admin_/);
+      expect(out).toMatch(/viewer token: +tds_viewer_/);
+      expect(out).toContain('BEGIN PUBLIC KEY');
+      expect(out).toContain('quote TTL 12 s');
+      const url = /listening on (http:\S+)/.exec(out)?.[1] ?? '';
+      const r = await fetch(`${url}/v1/sandbox/fixtures`);
+      expect(r.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 });
