@@ -127,7 +127,6 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
             {s.progress?.state === 'still_processing'
               ? 'The bank is still preparing the return intent. It was created; the app keeps checking.'
               : 'The return intent was created. Waiting for the bank to show it (this can take several seconds)…'}
-            {s.progress ? ` Checked ${s.progress.attempts} time${s.progress.attempts === 1 ? '' : 's'}.` : ''}
           </p>
           {s.actionError && (
             <>
