@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ConnectionScreen } from './features/session/ConnectionScreen';
+import { RfisScreen } from './features/rfis/RfisScreen';
 import { ReturnsScreen } from './features/returns/ReturnsScreen';
 import { SettingsScreen } from './features/settings/SettingsScreen';
 import { ActivityScreen } from './features/activity/ActivityScreen';
@@ -18,6 +19,7 @@ export interface FeatureRoute {
 
 export const routes: FeatureRoute[] = [
   { path: 'connection', label: 'Connection', nav: true, render: () => <ConnectionScreen /> },
+  { path: 'rfis', label: 'RFIs', nav: true, render: (params) => <RfisScreen params={params} /> },
   { path: 'returns', label: 'Returns', nav: true, render: (params) => <ReturnsScreen params={params} /> },
   { path: 'activity', label: 'Activity', nav: true, render: () => <ActivityScreen /> },
   { path: 'settings', label: 'Settings', nav: true, render: () => <SettingsScreen /> },

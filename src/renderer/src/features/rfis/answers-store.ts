@@ -1,0 +1,115 @@
+import { create } from 'zustand';
+import type { AnswerView, StagedFileView } from '../../../../shared/ipc/channels/rfi-answers';
+import { call, on } from '../../lib/desk';
+
+export interface UploadLimits {
+  contentTypes: string[];
+  extensions: string[];
+  maxBytes: number;
+  chunkBytes: number;
+}
+
+export interface AnswersState {
+  byId: Record<string, AnswerView>;
+  progress: Record<string, { sentBytes: number; totalBytes: number }>;
+  limits: UploadLimits | null;
+  loadFor(rfiId: string): Promise<void>;
+  upsert(a: AnswerView): void;
+  remove(id: string): void;
+}
+
+export const useAnswers = create<AnswersState>((set, get) => ({
+  byId: {},
+  progress: {},
+  limits: null,
+  async loadFor(rfiId) {
+    const [list, status] = await Promise.all([
+      call('answers.list', { rfiId }),
+      get().limits ? Promise.resolve(null) : call('answers.status', undefined),
+    ]);
+    const byId = { ...get().byId };
+    for (const a of Object.values(byId)) if (a.rfiId === rfiId) delete byId[a.id];
+    for (const a of list.answers) byId[a.id] = a;
+    set({ byId, ...(status ? { limits: status.limits } : {}) });
+  },
+  upsert(a) {
+    set({ byId: { ...get().byId, [a.id]: a } });
+  },
+  remove(id) {
+    const byId = { ...get().byId };
+    delete byId[id];
+    set({ byId });
+  },
+}));
+
+/** The newest answer of a question, if any. */
+export function latestAnswer(
+  byId: Record<string, AnswerView>,
+  rfiId: string,
+  questionId: string,
+): AnswerView | undefined {
+  let best: AnswerView | undefined;
+  for (const a of Object.values(byId)) {
+    if (a.rfiId !== rfiId || a.questionId !== questionId) continue;
+    if (!best || a.createdAt > best.createdAt) best = a;
+  }
+  return best;
+}
+
+let subscribed = false;
+export function subscribeAnswers(): void {
+  if (subscribed || typeof window === 'undefined') return;
+  subscribed = true;
+  try {
+    on('answers.changed', (a) => useAnswers.getState().upsert(a));
+    on('answers.progress', (p) =>
+      useAnswers.setState((s) => ({
+        progress: { ...s.progress, [p.answerId]: { sentBytes: p.sentBytes, totalBytes: p.totalBytes } },
+      })),
+    );
+  } catch {
+    subscribed = false;
+  }
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  const step = 0x8000;
+  for (let i = 0; i < bytes.length; i += step) {
+    s += String.fromCharCode(...bytes.subarray(i, i + step));
+  }
+  return btoa(s);
+}
+
+/**
+ * Hands a dropped file to main in chunks (the page has the bytes, not a path); main writes them to
+ * its staging folder under a name it chooses and checks type and size.
+ */
+export async function stageDroppedFile(
+  file: File,
+  documentType: string,
+  chunkBytes: number,
+  onProgress?: (sent: number, total: number) => void,
+): Promise<StagedFileView> {
+  const begun = await call('files.stageDropped', {
+    op: 'begin',
+    name: file.name || 'file',
+    contentType: file.type,
+    sizeBytes: file.size,
+    documentType: documentType as never,
+  });
+  const stagingId = begun.stagingId ?? '';
+  try {
+    for (let offset = 0; offset < file.size; offset += chunkBytes) {
+      const buf = new Uint8Array(await file.slice(offset, offset + chunkBytes).arrayBuffer());
+      await call('files.stageDropped', { op: 'chunk', stagingId, offset, data: toBase64(buf) });
+      onProgress?.(Math.min(file.size, offset + buf.length), file.size);
+    }
+    const done = await call('files.stageDropped', { op: 'commit', stagingId });
+    if (!done.file) throw new Error('The file was not staged.');
+    return done.file;
+  } catch (err) {
+    await call('files.stageDropped', { op: 'abort', stagingId }).catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,99 @@
+import { create } from 'zustand';
+import type { RfiCountsView, RfiSummaryView, RfiSyncStateView } from '../../../../shared/ipc/channels/rfis';
+import type { RfiSort } from '../../../../shared/rfi-view';
+import { call, errorMessage, on } from '../../lib/desk';
+
+export interface QueueFilter {
+  status: string;
+  type: string;
+  text: string;
+  unreadOnly: boolean;
+}
+
+export interface QueueState {
+  rows: RfiSummaryView[];
+  counts: RfiCountsView | null;
+  sync: RfiSyncStateView | null;
+  loaded: boolean;
+  loading: boolean;
+  error: string | null;
+  filter: QueueFilter;
+  sort: RfiSort;
+  /** Clock for deadline bands (ticks every 30 s). */
+  now: number;
+  /** Id of the highlighted row (j/k). */
+  activeId: string | null;
+  load(): Promise<void>;
+  syncNow(): Promise<void>;
+  setFilter(patch: Partial<QueueFilter>): void;
+  setSort(sort: RfiSort): void;
+  setActive(id: string | null): void;
+}
+
+export const initialFilter: QueueFilter = { status: '', type: '', text: '', unreadOnly: false };
+
+/** The whole queue comes over once (compact rows); filtering and sorting run here, per keystroke. */
+export const useQueue = create<QueueState>((set, get) => ({
+  rows: [],
+  counts: null,
+  sync: null,
+  loaded: false,
+  loading: false,
+  error: null,
+  filter: initialFilter,
+  sort: 'deadline',
+  now: Date.now(),
+  activeId: null,
+  async load() {
+    if (get().loading) return;
+    set({ loading: true });
+    try {
+      const r = await call('rfis.list', undefined);
+      set({ rows: r.items, counts: r.counts, sync: r.sync, loaded: true, error: null, now: Date.now() });
+    } catch (err) {
+      set({ error: errorMessage(err), loaded: true });
+    } finally {
+      set({ loading: false });
+    }
+  },
+  async syncNow() {
+    try {
+      const r = await call('rfis.sync', undefined);
+      set({ sync: r.sync, counts: r.counts });
+      await get().load();
+    } catch (err) {
+      set({ error: errorMessage(err) });
+    }
+  },
+  setFilter(patch) {
+    set({ filter: { ...get().filter, ...patch } });
+  },
+  setSort(sort) {
+    set({ sort });
+  },
+  setActive(id) {
+    set({ activeId: id });
+  },
+}));
+
+let subscribed = false;
+/** Keeps the queue current: reload on rfis.changed (coalesced), tick the clock. */
+export function subscribeQueue(): void {
+  if (subscribed || typeof window === 'undefined') return;
+  subscribed = true;
+  let pending: ReturnType<typeof setTimeout> | null = null;
+  try {
+    on('rfis.changed', (c) => {
+      useQueue.setState({ counts: c.counts });
+      if (pending) return;
+      pending = setTimeout(() => {
+        pending = null;
+        void useQueue.getState().load();
+      }, 150);
+    });
+    on('rfis.syncState', (s) => useQueue.setState({ sync: s }));
+  } catch {
+    subscribed = false;
+  }
+  setInterval(() => useQueue.setState({ now: Date.now() }), 30_000);
+}
