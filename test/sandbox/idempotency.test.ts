@@ -7,7 +7,7 @@ let c: ReturnType<typeof client>;
 let f: ReturnType<typeof fx>;
 
 beforeAll(async () => {
-  sb = await start({ visibilityDelayMs: { min: 4000, max: 4000 }, writeDelayMs: 400 });
+  sb = await start({ visibilityDelayMs: { min: 4000, max: 4000 } });
   c = client(sb);
   f = fx(sb);
 });
@@ -68,21 +68,37 @@ describe('Idempotency-Key', () => {
   });
 
   it('same key while the first is in flight → 409 ABORTED; then the replay works', async () => {
-    const body = order('3000000');
-    const results = await Promise.all([
-      c<Json>('POST', '/v1/crypto/order', { token: f.adminA, idem: 'flight-1', body }),
-      new Promise((r) => setTimeout(r, 50)).then(() =>
-        c<Json>('POST', '/v1/crypto/order', { token: f.adminA, idem: 'flight-1', body }),
-      ),
-    ]);
-    const a = results.find((r) => r.status === 200);
-    const b = results.find((r) => r.status !== 200);
-    expect(a).toBeDefined();
-    expect(b?.status).toBe(409);
-    if (!a || !b) throw new Error('unreachable');
-    expect(err(b)).toMatchObject({ code: '409', status: 'ABORTED', reason: 'IDEMPOTENCY_KEY_IN_FLIGHT' });
-    const again = await c<Json>('POST', '/v1/crypto/order', { token: f.adminA, idem: 'flight-1', body });
-    expect(again.body.transaction_id).toBe(a.body.transaction_id);
+    const s2 = await start({ writeDelayMs: 400 });
+    try {
+      const c2 = client(s2);
+      const f2 = fx(s2);
+      const body = {
+        ...order('3000000'),
+        customer_pays_account_id: f2.acc(f2.a, 'USD').id,
+        customer_receives_account_id: f2.acc(f2.a, 'ETHEREUM-USDT').id,
+      };
+      const results = await Promise.all([
+        c2<Json>('POST', '/v1/crypto/order', { token: f2.adminA, idem: 'flight-1', body }),
+        new Promise((r) => setTimeout(r, 50)).then(() =>
+          c2<Json>('POST', '/v1/crypto/order', { token: f2.adminA, idem: 'flight-1', body }),
+        ),
+      ]);
+      const a = results.find((r) => r.status === 200);
+      const b = results.find((r) => r.status !== 200);
+      expect(a).toBeDefined();
+      expect(b?.status).toBe(409);
+      if (!a || !b) throw new Error('unreachable');
+      expect(err(b)).toMatchObject({ code: '409', status: 'ABORTED', reason: 'IDEMPOTENCY_KEY_IN_FLIGHT' });
+      const again = await c2<Json>('POST', '/v1/crypto/order', { token: f2.adminA, idem: 'flight-1', body });
+      expect(again.body.transaction_id).toBe(a.body.transaction_id);
+      const list = await c2<{ data: { idempotency_key: string | null }[] }>(
+        'GET',
+        '/v1/sandbox/transactions',
+      );
+      expect(list.body.data.filter((t) => t.idempotency_key === 'flight-1')).toHaveLength(1);
+    } finally {
+      await s2.close();
+    }
   });
 
   it('is scoped per credential: the same key from another credential is a new request', async () => {

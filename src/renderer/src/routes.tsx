@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ConnectionScreen } from './features/session/ConnectionScreen';
+import { ExchangeScreen } from './features/crypto/ExchangeScreen';
 import { RfisScreen } from './features/rfis/RfisScreen';
 import { ReturnsScreen } from './features/returns/ReturnsScreen';
 import { SettingsScreen } from './features/settings/SettingsScreen';
@@ -19,6 +20,7 @@ export interface FeatureRoute {
 
 export const routes: FeatureRoute[] = [
   { path: 'connection', label: 'Connection', nav: true, render: () => <ConnectionScreen /> },
+  { path: 'exchange', label: 'Exchange', nav: true, render: (params) => <ExchangeScreen params={params} /> },
   { path: 'rfis', label: 'RFIs', nav: true, render: (params) => <RfisScreen params={params} /> },
   { path: 'returns', label: 'Returns', nav: true, render: (params) => <ReturnsScreen params={params} /> },
   { path: 'activity', label: 'Activity', nav: true, render: () => <ActivityScreen /> },

@@ -1,0 +1,143 @@
+import { create } from 'zustand';
+import type { CryptoContext, OrderView, QuoteArgs } from '../../../../shared/ipc/channels/crypto';
+import { call, errorMessage, on } from '../../lib/desk';
+
+/**
+ * The exchange screens' state: the form context (role, account book), this workstation's orders,
+ * and the offset between the bank's clock and this window's clock (learned from every order view
+ * main sends, so countdowns run in bank time even when this machine's clock is wrong).
+ */
+export interface CryptoStore {
+  context: CryptoContext | null;
+  contextError: string | null;
+  orders: Record<string, OrderView>;
+  /** Ids newest first, as last listed. */
+  listIds: string[];
+  listLoaded: boolean;
+  listError: string | null;
+  /** Bank time − Date.now() in this window, in ms. */
+  offsetMs: number;
+  /** Per order: the last action's error. */
+  errors: Record<string, string | null>;
+  busy: Record<string, boolean>;
+  loadContext(): Promise<void>;
+  loadList(): Promise<void>;
+  loadOrder(orderId: string, refresh?: boolean): Promise<OrderView | null>;
+  quote(args: QuoteArgs): Promise<OrderView>;
+  requote(orderId: string): Promise<OrderView | null>;
+  confirm(orderId: string): Promise<void>;
+  saveAccount(input: { accountId: string; label: string; asset?: string }): Promise<void>;
+  removeAccount(accountId: string): Promise<void>;
+  listen(): () => void;
+}
+
+function offsetFrom(view: OrderView): number {
+  const server = Date.parse(view.serverNow);
+  return Number.isFinite(server) ? server - Date.now() : 0;
+}
+
+export const useCrypto = create<CryptoStore>((set, get) => {
+  const accept = (view: OrderView): OrderView => {
+    set((s) => ({
+      orders: { ...s.orders, [view.id]: view },
+      listIds: s.listIds.includes(view.id) ? s.listIds : [view.id, ...s.listIds],
+      offsetMs: offsetFrom(view),
+    }));
+    return view;
+  };
+  const setBusy = (id: string, value: boolean): void => set((s) => ({ busy: { ...s.busy, [id]: value } }));
+  const setError = (id: string, value: string | null): void =>
+    set((s) => ({ errors: { ...s.errors, [id]: value } }));
+
+  return {
+    context: null,
+    contextError: null,
+    orders: {},
+    listIds: [],
+    listLoaded: false,
+    listError: null,
+    offsetMs: 0,
+    errors: {},
+    busy: {},
+    async loadContext() {
+      try {
+        set({ context: await call('crypto.context', undefined), contextError: null });
+      } catch (err) {
+        set({ contextError: errorMessage(err) });
+      }
+    },
+    async loadList() {
+      try {
+        const { orders } = await call('crypto.list', undefined);
+        const map: Record<string, OrderView> = {};
+        for (const o of orders) map[o.id] = o;
+        const first = orders[0];
+        set((s) => ({
+          orders: { ...s.orders, ...map },
+          listIds: orders.map((o) => o.id),
+          listLoaded: true,
+          listError: null,
+          ...(first ? { offsetMs: offsetFrom(first) } : {}),
+        }));
+      } catch (err) {
+        set({ listError: errorMessage(err), listLoaded: true });
+      }
+    },
+    async loadOrder(orderId, refresh = false) {
+      try {
+        return accept(await call('crypto.order', { orderId, refresh }));
+      } catch (err) {
+        setError(orderId, errorMessage(err));
+        return null;
+      }
+    },
+    async quote(args) {
+      return accept(await call('crypto.quote', args));
+    },
+    async requote(orderId) {
+      setBusy(orderId, true);
+      setError(orderId, null);
+      try {
+        return accept(await call('crypto.requote', { orderId }));
+      } catch (err) {
+        setError(orderId, errorMessage(err));
+        return null;
+      } finally {
+        setBusy(orderId, false);
+      }
+    },
+    async confirm(orderId) {
+      setBusy(orderId, true);
+      setError(orderId, null);
+      try {
+        accept(await call('crypto.confirm', { orderId }));
+      } catch (err) {
+        setError(orderId, errorMessage(err));
+        await get().loadOrder(orderId);
+      } finally {
+        setBusy(orderId, false);
+      }
+    },
+    async saveAccount(input) {
+      set({ context: await call('crypto.saveAccount', input), contextError: null });
+    },
+    async removeAccount(accountId) {
+      set({ context: await call('crypto.removeAccount', { accountId }), contextError: null });
+    },
+    listen() {
+      const offOrder = on('crypto.orderChanged', (view) => {
+        accept(view);
+      });
+      const offSession = on('session.changed', () => {
+        void get().loadContext();
+      });
+      return () => {
+        offOrder();
+        offSession();
+      };
+    },
+  };
+});
+
+/** Statuses after which an order no longer changes (unknown ones may still move). */
+export const FINAL_STATUSES = new Set(['completed', 'failed', 'expired', 'declined', 'cancelled']);

@@ -1,0 +1,264 @@
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures';
+import type { Harness } from '../harness/harness';
+
+/**
+ * Digital-asset exchange (issue 7) in Chromium through the harness, against the in-process
+ * sandbox with short quote TTLs, a short settlement delay and a visible read-after-create window.
+ */
+
+const sandboxBase = {
+  visibilityDelayMs: { min: 400, max: 600 },
+  quoteTtlSeconds: 20,
+  settlementDelayMs: 600,
+};
+
+async function requestQuote(
+  app: Page,
+  opts: { asset?: 'USDT-USD' | 'USDC-USD'; amount: string; expectMinor?: string },
+): Promise<string> {
+  await app.goto(`${new URL(app.url()).origin}/#/exchange/new`);
+  await expect(app.getByRole('heading', { name: 'New exchange quote' })).toBeVisible();
+  if (opts.asset) await app.getByLabel('Digital asset', { exact: true }).selectOption(opts.asset);
+  await app.getByTestId('crypto-amount').fill(opts.amount);
+  if (opts.expectMinor) await expect(app.getByText(`= ${opts.expectMinor} minor units`)).toBeVisible();
+  await expect(app.getByTestId('crypto-pays')).not.toHaveValue('');
+  await expect(app.getByTestId('crypto-receives')).not.toHaveValue('');
+  await app.getByTestId('crypto-get-quote').click();
+  await expect(app).toHaveURL(/#\/exchange\/cx-[0-9a-f-]+$/);
+  return new URL(app.url()).hash.split('/').pop()!;
+}
+
+async function waitInProgress(app: Page): Promise<void> {
+  await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'in_progress', {
+    timeout: 15_000,
+  });
+  await expect(app.getByTestId('crypto-countdown')).toBeVisible();
+}
+
+async function sandboxTransaction(harness: Harness, transactionId: string) {
+  const list = await harness.services.bank.staff.listTransactions();
+  return list.data.find((d) => d.transaction.transaction_id === transactionId)?.transaction;
+}
+
+test.describe('exchange: quote, confirm, settle', () => {
+  test.use({
+    harnessOptions: { services: { environment: { kind: 'embedded-sandbox', sandbox: sandboxBase } } },
+  });
+
+  test('buy USDT: quote through the visibility window, review, confirm, follow to completed', async ({
+    app,
+    harness,
+  }) => {
+    await app.getByRole('link', { name: 'Exchange' }).click();
+    await expect(app.getByTestId('crypto-list-empty')).toBeVisible();
+    const orderId = await requestQuote(app, { amount: '25.5', expectMinor: '25500000' });
+
+    // The read-after-create window is shown while the bank answers 404.
+    await expect(app.getByTestId('crypto-phase')).toHaveAttribute('data-phase', 'not_visible');
+    await waitInProgress(app);
+    await expect(app.getByTestId('crypto-phase')).toHaveCount(0);
+
+    // Every decision field of spec 2.4.
+    await expect(app.getByTestId('crypto-receives')).toHaveText('25.500000 ETHEREUM-USDT');
+    await expect(app.getByTestId('crypto-pays')).toContainText('USD');
+    await expect(app.getByTestId('crypto-rate')).toHaveText(/^1 ETHEREUM-USDT = 1\.\d{4} USD$/);
+    await expect(app.getByTestId('crypto-fee')).toHaveText('None at quote time');
+    await expect(app.getByTestId('crypto-facts')).toContainText('IBAN');
+    await expect(app.getByTestId('crypto-facts')).toContainText('Wallet');
+    await expect(app.getByTestId('crypto-initiated-by')).not.toBeEmpty();
+    await expect(app.getByTestId('crypto-facts')).toContainText('Not checked');
+
+    const confirm = app.getByTestId('crypto-confirm');
+    await expect(confirm).toBeEnabled();
+    await confirm.click();
+    await expect(app.getByTestId('crypto-settlement')).toBeVisible();
+    await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'completed', {
+      timeout: 15_000,
+    });
+    await expect(app.getByTestId('crypto-hash')).toContainText(/0x[0-9a-f]{64}/);
+    await expect(app.getByTestId('crypto-testnet')).toHaveText('Test network: no value');
+    await expect(app.getByTestId('crypto-settlement-state')).toHaveText('Settled.');
+    await expect(confirm).toBeDisabled();
+
+    // Native notification, audit log, the exchange list.
+    await expect
+      .poll(() => harness.platform.notifications.map((n) => n.title))
+      .toContain('Exchange settled: USDT-USD buy');
+    const audit = await harness.services.audit.list({ limit: 10 });
+    expect(audit.entries.map((e) => `${e.operation}:${e.outcome}`)).toEqual(
+      expect.arrayContaining(['crypto.create_order:succeeded', 'crypto.confirm:succeeded']),
+    );
+    await app.getByRole('link', { name: 'Back to the exchange list' }).first().click();
+    const row = app.locator(`[data-order-id="${orderId}"]`);
+    await expect(row.getByTestId('crypto-list-status')).toHaveAttribute('data-status', 'completed');
+  });
+
+  test('a quote expires in bank time: Confirm disabled, status expired, main refuses', async ({
+    app,
+    harness,
+  }) => {
+    const orderId = await requestQuote(app, { amount: '10' });
+    await waitInProgress(app);
+    const confirm = app.getByTestId('crypto-confirm');
+    await expect(confirm).toBeEnabled();
+
+    // 12 of 20 s pass at the bank: the countdown turns urgent (in words, not colour only).
+    await harness.services.bank.staff.advanceClock(12);
+    await expect(app.getByTestId('crypto-countdown')).toHaveAttribute('data-state', 'urgent');
+    await expect(app.getByTestId('crypto-countdown')).toContainText('Urgent:');
+    // 18 s: less than the safety margin is left, Confirm is disabled.
+    await harness.services.bank.staff.advanceClock(6);
+    await expect(confirm).toBeDisabled();
+
+    // Even if the UI lagged, main would not send: the channel refuses and nothing reaches the bank.
+    const answer = (await app.evaluate(
+      (id) =>
+        (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk.invoke(
+          'crypto.confirm',
+          { orderId: id },
+        ),
+      orderId,
+    )) as { ok: boolean; error?: { kind: string; reason?: string } };
+    expect(answer.ok).toBe(false);
+    expect(answer.error?.kind).toBe('precondition');
+    expect(['QUOTE_TOO_CLOSE_TO_EXPIRY', 'QUOTE_EXPIRED']).toContain(answer.error?.reason);
+    const view = await harness.services.crypto.order(orderId);
+    const atBank = await sandboxTransaction(harness, view.transactionId!);
+    expect(['in_progress', 'expired']).toContain(atBank?.status);
+    expect(atBank?.crypto_trade_v2?.quote_confirmed_at).toBeNull();
+
+    await harness.services.bank.staff.advanceClock(5);
+    await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'expired');
+    await expect(app.getByTestId('crypto-expired')).toBeVisible();
+    await expect(confirm).toBeDisabled();
+    await expect(app.getByTestId('crypto-confirm-hint')).toHaveText(
+      'The quote has expired; it can no longer be confirmed.',
+    );
+    expect((await sandboxTransaction(harness, view.transactionId!))?.status).toBe('expired');
+    await app.goto(`${harness.url}#/exchange`);
+    await expect(
+      app.locator(`[data-order-id="${orderId}"]`).getByTestId('crypto-list-status'),
+    ).toHaveAttribute('data-status', 'expired');
+  });
+
+  test('requote makes a new quote with the same parameters under a new key', async ({ app, harness }) => {
+    const firstId = await requestQuote(app, { amount: '12.345678', expectMinor: '12345678' });
+    await waitInProgress(app);
+    const first = await harness.services.crypto.order(firstId);
+    await app.getByTestId('crypto-requote').click();
+    await expect(app).not.toHaveURL(new RegExp(`${firstId}$`));
+    await waitInProgress(app);
+    const secondId = new URL(app.url()).hash.split('/').pop()!;
+    const second = await harness.services.crypto.order(secondId);
+    expect(second.requoteOf).toBe(firstId);
+    expect(second.request).toEqual(first.request);
+    expect(second.transactionId).not.toBe(first.transactionId);
+    expect(second.idempotencyKey).not.toBe(first.idempotencyKey);
+    await expect(app.getByTestId('crypto-receives')).toHaveText('12.345678 ETHEREUM-USDT');
+    await expect(app.getByTestId('crypto-confirm')).toBeEnabled();
+  });
+});
+
+test.describe('exchange: USDC liquidity', () => {
+  test.use({
+    harnessOptions: {
+      services: {
+        environment: {
+          kind: 'embedded-sandbox',
+          sandbox: { ...sandboxBase, usdcInventory: 1_000_000n },
+        },
+      },
+    },
+  });
+
+  test('a USDC order beyond the bank’s liquidity fails after confirm, with a warning up front', async ({
+    app,
+    harness,
+  }) => {
+    await app.goto(`${harness.url}#/exchange/new`);
+    await expect(app.getByTestId('usdc-warning')).toHaveCount(0);
+    await app.getByLabel('Digital asset', { exact: true }).selectOption('USDC-USD');
+    await expect(app.getByTestId('usdc-warning')).toContainText('limited liquidity');
+    await requestQuote(app, { asset: 'USDC-USD', amount: '5', expectMinor: '5000000' });
+    await waitInProgress(app);
+    await app.getByTestId('crypto-confirm').click();
+    await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'failed', {
+      timeout: 15_000,
+    });
+    await expect(app.getByTestId('crypto-settlement-state')).toContainText('INSUFFICIENT_LIQUIDITY');
+    await expect(app.getByTestId('crypto-hash')).toContainText('set at settlement');
+    await expect
+      .poll(() => harness.platform.notifications.map((n) => n.title))
+      .toContain('Exchange failed: USDC-USD buy');
+  });
+});
+
+test.describe('exchange: viewer', () => {
+  test('the viewer credential sees the form read-only with the reason', async ({ app, harness }) => {
+    await harness.services.session.useSandboxCredential('a-viewer');
+    await app.goto(`${harness.url}#/exchange/new`);
+    await expect(app.getByTestId('crypto-readonly')).toContainText('viewer role');
+    await expect(app.getByTestId('crypto-get-quote')).toBeDisabled();
+    await expect(app.getByTestId('crypto-amount')).toBeDisabled();
+    await expect(app.getByLabel('Digital asset', { exact: true })).toBeDisabled();
+    // The channel refuses too, before anything is sent.
+    const answer = await app.evaluate(() =>
+      (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk.invoke(
+        'crypto.quote',
+        {
+          side: 'buy',
+          symbol: 'USDT-USD',
+          requestedAsset: 'USD',
+          requestedAmount: '1000',
+          paysAccountId: 'a',
+          receivesAccountId: 'b',
+        },
+      ),
+    );
+    expect(answer).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+  });
+});
+
+test.describe('exchange: skewed clocks', () => {
+  const mainSkewMs = 3 * 60_000;
+  test.use({
+    harnessOptions: {
+      services: {
+        environment: { kind: 'embedded-sandbox', sandbox: { ...sandboxBase, quoteTtlSeconds: 90 } },
+        // This machine's clock (as main sees it) runs 3 minutes fast.
+        localNow: () => Date.now() + mainSkewMs,
+      },
+    },
+  });
+
+  test('the countdown follows the bank’s clock, not the page’s or main’s', async ({ harness, context }) => {
+    // The bank's clock is an hour ahead of real time; the page's clock 7 minutes behind.
+    await harness.services.bank.staff.advanceClock(3600);
+    await context.clock.install({ time: Date.now() - 7 * 60_000 });
+    await harness.attach(context);
+    const app = await harness.open(context);
+    const orderId = await requestQuote(app, { amount: '3' });
+    await waitInProgress(app);
+    const view = await harness.services.crypto.order(orderId);
+    const validUntil = Date.parse(view.crypto!.quote_valid_until);
+
+    const pageNow = await app.evaluate(() => Date.now());
+    const bankNow = Date.parse((await harness.services.bank.staff.getClock()).now);
+    expect(bankNow - pageNow).toBeGreaterThan(3600_000);
+
+    const countdown = app.getByTestId('crypto-countdown');
+    await expect
+      .poll(async () => {
+        const shown = Number(await countdown.getAttribute('data-remaining-seconds'));
+        const clock = await harness.services.bank.staff.getClock();
+        const expected = (validUntil - Date.parse(clock.now)) / 1000;
+        return Math.abs(shown - expected);
+      })
+      .toBeLessThanOrEqual(2);
+    const shown = Number(await countdown.getAttribute('data-remaining-seconds'));
+    expect(shown).toBeGreaterThan(60);
+    expect(shown).toBeLessThanOrEqual(90);
+    await expect(app.getByTestId('crypto-confirm')).toBeEnabled();
+  });
+});
