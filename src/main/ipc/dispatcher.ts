@@ -39,8 +39,10 @@ export function createSenderPolicy(allowedOrigins: readonly string[]): (sender: 
 }
 
 function describeIssue(issue: z.core.$ZodIssue): { field: string; message: string } {
-  const field = issue.path.map(String).join('.');
-  return { field, message: field ? `${field}: ${issue.message}` : issue.message };
+  const field = issue.path.map(String).join('.').slice(0, 200);
+  // Bounded: zod lists every unrecognized key, and a hostile caller can send thousands.
+  const text = issue.message.length > 300 ? `${issue.message.slice(0, 300)}…` : issue.message;
+  return { field, message: field ? `${field}: ${text}` : text };
 }
 
 export interface DispatcherOptions {
