@@ -316,6 +316,15 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
     },
 
     async review(transactionId) {
+      // Only an intent this workstation sent (and the bank did not refuse) can be inside the bank's
+      // 404 window; any other id is read once, so a wrong id answers not_found now instead of
+      // holding the call for 30 min.
+      const sent = await latestEntry(transactionId);
+      if (!sent || sent.phase === 'refused') {
+        const known = await read(transactionId);
+        await applyStatus(known);
+        return known;
+      }
       let tx;
       try {
         tx = await core.readAfterCreate(transactionId);
