@@ -46,7 +46,11 @@ beforeAll(async () => {
       sandbox: { visibilityDelayMs: { min: 0, max: 0 }, quoteTtlSeconds: 30, settlementDelayMs: 200 },
     },
   });
-  dispatch = createDispatcher({ handlers: t.services.handlers, isTrustedSender: () => true, log: t.services.log });
+  dispatch = createDispatcher({
+    handlers: t.services.handlers,
+    isTrustedSender: () => true,
+    log: t.services.log,
+  });
 });
 afterAll(() => t.close());
 
@@ -57,7 +61,10 @@ describe('crypto exchange service', () => {
     expect(ctx.canTrade).toBe(true);
     expect(ctx.legalEntityId).toBe(a.id);
     for (const acc of a.accounts) expect(ctx.accounts.map((x) => x.accountId)).toContain(acc.id);
-    const after = await call<CryptoContext>('crypto.saveAccount', { accountId: 'acct_custom', label: 'Mine' });
+    const after = await call<CryptoContext>('crypto.saveAccount', {
+      accountId: 'acct_custom',
+      label: 'Mine',
+    });
     expect(after.accounts.find((x) => x.accountId === 'acct_custom')).toMatchObject({
       label: 'Mine',
       source: 'analyst',
@@ -84,7 +91,11 @@ describe('crypto exchange service', () => {
     expect(quote.idempotencyKey).toMatch(/^td-/);
     const v = await visible(quote.id);
     expect(v.status).toBe('in_progress');
-    expect(v.crypto).toMatchObject({ priority: 'instant', rail: 'rfq', customer_receives_amount: '25000000' });
+    expect(v.crypto).toMatchObject({
+      priority: 'instant',
+      rail: 'rfq',
+      customer_receives_amount: '25000000',
+    });
     expect(v.confirmable).toBe(true);
     const confirmed = await call<OrderView>('crypto.confirm', { orderId: quote.id });
     expect(['pending_execution', 'completed']).toContain(confirmed.status);
@@ -143,6 +154,31 @@ describe('crypto exchange service', () => {
     expect(re.request).toEqual(first.request);
   });
 
+  it('never queues a confirm while offline: it fails clearly and sends nothing', async () => {
+    const ctx = await call<CryptoContext>('crypto.context');
+    const quote = await call<OrderView>('crypto.quote', {
+      side: 'sell',
+      symbol: 'USDT-USD',
+      requestedAsset: 'ETHEREUM-USDT',
+      requestedAmount: '1000000',
+      paysAccountId: accountsOf(ctx, 'ETHEREUM-USDT'),
+      receivesAccountId: accountsOf(ctx, 'USD'),
+    });
+    await visible(quote.id);
+    t.platform.fire('offline');
+    const err = await callError('crypto.confirm', { orderId: quote.id });
+    expect(err.kind).toBe('offline');
+    expect(err.message).toContain('never queued');
+    t.platform.fire('online');
+    // Coming back online sends nothing by itself: the quote is still only a quote at the bank.
+    const tx = await t.services.bank.getTransaction(quote.transactionId!);
+    expect(tx.status).toBe('in_progress');
+    expect(tx.crypto_trade_v2?.quote_confirmed_at).toBeNull();
+    // An explicit confirm online works.
+    const confirmed = await call<OrderView>('crypto.confirm', { orderId: quote.id });
+    expect(['pending_execution', 'completed']).toContain(confirmed.status);
+  });
+
   it('refuses bad input at the channel and viewer writes before anything is sent', async () => {
     const base = {
       side: 'buy',
@@ -151,10 +187,15 @@ describe('crypto exchange service', () => {
       paysAccountId: 'a',
       receivesAccountId: 'b',
     };
-    expect((await callError('crypto.quote', { ...base, requestedAmount: '1.5' })).kind).toBe('invalid_argument');
-    expect((await callError('crypto.quote', { ...base, requestedAmount: '0' })).kind).toBe('invalid_argument');
+    expect((await callError('crypto.quote', { ...base, requestedAmount: '1.5' })).kind).toBe(
+      'invalid_argument',
+    );
+    expect((await callError('crypto.quote', { ...base, requestedAmount: '0' })).kind).toBe(
+      'invalid_argument',
+    );
     expect(
-      (await callError('crypto.quote', { ...base, requestedAsset: 'ETHEREUM-USDC', requestedAmount: '1' })).kind,
+      (await callError('crypto.quote', { ...base, requestedAsset: 'ETHEREUM-USDC', requestedAmount: '1' }))
+        .kind,
     ).toBe('invalid_argument');
     const before = (await t.services.bank.staff.listTransactions()).data.length;
     await call('session.useSandboxCredential', { credential: 'a-viewer' });

@@ -19,7 +19,13 @@ import type { Operations } from '../services';
 import type { SessionManager } from '../session';
 import type { SettingsStore } from '../settings';
 import type { Stores, TypedStore } from '../stores';
-import { ConfirmRefused, DEFAULT_CONFIRM_MARGIN_MS, decideConfirm, guardedConfirm, requiredHeadroomMs } from './guard';
+import {
+  ConfirmRefused,
+  DEFAULT_CONFIRM_MARGIN_MS,
+  decideConfirm,
+  guardedConfirm,
+  requiredHeadroomMs,
+} from './guard';
 
 /**
  * The digital-asset exchange (issue 7), main side: the account book, this workstation's orders
@@ -623,7 +629,12 @@ export async function createCryptoService(
     confirm,
     async order(orderId, refresh) {
       let r = getRecord(orderId);
-      if (refresh && r.transactionId && r.phase === 'visible' && (r.status === null || !FINAL.has(r.status))) {
+      if (
+        refresh &&
+        r.transactionId &&
+        r.phase === 'visible' &&
+        (r.status === null || !FINAL.has(r.status))
+      ) {
         try {
           r = await read(orderId, r.transactionId);
         } catch (err) {

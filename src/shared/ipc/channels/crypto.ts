@@ -15,9 +15,7 @@ const accountId = z
   .min(1, 'must not be empty')
   .max(128, 'must be at most 128 characters')
   .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters');
-const minorUnits = z
-  .string()
-  .regex(/^[1-9][0-9]{0,39}$/, 'must be a positive integer string of minor units');
+const minorUnits = z.string().regex(/^[1-9][0-9]{0,39}$/, 'must be a positive integer string of minor units');
 const orderId = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be an order id');
 
 /** One entry of the local account book: an account id the analyst labelled. */
