@@ -23,7 +23,8 @@ export function ReturnsScreen({ params }: { params: string[] }) {
 }
 
 function ReturnsHome() {
-  const { entries, listLoading, listError, recent, loadList, loadRecent, listen } = useReturns();
+  const { entries, listLoading, listError, recent, loadList, loadRecent, listen, resend } = useReturns();
+  const [resendProblem, setResendProblem] = useState<string | null>(null);
   const navigate = useRouter((r) => r.navigate);
   const [txId, setTxId] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -102,6 +103,11 @@ function ReturnsHome() {
             {listError}
           </p>
         )}
+        {resendProblem && (
+          <p className="notice notice--bad" role="alert">
+            {resendProblem}
+          </p>
+        )}
         {entries.length === 0 && !listLoading ? (
           <p className="muted">No returns yet.</p>
         ) : (
@@ -137,6 +143,24 @@ function ReturnsHome() {
                   <td data-testid="returns-row-phase">
                     {phaseLabel[e.phase] ?? e.phase}
                     {e.problem && <span className="row-problem"> — {e.problem}</span>}
+                    {e.phase === 'sending' && (
+                      <>
+                        {' '}
+                        <button
+                          type="button"
+                          className="link"
+                          aria-label={`Send the return of ${e.transactionId} again (same key)`}
+                          onClick={() =>
+                            void resend(e).then((problem) => {
+                              setResendProblem(problem);
+                              if (!problem) openTx(e.transactionId);
+                            })
+                          }
+                        >
+                          Send again
+                        </button>
+                      </>
+                    )}
                   </td>
                   <td data-testid="returns-row-status">
                     {e.status ? <StatusBadge status={e.status} /> : <span className="muted">not read</span>}

@@ -4,6 +4,7 @@ import type { TransferView } from '../../../../shared/ipc/channels/returns';
 import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
 import { useRouter } from '../../lib/router';
+import { useSession } from '../session/store';
 import { ReturnForm } from './ReturnForm';
 import { ReviewPane } from './ReviewPane';
 import { useReturns } from './store';
@@ -27,6 +28,17 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
   useEffect(() => {
     void open(transactionId);
   }, [open, transactionId]);
+  // Re-read when the credential changes (e.g. a switch to the viewer role): what is allowed changes.
+  const credentialKey = useSession((x) =>
+    x.status?.credential ? `${x.status.credential.legalEntityId}/${x.status.credential.role}` : 'none',
+  );
+  const seenCredential = useRef(credentialKey);
+  useEffect(() => {
+    if (seenCredential.current === credentialKey) return;
+    seenCredential.current = credentialKey;
+    const cur = useReturns.getState();
+    if (['idle', 'cancelled', 'form', 'review', 'completed'].includes(cur.phase)) void open(transactionId);
+  }, [open, transactionId, credentialKey]);
   useEffect(() => {
     if (s.phase === 'confirm-step') confirmRef.current?.focus();
   }, [s.phase]);

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { TransactionProgress } from '../../../../shared/ipc/channels/session';
 import type { RecentTransfer, ReturnEntry, TransferView } from '../../../../shared/ipc/channels/returns';
+import { isReturnReasonCode } from '../../../../shared/catalogue';
 import type { ReturnReasonCode } from '../../../../shared/catalogue';
 import { DeskCallError, call, errorMessage, on } from '../../lib/desk';
 
@@ -68,6 +69,8 @@ export interface ReturnsStore {
   backToReview(): void;
   confirm(): Promise<void>;
   cancel(): Promise<void>;
+  /** Sends an entry of the Returns list again under its own operation (same key). */
+  resend(entry: ReturnEntry): Promise<string | null>;
   loadRecent(): Promise<void>;
   loadList(): Promise<void>;
   /** Subscribes to progress and status pushes; returns the unsubscribe. */
@@ -250,6 +253,24 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         });
       } catch (err) {
         set({ phase: 'review', actionError: errorMessage(err) });
+      }
+    },
+
+    async resend(entry) {
+      if (!isReturnReasonCode(entry.reasonCode)) return 'This entry has an unknown reason code.';
+      try {
+        await call('returns.createIntent', {
+          operationId: entry.operationId,
+          transactionId: entry.transactionId,
+          amount: entry.amount,
+          reasonCode: entry.reasonCode,
+          ...(entry.description ? { description: entry.description } : {}),
+        });
+        return null;
+      } catch (err) {
+        return errorMessage(err);
+      } finally {
+        void get().loadList();
       }
     },
 
