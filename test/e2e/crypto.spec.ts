@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
+import { seriousA11yViolations } from './axe';
 import type { Harness } from '../harness/harness';
 
 /**
@@ -69,6 +70,8 @@ test.describe('exchange: quote, confirm, settle', () => {
     await expect(app.getByTestId('crypto-initiated-by')).not.toBeEmpty();
     await expect(app.getByTestId('crypto-facts')).toContainText('Not checked');
 
+    expect(await seriousA11yViolations(app)).toEqual([]);
+
     const confirm = app.getByTestId('crypto-confirm');
     await expect(confirm).toBeEnabled();
     await confirm.click();
@@ -79,6 +82,7 @@ test.describe('exchange: quote, confirm, settle', () => {
     await expect(app.getByTestId('crypto-hash')).toContainText(/0x[0-9a-f]{64}/);
     await expect(app.getByTestId('crypto-testnet')).toHaveText('Test network: no value');
     await expect(app.getByTestId('crypto-settlement-state')).toHaveText('Settled.');
+    expect(await seriousA11yViolations(app)).toEqual([]);
     await expect(confirm).toBeDisabled();
 
     // Native notification, audit log, the exchange list.
@@ -180,6 +184,7 @@ test.describe('exchange: USDC liquidity', () => {
     await expect(app.getByTestId('usdc-warning')).toHaveCount(0);
     await app.getByLabel('Digital asset', { exact: true }).selectOption('USDC-USD');
     await expect(app.getByTestId('usdc-warning')).toContainText('limited liquidity');
+    expect(await seriousA11yViolations(app)).toEqual([]);
     await requestQuote(app, { asset: 'USDC-USD', amount: '5', expectMinor: '5000000' });
     await waitInProgress(app);
     await app.getByTestId('crypto-confirm').click();
@@ -199,6 +204,7 @@ test.describe('exchange: viewer', () => {
     await harness.services.session.useSandboxCredential('a-viewer');
     await app.goto(`${harness.url}#/exchange/new`);
     await expect(app.getByTestId('crypto-readonly')).toContainText('viewer role');
+    expect(await seriousA11yViolations(app)).toEqual([]);
     await expect(app.getByTestId('crypto-get-quote')).toBeDisabled();
     await expect(app.getByTestId('crypto-amount')).toBeDisabled();
     await expect(app.getByLabel('Digital asset', { exact: true })).toBeDisabled();
