@@ -1,0 +1,359 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import { test, expect } from './fixtures';
+import { startHarness } from '../harness/harness';
+import type { Harness } from '../harness/harness';
+import { customerResponses, startBank, writePdf } from './rfi-workspace-support';
+import type { Bank, WireRfi } from './rfi-workspace-support';
+
+/**
+ * RFI workspace (issue 5, answers half) in Chromium through the harness: the services talk to a
+ * sandbox run by the test through a proxy that can take the bank away and bring it back on the
+ * same port, so "offline" is a real connection failure while the bank's state survives.
+ */
+
+interface Run {
+  harness: Harness;
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+}
+
+async function openApp(browser: Browser, bank: Bank, dataDir?: string): Promise<Run> {
+  const harness = await startHarness({
+    ...(dataDir ? { dataDir } : {}),
+    services: {
+      environment: { kind: 'remote', baseUrl: bank.proxy.url, name: 'Test bank', token: bank.token },
+      bankRetry: { attempts: 2, baseDelayMs: 50, maxDelayMs: 100 },
+      bankTimeoutMs: 5000,
+      rfiAnswers: { retry: { baseMs: 300, maxMs: 1500 } },
+    },
+  });
+  const context = await browser.newContext();
+  await harness.attach(context);
+  const page = await harness.open(context);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { harness, context, page, errors };
+}
+
+async function closeApp(run: Run): Promise<void> {
+  await run.context.close();
+  await run.harness.close();
+  expect(run.errors).toEqual([]);
+}
+
+const question = (page: Page, id: string) => page.getByTestId(`question-${id}`);
+
+let bank: Bank;
+let tmp: string;
+
+test.beforeEach(async () => {
+  bank = await startBank();
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'td-rfi-e2e-'));
+});
+
+test.afterEach(async () => {
+  await bank.close();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+function seededRfi(index: number): string {
+  const id = bank.sandbox.fixtures.legal_entities[0]?.rfi_ids[index];
+  if (!id) throw new Error('no seeded RFI');
+  return id;
+}
+
+test('answer a text question and a document question (progress shown); the RFI moves to pending_review', async ({
+  browser,
+}) => {
+  const rfiId = seededRfi(0); // transaction: purpose (text) + supporting documents
+  const before = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
+  const [qText, qDoc] = before.questions;
+  expect(before.status).toBe('action_required');
+  const run = await openApp(browser, bank);
+  const { page, harness } = run;
+
+  await page.goto(`${harness.url}#/rfis/${rfiId}`);
+  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+
+  // Text question.
+  const q1 = question(page, qText!.id);
+  await q1.getByLabel('Your answer').fill('Payment for freight services under contract HF-2026-114.');
+  await expect(q1.getByTestId('draft-state')).toHaveText('Draft saved');
+  await q1.getByTestId('answer-submit').click();
+  await expect(q1.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent');
+
+  // Document question: a real 3 MB PDF through the native picker, uploaded slowly enough to watch.
+  const pdf = path.join(tmp, 'invoice-4411.pdf');
+  await writePdf(pdf, 3 * 1024 * 1024);
+  harness.platform.nextDialogAnswers.push([pdf]);
+  const q2 = question(page, qDoc!.id);
+  await expect(q2.getByLabel('Document type')).toHaveValue('transaction_supporting_document');
+  await q2.getByRole('button', { name: 'Choose files…' }).click();
+  await expect(q2.getByTestId('answer-files')).toContainText('invoice-4411.pdf · application/pdf · 3.0 MB');
+  bank.proxy.uploadBytesPerTick = 128 * 1024;
+  await q2.getByTestId('answer-submit').click();
+  await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', 'uploading');
+  const bar = q2.getByRole('progressbar', { name: 'Upload of the documents' });
+  await expect(bar).toBeVisible();
+  await expect
+    .poll(async () => Number((await bar.getAttribute('aria-valuenow')) ?? '0'), { timeout: 15_000 })
+    .toBeGreaterThan(0);
+  await expect(q2.getByTestId('answer-status')).toContainText(/Uploading \d+%/);
+  await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 30_000 });
+
+  // The RFI moved on, in the UI and at the bank; each answer landed once.
+  await expect(page.getByTestId('rfi-status')).toHaveText('pending review');
+  await expect(q1.getByTestId('question-status')).toHaveText('pending review');
+  const after = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
+  expect(after.status).toBe('pending_review');
+  expect(
+    customerResponses(after, qText!.id).map((r) => r.response['transaction.purpose']?.response_text),
+  ).toEqual(['Payment for freight services under contract HF-2026-114.']);
+  const docResponses = customerResponses(after, qDoc!.id);
+  expect(docResponses).toHaveLength(1);
+  const docIds = docResponses[0]!.response['transaction.supporting_documents']!.document_ids;
+  expect(docIds).toHaveLength(1);
+  const doc = await bank.get<{ size_bytes: number; content_type: string }>(`/v1/documents/${docIds[0]}`);
+  expect(doc).toMatchObject({ size_bytes: 3 * 1024 * 1024, content_type: 'application/pdf' });
+  await closeApp(run);
+});
+
+test('a dropped file is staged in chunks through main and refused when the bank would not accept it', async ({
+  browser,
+}) => {
+  const rfiId = seededRfi(5); // KYC: passport + proof of address (documents)
+  const rfi = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
+  const run = await openApp(browser, bank);
+  const { page, harness } = run;
+  await page.goto(`${harness.url}#/rfis/${rfiId}`);
+  const q = question(page, rfi.questions[0]!.id);
+  await expect(q.getByLabel('Document type')).toHaveValue('passport');
+
+  const drop = async (name: string, type: string, bytes: number[] | string, size?: number) => {
+    const zone = q.getByTestId('answer-drop');
+    const dt = await page.evaluateHandle(
+      ({ name, type, bytes, size }) => {
+        const data = new DataTransfer();
+        const head = typeof bytes === 'string' ? new TextEncoder().encode(bytes) : new Uint8Array(bytes);
+        const body = new Uint8Array(size ?? head.length);
+        body.set(head.subarray(0, body.length));
+        data.items.add(new File([body], name, { type }));
+        return data;
+      },
+      { name, type, bytes, size },
+    );
+    await zone.dispatchEvent('dragenter', { dataTransfer: dt });
+    await zone.dispatchEvent('drop', { dataTransfer: dt });
+  };
+
+  // A PNG of 1.2 MB: three chunks through files.stageDropped.
+  await drop(
+    '../../passport scan.png',
+    'image/png',
+    [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+    1_200_000,
+  );
+  await expect(q.getByTestId('answer-files')).toContainText('passport scan.png · image/png');
+  // An executable renamed .pdf: the bytes say what it is.
+  await drop('invoice.pdf', 'application/pdf', 'MZ\u0090\u0000 not a pdf');
+  await expect(q.getByTestId('answer-problem')).toContainText('not a PDF, PNG or JPEG');
+  // A type the bank does not accept is refused before any byte moves.
+  await drop('notes.txt', 'text/plain', 'hello');
+  await expect(q.getByTestId('answer-problem')).toContainText('text/plain is not accepted');
+  await expect(q.getByTestId('answer-files').getByRole('listitem')).toHaveCount(1);
+
+  await q.getByTestId('answer-submit').click();
+  await expect(q.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
+  const after = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
+  const resp = customerResponses(after, rfi.questions[0]!.id);
+  expect(resp).toHaveLength(1);
+  const docId = resp[0]!.response['identification.individual.passport']!.document_ids[0]!;
+  expect(
+    await bank.get<{ size_bytes: number; content_type: string }>(`/v1/documents/${docId}`),
+  ).toMatchObject({
+    size_bytes: 1_200_000,
+    content_type: 'image/png',
+  });
+  await closeApp(run);
+});
+
+test('drafts and answers written offline survive a restart and land exactly once when back online', async ({
+  browser,
+}) => {
+  const rfiId = seededRfi(0);
+  const rfi = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
+  const [qText, qDoc] = rfi.questions;
+  const dataDir = path.join(tmp, 'data');
+
+  // Online once: the RFIs are cached on this computer.
+  let run = await openApp(browser, bank, dataDir);
+  await run.page.goto(`${run.harness.url}#/rfis/${rfiId}`);
+  await expect(run.page.getByTestId('rfi-status')).toHaveText('action required');
+
+  // The bank goes away.
+  await bank.proxy.stop();
+  await run.page.reload();
+  await expect(run.page.getByTestId('rfi-from-cache')).toBeVisible({ timeout: 15_000 });
+  const pdf = path.join(tmp, 'contract.pdf');
+  await writePdf(pdf, 200_000);
+  run.harness.platform.nextDialogAnswers.push([pdf]);
+
+  let q1 = question(run.page, qText!.id);
+  await q1.getByLabel('Your answer').fill('Freight services, offline answer.');
+  await q1.getByTestId('answer-submit').click();
+  await expect(q1.getByTestId('answer-status')).toHaveAttribute('data-state', 'queued');
+  await expect(q1.getByTestId('answer-status')).toContainText('will retry', { timeout: 15_000 });
+
+  let q2 = question(run.page, qDoc!.id);
+  await q2.getByRole('button', { name: 'Choose files…' }).click();
+  await expect(q2.getByTestId('answer-files')).toContainText('contract.pdf');
+  await q2.getByTestId('answer-submit').click();
+  await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', /queued|uploading/);
+
+  await closeApp(run);
+
+  // Restart the services on the same data folder, still offline.
+  run = await openApp(browser, bank, dataDir);
+  await run.page.goto(`${run.harness.url}#/rfis/${rfiId}`);
+  q1 = question(run.page, qText!.id);
+  q2 = question(run.page, qDoc!.id);
+  await expect(q1.getByTestId('answer-status')).toHaveAttribute('data-state', /queued|verifying/, {
+    timeout: 15_000,
+  });
+  await expect(q1.getByTestId('answer-text')).toHaveValue('Freight services, offline answer.');
+  await expect(q2.getByTestId('answer-files')).toContainText('contract.pdf');
+  // Nothing reached the bank while it was away.
+  expect(customerResponses(await bank.get<WireRfi>(`/v1/rfis/${rfiId}`), qText!.id)).toEqual([]);
+
+  // Back online: the outbox runs when the system says so.
+  await bank.proxy.start();
+  run.harness.platform.fire('online');
+  await expect(q1.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
+  await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
+  await expect(run.page.getByTestId('rfi-status')).toHaveText('pending review', { timeout: 15_000 });
+
+  const after = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
+  expect(customerResponses(after, qText!.id)).toHaveLength(1);
+  expect(customerResponses(after, qDoc!.id)).toHaveLength(1);
+  expect(after.status).toBe('pending_review');
+  // Landing cleared the drafts of the sent answers.
+  expect((await run.harness.services.rfiAnswers.getDrafts(rfiId)).map((d) => d.questionId)).toEqual([]);
+  await closeApp(run);
+});
+
+test('a typed draft is kept across a restart without sending anything', async ({ browser }) => {
+  const rfiId = seededRfi(4); // segment_upgrade: first question awaits documents, no text
+  const rfi = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
+  const q = rfi.questions.find((x) => x.status === 'action_required')!;
+  const earlier = customerResponses(rfi, q.id).length; // the outdated register sent before
+  const dataDir = path.join(tmp, 'data');
+  let run = await openApp(browser, bank, dataDir);
+  await run.page.goto(`${run.harness.url}#/rfis/${rfiId}`);
+  await bank.proxy.stop();
+  const pdf = path.join(tmp, 'ubo-register-2026.pdf');
+  await writePdf(pdf, 50_000);
+  run.harness.platform.nextDialogAnswers.push([pdf]);
+  await question(run.page, q.id).getByRole('button', { name: 'Choose files…' }).click();
+  await expect(question(run.page, q.id).getByTestId('draft-state')).toHaveText('Draft saved');
+  await closeApp(run);
+
+  run = await openApp(browser, bank, dataDir);
+  await run.page.goto(`${run.harness.url}#/rfis/${rfiId}`);
+  await expect(question(run.page, q.id).getByTestId('answer-files')).toContainText('ubo-register-2026.pdf');
+  await expect(question(run.page, q.id).getByTestId('answer-status')).toHaveAttribute('data-state', 'draft');
+  await bank.proxy.start();
+  expect(customerResponses(await bank.get<WireRfi>(`/v1/rfis/${rfiId}`), q.id)).toHaveLength(earlier);
+  await closeApp(run);
+});
+
+test('staff closes a question while its answer is queued: the UI shows the conflict and keeps the draft', async ({
+  browser,
+}) => {
+  const created = await bank.post<WireRfi>('/v1/sandbox/rfis', {
+    type: 'account',
+    related_id: bank.sandbox.fixtures.legal_entities[0]!.accounts[0]!.id,
+    description: 'Conflict scenario',
+    questions: [{ question_type: 'transaction.purpose', question_text: 'What is the account used for?' }],
+  });
+  const qid = created.questions[0]!.id;
+  const run = await openApp(browser, bank);
+  const { page, harness } = run;
+  await page.goto(`${harness.url}#/rfis/${created.id}`);
+  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+
+  await bank.proxy.stop();
+  const q = question(page, qid);
+  await q.getByLabel('Your answer').fill('Operating account for EU receivables.');
+  await q.getByTestId('answer-submit').click();
+  await expect(q.getByTestId('answer-status')).toHaveAttribute('data-state', 'queued');
+
+  // Meanwhile at the bank: a colleague answered elsewhere and staff closed the question.
+  await bank.post(`/v1/rfis/${created.id}/questions/${qid}/responses`, {
+    question_type: 'transaction.purpose',
+    'transaction.purpose': { response_text: 'Answered by phone.', document_ids: [] },
+  });
+  await bank.post(`/v1/sandbox/rfis/${created.id}/questions/${qid}/action`, {
+    action: 'close',
+    response_text: 'Closed: clarified by phone with the relationship manager.',
+  });
+
+  await bank.proxy.start();
+  harness.platform.fire('online');
+  await expect(q.getByTestId('answer-status')).toHaveAttribute('data-state', 'conflict', { timeout: 20_000 });
+  await expect(q.getByTestId('answer-status')).toContainText('the question is now closed');
+  await expect(q.getByTestId('answer-conflict')).toContainText(
+    'Closed: clarified by phone with the relationship manager.',
+  );
+  await expect(q.getByTestId('answer-text')).toHaveValue('Operating account for EU receivables.');
+  await expect(q.getByTestId('question-status')).toHaveText('closed');
+
+  // Nothing was sent, nothing dropped: the bank has only the other response, the draft is kept.
+  const after = await bank.get<WireRfi>(`/v1/rfis/${created.id}`);
+  expect(customerResponses(after, qid).map((r) => r.response['transaction.purpose']?.response_text)).toEqual([
+    'Answered by phone.',
+  ]);
+  const drafts = await harness.services.rfiAnswers.getDrafts(created.id);
+  expect(drafts.map((d) => d.text)).toEqual(['Operating account for EU receivables.']);
+  await closeApp(run);
+});
+
+test('queue: counts, deadline bands in words, search with /, j/k and Enter', async ({ browser }) => {
+  const run = await openApp(browser, bank);
+  const { page, harness } = run;
+  await page.goto(`${harness.url}#/rfis`);
+  await expect(page.getByTestId('rfi-row').first()).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('rfi-visible-count')).toContainText('8 of 8 RFIs');
+  await expect(page.getByTestId('rfi-count-action_required')).toContainText('3');
+  // Deadline order: the KYC RFI about 6 hours from its timeout comes first, at risk in words.
+  const first = page.getByTestId('rfi-row').first();
+  await expect(first).toHaveAttribute('data-rfi-id', seededRfi(5));
+  await expect(first).toContainText('At risk');
+  await expect(first).toContainText('New');
+
+  await page.getByRole('heading', { name: 'Requests for information' }).click();
+  await page.keyboard.press('/');
+  await expect(page.getByTestId('rfi-search')).toBeFocused();
+  await page.keyboard.type('harbour');
+  await expect(page.getByTestId('rfi-visible-count')).toContainText('2 of 8 RFIs');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('rfi-list')).toBeFocused();
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.keyboard.press('k');
+  const active = page.locator('[data-testid="rfi-row"][aria-selected="true"]');
+  await expect(active).toHaveCount(1);
+  const activeId = await active.getAttribute('data-rfi-id');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`#/rfis/${activeId}$`));
+  await expect(page.getByTestId('rfi-detail')).toBeVisible();
+
+  await page.goto(`${harness.url}#/rfis`);
+  await page.getByTestId('rfi-filter-status').selectOption('approved');
+  await expect(page.getByTestId('rfi-visible-count')).toContainText('1 of 8 RFIs');
+  await expect(page.getByTestId('rfi-row').first()).toContainText('No deadline');
+  await closeApp(run);
+});
