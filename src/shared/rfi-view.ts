@@ -153,8 +153,8 @@ export function compareSummaries(sort: RfiSort): (a: RfiSummary, b: RfiSummary) 
   if (sort === 'created_desc') return (a, b) => desc(a.createdAt, b.createdAt) || byId(a, b);
   return (a, b) => {
     if (a.deadline !== null && b.deadline !== null) {
-      const d = Date.parse(a.deadline) - Date.parse(b.deadline);
-      return d !== 0 ? d : byId(a, b);
+      // Deadlines are toISOString() values (same length, UTC): text order is time order.
+      return a.deadline < b.deadline ? -1 : a.deadline > b.deadline ? 1 : byId(a, b);
     }
     if (a.deadline !== null) return -1;
     if (b.deadline !== null) return 1;

@@ -1,6 +1,7 @@
 import { homePath, routes } from './routes';
 import { segments, useRouter } from './lib/router';
 import { ConnectionStatus } from './features/session/ConnectionStatus';
+import { RfiAlerts } from './features/rfis/notifications';
 
 export function App() {
   const path = useRouter((s) => s.path);
@@ -13,6 +14,7 @@ export function App() {
       <header className="app__header">
         <span className="app__title">Treasury Desk</span>
         <ConnectionStatus />
+        <RfiAlerts />
       </header>
       <nav className="app__nav" aria-label="Main">
         <ul>

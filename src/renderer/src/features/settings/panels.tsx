@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { WebhookPanel } from './WebhookPanel';
 
 /**
  * Extra panels of the settings screen, contributed by other features. The RFI feature adds its
@@ -11,4 +12,6 @@ export interface SettingsPanel {
   render(): ReactNode;
 }
 
-export const settingsPanels: SettingsPanel[] = [];
+export const settingsPanels: SettingsPanel[] = [
+  { id: 'webhook', title: 'Webhook', render: () => <WebhookPanel /> },
+];

@@ -1,0 +1,64 @@
+import { useEffect, useState } from 'react';
+import type { RfiCountsView } from '../../../../shared/ipc/channels/rfis';
+import { call, on } from '../../lib/desk';
+import { useRouter } from '../../lib/router';
+
+/**
+ * App-wide RFI alerts: opens the RFI whose native notification was clicked (`rfis.openRequested`
+ * → #/rfis/<id>), and shows in the header the same numbers as the app badge — RFIs awaiting
+ * action — and how many are unread, kept current by `rfis.changed`.
+ */
+export function useRfiNotificationNavigation(): void {
+  const navigate = useRouter((s) => s.navigate);
+  useEffect(
+    () =>
+      on('rfis.openRequested', ({ rfiId }) => {
+        navigate(rfiId ? `/rfis/${encodeURIComponent(rfiId)}` : '/rfis');
+      }),
+    [navigate],
+  );
+}
+
+export function RfiAlerts() {
+  useRfiNotificationNavigation();
+  const navigate = useRouter((s) => s.navigate);
+  const [counts, setCounts] = useState<RfiCountsView | null>(null);
+
+  useEffect(() => {
+    let alive = true;
+    void call('rfis.counts', undefined)
+      .then((r) => {
+        if (alive) setCounts(r.counts);
+      })
+      .catch(() => undefined);
+    const off = on('rfis.changed', (c) => setCounts(c.counts));
+    return () => {
+      alive = false;
+      off();
+    };
+  }, []);
+
+  if (!counts) return null;
+  return (
+    <a
+      href="#/rfis"
+      className="rfi-alerts"
+      data-testid="rfi-alerts"
+      onClick={(e) => {
+        e.preventDefault();
+        navigate('/rfis');
+      }}
+    >
+      <span className="rfi-alerts__label">RFIs</span>
+      <span className="rfi-alerts__badge" data-testid="rfi-badge-count">
+        {counts.awaitingAction}
+      </span>
+      <span className="rfi-alerts__text">awaiting action</span>
+      {counts.unread > 0 && (
+        <span className="rfi-alerts__unread" data-testid="rfi-unread-count">
+          {counts.unread} unread
+        </span>
+      )}
+    </a>
+  );
+}
