@@ -127,6 +127,15 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
 
   /** Applies a status read from the bank to the newest entry of that transaction. */
   const applyStatus = async (view: TransferView): Promise<ReturnEntry | null> => {
+    const s = await store();
+    if (s.get().recent.some((r) => r.transactionId === view.transactionId && r.status !== view.status)) {
+      s.update((cur) => ({
+        ...cur,
+        recent: cur.recent.map((r) =>
+          r.transactionId === view.transactionId ? { ...r, status: view.status } : r,
+        ),
+      }));
+    }
     const e = await latestEntry(view.transactionId);
     if (!e) return null;
     let phase = e.phase;
