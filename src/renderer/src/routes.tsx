@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ConnectionScreen } from './features/session/ConnectionScreen';
+import { OverviewScreen } from './features/overview/OverviewScreen';
 import { ExchangeScreen } from './features/crypto/ExchangeScreen';
 import { RfisScreen } from './features/rfis/RfisScreen';
 import { ReturnsScreen } from './features/returns/ReturnsScreen';
@@ -19,6 +20,7 @@ export interface FeatureRoute {
 }
 
 export const routes: FeatureRoute[] = [
+  { path: 'overview', label: 'Overview', nav: true, render: () => <OverviewScreen /> },
   { path: 'connection', label: 'Connection', nav: true, render: () => <ConnectionScreen /> },
   { path: 'exchange', label: 'Exchange', nav: true, render: (params) => <ExchangeScreen params={params} /> },
   { path: 'rfis', label: 'RFIs', nav: true, render: (params) => <RfisScreen params={params} /> },
@@ -28,4 +30,4 @@ export const routes: FeatureRoute[] = [
 ];
 
 /** The screen shown for '/'. */
-export const homePath = 'connection';
+export const homePath = 'overview';

@@ -2,13 +2,14 @@ import { useEffect, useMemo, useRef } from 'react';
 import type { KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
-import type { RfiSort } from '../../../../shared/rfi-view';
-import { queryRfis } from '../../../../shared/rfi-view';
+import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
+import { BAND_LABELS, queryRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
 import { useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
 import { formatTime } from './format';
 import { subscribeQueue, useQueue } from './queue-store';
+import type { QueueFilter } from './queue-store';
 
 const ROW_HEIGHT = 56;
 
@@ -36,6 +37,7 @@ export function QueueScreen() {
         {
           ...(filter.status ? { status: [filter.status] } : {}),
           ...(filter.type ? { type: [filter.type] } : {}),
+          ...(filter.band ? { band: [filter.band] } : {}),
           text: filter.text,
           unreadOnly: filter.unreadOnly,
         },
@@ -188,6 +190,21 @@ export function QueueScreen() {
             {typeOptions.map((t) => (
               <option key={t} value={t}>
                 {t.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Deadline
+          <select
+            value={filter.band}
+            onChange={(e) => setFilter({ band: e.target.value as QueueFilter['band'] })}
+            data-testid="rfi-filter-band"
+          >
+            <option value="">All deadlines</option>
+            {(Object.keys(BAND_LABELS) as DeadlineBand[]).map((b) => (
+              <option key={b} value={b}>
+                {BAND_LABELS[b]}
               </option>
             ))}
           </select>

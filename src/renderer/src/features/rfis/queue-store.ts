@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { RfiCountsView, RfiSummaryView, RfiSyncStateView } from '../../../../shared/ipc/channels/rfis';
-import type { RfiSort } from '../../../../shared/rfi-view';
+import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { call, errorMessage, on } from '../../lib/desk';
 
 export interface QueueFilter {
@@ -8,6 +8,8 @@ export interface QueueFilter {
   type: string;
   text: string;
   unreadOnly: boolean;
+  /** Deadline band ('' = all); set by the overview's deadline chart. */
+  band: '' | DeadlineBand;
 }
 
 export interface QueueState {
@@ -30,7 +32,7 @@ export interface QueueState {
   setActive(id: string | null): void;
 }
 
-export const initialFilter: QueueFilter = { status: '', type: '', text: '', unreadOnly: false };
+export const initialFilter: QueueFilter = { status: '', type: '', text: '', unreadOnly: false, band: '' };
 
 /** The whole queue comes over once (compact rows); filtering and sorting run here, per keystroke. */
 export const useQueue = create<QueueState>((set, get) => ({

@@ -1,0 +1,143 @@
+import { create } from 'zustand';
+import type { OrderView } from '../../../../shared/ipc/channels/crypto';
+import type { ReturnEntry } from '../../../../shared/ipc/channels/returns';
+import type { RfiCountsView } from '../../../../shared/ipc/channels/rfis';
+import { call, errorMessage, on } from '../../lib/desk';
+
+/** The bands an RFI waiting for action can be in (RFIs without a running deadline are apart). */
+export const RUNNING_BANDS = ['on_track', 'at_risk', 'breached'] as const;
+export type RunningBand = (typeof RUNNING_BANDS)[number];
+
+/** RFIs awaiting action (status action_required) are what the deadline chart shows. */
+export const AWAITING_STATUS = 'action_required';
+
+/** Bank statuses of a quote still open (not confirmed and settled, expired or failed). */
+export const OPEN_QUOTE_STATUSES: readonly string[] = ['in_progress', 'pending_execution'];
+/** Bank statuses of a return not yet at its end. */
+export const RETURN_IN_FLIGHT_STATUSES: readonly string[] = ['intent_created', 'in_progress'];
+
+export function isOpenQuote(o: OrderView): boolean {
+  return OPEN_QUOTE_STATUSES.includes(o.displayStatus);
+}
+
+/** In flight: the bank says intent_created or in_progress, or (not read yet) sent and not ended here. */
+export function isReturnInFlight(e: ReturnEntry): boolean {
+  if (e.status !== null) return RETURN_IN_FLIGHT_STATUSES.includes(e.status);
+  return e.phase === 'sending' || e.phase === 'created' || e.phase === 'confirmed';
+}
+
+export interface OverviewState {
+  counts: RfiCountsView | null;
+  /** RFIs awaiting action per deadline band (plus those without a running deadline). */
+  awaiting: Record<RunningBand | 'none', number> | null;
+  quotes: OrderView[];
+  /** Bank time − Date.now() in this window (ms), from the last crypto view. */
+  offsetMs: number;
+  returns: ReturnEntry[];
+  /** Per source, the last failure in words (null when it loaded). */
+  errors: { rfis: string | null; quotes: string | null; returns: string | null };
+  loaded: { rfis: boolean; quotes: boolean; returns: boolean };
+  loadRfis(): Promise<void>;
+  loadQuotes(): Promise<void>;
+  loadReturns(): Promise<void>;
+  /** Subscribes to the push events (rfis, crypto, returns, session); returns the unsubscribe. */
+  listen(): () => void;
+}
+
+async function awaitingInBand(band: RunningBand | 'none'): Promise<number> {
+  const r = await call('rfis.list', { status: [AWAITING_STATUS], band: [band], limit: 1 });
+  return r.total;
+}
+
+/** Coalesces bursts of events into one reload after `ms`. */
+function coalesce(run: () => Promise<void>, ms: number): () => void {
+  let pending: ReturnType<typeof setTimeout> | null = null;
+  return () => {
+    if (pending) return;
+    pending = setTimeout(() => {
+      pending = null;
+      void run();
+    }, ms);
+  };
+}
+
+export const useOverview = create<OverviewState>((set, get) => ({
+  counts: null,
+  awaiting: null,
+  quotes: [],
+  offsetMs: 0,
+  returns: [],
+  errors: { rfis: null, quotes: null, returns: null },
+  loaded: { rfis: false, quotes: false, returns: false },
+  async loadRfis() {
+    try {
+      const [{ counts }, onTrack, atRisk, breached, none] = await Promise.all([
+        call('rfis.counts', undefined),
+        awaitingInBand('on_track'),
+        awaitingInBand('at_risk'),
+        awaitingInBand('breached'),
+        awaitingInBand('none'),
+      ]);
+      set((s) => ({
+        counts,
+        awaiting: { on_track: onTrack, at_risk: atRisk, breached, none },
+        errors: { ...s.errors, rfis: null },
+        loaded: { ...s.loaded, rfis: true },
+      }));
+    } catch (err) {
+      set((s) => ({ errors: { ...s.errors, rfis: errorMessage(err) }, loaded: { ...s.loaded, rfis: true } }));
+    }
+  },
+  async loadQuotes() {
+    try {
+      const { orders } = await call('crypto.list', undefined);
+      const first = orders[0];
+      const server = first ? Date.parse(first.serverNow) : NaN;
+      set((s) => ({
+        quotes: orders.filter(isOpenQuote),
+        ...(Number.isFinite(server) ? { offsetMs: server - Date.now() } : {}),
+        errors: { ...s.errors, quotes: null },
+        loaded: { ...s.loaded, quotes: true },
+      }));
+    } catch (err) {
+      set((s) => ({
+        errors: { ...s.errors, quotes: errorMessage(err) },
+        loaded: { ...s.loaded, quotes: true },
+      }));
+    }
+  },
+  async loadReturns() {
+    try {
+      const { entries } = await call('returns.list', undefined);
+      set((s) => ({
+        returns: entries.filter(isReturnInFlight),
+        errors: { ...s.errors, returns: null },
+        loaded: { ...s.loaded, returns: true },
+      }));
+    } catch (err) {
+      set((s) => ({
+        errors: { ...s.errors, returns: errorMessage(err) },
+        loaded: { ...s.loaded, returns: true },
+      }));
+    }
+  },
+  listen() {
+    const rfis = coalesce(() => get().loadRfis(), 150);
+    const quotes = coalesce(() => get().loadQuotes(), 150);
+    const returns = coalesce(() => get().loadReturns(), 150);
+    const offs = [
+      on('rfis.changed', (c) => {
+        set({ counts: c.counts });
+        rfis();
+      }),
+      on('crypto.orderChanged', quotes),
+      on('returns.changed', returns),
+      on('session.changed', () => {
+        rfis();
+        quotes();
+        returns();
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  },
+}));

@@ -1,0 +1,174 @@
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures';
+import type { Harness } from '../harness/harness';
+import type { Rfi } from '../../src/shared/api/rfis';
+import { rfiDeadline } from '../../src/shared/rfi-rules';
+import { deadlineBand } from '../../src/shared/rfi-view';
+
+/**
+ * The overview (home screen, issue 8) in Chromium through the harness, against the embedded
+ * sandbox: its numbers are checked against what the sandbox holds (read through the services'
+ * bank client, bands derived with the shared rules in server time), and every kind of number and
+ * item is followed through to the screen behind it.
+ */
+
+interface Expected {
+  byStatus: Record<string, number>;
+  byType: Record<string, number>;
+  awaiting: Record<'on_track' | 'at_risk' | 'breached', number>;
+}
+
+async function sandboxRfis(harness: Harness): Promise<Rfi[]> {
+  const all: Rfi[] = [];
+  for await (const rfi of harness.services.bank.iterateRfis({})) all.push(rfi);
+  return all;
+}
+
+async function expected(harness: Harness): Promise<Expected> {
+  const rfis = await sandboxRfis(harness);
+  const now = harness.services.clock.now();
+  const e: Expected = { byStatus: {}, byType: {}, awaiting: { on_track: 0, at_risk: 0, breached: 0 } };
+  for (const r of rfis) {
+    e.byStatus[r.status] = (e.byStatus[r.status] ?? 0) + 1;
+    e.byType[r.type] = (e.byType[r.type] ?? 0) + 1;
+    const band = deadlineBand(rfiDeadline(r), now);
+    if (r.status === 'action_required' && band !== 'none') e.awaiting[band]++;
+  }
+  return e;
+}
+
+async function expectCounts(app: Page, e: Expected): Promise<void> {
+  for (const [band, n] of Object.entries(e.awaiting)) {
+    await expect(app.getByTestId(`overview-band-${band}-count`)).toHaveText(String(n));
+  }
+  for (const [status, n] of Object.entries(e.byStatus)) {
+    await expect(app.getByTestId(`overview-status-${status}`)).toContainText(String(n));
+  }
+  for (const [type, n] of Object.entries(e.byType)) {
+    await expect(app.getByTestId(`overview-type-${type}`)).toContainText(String(n));
+  }
+  await expect(app.getByTestId('overview-by-status').getByRole('link')).toHaveCount(
+    Object.keys(e.byStatus).length,
+  );
+}
+
+test.use({
+  harnessOptions: {
+    services: {
+      environment: {
+        kind: 'embedded-sandbox',
+        // A quote stays open for the whole test.
+        sandbox: { visibilityDelayMs: { min: 0, max: 0 }, quoteTtlSeconds: 600 },
+      },
+    },
+  },
+});
+
+test.describe('overview', () => {
+  test('is the home screen; its counts are the sandbox’s and follow a new RFI live', async ({
+    app,
+    harness,
+  }) => {
+    await expect(app.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+    await expect(app.getByRole('link', { name: 'Overview' })).toHaveAttribute('aria-current', 'page');
+    await harness.services.rfis.ready();
+    const before = await expected(harness);
+    expect(Object.values(before.awaiting).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    await expectCounts(app, before);
+
+    // A new RFI at the bank: once synced, the overview follows (rfis.changed), no reload.
+    const le = harness.services.sandbox!.fixtures.legal_entities[0]!;
+    await harness.services.bank.staff.createRfi({
+      type: 'account',
+      related_id: le.accounts[0]!.id,
+      description: 'Overview live refresh',
+      questions: [{ question_type: 'transaction.purpose', question_text: 'What is the account used for?' }],
+    });
+    await harness.services.rfis.sync('sync');
+    const after = await expected(harness);
+    expect(after.awaiting.on_track).toBe(before.awaiting.on_track + 1);
+    await expectCounts(app, after);
+  });
+
+  test('a deadline band, a status and a type open the queue filtered to them', async ({ app, harness }) => {
+    await harness.services.rfis.ready();
+    const e = await expected(harness);
+    const band = (['at_risk', 'on_track', 'breached'] as const).find((b) => e.awaiting[b] > 0)!;
+    await expect(app.getByTestId(`overview-band-${band}-count`)).toHaveText(String(e.awaiting[band]));
+
+    await app.getByTestId(`overview-band-${band}`).click();
+    await expect(app).toHaveURL(/#\/rfis$/);
+    await expect(app.getByTestId('rfi-filter-band')).toHaveValue(band);
+    await expect(app.getByTestId('rfi-filter-status')).toHaveValue('action_required');
+    const rows = app.getByTestId('rfi-row');
+    await expect(rows).toHaveCount(e.awaiting[band]);
+    for (const row of await rows.all()) {
+      await expect(row.locator('[data-band]')).toHaveAttribute('data-band', band);
+      await expect(row.locator('[data-status]')).toHaveAttribute('data-status', 'action_required');
+    }
+
+    await app.getByRole('link', { name: 'Overview' }).click();
+    const [type, typeCount] = Object.entries(e.byType)[0]!;
+    await app.getByTestId(`overview-type-${type}`).click();
+    await expect(app.getByTestId('rfi-filter-type')).toHaveValue(type);
+    await expect(app.getByTestId('rfi-filter-band')).toHaveValue('');
+    await expect(rows).toHaveCount(typeCount);
+
+    await app.getByRole('link', { name: 'Overview' }).click();
+    const [status, statusCount] = Object.entries(e.byStatus).sort((a, b) => b[1] - a[1])[0]!;
+    await app.getByTestId(`overview-status-${status}`).click();
+    await expect(app.getByTestId('rfi-filter-status')).toHaveValue(status);
+    await expect(app.getByTestId('rfi-filter-type')).toHaveValue('');
+    await expect(rows).toHaveCount(statusCount);
+  });
+
+  test('an open quote (with its countdown) and a return in flight are listed and open their screens', async ({
+    app,
+    harness,
+  }) => {
+    await expect(app.getByTestId('overview-quotes-empty')).toBeVisible();
+    await expect(app.getByTestId('overview-returns-empty')).toBeVisible();
+
+    // A quote and a return intent made through the app's own channels.
+    const ctx = await harness.services.crypto.context();
+    const account = (asset: string) => ctx.accounts.find((a) => a.asset === asset)!.accountId;
+    const quote = await harness.services.crypto.quote({
+      side: 'buy',
+      symbol: 'USDT-USD',
+      requestedAsset: 'ETHEREUM-USDT',
+      requestedAmount: '25000000',
+      paysAccountId: account('USD'),
+      receivesAccountId: account('ETHEREUM-USDT'),
+    });
+    const le = harness.services.sandbox!.fixtures.legal_entities[0]!;
+    const transfer = le.incoming_transfers.find((t) => (t.status ?? 'completed') === 'completed')!;
+    await harness.services.handlers['returns.createIntent']({
+      operationId: 'overview-e2e-return-1',
+      transactionId: transfer.transaction_id,
+      amount: transfer.amount,
+      reasonCode: 'AC04',
+    });
+
+    const quoteRow = app.locator(`[data-testid="overview-quote"][data-order-id="${quote.id}"]`);
+    await expect(quoteRow).toContainText('buy USDT-USD');
+    await expect(quoteRow).toContainText('25.000000 ETHEREUM-USDT');
+    await expect(quoteRow.getByRole('timer')).toHaveAttribute('aria-label', /^Quote valid for: /);
+
+    // Returns are not pushed on create: the list is read when the overview opens.
+    await app.getByRole('link', { name: 'Returns' }).click();
+    await app.getByRole('link', { name: 'Overview' }).click();
+    const returnRow = app.locator(
+      `[data-testid="overview-return"][data-transaction="${transfer.transaction_id}"]`,
+    );
+    await expect(returnRow.locator('[data-status]')).toHaveAttribute('data-status', 'intent_created');
+
+    await quoteRow.getByRole('link').click();
+    await expect(app).toHaveURL(new RegExp(`#/exchange/${quote.id}$`));
+    await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'in_progress');
+
+    await app.getByRole('link', { name: 'Overview' }).click();
+    await returnRow.getByRole('link').click();
+    await expect(app).toHaveURL(new RegExp(`#/returns/${transfer.transaction_id}$`));
+    await expect(app.getByTestId('transfer-id')).toHaveText(transfer.transaction_id);
+  });
+});
