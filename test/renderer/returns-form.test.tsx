@@ -138,6 +138,7 @@ describe('Money and StatusBadge', () => {
         <Money amount="1234567" currency="KWD" data-testid="kwd" />
         <Money amount="12.5" currency="USD" data-testid="raw" />
         <Money amount={null} currency="USD" data-testid="none" />
+        <Money amount="1050" currency={null} data-testid="nocur" />
       </>,
     );
     expect(screen.getByTestId('usd').textContent).toBe('12,500.00 USD');
@@ -146,6 +147,7 @@ describe('Money and StatusBadge', () => {
     expect(screen.getByTestId('raw').textContent).toBe('12.5 USD');
     expect(screen.getByTestId('raw').className).toContain('money--raw');
     expect(screen.getByTestId('none').textContent).toBe('—');
+    expect(screen.getByTestId('nocur').textContent).toBe('1050 minor units');
   });
 
   it('says the status in words, unknown ones included', () => {

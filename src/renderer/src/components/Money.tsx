@@ -29,7 +29,8 @@ export function Money({ amount, currency, code = true, className, ...rest }: Mon
   let ok = true;
   try {
     const v = typeof amount === 'bigint' ? amount : parseMinor(amount);
-    text = formatMinor(v, cur || 'XXX', { code: false });
+    // Without a currency the decimals are unknown: show the minor units as such, never a guess.
+    text = cur ? formatMinor(v, cur, { code: false }) : `${v.toString()} minor units`;
   } catch {
     ok = false;
     text = String(amount);
