@@ -82,21 +82,38 @@ describe('session and the embedded sandbox', () => {
   });
 
   it('sign out, token refused, new token: the states the settings screen shows', async () => {
-    const out = await call<SettingsView>('vault.deleteToken', { profileId: 'sandbox' });
-    expect(out.profiles.find((p) => p.id === 'sandbox')?.hasToken).toBe(false);
-    expect((await call<SessionStatus>('session.status')).connection).toBe('no_token');
+    try {
+      const out = await call<SettingsView>('vault.deleteToken', { profileId: 'sandbox' });
+      expect(out.profiles.find((p) => p.id === 'sandbox')?.hasToken).toBe(false);
+      expect((await call<SessionStatus>('session.status')).connection).toBe('no_token');
 
-    await call('vault.setToken', { profileId: 'sandbox', token: 'wrong-token-0123456789' });
-    const refused = await call<SessionStatus>('session.status');
-    expect(refused.connection).toBe('unauthenticated');
-    expect(refused.problem).toMatch(/new token/);
-    // A 401 from any call publishes the state without another request.
-    const before = t.pushed.length;
-    await t.services.bank.getTransaction('txn_x').catch(() => undefined);
-    expect(t.pushed.slice(before).some((m) => m.event === 'session.changed')).toBe(false); // already unauthenticated
-
-    await call('session.useSandboxCredential', { credential: 'a-admin' });
+      await call('vault.setToken', { profileId: 'sandbox', token: 'wrong-token-0123456789' });
+      const refused = await call<SessionStatus>('session.status');
+      expect(refused.connection).toBe('unauthenticated');
+      expect(refused.problem).toMatch(/new token/);
+    } finally {
+      await call('session.useSandboxCredential', { credential: 'a-admin' });
+    }
     expect((await call<SessionStatus>('session.status')).connection).toBe('connected');
+  });
+
+  it('a 401 from any bank call publishes "token refused" at once, without another request', async () => {
+    try {
+      // The token is replaced behind the session's back: it still believes it is connected.
+      await t.services.vault.set('sandbox', 'revoked-token-0123456789');
+      const before = t.pushed.length;
+      await expect(t.services.bank.getTransaction('txn_x')).rejects.toMatchObject({
+        kind: 'unauthenticated',
+      });
+      const published = t.pushed
+        .slice(before)
+        .filter((m) => m.event === 'session.changed')
+        .map((m) => (m.payload as SessionStatus).connection);
+      expect(published).toContain('unauthenticated');
+      expect(t.services.session.lastStatus?.connection).toBe('unauthenticated');
+    } finally {
+      await call('session.useSandboxCredential', { credential: 'a-admin' });
+    }
   });
 
   it('re-checks the session after the machine resumes', async () => {
