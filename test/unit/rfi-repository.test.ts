@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BankClient } from '../../src/main/bank/client';
 import { createLogger, memorySink } from '../../src/main/log';
 import { ChangeDetector, newsOf } from '../../src/main/rfis/notifier';
-import { openRfiRepository, SHARD_COUNT, shardOf } from '../../src/main/rfis/repository';
+import { openRfiRepository, sameJson, SHARD_COUNT, shardOf } from '../../src/main/rfis/repository';
 import { syncRepository } from '../../src/main/rfis/sync';
 import type { Rfi } from '../../src/shared/api/rfis';
 import { DeskFailure } from '../../src/shared/ipc/errors';
@@ -344,5 +344,17 @@ describe('sync with GET /v1/rfis', () => {
     expect(second.mode).toBe('full');
     expect(second.removed).toHaveLength(10);
     expect(repo.meta().updatedSinceSupported).toBe(false);
+  });
+});
+
+describe('sameJson (the upsert’s difference check)', () => {
+  it('compares JSON values structurally', () => {
+    expect(sameJson({ a: [1, { b: 'x' }], c: null }, { c: null, a: [1, { b: 'x' }] })).toBe(true);
+    expect(sameJson({ a: [1, { b: 'x' }] }, { a: [1, { b: 'y' }] })).toBe(false);
+    expect(sameJson({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson([1, 2], { 0: 1, 1: 2 })).toBe(false);
+    expect(sameJson('1', 1)).toBe(false);
+    expect(sameJson(null, {})).toBe(false);
   });
 });
