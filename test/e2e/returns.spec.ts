@@ -230,5 +230,7 @@ test.describe('returns', () => {
     expect(answer).toMatchObject({ ok: false, error: { kind: 'forbidden', reason: 'ROLE_VIEWER' } });
     expect(harness.services.ledger.list()).toHaveLength(0);
     expect((await harness.services.bank.getTransaction(id)).status).toBe('completed');
+    // The refused attempt is audited (nothing was sent).
+    expect(await auditOperations(harness)).toEqual([`return.create_intent failed ${id}`]);
   });
 });

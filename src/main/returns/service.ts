@@ -77,23 +77,37 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
     return core.session.credential?.role ?? null;
   };
 
-  /** Refuses a write before sending when the credential cannot make it. */
-  const requireAdmin = async (): Promise<void> => {
+  /**
+   * Refuses a write before sending when the credential cannot make it. The refused attempt is
+   * still an analyst action: it goes to the audit log (failed, nothing sent).
+   */
+  const requireAdmin = async (operation: string, target: string): Promise<void> => {
+    const failure = await roleFailure();
+    if (failure) {
+      await core.operations
+        .audited({ operation, target }, () => Promise.reject(failure))
+        .catch(() => undefined);
+      throw failure;
+    }
+  };
+
+  const roleFailure = async (): Promise<DeskFailure | null> => {
     const r = await role();
     if (r === null) {
-      throw new DeskFailure({
+      return new DeskFailure({
         kind: 'unauthenticated',
         message:
           'The bank has not confirmed which credential is in use, so nothing was sent. Check the connection and re-check.',
       });
     }
     if (r !== 'admin') {
-      throw new DeskFailure({
+      return new DeskFailure({
         kind: 'forbidden',
         reason: 'ROLE_VIEWER',
         message: `The credential in use has the ${r} role: it can read transfers but not return them. Nothing was sent. Switch to an admin credential to make a return.`,
       });
     }
+    return null;
   };
 
   const updateEntries = async (fn: (entries: ReturnEntry[]) => ReturnEntry[]): Promise<void> => {
@@ -271,7 +285,7 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
     },
 
     async createIntent(input) {
-      await requireAdmin();
+      await requireAdmin('return.create_intent', input.transactionId);
       const body: ReturnIntentRequest = {
         transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
         transaction_id: input.transactionId,
@@ -346,7 +360,7 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
     },
 
     async confirm(transactionId) {
-      await requireAdmin();
+      await requireAdmin('return.confirm', transactionId);
       try {
         await core.operations.audited({ operation: 'return.confirm', target: transactionId }, () =>
           core.bank.confirmReturn(transactionId),
@@ -364,7 +378,7 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
     },
 
     async cancel(transactionId) {
-      await requireAdmin();
+      await requireAdmin('return.cancel', transactionId);
       try {
         await core.operations.audited({ operation: 'return.cancel', target: transactionId }, () =>
           core.bank.cancelReturn(transactionId),
