@@ -78,6 +78,11 @@ export interface FaultProxyOptions {
   plan?: PlanFn;
   /** Decides a connection-level fault per accepted TCP connection (default: accept). */
   connection?: (n: number) => ConnectionFault;
+  /**
+   * Rewrites a server answer before the client gets it (e.g. signed upload URLs that name the
+   * server, so the uploads also go through the proxy).
+   */
+  rewrite?: (req: RequestInfo, body: Buffer) => Buffer;
 }
 
 export interface FaultProxy {
@@ -229,6 +234,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       return;
     }
     entry.upstreamStatus = up.status;
+    if (options.rewrite) up.body = options.rewrite(info, up.body);
     await sleep(p.answerDelayMs);
     if (socket.destroyed) {
       entry.delivered = 'reset';
