@@ -1,0 +1,172 @@
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { QuoteView } from '../../src/renderer/src/features/crypto/QuoteView';
+import { useCrypto } from '../../src/renderer/src/features/crypto/store';
+import type { CryptoContext, OrderView } from '../../src/shared/ipc/channels/crypto';
+
+/** The quote review against a fake `window.desk` answering fixed views. */
+const context: CryptoContext = {
+  environmentId: 'sandbox',
+  role: 'admin',
+  legalEntityId: 'le_a',
+  canTrade: true,
+  readOnlyReason: null,
+  accounts: [],
+  confirmMarginMs: 2000,
+};
+
+function orderView(over: Partial<OrderView> & { validInMs: number; serverAheadMs?: number }): OrderView {
+  const serverNow = Date.now() + (over.serverAheadMs ?? 0);
+  const { validInMs, serverAheadMs: _s, ...rest } = over;
+  const iso = new Date(serverNow).toISOString();
+  return {
+    id: 'cx-1',
+    environmentId: 'sandbox',
+    createdAt: iso,
+    requoteOf: null,
+    request: {
+      side: 'buy',
+      symbol: 'USDT-USD',
+      base_asset: 'ETHEREUM-USDT',
+      quote_asset: 'USD',
+      requested_asset: 'ETHEREUM-USDT',
+      requested_amount: '1000000',
+      customer_pays_account_id: 'acc_usd',
+      customer_receives_account_id: 'acc_usdt',
+      description: '',
+      additional_details: '',
+    },
+    idempotencyKey: 'td-key',
+    transactionId: 'txn_1',
+    phase: 'visible',
+    status: 'in_progress',
+    displayStatus: 'in_progress',
+    crypto: {
+      transaction_id: 'txn_1',
+      customer_legal_entity_id: 'le_a',
+      initiated_by: { id: 'usr_1', first_name: 'Ada', last_name: 'Admin' },
+      checked_by: null,
+      checked_at: null,
+      priority: 'instant',
+      side: 'buy',
+      rail: 'rfq',
+      symbol: 'USDT-USD',
+      base_asset: 'ETHEREUM-USDT',
+      quote_asset: 'USD',
+      customer_pays_account_id: 'acc_usd',
+      customer_pays_account_name: 'Operating USD',
+      customer_pays_account_iban: 'GB00TEST',
+      customer_pays_account_wallet_address: '',
+      customer_receives_account_id: 'acc_usdt',
+      customer_receives_account_name: 'USDT wallet',
+      customer_receives_account_iban: '',
+      customer_receives_account_wallet_address: '0xabc',
+      customer_requested_asset: 'ETHEREUM-USDT',
+      customer_requested_amount: '1000000',
+      customer_pays_asset: 'USD',
+      customer_pays_amount: '101',
+      customer_receives_asset: 'ETHEREUM-USDT',
+      customer_receives_amount: '1000000',
+      customer_rate: '1.0010',
+      quote_valid_until: new Date(serverNow + validInMs).toISOString(),
+      quote_confirmed_at: null,
+      description: '',
+      additional_details: '',
+      document_ids: [],
+      transaction_hash: '',
+      customer_pays_network_fee_asset: '',
+      customer_pays_network_fee_amount: null,
+      customer_pays_network_fee_account_id: 'acc_usd',
+      created_at: iso,
+      updated_at: iso,
+    },
+    error: null,
+    serverNow: iso,
+    safetyMarginMs: 2100,
+    confirmable: true,
+    lastReadAt: iso,
+    ...rest,
+  };
+}
+
+let answer: OrderView;
+
+beforeEach(() => {
+  (globalThis as unknown as { desk: unknown }).desk = {
+    invoke: async (channel: string) => {
+      if (channel === 'crypto.context') return { ok: true, value: context };
+      if (channel === 'crypto.order') return { ok: true, value: answer };
+      return { ok: false, error: { kind: 'internal', message: `unexpected ${channel}` } };
+    },
+    subscribe: () => () => undefined,
+  };
+  useCrypto.setState({ orders: {}, errors: {}, busy: {}, context: null, offsetMs: 0 });
+});
+afterEach(() => cleanup());
+
+async function show(): Promise<void> {
+  render(<QuoteView orderId="cx-1" />);
+  await act(async () => {
+    await Promise.resolve();
+  });
+  await screen.findByTestId('crypto-facts');
+}
+
+describe('QuoteView', () => {
+  it('shows the decision fields and enables Confirm with time to spare, in bank time', async () => {
+    // The bank runs an hour ahead of this window; 30 s remain in bank time.
+    answer = orderView({ validInMs: 30_000, serverAheadMs: 3600_000 });
+    await show();
+    expect(screen.getByTestId('crypto-pays').textContent).toBe('1.01 USD');
+    expect(screen.getByTestId('crypto-receives').textContent).toBe('1.000000 ETHEREUM-USDT');
+    expect(screen.getByTestId('crypto-rate').textContent).toBe('1 ETHEREUM-USDT = 1.0010 USD');
+    expect(screen.getByTestId('crypto-initiated-by').textContent).toContain('Ada Admin');
+    const remaining = Number(screen.getByTestId('crypto-countdown').getAttribute('data-remaining-seconds'));
+    expect(remaining).toBeGreaterThanOrEqual(29);
+    expect(remaining).toBeLessThanOrEqual(30);
+    expect((screen.getByTestId('crypto-confirm') as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('disables Confirm inside the safety margin even when main still said confirmable', async () => {
+    answer = orderView({ validInMs: 1500 });
+    await show();
+    expect((screen.getByTestId('crypto-confirm') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId('crypto-confirm-hint').textContent).toContain('safety margin');
+    expect(screen.getByTestId('crypto-countdown').textContent).toContain('Urgent');
+  });
+
+  it('shows an unknown status as received, without a countdown or a Confirm', async () => {
+    answer = orderView({
+      validInMs: 30_000,
+      status: 'queued_for_review',
+      displayStatus: 'queued_for_review',
+    });
+    await show();
+    expect(screen.getByTestId('crypto-status').textContent).toBe('queued for review');
+    expect(screen.queryByTestId('crypto-countdown')).toBeNull();
+    expect((screen.getByTestId('crypto-confirm') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('shows a failed settlement with its reason and an expired quote as expired', async () => {
+    const failed = orderView({
+      validInMs: -5000,
+      status: 'failed',
+      displayStatus: 'failed',
+      confirmable: false,
+    });
+    failed.crypto = {
+      ...failed.crypto!,
+      quote_confirmed_at: failed.serverNow,
+      failure_reason: 'INSUFFICIENT_LIQUIDITY',
+    };
+    answer = failed;
+    await show();
+    expect(screen.getByTestId('crypto-settlement-state').textContent).toContain('INSUFFICIENT_LIQUIDITY');
+    cleanup();
+    useCrypto.setState({ orders: {} });
+    answer = orderView({ validInMs: -1000, displayStatus: 'expired', confirmable: false });
+    await show();
+    expect(screen.getByTestId('crypto-status').textContent).toBe('expired');
+    expect(screen.getByTestId('crypto-expired').textContent).toContain('Expired.');
+  });
+});
