@@ -268,3 +268,42 @@ test.describe('exchange: skewed clocks', () => {
     await expect(app.getByTestId('crypto-confirm')).toBeEnabled();
   });
 });
+
+test.describe('exchange: account book', () => {
+  test('the analyst relabels and adds accounts; the bank refuses one of another legal entity', async ({
+    app,
+    harness,
+  }) => {
+    const [entityA, entityB] = harness.services.sandbox!.fixtures.legal_entities;
+    const ownUsd = entityA!.accounts.find((a) => a.asset === 'USD')!;
+    const foreignUsd = entityB!.accounts.find((a) => a.asset === 'USD')!;
+    await app.goto(`${harness.url}#/exchange/accounts`);
+    const book = app.getByTestId('crypto-accounts');
+    await expect(book).toContainText(foreignUsd.id);
+
+    // Relabel one of ours: the form offers it under the new label.
+    await app.getByLabel(`Label of ${ownUsd.id}`).fill('Treasury USD (main)');
+    await app.getByRole('button', { name: `Save label of ${ownUsd.id}` }).click();
+    await expect(app.getByLabel(`Label of ${ownUsd.id}`)).toHaveValue('Treasury USD (main)');
+
+    // B's seeded entry is known to be B's and is not offered to A; typed in by hand, it is.
+    await app.getByRole('button', { name: `Remove ${foreignUsd.id}` }).click();
+    await expect(book).not.toContainText(foreignUsd.id);
+    await app.getByLabel('Account id').fill(foreignUsd.id);
+    await app.getByLabel('Label', { exact: true }).fill('Typed in by the analyst');
+    await app.getByLabel('Asset').selectOption('USD');
+    await app.getByRole('button', { name: 'Add account' }).click();
+    await expect(app.getByLabel(`Label of ${foreignUsd.id}`)).toHaveValue('Typed in by the analyst');
+
+    await app.getByRole('link', { name: 'Back to the order form' }).click();
+    const pays = app.getByTestId('crypto-pays');
+    await expect(pays.locator('option', { hasText: 'Treasury USD (main)' })).toHaveCount(1);
+    await app.getByTestId('crypto-amount').fill('1');
+    await pays.selectOption(foreignUsd.id);
+    await app.getByTestId('crypto-get-quote').click();
+    await expect(app.getByTestId('crypto-form-error')).toContainText('not owned by your legal entity');
+    // The input is kept for correction.
+    await expect(app.getByTestId('crypto-amount')).toHaveValue('1');
+    await expect(app).toHaveURL(/#\/exchange\/new$/);
+  });
+});
