@@ -205,6 +205,10 @@ describe('crypto exchange service', () => {
     const err = await callError('crypto.quote', { ...base, requestedAmount: '1000000' });
     expect(err.kind).toBe('forbidden');
     expect((await t.services.bank.staff.listTransactions()).data.length).toBe(before);
+    // The viewer of the same legal entity still sees the admin's orders; B does not.
+    expect((await call<{ orders: OrderView[] }>('crypto.list')).orders.length).toBeGreaterThan(0);
+    await call('session.useSandboxCredential', { credential: 'b-admin' });
+    expect((await call<{ orders: OrderView[] }>('crypto.list')).orders).toEqual([]);
     await call('session.useSandboxCredential', { credential: 'a-admin' });
   });
 });

@@ -72,6 +72,8 @@ export interface CryptoService {
 const orderRecordSchema = z.object({
   id: z.string(),
   environmentId: z.string(),
+  /** The legal entity of the credential that created it (the list shows that entity's orders). */
+  legalEntityId: z.string().nullable().optional(),
   createdAt: z.string(),
   requoteOf: z.string().nullable(),
   body: z.object({
@@ -413,6 +415,7 @@ export async function createCryptoService(
     putRecord({
       id,
       environmentId: envId(),
+      legalEntityId: session.credential?.legalEntityId ?? null,
       createdAt: new Date(clock.now()).toISOString(),
       requoteOf,
       body: {
@@ -646,7 +649,13 @@ export async function createCryptoService(
     },
     async list() {
       const env = envId();
-      const mine = orders.get().orders.filter((o) => o.environmentId === env);
+      const entity = session.credential?.legalEntityId ?? null;
+      // Another legal entity's orders cannot be read with this credential: they are not listed.
+      const mine = orders
+        .get()
+        .orders.filter(
+          (o) => o.environmentId === env && (!o.legalEntityId || !entity || o.legalEntityId === entity),
+        );
       for (const r of mine) {
         // Orders left unsettled by an earlier run are followed again.
         if (r.transactionId && r.phase === 'visible' && r.status === 'pending_execution') follow(r.id);
