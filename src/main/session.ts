@@ -123,9 +123,24 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
       const base = { environment: environmentOf(profile), checkedAt: new Date().toISOString() };
       let status: SessionStatus;
       try {
-        const cfg = await deps.bank().getWebhookConfig();
-        credential = { webhookName: cfg.webhook_name, legalEntityId: cfg.legal_entity_id, role: cfg.role };
-        status = { ...base, connection: 'connected', credential, problem: null };
+        try {
+          const cfg = await deps.bank().getWebhookConfig();
+          credential = { webhookName: cfg.webhook_name, legalEntityId: cfg.legal_entity_id, role: cfg.role };
+          status = { ...base, connection: 'connected', credential, problem: null };
+        } catch (err) {
+          // GET /v1/webhook/url exists only in sandbox and development environments (spec 4.13).
+          // Elsewhere the token is checked with a cheap read; the credential stays unknown.
+          if (!(err instanceof DeskFailure) || err.kind !== 'not_found') throw err;
+          await deps.bank().listRfis({ page_size: '1' });
+          credential = null;
+          status = {
+            ...base,
+            connection: 'connected',
+            credential: null,
+            problem:
+              'Connected. This bank does not report the legal entity and role of the token (no webhook configuration endpoint here).',
+          };
+        }
       } catch (err) {
         if (!(err instanceof DeskFailure)) throw err;
         credential = null;

@@ -7,6 +7,7 @@ import type { Envelope } from '../../src/shared/ipc/errors';
 import type { SettingsView } from '../../src/shared/ipc/channels/settings';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
 import { channels } from '../../src/shared/ipc/contract';
+import { startFaultProxy } from './support/fault-proxy';
 import { startServices, tempDir } from './support/services';
 import type { TestServices } from './support/services';
 
@@ -120,6 +121,34 @@ describe('session and the embedded sandbox', () => {
     const before = t.pushed.length;
     t.platform.fire('resume');
     await expect.poll(() => t.pushed.slice(before).some((m) => m.event === 'session.changed')).toBe(true);
+  });
+
+  it('a bank without the webhook configuration endpoint (production) still checks the token', async () => {
+    const proxy = await startFaultProxy(t.services.sandbox!.url);
+    proxy.rules.push((r) =>
+      r.path.startsWith('/v1/webhook/url')
+        ? {
+            kind: 'respond',
+            status: 404,
+            body: { error: { code: '404', status: 'NOT_FOUND', message: 'no route' } },
+          }
+        : undefined,
+    );
+    const A = t.services.sandbox!.fixtures.legal_entities[0]!;
+    const prod = await startServices({
+      environment: { kind: 'remote', baseUrl: proxy.url, token: A.tokens.admin },
+    });
+    try {
+      const ok = await prod.services.session.check();
+      expect(ok.connection).toBe('connected');
+      expect(ok.credential).toBeNull();
+      expect(ok.problem).toMatch(/does not report/);
+      await prod.services.vault.set(prod.services.session.profile.id, 'revoked-token-0123456789');
+      expect((await prod.services.session.check()).connection).toBe('unauthenticated');
+    } finally {
+      await prod.close();
+      await proxy.close();
+    }
   });
 
   it('the server clock over IPC', async () => {
