@@ -212,3 +212,45 @@ describe('crypto exchange service', () => {
     await call('session.useSandboxCredential', { credential: 'a-admin' });
   });
 });
+
+describe('crypto exchange service when the bank goes away', () => {
+  it('an unanswered quote request is reported as ambiguous, never as created, and nothing is confirmable', async () => {
+    const own = await startServices();
+    try {
+      const d = createDispatcher({
+        handlers: own.services.handlers,
+        isTrustedSender: () => true,
+        log: own.services.log,
+      });
+      const ok = async <T>(channel: string, args?: unknown): Promise<T> => {
+        const env = (await d(channel, args, sender)) as Envelope<T>;
+        if (!env.ok) throw Object.assign(new Error(env.error.message), env.error);
+        return env.value;
+      };
+      const ctx = await ok<CryptoContext>('crypto.context');
+      await own.services.sandbox!.close();
+      const env = (await d(
+        'crypto.quote',
+        {
+          side: 'buy',
+          symbol: 'USDT-USD',
+          requestedAsset: 'USD',
+          requestedAmount: '1000',
+          paysAccountId: accountsOf(ctx, 'USD'),
+          receivesAccountId: accountsOf(ctx, 'ETHEREUM-USDT'),
+        },
+        sender,
+      )) as Envelope<OrderView>;
+      expect(env.ok).toBe(false);
+      if (!env.ok) expect(env.error.kind).toBe('offline');
+      const { orders } = await ok<{ orders: OrderView[] }>('crypto.list');
+      expect(orders[0]).toMatchObject({ phase: 'create_failed', transactionId: null, confirmable: false });
+      expect(orders[0]?.error?.message).toContain('may or may not have made this quote');
+      expect(orders[0]?.idempotencyKey).toMatch(/^td-/);
+      const refused = (await d('crypto.confirm', { orderId: orders[0]!.id }, sender)) as Envelope<OrderView>;
+      expect(refused).toMatchObject({ ok: false, error: { reason: 'QUOTE_NOT_CONFIRMABLE' } });
+    } finally {
+      await own.close();
+    }
+  });
+});

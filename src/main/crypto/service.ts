@@ -451,9 +451,15 @@ export async function createCryptoService(
       awaitVisible(id, res.transactionId);
       return view(r);
     } catch (err) {
+      const error = deskErrorOf(err);
+      if (deps.ledger.get(id)?.state === 'pending') {
+        // Ambiguous (offline, 5xx): the bank may have made the quote. It moves no funds unless
+        // confirmed, and it expires by itself, so a new quote is safe.
+        error.message = `${error.message} The bank may or may not have made this quote; it cannot be confirmed from here and expires by itself. Request a new quote when the bank answers.`;
+      }
       update(id, {
         phase: 'create_failed',
-        error: deskErrorOf(err),
+        error,
         // The ledger keeps the key of the attempt even when it failed.
         idempotencyKey: deps.ledger.get(id)?.key ?? null,
       });
