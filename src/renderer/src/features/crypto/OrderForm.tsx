@@ -122,11 +122,20 @@ export function OrderForm() {
     <section className="screen crypto-form" aria-labelledby={`${id}-title`}>
       <h1 id={`${id}-title`}>New exchange quote</h1>
       {readOnly && (
-        <p className="notice notice--readonly" role="note" data-testid="crypto-readonly">
+        <p
+          id={`${id}-readonly`}
+          className="notice notice--readonly"
+          role="note"
+          data-testid="crypto-readonly"
+        >
           <strong>Read-only.</strong> {context.readOnlyReason}
         </p>
       )}
-      <form onSubmit={(e) => void submit(e)} noValidate aria-describedby={readOnly ? undefined : undefined}>
+      <form
+        onSubmit={(e) => void submit(e)}
+        noValidate
+        aria-describedby={readOnly ? `${id}-readonly` : undefined}
+      >
         <fieldset disabled={readOnly || submitting} className="crypto-form__fields">
           <fieldset className="crypto-form__group">
             <legend>Side (from the customer’s view)</legend>
