@@ -36,6 +36,8 @@ export interface TokenVault {
   has(profileId: string): Promise<boolean>;
   /** Stores a token (first time or replacing the old one). */
   set(profileId: string, token: string): Promise<void>;
+  /** The same as set, named for the "replace the token" action. */
+  replace(profileId: string, token: string): Promise<void>;
   /** Sign out: removes the token. true if one was stored. */
   delete(profileId: string): Promise<boolean>;
   status(): VaultStatus;
@@ -187,6 +189,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       }
       cache.set(profileId, trimmed);
     },
+    replace: (profileId, token) => vault.set(profileId, token),
     async delete(profileId) {
       check(profileId);
       if (status.backend === 'memory') return memory.delete(profileId);

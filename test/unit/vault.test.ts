@@ -43,7 +43,7 @@ describe('token vault on the real keychain', () => {
     expect(await raw('bank-1').getPassword()).toBe('first-token-aaaaaaaa'); // really in the Secret Service
     expect(await vault.get('bank-1')).toBe('first-token-aaaaaaaa');
 
-    await vault.set('bank-1', '  second-token-bbbbbbbb \n');
+    await vault.replace('bank-1', '  second-token-bbbbbbbb \n');
     expect(await raw('bank-1').getPassword()).toBe('second-token-bbbbbbbb');
     expect(await vault.has('bank-1')).toBe(true);
 
