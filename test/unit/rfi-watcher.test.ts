@@ -232,3 +232,27 @@ describe('one notification per change, by webhook, by polling and by both (real 
     expect(t.platform.notifications[1]!.body).toContain('closed');
   });
 });
+
+describe('polling while the bank cannot be reached', () => {
+  it('polls sooner (floor, doubling up to the interval) until it answers, then back to the interval', async () => {
+    const timers = manualTimers();
+    const answers: Array<'ok' | 'unreachable'> = ['unreachable', 'unreachable', 'unreachable', 'ok'];
+    const p = createPoller({
+      intervalMs: 60_000,
+      floorMs: 5000,
+      jitter: 0,
+      poll: async () => answers.shift() ?? 'ok',
+      log,
+      timers,
+    });
+    p.start();
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      timers.fire();
+      await flush();
+      delays.push(...timers.delays());
+    }
+    expect(delays).toEqual([5000, 10_000, 20_000, 60_000]);
+    p.stop();
+  });
+});

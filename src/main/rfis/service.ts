@@ -321,7 +321,13 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     floorMs: deps.options?.poll?.floorMs ?? 5000,
     jitter: deps.options?.poll?.jitter ?? 0.1,
     poll: async () => {
-      await runSync('poll', false);
+      try {
+        await runSync('poll', false);
+        return state.state === 'offline' ? 'unreachable' : 'ok';
+      } catch (err) {
+        if (err instanceof DeskFailure && err.kind === 'offline') return 'unreachable';
+        throw err;
+      }
     },
     onState: () => events.emit('rfis.syncState', syncState()),
     log,

@@ -14,7 +14,12 @@ export interface PollerOptions {
   floorMs: number;
   /** ± this fraction of the interval, drawn uniformly (0.1 = ±10 %). */
   jitter: number;
-  poll(): Promise<void>;
+  /**
+   * One poll. Answering 'unreachable' (the bank could not be reached) makes the next polls come
+   * sooner — the floor, doubling up to the interval — so the return of the network is noticed
+   * quickly even where the platform reports no online event.
+   */
+  poll(): Promise<void | 'ok' | 'unreachable'>;
   onState?(state: PollerState): void;
   log: Logger;
   /** Injected in tests. */
@@ -67,6 +72,7 @@ export function createPoller(options: PollerOptions): Poller {
   let inFlight = false;
   let again = false;
   let polls = 0;
+  let unreachableStreak = 0;
 
   const interval = (): number =>
     Math.max(
@@ -93,7 +99,10 @@ export function createPoller(options: PollerOptions): Poller {
   const schedule = (): void => {
     clear();
     if (state() !== 'running') return;
-    const delay = nextDelay(interval(), options.floorMs, options.jitter, random);
+    const delay =
+      unreachableStreak > 0
+        ? Math.min(interval(), options.floorMs * 2 ** Math.min(unreachableStreak - 1, 20))
+        : nextDelay(interval(), options.floorMs, options.jitter, random);
     nextAt = Date.now() + delay;
     timer = timers.setTimeout(() => {
       timer = null;
@@ -114,7 +123,13 @@ export function createPoller(options: PollerOptions): Poller {
     clear();
     void options
       .poll()
-      .catch((err: unknown) => options.log.warn('rfis: poll failed', { error: err }))
+      .then((r) => {
+        unreachableStreak = r === 'unreachable' ? unreachableStreak + 1 : 0;
+      })
+      .catch((err: unknown) => {
+        unreachableStreak = 0;
+        options.log.warn('rfis: poll failed', { error: err });
+      })
       .finally(() => {
         inFlight = false;
         if (again) {
