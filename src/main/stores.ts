@@ -145,8 +145,13 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
     if (text !== null) {
       let why: string | null = null;
       try {
-        const r = schema.safeParse({ ...(defaults as object), ...(JSON.parse(text) as object) });
-        if (!r.success) why = `does not match the expected shape at ${firstIssue(r.error).message}`;
+        const parsed: unknown = JSON.parse(text);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+          why = 'not a JSON object';
+        } else {
+          const r = schema.safeParse({ ...(defaults as object), ...parsed });
+          if (!r.success) why = `does not match the expected shape at ${firstIssue(r.error).message}`;
+        }
       } catch {
         why = 'not valid JSON';
       }

@@ -79,6 +79,16 @@ describe('schema-checked stores (conf in Node)', () => {
     expect(s2.problems()[0]!.message).toMatch(/does not match/);
     expect((await readdir(path.join(dir, 'state'))).filter((f) => f.includes('.corrupt-'))).toHaveLength(1);
   });
+
+  it('a file holding JSON that is not an object is moved aside too', async () => {
+    const dir = await tempDir();
+    const { stores: s1 } = stores(dir);
+    const drafts = await s1.open('drafts', draftSchema, defaults);
+    await writeFile(drafts.path, '[1, 2, 3]');
+    const { stores: s2 } = stores(dir);
+    expect((await s2.open('drafts', draftSchema, defaults)).get()).toEqual(defaults);
+    expect(s2.problems()[0]!.message).toMatch(/not a JSON object/);
+  });
 });
 
 describe('settings and profiles', () => {
