@@ -3,7 +3,7 @@ import type { KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
-import { BAND_LABELS, queryRfis } from '../../../../shared/rfi-view';
+import { BAND_LABELS, matchesFilter, queryRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
 import { useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
@@ -19,7 +19,7 @@ function options(known: readonly string[], counted: Record<string, number> | und
 
 /** Queue of every RFI (#/rfis): filters, search, deadline sort, unread markers, j/k/Enter and /. */
 export function QueueScreen() {
-  const { rows, counts, sync, loaded, error, filter, sort, now, activeId } = useQueue();
+  const { rows, counts, sync, loaded, total, error, filter, sort, now, activeId } = useQueue();
   const { load, setFilter, setSort, setActive, syncNow } = useQueue.getState();
   const navigate = useRouter((s) => s.navigate);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -30,21 +30,24 @@ export function QueueScreen() {
     void load();
   }, [load]);
 
-  const visible = useMemo(
-    () =>
-      queryRfis(
-        rows,
-        {
-          ...(filter.status ? { status: [filter.status] } : {}),
-          ...(filter.type ? { type: [filter.type] } : {}),
-          ...(filter.band ? { band: [filter.band] } : {}),
-          text: filter.text,
-          unreadOnly: filter.unreadOnly,
-        },
-        sort,
-      ),
-    [rows, filter, sort],
-  );
+  // Sorted once per data/sort change; a keystroke only filters the sorted rows (order is kept).
+  const sorted = useMemo(() => queryRfis(rows, {}, sort), [rows, sort]);
+  const visible = useMemo(() => {
+    const f = {
+      ...(filter.status ? { status: [filter.status] } : {}),
+      ...(filter.type ? { type: [filter.type] } : {}),
+      ...(filter.band ? { band: [filter.band] } : {}),
+      text: filter.text,
+      unreadOnly: filter.unreadOnly,
+    };
+    const any =
+      filter.status !== '' ||
+      filter.type !== '' ||
+      filter.band !== '' ||
+      filter.text.trim() !== '' ||
+      filter.unreadOnly;
+    return any ? sorted.filter((r) => matchesFilter(r, f)) : sorted;
+  }, [sorted, filter]);
 
   const virtualizer = useVirtualizer({
     count: visible.length,
@@ -233,8 +236,12 @@ export function QueueScreen() {
         </p>
       )}
       <p className="muted" aria-live="polite" data-testid="rfi-visible-count">
-        {loaded ? `${visible.length} of ${rows.length} RFIs` : 'Loading…'} · j/k to move, Enter to open, / to
-        search
+        {loaded
+          ? `${visible.length} of ${rows.length} RFIs`
+          : total !== null
+            ? `Loading all ${total} RFIs… (${rows.length} shown)`
+            : 'Loading…'}
+        {' · j/k to move, Enter to open, / to search'}
       </p>
 
       <div className="rfi-row rfi-row--head" aria-hidden="true">

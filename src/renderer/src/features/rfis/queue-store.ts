@@ -16,7 +16,10 @@ export interface QueueState {
   rows: RfiSummaryView[];
   counts: RfiCountsView | null;
   sync: RfiSyncStateView | null;
+  /** Every row is here (the first page may arrive before the rest). */
   loaded: boolean;
+  /** Rows in the cache (known from the first page on). */
+  total: number | null;
   loading: boolean;
   error: string | null;
   filter: QueueFilter;
@@ -32,6 +35,8 @@ export interface QueueState {
   setActive(id: string | null): void;
 }
 
+const FIRST_PAGE = 200;
+
 export const initialFilter: QueueFilter = { status: '', type: '', text: '', unreadOnly: false, band: '' };
 
 /** The whole queue comes over once (compact rows); filtering and sorting run here, per keystroke. */
@@ -40,6 +45,7 @@ export const useQueue = create<QueueState>((set, get) => ({
   counts: null,
   sync: null,
   loaded: false,
+  total: null,
   loading: false,
   error: null,
   filter: initialFilter,
@@ -50,8 +56,25 @@ export const useQueue = create<QueueState>((set, get) => ({
     if (get().loading) return;
     set({ loading: true });
     try {
+      if (!get().loaded) {
+        // First paint fast: the most urgent rows first, then the whole queue.
+        const first = await call('rfis.list', { limit: FIRST_PAGE });
+        set({ rows: first.items, counts: first.counts, sync: first.sync, total: first.total, error: null });
+        if (first.total <= first.items.length) {
+          set({ loaded: true, now: Date.now() });
+          return;
+        }
+      }
       const r = await call('rfis.list', undefined);
-      set({ rows: r.items, counts: r.counts, sync: r.sync, loaded: true, error: null, now: Date.now() });
+      set({
+        rows: r.items,
+        counts: r.counts,
+        sync: r.sync,
+        total: r.total,
+        loaded: true,
+        error: null,
+        now: Date.now(),
+      });
     } catch (err) {
       set({ error: errorMessage(err), loaded: true });
     } finally {
