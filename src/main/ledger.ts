@@ -106,6 +106,8 @@ export interface LedgerOptions {
   keyRetentionMs?: number;
   /** Settled entries are pruned after this long. Default 30 days. */
   keepSettledMs?: number;
+  /** Told when an unreadable ledger was moved aside (the services report it to the analyst). */
+  onProblem?(problem: { file: string; movedTo: string; message: string }): void;
 }
 
 export async function openLedger(options: LedgerOptions): Promise<IdempotencyLedger> {
@@ -134,6 +136,11 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
       // Never silently drop keys: the file is kept aside for inspection and the problem logged.
       const aside = await moveAside(file);
       options.log.error('ledger: the idempotency ledger could not be read; moved aside', { movedTo: aside });
+      options.onProblem?.({
+        file: path.basename(file),
+        movedTo: path.basename(aside),
+        message: `The record of sent operations (${path.basename(file)}) could not be read and was moved aside to ${path.basename(aside)}. Operations sent before may not be recognised: check the bank before repeating one.`,
+      });
     } else {
       for (const e of parsed.entries) entries.set(e.operationId, e);
     }

@@ -11,10 +11,10 @@ import type { AuditLog, AuditRecordInput } from './audit';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './clock';
-import { createCryptoService } from './crypto/service';
-import type { CryptoService } from './crypto/service';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswers, RfiAnswersOptions } from './rfi-answers';
+import { createCryptoService } from './crypto/service';
+import type { CryptoService } from './crypto/service';
 import type { ServerClock } from './clock';
 import { createRfiService, createWebhookService } from './rfis';
 import type { RfiService, RfiServiceOptions, WebhookService, WebhookServiceOptions } from './rfis';
@@ -188,7 +188,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const session = await createSession({ settings, vault, events, log, bank: () => bank, sandboxOptions });
   sessionRef = session;
 
-  const ledger = await openLedger({ dataDir, log });
+  const ledger = await openLedger({ dataDir, log, onProblem: (p) => stores.report(p) });
   const audit = openAuditLog({
     dataDir,
     log,

@@ -77,8 +77,15 @@ describe('idempotency ledger (disk)', () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, 'idempotency-ledger.json'), '{"version":1,"entries":[{"trunc');
     const sink = memorySink();
-    const l = await openLedger({ dataDir: dir, log: createLogger(sink) });
+    const reported: string[] = [];
+    const l = await openLedger({
+      dataDir: dir,
+      log: createLogger(sink),
+      onProblem: (p) => reported.push(p.message),
+    });
     expect(l.list()).toEqual([]);
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toMatch(/check the bank before repeating/);
     const files = await readdir(dir);
     expect(files.some((f) => f.startsWith('idempotency-ledger.corrupt-'))).toBe(true);
     expect(sink.records.some((r) => r.level === 'error' && r.message.includes('moved aside'))).toBe(true);
