@@ -8,7 +8,10 @@ import path from 'node:path';
 import { figuresDir } from './figures';
 
 const doc = path.resolve(import.meta.dirname, '../../docs/reliability.md');
+const readme = path.resolve(import.meta.dirname, '../../README.md');
 const START = '<!-- soak-figures:start -->';
+const SUMMARY_START = '<!-- soak-summary:start -->';
+const SUMMARY_END = '<!-- soak-summary:end -->';
 const END = '<!-- soak-figures:end -->';
 const scenarios = ['creates', 'outbox', 'quotes', 'crash', 'ipc-fuzz'] as const;
 
@@ -110,6 +113,7 @@ const titles: Record<(typeof scenarios)[number], string> = {
 
 async function main(): Promise<void> {
   const parts: string[] = [];
+  const all = {} as Record<(typeof scenarios)[number], Figures>;
   for (const s of scenarios) {
     const file = path.join(figuresDir, `soak-${s}.json`);
     let f: Figures;
@@ -118,6 +122,7 @@ async function main(): Promise<void> {
     } catch {
       throw new Error(`no soak figures for ${s} (${file}); run npm run test:soak`);
     }
+    all[s] = f;
     parts.push(
       `### ${titles[s]}\n\nRun finished ${f.finishedAt}, seed ${f.seed}, ${Math.round((f.durationMs ?? 0) / 1000)} s.\n\n| figure | value |\n| --- | --- |\n${rows[
         s
@@ -126,13 +131,39 @@ async function main(): Promise<void> {
         .join('\n')}\n`,
     );
   }
-  const text = await readFile(doc, 'utf8');
-  const a = text.indexOf(START);
-  const b = text.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`${doc} has no ${START} … ${END} section`);
-  const next = `${text.slice(0, a + START.length)}\n\n${parts.join('\n')}\n${text.slice(b)}`;
-  await writeFile(doc, next);
-  console.log(`reliability figures written to ${path.relative(process.cwd(), doc)}`);
+  await replaceBetween(doc, START, END, parts.join('\n'));
+  await replaceBetween(readme, SUMMARY_START, SUMMARY_END, summary(all));
+  console.log(`reliability figures written to ${path.relative(process.cwd(), doc)} and README.md`);
+}
+
+async function replaceBetween(file: string, start: string, end: string, body: string): Promise<void> {
+  const text = await readFile(file, 'utf8');
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`${file} has no ${start} … ${end} section`);
+  await writeFile(file, `${text.slice(0, a + start.length)}\n\n${body}\n${text.slice(b)}`);
+}
+
+const n = (v: unknown): string => fmt(v ?? 0);
+
+/** The few lines the README shows. */
+function summary(f: Record<(typeof scenarios)[number], Figures>): string {
+  const c = f.creates;
+  const o = f.outbox;
+  const q = f.quotes;
+  const k = f.crash;
+  const z = f['ipc-fuzz'];
+  return [
+    `Run of ${f.creates.finishedAt.slice(0, 10)} (seeds in docs/reliability.md).`,
+    '',
+    '| scenario | run | result |',
+    '| --- | --- | --- |',
+    `| creates exactly once | ${n(c.trials)} operations, ${n(c.committedButLost)} answers lost after the bank committed, ${n(c.restarts)} restarts | ${n(c.duplicates)} duplicates, ${n(c.lost)} lost |`,
+    `| RFI outbox | ${n(o.answers)} answers, ${n(o.documents)} documents (${n(o.documentBytes)} bytes), ${n(o.requests)} requests under faults, ${n(o.restarts)} restarts | ${n(o.duplicates)} duplicates, ${n(o.lost)} lost, ${n(o.shaMismatches)} sha256 mismatches, ${n(o.stuck)} stuck; drained in ${n(o.drainMs)} ms |`,
+    `| quote confirmation | ${n(q.trials)} quotes, ${n(q.latencySpikes)} latency spikes up to ${n(q.maxSpikeMs)} ms | ${n(q.confirmed)} confirmed (smallest headroom ${n(q.minHeadroomMs)} ms), ${n(q.confirmedAfterExpiry)} after expiry |`,
+    `| crash safety | ${n(k.trials)} SIGKILLs, ${n(k.draftAcks)} acknowledged drafts, ${n(k.answerAcks)} acknowledged answers | ${n(k.lostDrafts)} drafts lost, ${n(k.tornDrafts)} torn, ${n(k.lostAnswers)} answers lost, ${n(k.duplicates)} duplicates, ${n(k.storeProblems)} store problems |`,
+    `| IPC fuzz | ${n(z.calls)} calls over ${n(z.channels)} channels | ${n(z.problems)} untyped/internal errors, ${n(z.crashes)} crashes, ${n(z.filesOutsideDataDir)} files outside the data folder |`,
+  ].join('\n');
 }
 
 await main();
