@@ -44,7 +44,15 @@ async function sandboxTransaction(harness: Harness, transactionId: string) {
 
 test.describe('exchange: quote, confirm, settle', () => {
   test.use({
-    harnessOptions: { services: { environment: { kind: 'embedded-sandbox', sandbox: sandboxBase } } },
+    harnessOptions: {
+      services: {
+        environment: {
+          kind: 'embedded-sandbox',
+          // A read-after-create window long enough to be seen even on a loaded machine.
+          sandbox: { ...sandboxBase, visibilityDelayMs: { min: 1500, max: 2000 } },
+        },
+      },
+    },
   });
 
   test('buy USDT: quote through the visibility window, review, confirm, follow to completed', async ({
@@ -96,6 +104,12 @@ test.describe('exchange: quote, confirm, settle', () => {
     await app.getByRole('link', { name: 'Back to the exchange list' }).first().click();
     const row = app.locator(`[data-order-id="${orderId}"]`);
     await expect(row.getByTestId('crypto-list-status')).toHaveAttribute('data-status', 'completed');
+  });
+});
+
+test.describe('exchange: expiry and requote', () => {
+  test.use({
+    harnessOptions: { services: { environment: { kind: 'embedded-sandbox', sandbox: sandboxBase } } },
   });
 
   test('a quote expires in bank time: Confirm disabled, status expired, main refuses', async ({
