@@ -5,6 +5,7 @@ import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import { channels } from '../../src/shared/ipc/contract';
 import type { ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
 import type { Envelope } from '../../src/shared/ipc/errors';
+import { startFaultProxy } from './support/fault-proxy';
 import { startServices, tempDir } from './support/services';
 import type { TestServices } from './support/services';
 
@@ -194,6 +195,70 @@ describe('offline: the cache is shown when the bank cannot be reached', () => {
       expect(one.fromCache).toBe(true);
     } finally {
       await run?.close();
+      await sb.close();
+    }
+  });
+});
+
+describe('a real bank that differs from the sandbox', () => {
+  it('no webhook endpoint, no updated_since, unknown statuses and types: the queue still fills', async () => {
+    const sb = await startSandbox({ port: 0, visibilityDelayMs: { min: 0, max: 0 } });
+    const proxy = await startFaultProxy(sb.url);
+    const le = sb.fixtures.legal_entities[0]!;
+    let run: TestServices | null = null;
+    try {
+      const err = (status: number, message: string) => ({
+        kind: 'respond' as const,
+        status,
+        body: { error: { code: String(status), status: 'X', message } },
+      });
+      proxy.rules.push((r) => (r.path.startsWith('/v1/webhook/url') ? err(404, 'no such route') : undefined));
+      proxy.rules.push((r) =>
+        r.path.startsWith('/v1/rfis?') && r.path.includes('updated_since')
+          ? err(400, 'unknown parameter')
+          : undefined,
+      );
+      proxy.rules.push((r) =>
+        r.path.startsWith('/v1/rfis?')
+          ? {
+              kind: 'rewrite',
+              fn: (json) => {
+                const page = json as { data: Array<Record<string, unknown>> };
+                const first = page.data[0];
+                if (first)
+                  Object.assign(first, { status: 'escalated', type: 'brand_new_type', risk_score: 7 });
+                return page;
+              },
+            }
+          : undefined,
+      );
+      run = await startServices({
+        dataDir: await tempDir(),
+        environment: { kind: 'remote', baseUrl: proxy.url, name: 'Other bank', token: le.tokens.admin },
+        rfis: { poll: { intervalMs: 3_600_000 } },
+      });
+      await run.services.rfis.ready();
+      expect(run.services.session.lastStatus?.connection).toBe('connected');
+      expect(run.services.session.credential).toBeNull();
+      const list = await run.services.rfis.list({});
+      expect(list.total).toBe(le.rfi_ids.length);
+      expect(list.counts.byStatus.escalated).toBe(1);
+      expect(list.counts.byType.brand_new_type).toBe(1);
+      const odd = list.items.find((r) => r.status === 'escalated')!;
+      expect((await run.services.rfis.get(odd.id)).rfi).toMatchObject({
+        risk_score: 7,
+        type: 'brand_new_type',
+      });
+
+      const again = await run.services.rfis.sync('sync');
+      expect(again.sync).toMatchObject({ state: 'idle', lastMode: 'full', updatedSinceSupported: false });
+      const cfg = await run.services.webhooks.config();
+      expect(cfg.config).toBeNull();
+      expect(cfg.error).toContain('does not offer GET /v1/webhook/url');
+      expect(cfg.canSet).toBe(false);
+    } finally {
+      await run?.close();
+      await proxy.close();
       await sb.close();
     }
   });

@@ -140,17 +140,21 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     byBand: { on_track: 0, at_risk: 0, breached: 0, none: 0 },
   });
 
-  /** The scope of the active environment: the legal entity of the credential (or the last one). */
-  const scopeOf = (): { env: string; le: string } | null => {
+  /**
+   * The scope of the active environment: the legal entity of the credential; while it is not known
+   * (offline at start, or a bank without GET /v1/webhook/url, which then never tells) the last one
+   * seen in this environment, else one default scope per environment (a full sync reconciles it).
+   */
+  const UNKNOWN_ENTITY = '_unknown';
+  const scopeOf = (): { env: string; le: string } => {
     const env = session.environment.id;
-    const le = session.credential?.legalEntityId ?? lastScopes[env];
-    return le ? { env, le } : null;
+    const le = session.credential?.legalEntityId ?? lastScopes[env] ?? UNKNOWN_ENTITY;
+    return { env, le };
   };
 
   const currentRepo = async (): Promise<RfiRepository | null> => {
     if (disposed) return null;
     const scope = scopeOf();
-    if (!scope) return null;
     const key = `${scope.env}\u0000${scope.le}`;
     if (repo && repoScope === key) return repo;
     if (opening) {
@@ -169,7 +173,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
         updatedSinceSupported: m.updatedSinceSupported,
         lastError: null,
       };
-      if (lastScopes[scope.env] !== scope.le) {
+      if (scope.le !== UNKNOWN_ENTITY && lastScopes[scope.env] !== scope.le) {
         lastScopes = { ...lastScopes, [scope.env]: scope.le };
         await writeFileDurable(scopesFile, JSON.stringify(lastScopes)).catch((err: unknown) =>
           log.warn('rfis: last scope not saved', { error: err }),
@@ -262,12 +266,13 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     if (running) await running.catch(() => null);
     runningFull = full;
     running = (async () => {
-      if (!session.credential) await session.check().catch(() => undefined);
+      if (session.lastStatus?.connection !== 'connected') await session.check().catch(() => undefined);
       const r = await currentRepo();
-      if (!r) {
-        const offline = session.lastStatus?.connection === 'offline';
+      if (!r) return null;
+      const conn = session.lastStatus?.connection;
+      if (conn && conn !== 'connected') {
         publishState({
-          state: offline ? 'offline' : 'error',
+          state: conn === 'offline' ? 'offline' : 'error',
           lastError: session.lastStatus?.problem ?? 'Not connected to the bank.',
         });
         return null;

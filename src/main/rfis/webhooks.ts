@@ -199,7 +199,11 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
       };
     } catch (err) {
       const message =
-        err instanceof DeskFailure ? err.message : 'The webhook configuration could not be read.';
+        err instanceof DeskFailure && err.kind === 'not_found'
+          ? 'This bank does not offer GET /v1/webhook/url (the spec has it in sandbox and development environments only).'
+          : err instanceof DeskFailure
+            ? err.message
+            : 'The webhook configuration could not be read.';
       if (!(err instanceof DeskFailure)) log.error('webhook: config read failed', { error: err });
       return {
         config: null,
