@@ -1,0 +1,183 @@
+/**
+ * A 200 MB document answer through the services (outbox: upload URL, streamed PUT, response POST)
+ * against the embedded sandbox, beside `curl -T` of the same file to a fresh signed URL of the same
+ * sandbox; and the services' peak memory growth (RSS and heap sampled every 20 ms during the
+ * upload), beside the file size. The sandbox runs in the same process (it streams to disk too), so
+ * the memory figure is an upper bound for the services alone.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { createServices } from '../../../src/main/services';
+import { createHeadlessPlatform } from '../../../src/main/platform';
+import { createLogger, memorySink } from '../../../src/main/log';
+import { unavailableKeyringBackend } from '../../../src/main/vault';
+import type { BenchResult, BenchSuite } from '../types';
+
+const MB = 1024 * 1024;
+const SIZE = Number.parseInt(process.env['BENCH_UPLOAD_MB'] ?? '200', 10) * MB;
+
+async function writePdf(file: string, size: number): Promise<void> {
+  const out = createWriteStream(file);
+  const head = Buffer.from('%PDF-1.4\n%');
+  out.write(head);
+  const block = Buffer.alloc(MB, 0x41);
+  let left = size - head.length - 6;
+  while (left > 0) {
+    const part = left >= block.length ? block : block.subarray(0, left);
+    left -= part.length;
+    if (!out.write(part)) await once(out, 'drain');
+  }
+  out.end('\n%EOF\n');
+  await once(out, 'finish');
+}
+
+function curlPut(url: string, file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const p = spawn('curl', [
+      '-sS',
+      '--fail',
+      '-T',
+      file,
+      '-H',
+      'Content-Type: application/pdf',
+      '-o',
+      '/dev/null',
+      url,
+    ]);
+    let err = '';
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('error', reject);
+    p.on('close', (code) =>
+      code === 0 ? resolve(performance.now() - t0) : reject(new Error(`curl: ${code} ${err}`)),
+    );
+  });
+}
+
+const suite: BenchSuite = {
+  name: 'upload',
+  async run(): Promise<BenchResult[]> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'td-bench-upload-'));
+    const services = await createServices({
+      dataDir: path.join(dir, 'data'),
+      platform: createHeadlessPlatform(),
+      log: createLogger(memorySink(), 'info'),
+      keyring: unavailableKeyringBackend('bench'),
+      environment: {
+        kind: 'embedded-sandbox',
+        sandbox: { visibilityDelayMs: { min: 0, max: 0 }, maxUploadBytes: SIZE + MB },
+      },
+      rfis: { poll: { intervalMs: 3_600_000 } },
+    });
+    try {
+      const file = path.join(dir, 'large.pdf');
+      await writePdf(file, SIZE);
+      const le = services.sandbox?.fixtures.legal_entities[0];
+      if (!le?.accounts[0]) throw new Error('no sandbox fixtures');
+      const newRfi = () =>
+        services.bank.staff.createRfi({
+          type: 'account',
+          related_id: le.accounts[0]!.id,
+          description: 'Bench upload',
+          questions: [
+            { question_type: 'transaction.supporting_documents', question_text: 'Upload the contract.' },
+          ],
+        });
+      await services.session.check();
+
+      // Warm-up (connections, JIT) with a small file.
+      const small = path.join(dir, 'small.pdf');
+      await writePdf(small, MB);
+      const warm = await newRfi();
+      const [warmPick] = (await services.rfiAnswers.files.registerPicked([small], 'other')).files;
+      const warmAnswer = await services.rfiAnswers.submit({
+        rfiId: warm.id,
+        questionId: warm.questions[0]!.id,
+        questionType: 'transaction.supporting_documents',
+        text: '',
+        files: [warmPick!.ref],
+      });
+      const waitSent = async (id: string): Promise<void> => {
+        for (;;) {
+          const e = services.rfiAnswers.outbox.get(id);
+          if (e?.state === 'sent') return;
+          if (e && (e.state === 'failed' || e.state === 'conflict')) {
+            throw new Error(`upload answer ${e.state}: ${e.lastError?.message ?? ''}`);
+          }
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      await waitSent(warmAnswer.id);
+
+      // The measured run.
+      const rfi = await newRfi();
+      const [picked] = (await services.rfiAnswers.files.registerPicked([file], 'other')).files;
+      if (!picked) throw new Error('the 200 MB file was refused');
+      global.gc?.();
+      const before = process.memoryUsage();
+      let peakRss = before.rss;
+      let peakHeap = before.heapUsed;
+      const sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        peakRss = Math.max(peakRss, m.rss);
+        peakHeap = Math.max(peakHeap, m.heapUsed);
+      }, 20);
+      const t0 = performance.now();
+      const answer = await services.rfiAnswers.submit({
+        rfiId: rfi.id,
+        questionId: rfi.questions[0]!.id,
+        questionType: 'transaction.supporting_documents',
+        text: '',
+        files: [picked.ref],
+      });
+      await waitSent(answer.id);
+      const servicesMs = performance.now() - t0;
+      clearInterval(sampler);
+
+      // Baseline: curl PUT of the same file to a fresh signed URL of the same sandbox.
+      const baseRfi = await newRfi();
+      const url = await services.bank.createUploadUrl({
+        related_id: baseRfi.id,
+        content_type: 'application/pdf',
+        document_type: 'other',
+      });
+      const curlMs = await curlPut(url.url, file);
+
+      const mbps = (ms: number) => SIZE / MB / (ms / 1000);
+      return [
+        {
+          metric: `${SIZE / MB} MB document answer through the services (upload URL + streamed PUT + POST)`,
+          value: mbps(servicesMs),
+          unit: 'MB/s',
+          baseline: mbps(curlMs),
+          baselineLabel: 'curl -T to a fresh signed URL of the same sandbox',
+          note: `${servicesMs.toFixed(0)} ms vs ${curlMs.toFixed(0)} ms`,
+        },
+        {
+          metric: 'peak RSS growth during the upload',
+          value: (peakRss - before.rss) / MB,
+          unit: 'MB',
+          baseline: SIZE / MB,
+          baselineLabel: 'file size',
+          note: 'services and sandbox in one process; sampled every 20 ms',
+        },
+        {
+          metric: 'peak heap growth during the upload',
+          value: (peakHeap - before.heapUsed) / MB,
+          unit: 'MB',
+          baseline: SIZE / MB,
+          baselineLabel: 'file size',
+        },
+      ];
+    } finally {
+      await services.dispose();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export default suite;
