@@ -254,3 +254,31 @@ describe('crypto exchange service when the bank goes away', () => {
     }
   });
 });
+
+describe('crypto exchange service: quote expiry reminder', () => {
+  it('notifies natively 10 s before an unconfirmed quote expires', async () => {
+    const own = await startServices({
+      environment: {
+        kind: 'embedded-sandbox',
+        sandbox: { visibilityDelayMs: { min: 0, max: 0 }, quoteTtlSeconds: 12 },
+      },
+    });
+    try {
+      const ctx = await own.services.crypto.context();
+      const quote = await own.services.crypto.quote({
+        side: 'buy',
+        symbol: 'USDT-USD',
+        requestedAsset: 'USD',
+        requestedAmount: '1000',
+        paysAccountId: accountsOf(ctx, 'USD'),
+        receivesAccountId: accountsOf(ctx, 'ETHEREUM-USDT'),
+      });
+      await expect
+        .poll(() => own.platform.notifications.map((n) => n.title), { timeout: 8000 })
+        .toContain('Quote about to expire: USDT-USD buy');
+      expect(own.platform.notifications.at(-1)?.body).toContain(quote.transactionId!);
+    } finally {
+      await own.close();
+    }
+  });
+});

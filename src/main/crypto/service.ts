@@ -109,6 +109,8 @@ const accountsFileSchema = z.object({
 type StoredAccount = z.infer<typeof accountsFileSchema>['accounts'][number];
 
 const MAX_ORDERS = 500;
+/** The quote-expiry reminder comes this long before quote_valid_until. */
+const EXPIRY_WARNING_MS = 10_000;
 /** Statuses after which nothing changes any more. Anything else (unknown too) may still move. */
 const FINAL = new Set([
   'completed',
@@ -146,6 +148,8 @@ export async function createCryptoService(
   const stop = new AbortController();
   const following = new Set<string>();
   const expiryTimers = new Map<string, NodeJS.Timeout>();
+  const warnTimers = new Map<string, NodeJS.Timeout>();
+  const warned = new Set<string>();
   const seededFor = new Set<string>();
   let lastRoundTripMs = 0;
   let offline = false;
@@ -326,6 +330,29 @@ export async function createCryptoService(
     }, delay);
     timer.unref?.();
     expiryTimers.set(r.id, timer);
+
+    // A native reminder 10 s before expiry (Settings → notifications → quote expiry).
+    const warnIn = validUntil - EXPIRY_WARNING_MS - clock.now();
+    if (warnIn > 0 && !warned.has(r.id) && !warnTimers.has(r.id)) {
+      const warn = setTimeout(
+        () => {
+          warnTimers.delete(r.id);
+          const current = orders.get().orders.find((o) => o.id === r.id);
+          if (current?.status !== 'in_progress' || current.confirmedHere || warned.has(r.id)) return;
+          const left = validUntilOf(current) - clock.now();
+          if (!(left > 0)) return;
+          warned.add(r.id);
+          if (!deps.settings.get().notifications.quoteExpiry) return;
+          deps.platform.notify({
+            title: `Quote about to expire: ${current.body.symbol} ${current.body.side}`,
+            body: `${Math.ceil(left / 1000)} s left to confirm quote ${current.transactionId ?? ''}.`,
+          });
+        },
+        Math.min(2 ** 31 - 1, warnIn),
+      );
+      warn.unref?.();
+      warnTimers.set(r.id, warn);
+    }
   }
 
   /** The read-after-create window of a new quote, in the background. */
@@ -674,8 +701,9 @@ export async function createCryptoService(
     dispose() {
       stop.abort();
       unsubscribeSystem();
-      for (const t of expiryTimers.values()) clearTimeout(t);
+      for (const t of [...expiryTimers.values(), ...warnTimers.values()]) clearTimeout(t);
       expiryTimers.clear();
+      warnTimers.clear();
     },
   };
   return service;
