@@ -132,7 +132,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           for (const page of context.pages()) {
             page
               .evaluate(
-                (m) => (window as unknown as { __deskPush?: (m: unknown) => void }).__deskPush?.(m),
+                (m) => (globalThis as unknown as { __deskPush?: (m: unknown) => void }).__deskPush?.(m),
                 message,
               )
               .catch(() => undefined);
