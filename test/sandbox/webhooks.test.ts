@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index';
 import { parseSignatureHeader, Rfi, WebhookConfig, WebhookEvent } from '../../src/shared/api';
 import { client, err, fx, start, type Json } from './helpers';
@@ -17,8 +17,13 @@ interface Received {
 
 class Receiver {
   received: Received[] = [];
-  /** Status codes to answer, in order; then 200. */
+  /** Status codes to answer, in order (0: never answer); then 200. */
   script: number[] = [];
+  /**
+   * Which events the script applies to. Deliveries left over from earlier tests share this
+   * receiver, so a test scopes its scripted faults to the events it caused.
+   */
+  scriptApplies: (event: WebhookEvent) => boolean = () => true;
   hits = 0;
   server: Server;
   url = '';
@@ -28,15 +33,17 @@ class Receiver {
       req.on('data', (ch: Buffer) => chunks.push(ch));
       req.on('end', () => {
         this.hits++;
-        const status = this.script.shift() ?? 200;
+        const raw = Buffer.concat(chunks);
+        let event: WebhookEvent | null = null;
+        try {
+          event = WebhookEvent.parse(JSON.parse(raw.toString('utf8')));
+        } catch {
+          event = null;
+        }
+        const status = event && this.scriptApplies(event) ? (this.script.shift() ?? 200) : 200;
         if (status === 0) return; // hang: never answer
-        if (status === 200) {
-          const raw = Buffer.concat(chunks);
-          this.received.push({
-            raw,
-            signature: String(req.headers['service-signature'] ?? ''),
-            event: WebhookEvent.parse(JSON.parse(raw.toString('utf8'))),
-          });
+        if (status === 200 && event) {
+          this.received.push({ raw, signature: String(req.headers['service-signature'] ?? ''), event });
         }
         res.statusCode = status;
         res.end();
@@ -68,7 +75,7 @@ const rx = new Receiver();
 const rxB = new Receiver();
 
 beforeAll(async () => {
-  sb = await start({ webhookRetry: { initialMs: 30, maxMs: 100, giveUpAfterMs: 1000, timeoutMs: 200 } });
+  sb = await start({ webhookRetry: { initialMs: 30, maxMs: 100, giveUpAfterMs: 4000, timeoutMs: 200 } });
   c = client(sb);
   f = fx(sb);
   await rx.listen();
@@ -213,19 +220,31 @@ describe('RFI events', () => {
     });
     const rfi = Rfi.parse(created.body);
     await c('POST', '/v1/sandbox/clock', { body: { advance_seconds: 31 * 86_400 } });
-    await rx.waitFor((r) => r.some((x) => x.event.type === 'rfi.timeout' && x.event.data.rfi_id === rfi.id));
-    expect(
-      rx.received.some((x) => x.event.type === 'rfi.question.timeout' && x.event.data.rfi_id === rfi.id),
-    ).toBe(true);
-    const last = rx.received.at(-1);
-    const t = parseSignatureHeader(last?.signature ?? '')?.t ?? 0;
+    // Delivery is unordered: wait for both events of this RFI, whichever comes first.
+    const timeoutOf = (type: string) =>
+      rx.received.find((x) => x.event.type === type && x.event.data.rfi_id === rfi.id);
+    await rx.waitFor(() => Boolean(timeoutOf('rfi.timeout') && timeoutOf('rfi.question.timeout')));
+    const t = parseSignatureHeader(timeoutOf('rfi.timeout')?.signature ?? '')?.t ?? 0;
     expect(t * 1000 - Date.now()).toBeGreaterThan(30 * 86_400_000);
   });
 });
 
+/** Ids of every event the sandbox has queued so far (to tell a test's own events apart). */
+async function knownEventIds(): Promise<Set<string>> {
+  const d = await c<{ data: { event_id: string }[] }>('GET', '/v1/sandbox/webhook-deliveries');
+  return new Set(d.body.data.map((x) => x.event_id));
+}
+
 describe('delivery', () => {
+  afterEach(() => {
+    rx.script = [];
+    rx.scriptApplies = () => true;
+  });
+
   it('retries non-2xx with backoff until delivered (at least once)', async () => {
     rx.received = [];
+    const known = await knownEventIds();
+    rx.scriptApplies = (ev) => !known.has(ev.id);
     rx.script = [500, 503, 404];
     const hits0 = rx.hits;
     const created = await c('POST', '/v1/sandbox/rfis', {
@@ -239,22 +258,33 @@ describe('delivery', () => {
     const rfiId = Rfi.parse(created.body).id;
     await rx.waitFor((r) => r.filter((x) => x.event.data.rfi_id === rfiId).length >= 2, 10_000);
     expect(rx.hits - hits0).toBeGreaterThanOrEqual(5);
-    const d = await c<{
-      data: {
-        event_type: string;
-        status: string;
-        attempts: number;
-        last_status_code: number | null;
-        body: string;
-      }[];
-    }>('GET', '/v1/sandbox/webhook-deliveries');
-    const retried = d.body.data.filter((x) => x.attempts > 1 && x.body.includes(rfiId));
-    expect(retried.length).toBeGreaterThan(0);
-    expect(retried.every((x) => x.status === 'delivered' && x.last_status_code === 200)).toBe(true);
+    // The receiver saw the events before the sandbox recorded their 200: wait for the records.
+    const retriedDeliveries = async () => {
+      const d = await c<{
+        data: {
+          event_type: string;
+          status: string;
+          attempts: number;
+          last_status_code: number | null;
+          body: string;
+        }[];
+      }>('GET', '/v1/sandbox/webhook-deliveries');
+      return d.body.data.filter((x) => x.attempts > 1 && x.body.includes(rfiId));
+    };
+    await expect.poll(async () => (await retriedDeliveries()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(
+        async () =>
+          (await retriedDeliveries()).every((x) => x.status === 'delivered' && x.last_status_code === 200),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
   });
 
   it('an attempt without an answer within timeoutMs counts as failed and is retried', async () => {
     rx.received = [];
+    const known = await knownEventIds();
+    rx.scriptApplies = (ev) => !known.has(ev.id);
     rx.script = [0];
     const created = await c('POST', '/v1/sandbox/rfis', {
       body: {
@@ -266,13 +296,20 @@ describe('delivery', () => {
     });
     const rfiId = Rfi.parse(created.body).id;
     await rx.waitFor((r) => r.filter((x) => x.event.data.rfi_id === rfiId).length >= 2, 10_000);
-    const d = await c<{ data: { attempts: number; status: string; body: string }[] }>(
-      'GET',
-      '/v1/sandbox/webhook-deliveries',
-    );
-    expect(
-      d.body.data.some((x) => x.body.includes(rfiId) && x.attempts >= 2 && x.status === 'delivered'),
-    ).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const d = await c<{ data: { attempts: number; status: string; body: string }[] }>(
+            'GET',
+            '/v1/sandbox/webhook-deliveries',
+          );
+          return d.body.data.some(
+            (x) => x.body.includes(rfiId) && x.attempts >= 2 && x.status === 'delivered',
+          );
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
   });
 
   it('gives up after giveUpAfterMs when the receiver never answers 2xx', async () => {
