@@ -268,6 +268,9 @@ export class Bank {
     };
     t.status = 'intent_created';
     t.updatedAt = now;
+    // Spec 7.1: a read shortly after a creating call may answer 404. The intent is a creating call
+    // (spec 4.1), so the record is hidden for the same visibility window as a new crypto order.
+    t.visibleAt = now + this.visibilityDelay();
     return { transaction_id: t.id };
   }
 

@@ -172,6 +172,29 @@ describe('read after create', () => {
     expect(later.body.transaction_id).toBe(id);
   });
 
+  it('a return intent hides the transfer for the window too (spec 7.1: a creating call)', async () => {
+    const created = await c<Json>('POST', '/v1/sandbox/incoming-transfers', {
+      body: { legal_entity_id: f.a.id, amount: '5000', currency: 'USD' },
+    });
+    const id = String(created.body.transaction_id);
+    expect((await c('GET', `/v1/transactions/${id}`, { token: f.adminA })).status).toBe(200);
+    const body = {
+      transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
+      transaction_id: id,
+      return_amount: '5000',
+      status_reason_code: 'FOCR',
+    };
+    const r = await c<Json>('POST', '/v1/transfer/return', { token: f.adminA, idem: 'vis-ret-1', body });
+    expect(r.body.transaction_id).toBe(id);
+    expect((await c('GET', `/v1/transactions/${id}`, { token: f.adminA })).status).toBe(404);
+    const retry = await c<Json>('POST', '/v1/transfer/return', { token: f.adminA, idem: 'vis-ret-1', body });
+    expect(retry.body.transaction_id).toBe(id);
+    await c('POST', '/v1/sandbox/clock', { body: { advance_seconds: 4 } });
+    const later = await c<Json>('GET', `/v1/transactions/${id}`, { token: f.adminA });
+    expect(later.status).toBe(200);
+    expect(later.body.status).toBe('intent_created');
+  });
+
   it('the window is drawn within [min, max] and ends on a real timer too', async () => {
     const s2 = await start({ visibilityDelayMs: { min: 1000, max: 1200 } });
     try {
