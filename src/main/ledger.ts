@@ -88,6 +88,9 @@ export function hashBody(body: unknown): string {
 
 /** Errors after which the request surely created nothing. Anything else is ambiguous. */
 function isDefinitiveRefusal(error: DeskError): boolean {
+  // `invalid` is a 400 refusal, or a 2xx answer that could not be read (cut, not JSON, wrong
+  // shape): the bank may have created the transaction, so the key must be kept.
+  if (error.kind === 'invalid' && (error.status === undefined || error.status < 300)) return false;
   return [
     'invalid',
     'forbidden',
