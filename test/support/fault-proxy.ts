@@ -42,6 +42,11 @@ export interface FaultPlan {
   answerDelayMs?: number;
   /** For truncate: how many body bytes get through (default: half). */
   keepBytes?: number;
+  /**
+   * For truncate: announce the cut length, so the client reads a complete but cut 2xx body (what
+   * a buffering gateway that lost the rest sends) instead of seeing the connection drop.
+   */
+  consistentLength?: boolean;
 }
 
 export type ConnectionFault = 'accept' | 'reset' | 'blackhole';
@@ -261,9 +266,15 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       }
       case 'truncate': {
         entry.delivered = 'truncated';
-        // The announced length always exceeds what is sent, so the client sees a cut answer.
+        // The announced length exceeds what is sent, so the client sees a cut answer; or, with
+        // consistentLength, the cut body is all there is.
         const announced = Math.max(up.body.length, 1);
         const keep = Math.min(p.keepBytes ?? Math.floor(up.body.length / 2), announced - 1);
+        if (p.consistentLength) {
+          res.writeHead(up.status, { ...headers, 'content-length': String(keep) });
+          res.end(up.body.subarray(0, keep));
+          return;
+        }
         res.writeHead(up.status, { ...headers, 'content-length': String(announced) });
         res.write(up.body.subarray(0, keep), () => reset(socket));
         return;
@@ -365,7 +376,7 @@ export function randomPlan(o: RandomPlanOptions): PlanFn {
         burstPlan = p;
       }
     }
-    if (kind === 'truncate') p = { kind, keepBytes: o.rng.int(0, 8) };
+    if (kind === 'truncate') p = { kind, keepBytes: o.rng.int(0, 8), consistentLength: o.rng.chance(0.5) };
     return withLatency(p);
   };
 }

@@ -90,6 +90,12 @@ describe('fault proxy', () => {
     expect(r.out).toHaveProperty('error');
   });
 
+  it('a cut answer with a consistent length: one hit, a short complete body', async () => {
+    const r = await withPlan({ kind: 'truncate', keepBytes: 5, consistentLength: true });
+    expect(r.hits).toBe(1);
+    expect(r.out).toMatchObject({ status: 200, body: '{"hit' });
+  });
+
   it('5xx and 429 from the proxy: no hit; a gateway 502 after the server committed: one hit', async () => {
     const a = await withPlan({ kind: 'status', status: 503 });
     expect(a).toMatchObject({ hits: 0, out: { status: 503 } });

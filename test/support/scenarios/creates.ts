@@ -156,9 +156,16 @@ export async function runCreatesScenario(options: {
           op.key = res.idempotencyKey;
           break;
         } catch (err) {
-          const ambiguous =
+          // The analyst tries again unless the bank clearly refused (a 4xx other than 409/429):
+          // a network error, a 5xx, or an answer that could not be read leaves the outcome open.
+          const refusedByBank =
             err instanceof DeskFailure &&
-            ['offline', 'server', 'rate_limited', 'conflict', 'internal'].includes(err.kind);
+            err.status !== undefined &&
+            err.status >= 400 &&
+            err.status < 500 &&
+            err.status !== 409 &&
+            err.status !== 429;
+          const ambiguous = err instanceof DeskFailure && !refusedByBank && err.kind !== 'local';
           if (!ambiguous || op.attempts >= 40) {
             failures.push(
               `trial ${i} (${op.id}, ${kind}): gave up after ${op.attempts} attempts: ${
