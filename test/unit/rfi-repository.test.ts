@@ -262,10 +262,11 @@ describe('the on-disk repository', () => {
 });
 
 /** A bank whose GET /v1/rfis is scripted: supports updated_since, refuses it, or ignores it. */
-function fakeBank(all: () => Rfi[], mode: 'supported' | 'refused' | 'ignored') {
+function fakeBank(all: () => unknown[], mode: 'supported' | 'refused' | 'ignored') {
   const calls: Array<Record<string, string | undefined>> = [];
   const bank = {
-    async listRfis(q: Record<string, string | undefined>) {
+    async request({ query }: { query: Record<string, string | undefined> }) {
+      const q = query;
       calls.push(q);
       if (q.updated_since && mode === 'refused') {
         throw new DeskFailure({ kind: 'invalid', status: 400, message: 'updated_since: unknown parameter' });
@@ -273,7 +274,7 @@ function fakeBank(all: () => Rfi[], mode: 'supported' | 'refused' | 'ignored') {
       let rows = all();
       if (q.updated_since && mode === 'supported') {
         const since = Date.parse(q.updated_since);
-        rows = rows.filter((r) => Date.parse(r.updated_at) > since);
+        rows = rows.filter((r) => Date.parse((r as Rfi).updated_at) > since);
       }
       const size = Number(q.page_size ?? '100');
       const start = q.page_token ? Number(q.page_token) : 0;
@@ -319,6 +320,20 @@ describe('sync with GET /v1/rfis', () => {
     expect(third.mode).toBe('full');
     expect(third.removed).toHaveLength(99);
     expect(repo.size).toBe(1101);
+  });
+
+  it('a record that is not a readable RFI is skipped; the others sync and its cached copy stays', async () => {
+    const good = server(20);
+    let rows: unknown[] = good;
+    const { bank } = fakeBank(() => rows, 'supported');
+    const repo = await openRfiRepository({ dir, log });
+    await syncRepository(bank, repo, { nowMs: NOW });
+    const broken = { ...good[3]!, questions: 'not a list' };
+    rows = [...good.slice(0, 3), broken, { no: 'id' }, ...good.slice(4)];
+    const out = await syncRepository(bank, repo, { nowMs: NOW + 7 * 3600_000 });
+    expect(out).toMatchObject({ mode: 'full', unreadable: 2, removed: [] });
+    expect(repo.size).toBe(20);
+    expect(repo.get(good[3]!.id)).toEqual(good[3]);
   });
 
   it('a server that refuses updated_since (400) gets full syncs from then on', async () => {

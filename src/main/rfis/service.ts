@@ -294,9 +294,17 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
           applied(r, source, outcome.diffs, outcome.removed);
         }
         const m = r.meta();
+        if (outcome.unreadable > 0) {
+          log.warn('rfis: records of the bank’s answer are not readable RFIs; skipped', {
+            count: outcome.unreadable,
+          });
+        }
         publishState({
           state: 'idle',
-          lastError: null,
+          lastError:
+            outcome.unreadable > 0
+              ? `${outcome.unreadable} RFI${outcome.unreadable === 1 ? '' : 's'} from the bank could not be read and ${outcome.unreadable === 1 ? 'is' : 'are'} not shown (or shown as last read).`
+              : null,
           lastSyncedAt: m.lastSyncedAt,
           lastMode: outcome.mode,
           updatedSinceSupported: m.updatedSinceSupported,

@@ -1,4 +1,5 @@
-import type { Rfi } from '../../shared/api/rfis';
+import { z } from 'zod';
+import { Rfi } from '../../shared/api/rfis';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
 import type { RfiDiff, RfiRepository } from './repository';
@@ -23,6 +24,25 @@ export interface SyncOutcome {
   removed: string[];
   fetched: number;
   pages: number;
+  /** Records of the bank's answer that are not RFIs we can read (kept out; the cached copy stays). */
+  unreadable: number;
+}
+
+/**
+ * A page is checked record by record, not as a whole: one malformed RFI from a bank that differs
+ * must not keep the 9,999 others out of the queue.
+ */
+const LenientPage = z.looseObject({
+  data: z.array(z.unknown()),
+  next_page_token: z.string().nullable().optional(),
+});
+
+interface Fetched {
+  rfis: Rfi[];
+  pages: number;
+  /** Ids of records that could not be read (still listed: never dropped as "gone"). */
+  unreadableIds: string[];
+  unreadable: number;
 }
 
 export interface SyncOptions {
@@ -50,18 +70,32 @@ async function fetchAll(
   bank: BankClient,
   query: { updated_since?: string },
   signal: AbortSignal | undefined,
-): Promise<{ rfis: Rfi[]; pages: number }> {
+): Promise<Fetched> {
   const rfis: Rfi[] = [];
+  const unreadableIds: string[] = [];
+  let unreadable = 0;
   let pageToken: string | undefined;
   let pages = 0;
   const tokens = new Set<string>();
   for (;;) {
-    const page = await bank.listRfis(
-      { ...query, page_size: String(PAGE_SIZE), ...(pageToken ? { page_token: pageToken } : {}) },
-      signal ? { signal } : {},
-    );
+    const page = await bank.request({
+      method: 'GET',
+      path: '/v1/rfis',
+      query: { ...query, page_size: String(PAGE_SIZE), ...(pageToken ? { page_token: pageToken } : {}) },
+      schema: LenientPage,
+      ...(signal ? { signal } : {}),
+    });
     pages++;
-    for (const r of page.data) rfis.push(r);
+    for (const raw of page.data) {
+      const r = Rfi.safeParse(raw);
+      if (r.success) {
+        rfis.push(r.data);
+        continue;
+      }
+      unreadable++;
+      const id = (raw as { id?: unknown } | null)?.id;
+      if (typeof id === 'string') unreadableIds.push(id);
+    }
     if (!page.next_page_token) break;
     if (tokens.has(page.next_page_token)) {
       throw new DeskFailure({
@@ -72,7 +106,7 @@ async function fetchAll(
     tokens.add(page.next_page_token);
     pageToken = page.next_page_token;
   }
-  return { rfis, pages };
+  return { rfis, pages, unreadableIds, unreadable };
 }
 
 export async function syncRepository(
@@ -96,7 +130,7 @@ export async function syncRepository(
 
   if (incremental && meta.cursor) {
     const since = new Date(Date.parse(meta.cursor) - CURSOR_OVERLAP_MS).toISOString();
-    let got: { rfis: Rfi[]; pages: number } | null = null;
+    let got: Fetched | null = null;
     try {
       got = await fetchAll(bank, { updated_since: since }, options.signal);
     } catch (err) {
@@ -119,7 +153,14 @@ export async function syncRepository(
           updatedSinceSupported: true,
         });
         await repo.flush();
-        return { mode: 'incremental', diffs, removed: [], fetched: got.rfis.length, pages: got.pages };
+        return {
+          mode: 'incremental',
+          diffs,
+          removed: [],
+          fetched: got.rfis.length,
+          pages: got.pages,
+          unreadable: got.unreadable,
+        };
       }
       // The server ignored updated_since and answered everything: that is a full listing.
       repo.setMeta({ updatedSinceSupported: false });
@@ -132,11 +173,11 @@ export async function syncRepository(
 
 async function finishFull(
   repo: RfiRepository,
-  got: { rfis: Rfi[]; pages: number },
+  got: Fetched,
   nowMs: number,
   before: ReadonlyMap<string, string>,
 ): Promise<SyncOutcome> {
-  const listed = new Set(got.rfis.map((r) => r.id));
+  const listed = new Set([...got.rfis.map((r) => r.id), ...got.unreadableIds]);
   const diffs = repo.upsert(got.rfis);
   const removed = repo.remove(
     [...before.keys()].filter((id) => !listed.has(id)),
@@ -149,5 +190,12 @@ async function finishFull(
     lastFullSyncAt: now,
   });
   await repo.flush();
-  return { mode: 'full', diffs, removed, fetched: got.rfis.length, pages: got.pages };
+  return {
+    mode: 'full',
+    diffs,
+    removed,
+    fetched: got.rfis.length,
+    pages: got.pages,
+    unreadable: got.unreadable,
+  };
 }
