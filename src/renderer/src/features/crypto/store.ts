@@ -140,4 +140,12 @@ export const useCrypto = create<CryptoStore>((set, get) => {
 });
 
 /** Statuses after which an order no longer changes (unknown ones may still move). */
-export const FINAL_STATUSES = new Set(['completed', 'failed', 'expired', 'declined', 'cancelled']);
+export const FINAL_STATUSES = new Set([
+  'completed',
+  'failed',
+  'expired',
+  'declined',
+  'cancelled',
+  // Local: the bank refused to create the quote.
+  'refused',
+]);
