@@ -311,6 +311,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
   });
 
+  // The RFI cache re-reads an RFI once one of our answers landed (its status moved).
+  let afterAnswerSent: (rfiId: string) => void = () => undefined;
   const rfiAnswers = await createRfiAnswers({
     dataDir,
     bank,
@@ -320,6 +322,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     serverNow: () => clock.now(),
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
+    onSent: (rfiId) => afterAnswerSent(rfiId),
   });
 
   const rfis = await createRfiService({
@@ -333,6 +336,10 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
     ...(options.rfis ? { options: options.rfis } : {}),
   });
+  afterAnswerSent = (rfiId) =>
+    void rfis
+      .refresh(rfiId, 'refresh')
+      .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err }));
   const webhooks = await createWebhookService({
     bank,
     clock,
