@@ -205,7 +205,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   const record = async (input: AuditRecordInput): Promise<void> => {
     try {
-      if (!session.credential) await session.check().catch(() => undefined);
+      if (!session.credential && !session.lastStatus) await session.check().catch(() => undefined);
       const entry = await audit.record(input);
       events.emit('audit.recorded', entry);
     } catch (err) {

@@ -25,8 +25,11 @@ export interface SessionManager {
   /** The credential as last reported by the bank (null before a successful check). */
   readonly credential: Credential | null;
   readonly lastStatus: SessionStatus | null;
-  /** Asks the bank who we are (GET /v1/webhook/url), publishes and answers the status. */
-  check(): Promise<SessionStatus>;
+  /**
+   * Asks the bank who we are (GET /v1/webhook/url), publishes and answers the status. Concurrent
+   * checks share one request; `fresh` starts a new one (after the token changed).
+   */
+  check(options?: { fresh?: boolean }): Promise<SessionStatus>;
   /** Switches the active profile (starting the embedded sandbox if needed) and re-checks. */
   activate(profileId: string): Promise<SessionStatus>;
   /** Embedded sandbox: use one of the seeded credentials (stored through the vault). */
@@ -66,6 +69,7 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
   let credential: Credential | null = null;
   let lastStatus: SessionStatus | null = null;
   let generation = 0;
+  let inflight: { gen: number; promise: Promise<SessionStatus> } | null = null;
 
   const environmentOf = (p: Profile): Environment => ({
     id: p.id,
@@ -102,6 +106,47 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
     return status;
   };
 
+  const runCheck = async (): Promise<SessionStatus> => {
+    const gen = generation;
+    const base = { environment: environmentOf(profile), checkedAt: new Date().toISOString() };
+    let status: SessionStatus;
+    try {
+      try {
+        const cfg = await deps.bank().getWebhookConfig();
+        credential = { webhookName: cfg.webhook_name, legalEntityId: cfg.legal_entity_id, role: cfg.role };
+        status = { ...base, connection: 'connected', credential, problem: null };
+      } catch (err) {
+        // GET /v1/webhook/url exists only in sandbox and development environments (spec 4.13).
+        // Elsewhere the token is checked with a cheap read; the credential stays unknown.
+        if (!(err instanceof DeskFailure) || err.kind !== 'not_found') throw err;
+        await deps.bank().listRfis({ page_size: '1' });
+        credential = null;
+        status = {
+          ...base,
+          connection: 'connected',
+          credential: null,
+          problem:
+            'Connected. This bank does not report the legal entity and role of the token (no webhook configuration endpoint here).',
+        };
+      }
+    } catch (err) {
+      if (!(err instanceof DeskFailure)) throw err;
+      credential = null;
+      const connection =
+        err.kind === 'offline'
+          ? 'offline'
+          : err.kind === 'unauthenticated'
+            ? (await vault.has(profile.id).catch(() => false))
+              ? 'unauthenticated'
+              : 'no_token'
+            : 'error';
+      status = { ...base, connection, credential: null, problem: err.message };
+    }
+    // A check that raced a profile switch reports the old environment: do not publish it.
+    if (gen !== generation) return lastStatus ?? status;
+    return publish(status);
+  };
+
   const manager: SessionManager = {
     get environment() {
       return environmentOf(profile);
@@ -118,45 +163,16 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
     get lastStatus() {
       return lastStatus;
     },
-    async check() {
+    check(options = {}) {
+      // Concurrent checks of the same environment share one request.
+      if (options.fresh) generation++;
+      else if (inflight && inflight.gen === generation) return inflight.promise;
       const gen = generation;
-      const base = { environment: environmentOf(profile), checkedAt: new Date().toISOString() };
-      let status: SessionStatus;
-      try {
-        try {
-          const cfg = await deps.bank().getWebhookConfig();
-          credential = { webhookName: cfg.webhook_name, legalEntityId: cfg.legal_entity_id, role: cfg.role };
-          status = { ...base, connection: 'connected', credential, problem: null };
-        } catch (err) {
-          // GET /v1/webhook/url exists only in sandbox and development environments (spec 4.13).
-          // Elsewhere the token is checked with a cheap read; the credential stays unknown.
-          if (!(err instanceof DeskFailure) || err.kind !== 'not_found') throw err;
-          await deps.bank().listRfis({ page_size: '1' });
-          credential = null;
-          status = {
-            ...base,
-            connection: 'connected',
-            credential: null,
-            problem:
-              'Connected. This bank does not report the legal entity and role of the token (no webhook configuration endpoint here).',
-          };
-        }
-      } catch (err) {
-        if (!(err instanceof DeskFailure)) throw err;
-        credential = null;
-        const connection =
-          err.kind === 'offline'
-            ? 'offline'
-            : err.kind === 'unauthenticated'
-              ? (await vault.has(profile.id).catch(() => false))
-                ? 'unauthenticated'
-                : 'no_token'
-              : 'error';
-        status = { ...base, connection, credential: null, problem: err.message };
-      }
-      // A check that raced a profile switch reports the old environment: do not publish it.
-      if (gen !== generation) return lastStatus ?? status;
-      return publish(status);
+      const promise = runCheck().finally(() => {
+        if (inflight?.promise === promise) inflight = null;
+      });
+      inflight = { gen, promise };
+      return promise;
     },
     async activate(profileId) {
       const next = settings.profile(profileId);

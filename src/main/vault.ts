@@ -105,6 +105,12 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const memory = new Map<string, string>();
   /** Keychain reads are cached for the run (one D-Bus round trip per profile, not per request). */
   const cache = new Map<string, string | null>();
+  /** Bumped by every set/delete, so a read that raced a change does not cache the old token. */
+  const versions = new Map<string, number>();
+  const bump = (profileId: string): void => {
+    versions.set(profileId, (versions.get(profileId) ?? 0) + 1);
+    cache.delete(profileId);
+  };
   const listeners: Array<(t: string) => void> = [];
   let status: VaultStatus;
 
@@ -153,6 +159,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       check(profileId);
       if (status.backend === 'memory') return memory.get(profileId) ?? null;
       if (cache.has(profileId)) return cache.get(profileId) ?? null;
+      const version = versions.get(profileId) ?? 0;
       let token: string | null;
       try {
         token = await backend.get(service, profileId);
@@ -160,6 +167,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
         throw keychainFailure('read', err);
       }
       if (token) remember(token);
+      if ((versions.get(profileId) ?? 0) !== version) return vault.get(profileId); // changed meanwhile
       cache.set(profileId, token);
       return token;
     },
@@ -181,23 +189,26 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
         memory.set(profileId, trimmed);
         return;
       }
-      cache.delete(profileId);
+      bump(profileId);
       try {
         await backend.set(service, profileId, trimmed);
       } catch (err) {
         throw keychainFailure('store', err);
+      } finally {
+        bump(profileId);
       }
-      cache.set(profileId, trimmed);
     },
     replace: (profileId, token) => vault.set(profileId, token),
     async delete(profileId) {
       check(profileId);
       if (status.backend === 'memory') return memory.delete(profileId);
-      cache.delete(profileId);
+      bump(profileId);
       try {
         return await backend.delete(service, profileId);
       } catch (err) {
         throw keychainFailure('delete', err);
+      } finally {
+        bump(profileId);
       }
     },
   };

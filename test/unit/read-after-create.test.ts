@@ -40,12 +40,12 @@ describe('read-after-create against the sandbox', () => {
 
   beforeAll(async () => {
     t = await startServices({
-      environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 900, max: 900 } } },
+      environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 1500, max: 1500 } } },
       readAfterCreate: {
         firstDelayMs: 100,
         maxDelayMs: 250,
-        stillProcessingAfterMs: 450,
-        giveUpAfterMs: 2000,
+        stillProcessingAfterMs: 300,
+        giveUpAfterMs: 2500,
       },
     });
     proxy = await startFaultProxy(t.services.sandbox!.url);
@@ -121,7 +121,7 @@ describe('read-after-create against the sandbox', () => {
     await expect(
       t.services.readAfterCreate('txn_never_created', { onState: (u) => states.push(u) }),
     ).rejects.toMatchObject({ kind: 'not_found' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
     expect(states.at(-1)).toMatchObject({ state: 'failed' });
     expect(states.at(-1)!.message).toContain('txn_never_created');
   }, 15_000);

@@ -166,3 +166,32 @@ describe('no keychain available', () => {
     expect(out.roundTrip).toBe(true);
   });
 });
+
+describe('vault cache', () => {
+  it('a read that raced a sign-out does not bring the old token back', async () => {
+    let release: () => void = () => undefined;
+    const store = new Map<string, string>([['p', 'old-token-12345678']]);
+    let slowNext = false;
+    const backend = {
+      name: 'Slow keychain',
+      get: async (_s: string, a: string) => {
+        const value = store.get(a) ?? null; // read now, answer later
+        if (slowNext) {
+          slowNext = false;
+          await new Promise<void>((r) => (release = r));
+        }
+        return value;
+      },
+      set: async (_s: string, a: string, v: string) => void store.set(a, v),
+      delete: async (_s: string, a: string) => store.delete(a),
+    };
+    const vault = await openVault({ backend, log: createLogger(memorySink()), service: 'race' });
+    slowNext = true;
+    const racing = vault.get('p'); // stalls holding the old value
+    await vault.delete('p');
+    release();
+    await racing;
+    expect(await vault.get('p')).toBeNull();
+    expect(await vault.has('p')).toBe(false);
+  });
+});

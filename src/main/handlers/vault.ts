@@ -10,7 +10,7 @@ export function vaultHandlers(
     'vault.setToken': async ({ profileId, token }) => {
       core.settings.profile(profileId);
       await core.vault.set(profileId, token);
-      if (core.session.profile.id === profileId) await core.session.check();
+      if (core.session.profile.id === profileId) await core.session.check({ fresh: true });
       const view = await core.settingsView();
       core.events.emit('settings.changed', view);
       return view;
@@ -18,7 +18,7 @@ export function vaultHandlers(
     'vault.deleteToken': async ({ profileId }) => {
       core.settings.profile(profileId);
       await core.vault.delete(profileId);
-      if (core.session.profile.id === profileId) await core.session.check();
+      if (core.session.profile.id === profileId) await core.session.check({ fresh: true });
       const view = await core.settingsView();
       core.events.emit('settings.changed', view);
       return view;
