@@ -142,6 +142,9 @@ test.describe('overview', () => {
     });
     const le = harness.services.sandbox!.fixtures.legal_entities[0]!;
     const transfer = le.incoming_transfers.find((t) => (t.status ?? 'completed') === 'completed')!;
+    const looked = await harness.services.handlers['returns.lookup']({
+      transactionId: transfer.transaction_id,
+    });
     await harness.services.handlers['returns.createIntent']({
       operationId: 'overview-e2e-return-1',
       transactionId: transfer.transaction_id,
@@ -161,6 +164,8 @@ test.describe('overview', () => {
       `[data-testid="overview-return"][data-transaction="${transfer.transaction_id}"]`,
     );
     await expect(returnRow.locator('[data-status]')).toHaveAttribute('data-status', 'intent_created');
+    await expect(returnRow.locator('.money')).toHaveAttribute('data-minor', transfer.amount);
+    await expect(returnRow.locator('.money')).toContainText(looked.incoming!.currency);
 
     await quoteRow.getByRole('link').click();
     await expect(app).toHaveURL(new RegExp(`#/exchange/${quote.id}$`));

@@ -92,7 +92,6 @@ export function OverviewScreen() {
                       <QueueLink
                         filter={{ status: AWAITING_STATUS, band }}
                         className="band-chart__link"
-                        label={`${BAND_LABELS[band]} (${BAND_HINTS[band]}): ${n} RFI${n === 1 ? '' : 's'} awaiting action. Open in the queue.`}
                         testId={`overview-band-${band}`}
                       >
                         <span className="band-chart__label">
@@ -103,10 +102,16 @@ export function OverviewScreen() {
                           <span className="band-chart__hint"> · {BAND_HINTS[band]}</span>
                         </span>
                         <span className="band-chart__track" aria-hidden="true">
-                          <span className="band-chart__bar" style={{ width: `${(n / max) * 100}%` }} />
+                          {n > 0 && (
+                            <span className="band-chart__bar" style={{ width: `${(n / max) * 100}%` }} />
+                          )}
                         </span>
                         <span className="band-chart__n" data-testid={`overview-band-${band}-count`}>
                           {n}
+                        </span>
+                        <span className="visually-hidden">
+                          {' '}
+                          RFI{n === 1 ? '' : 's'} awaiting action: open them in the queue
                         </span>
                       </QueueLink>
                     </li>
