@@ -77,7 +77,9 @@ export async function openDraftStore(o: {
       return { ...(await load(rfiId)).drafts };
     },
     async getOne(rfiId, questionId) {
-      return (await load(rfiId)).drafts[questionId] ?? null;
+      const f = await load(rfiId);
+      // Own keys only: a question id such as "constructor" must not find Object.prototype's.
+      return Object.hasOwn(f.drafts, questionId) ? (f.drafts[questionId] ?? null) : null;
     },
     save(rfiId, questionId, draft) {
       return serial(async () => {
@@ -92,7 +94,7 @@ export async function openDraftStore(o: {
     discard(rfiId, questionId) {
       return serial(async () => {
         const f = await load(rfiId);
-        const old = f.drafts[questionId] ?? null;
+        const old = Object.hasOwn(f.drafts, questionId) ? (f.drafts[questionId] ?? null) : null;
         if (!old) return null;
         const drafts = { ...f.drafts };
         delete drafts[questionId];
