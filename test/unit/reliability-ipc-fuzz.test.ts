@@ -12,7 +12,7 @@ import { deskErrorKinds } from '../../src/shared/ipc/errors';
 import type { Envelope } from '../../src/shared/ipc/errors';
 import { recordFigures } from '../support/figures';
 import { runSeed, trials } from '../support/rng';
-import { channelArgs, hostileValues } from '../support/zod-arbitrary';
+import { arbitraryFor, channelArgs, hostileValues } from '../support/zod-arbitrary';
 import type { HostileContext } from '../support/zod-arbitrary';
 import { startServices } from './support/services';
 import type { TestServices } from './support/services';
@@ -244,6 +244,24 @@ describe('reliability: every IPC channel under random and hostile arguments', ()
         if (p) problems.push(p);
       }
       const schema = channels[name].args;
+      // Valid arguments with one string field replaced by a prototype member's name.
+      const [valid] = fc.sample(arbitraryFor(schema, ctx, 'valid'), { seed: seed + i, numRuns: 1 });
+      if (valid && typeof valid === 'object' && !Array.isArray(valid)) {
+        for (const [key, v] of Object.entries(valid)) {
+          if (typeof v !== 'string') continue;
+          for (const proto of [
+            '__proto__',
+            'constructor',
+            'prototype',
+            'toString',
+            'valueOf',
+            'hasOwnProperty',
+          ]) {
+            const p = await probe(name, { ...valid, [key]: proto });
+            if (p) problems.push(p);
+          }
+        }
+      }
       await fc.assert(
         fc.asyncProperty(channelArgs(schema, ctx), async (args) => {
           const p = await probe(name, args);
