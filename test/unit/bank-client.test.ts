@@ -226,6 +226,31 @@ describe('bank client: error kinds', () => {
     expect(f.message).toMatch(/could not be reached/);
   });
 
+  it('offline: a bank that accepts but never answers times out (each attempt), then reports offline', async () => {
+    const { createServer } = await import('node:net');
+    const sockets: import('node:net').Socket[] = [];
+    const blackHole = createServer((sock) => void sockets.push(sock));
+    await new Promise<void>((r) => blackHole.listen(0, '127.0.0.1', r));
+    const port = (blackHole.address() as { port: number }).port;
+    try {
+      const bank = new BankClient({
+        getBaseUrl: () => `http://127.0.0.1:${port}`,
+        getToken: async () => A.tokens.admin,
+        log,
+        clock: createServerClock(),
+        timeoutMs: 200,
+        retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
+      });
+      const started = Date.now();
+      await expectKind(bank.getWebhookConfig(), 'offline');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+      expect(sockets.length).toBe(2);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      await new Promise<void>((r) => blackHole.close(() => r()));
+    }
+  });
+
   it('unauthenticated: a refused token is never retried and asks for a new token', async () => {
     let asked = 0;
     const bank = client({ token: 'not-a-real-token', baseUrl: proxy.url, onUnauthenticated: () => asked++ });
