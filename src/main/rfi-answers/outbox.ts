@@ -429,7 +429,9 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       if (!(err instanceof DeskFailure))
         log.error('rfi-answers: unexpected failure', { answerId: e.id, error: err });
       const state: AnswerState = e.state === 'verifying' || e.state === 'sending' ? 'verifying' : 'queued';
-      if (TRANSIENT.has(de.kind) || (state === 'verifying' && de.kind !== 'not_found')) {
+      // A 2xx answer that could not be read (cut, not JSON) is as transient as a network error.
+      const unreadable = de.kind === 'invalid' && (de.status ?? 0) < 300;
+      if (TRANSIENT.has(de.kind) || unreadable || (state === 'verifying' && de.kind !== 'not_found')) {
         await waitAgain(e, de, state);
       } else {
         await fail(e, de);
