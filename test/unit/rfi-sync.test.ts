@@ -8,6 +8,19 @@ import type { Envelope } from '../../src/shared/ipc/errors';
 import { startFaultProxy } from './support/fault-proxy';
 import { startServices, tempDir } from './support/services';
 import type { TestServices } from './support/services';
+import type { KeyringBackend } from '../../src/main/vault';
+
+/**
+ * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by
+ * test/unit/vault.test.ts), and must not depend on a session bus shared with other runs.
+ */
+const keychainEntries = new Map<string, string>();
+const keyring: KeyringBackend = {
+  name: 'test keychain',
+  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
+  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
+  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
+};
 
 /** The RFI cache end to end: services on the embedded sandbox, through the dispatcher. */
 let t: TestServices;
@@ -22,7 +35,10 @@ async function call<C extends ChannelName>(channel: C, args?: unknown): Promise<
 }
 
 beforeAll(async () => {
-  t = await startServices({ rfis: { poll: { intervalMs: 3_600_000 } } });
+  t = await startServices({
+    keyring,
+    rfis: { poll: { intervalMs: 3_600_000 } },
+  });
   dispatch = createDispatcher({
     handlers: t.services.handlers,
     isTrustedSender: () => true,
@@ -168,6 +184,7 @@ describe('offline: the cache is shown when the bank cannot be reached', () => {
     let run: TestServices | null = null;
     try {
       run = await startServices({
+        keyring,
         dataDir,
         environment: { kind: 'remote', baseUrl: sb.url, name: 'Bank', token: le.tokens.admin },
         rfis: { poll: { intervalMs: 3_600_000 } },
@@ -180,6 +197,7 @@ describe('offline: the cache is shown when the bank cannot be reached', () => {
       await sb.close();
 
       run = await startServices({
+        keyring,
         dataDir,
         environment: { kind: 'remote', baseUrl: sb.url, name: 'Bank' },
         rfis: { poll: { intervalMs: 3_600_000 } },
@@ -233,6 +251,7 @@ describe('a real bank that differs from the sandbox', () => {
           : undefined,
       );
       run = await startServices({
+        keyring,
         dataDir: await tempDir(),
         environment: { kind: 'remote', baseUrl: proxy.url, name: 'Other bank', token: le.tokens.admin },
         rfis: { poll: { intervalMs: 3_600_000 } },

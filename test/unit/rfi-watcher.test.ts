@@ -3,6 +3,19 @@ import { createLogger, memorySink } from '../../src/main/log';
 import { createPoller, nextDelay } from '../../src/main/rfis/watcher';
 import { startServices } from './support/services';
 import type { TestServices } from './support/services';
+import type { KeyringBackend } from '../../src/main/vault';
+
+/**
+ * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by
+ * test/unit/vault.test.ts), and must not depend on a session bus shared with other runs.
+ */
+const keychainEntries = new Map<string, string>();
+const keyring: KeyringBackend = {
+  name: 'test keychain',
+  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
+  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
+  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
+};
 
 /** A hand-driven timer queue: the test decides when time passes. */
 function manualTimers() {
@@ -158,7 +171,10 @@ describe('one notification per change, by webhook, by polling and by both (real 
   }
 
   it('webhook only: the RFI arrives through the receiver and raises one notification', async () => {
-    t = await startServices({ rfis: { poll: { intervalMs: 3_600_000 } } });
+    t = await startServices({
+      keyring,
+      rfis: { poll: { intervalMs: 3_600_000 } },
+    });
     await t.services.rfis.ready();
     await expect.poll(() => t!.services.webhooks.status().autoConfigure?.state).toBe('done');
     const pollsBefore = t.services.rfis.poller.polls;
@@ -185,6 +201,7 @@ describe('one notification per change, by webhook, by polling and by both (real 
 
   it('polling only: no webhook URL, the next poll finds the RFI and raises one notification', async () => {
     t = await startServices({
+      keyring,
       rfis: { poll: { intervalMs: 150, floorMs: 100, jitter: 0 }, webhook: { autoConfigureSandbox: false } },
     });
     await t.services.rfis.ready();
@@ -200,7 +217,10 @@ describe('one notification per change, by webhook, by polling and by both (real 
   });
 
   it('both: webhook and polling report the same RFI and its status change, one notification each', async () => {
-    t = await startServices({ rfis: { poll: { intervalMs: 150, floorMs: 100, jitter: 0 } } });
+    t = await startServices({
+      keyring,
+      rfis: { poll: { intervalMs: 150, floorMs: 100, jitter: 0 } },
+    });
     await t.services.rfis.ready();
     await expect.poll(() => t!.services.webhooks.status().autoConfigure?.state).toBe('done');
     const id = await newRfi(t);

@@ -29,6 +29,7 @@ import type { Logger } from '../log';
  * `npm run bench rfi-sync` reports the sync and open times.
  */
 export const SHARD_COUNT = 64;
+const WRITE_CONCURRENCY = 8;
 const FORMAT = 1;
 
 export const repositoryMetaSchema = z.object({
@@ -148,6 +149,8 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   };
   const dirty = new Set<number>();
   let metaDirty = false;
+  /** lastSyncedAt as last written to meta.json. */
+  let persistedSyncAt: string | null = null;
   const queue = createSerialQueue();
 
   const setAside = async (file: string, message: string): Promise<void> => {
@@ -180,6 +183,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   // ---- load ----
   const m = await readJson(path.join(dir, 'meta.json'), repositoryMetaSchema);
   if (m) meta = m;
+  persistedSyncAt = meta.lastSyncedAt;
   const s = await readJson(path.join(dir, 'seen.json'), seenFileSchema);
   if (s) seen = Object.assign(Object.create(null) as Record<string, string>, s.seen);
   let lostShard = false;
@@ -286,8 +290,17 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
       return out;
     },
     setMeta(patch) {
-      meta = { ...meta, ...patch };
-      metaDirty = true;
+      const next = { ...meta, ...patch };
+      // A poll that found nothing new only moves lastSyncedAt: that alone is written at most every
+      // 5 minutes (one fsync'd write per poll is not worth it for an informational time).
+      const onlyTime = (Object.keys(next) as Array<keyof RepositoryMeta>).every(
+        (k) => k === 'lastSyncedAt' || next[k] === meta[k],
+      );
+      const persistedAt = persistedSyncAt ? Date.parse(persistedSyncAt) : Number.NaN;
+      const nextAt = next.lastSyncedAt ? Date.parse(next.lastSyncedAt) : Number.NaN;
+      const stale = Number.isNaN(persistedAt) || Number.isNaN(nextAt) || nextAt - persistedAt >= 5 * 60_000;
+      meta = next;
+      if (!onlyTime || stale) metaDirty = true;
     },
     markSeen(id, updatedAt) {
       return queue(async () => {
@@ -314,12 +327,20 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
           const groups = new Map<number, RfiWire[]>(shards.map((n) => [n, []]));
           for (const [id, rfi] of byId) groups.get(shardOf(id))?.push(rfi);
           try {
-            for (const [n, list] of groups) {
-              await writeFileDurable(
-                path.join(dir, shardName(n)),
-                JSON.stringify({ version: FORMAT, rfis: list }),
-              );
-            }
+            // Different files: a few at a time, so their fsyncs overlap. Each stays atomic.
+            const work = [...groups];
+            const writer = async (): Promise<void> => {
+              for (let next = work.shift(); next; next = work.shift()) {
+                const [n, list] = next;
+                await writeFileDurable(
+                  path.join(dir, shardName(n)),
+                  JSON.stringify({ version: FORMAT, rfis: list }),
+                );
+              }
+            };
+            const results = await Promise.allSettled(Array.from({ length: WRITE_CONCURRENCY }, writer));
+            const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+            if (failed) throw failed.reason;
           } catch (err) {
             for (const n of shards) dirty.add(n);
             metaDirty ||= wantMeta;
@@ -327,7 +348,9 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
           }
         }
         if (wantMeta || shards.length > 0) {
-          await writeFileDurable(path.join(dir, 'meta.json'), JSON.stringify(meta));
+          const written = meta;
+          await writeFileDurable(path.join(dir, 'meta.json'), JSON.stringify(written));
+          persistedSyncAt = written.lastSyncedAt;
         }
       });
     },
