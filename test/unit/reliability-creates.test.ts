@@ -9,7 +9,7 @@ import { runCreatesScenario } from '../support/scenarios/creates';
  * restarts: exactly one transaction per intended operation at the bank, none lost.
  */
 describe('reliability: creates exactly once under faults', () => {
-  const count = trials(40, 1000);
+  const count = trials(30, 1000);
   it(`${count} trials of returns and crypto orders against the sandbox through the fault proxy`, async () => {
     const seed = runSeed('creates');
     const { figures, failures } = await runCreatesScenario({ seed, trials: count });
