@@ -217,7 +217,10 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const outcomeOf = (err: unknown): { outcome: 'failed' | 'pending'; detail: string } => {
     const e: DeskError =
       err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
-    const ambiguous = ['offline', 'server', 'conflict', 'rate_limited', 'internal'].includes(e.kind);
+    // A 2xx answer that could not be read (kind invalid, status < 300) may have done the write.
+    const ambiguous =
+      ['offline', 'server', 'conflict', 'rate_limited', 'internal'].includes(e.kind) ||
+      (e.kind === 'invalid' && (e.status ?? 0) < 300);
     return {
       outcome: ambiguous ? 'pending' : 'failed',
       detail: `${e.kind}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`,
