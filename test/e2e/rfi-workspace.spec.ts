@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { test, expect } from './fixtures';
 import { startHarness } from '../harness/harness';
 import type { Harness } from '../harness/harness';
+import { seriousA11yViolations } from './axe';
 import { customerResponses, startBank, writePdf } from './rfi-workspace-support';
 import type { Bank, WireRfi } from './rfi-workspace-support';
 
@@ -333,25 +334,34 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
   await expect(first).toHaveAttribute('data-rfi-id', seededRfi(5));
   await expect(first).toContainText('At risk');
   await expect(first).toContainText('New');
+  expect(await seriousA11yViolations(page)).toEqual([]);
 
   await page.getByRole('heading', { name: 'Requests for information' }).click();
   await page.keyboard.press('/');
   await expect(page.getByTestId('rfi-search')).toBeFocused();
   await page.keyboard.type('harbour');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('2 of 8 RFIs');
-  await page.keyboard.press('Escape');
+  // Enter in the search moves to the results, keeping the filter.
+  await page.keyboard.press('Enter');
   await expect(page.getByTestId('rfi-list')).toBeFocused();
+  await expect(page.getByTestId('rfi-visible-count')).toContainText('2 of 8 RFIs');
   await page.keyboard.press('j');
   await page.keyboard.press('j');
   await page.keyboard.press('k');
   const active = page.locator('[data-testid="rfi-row"][aria-selected="true"]');
   await expect(active).toHaveCount(1);
   const activeId = await active.getAttribute('data-rfi-id');
+  expect(activeId).toBe(seededRfi(0));
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`#/rfis/${activeId}$`));
   await expect(page.getByTestId('rfi-detail')).toBeVisible();
+  await expect(page.getByTestId('answer-composer').first()).toBeVisible();
+  expect(await seriousA11yViolations(page)).toEqual([]);
 
   await page.goto(`${harness.url}#/rfis`);
+  // The queue keeps its filter while the analyst looks at an RFI.
+  await expect(page.getByTestId('rfi-search')).toHaveValue('harbour');
+  await page.getByTestId('rfi-search').fill('');
   await page.getByTestId('rfi-filter-status').selectOption('approved');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('1 of 8 RFIs');
   await expect(page.getByTestId('rfi-row').first()).toContainText('No deadline');

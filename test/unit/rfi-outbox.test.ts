@@ -494,3 +494,21 @@ describe('findOwnResponse', () => {
     expect(findOwnResponse(entry, q)).toBe('new');
   });
 });
+
+describe('outbox: a staged file that disappeared', () => {
+  it('fails with the file name only (never its path) and keeps the answer', async () => {
+    bank = new FakeBank('transaction.supporting_documents');
+    bank.uploadDocument = async (_url, filePath) => {
+      throw new DeskFailure({ kind: 'local', message: `The file ${filePath} cannot be read.` });
+    };
+    const o = await open();
+    const a = await o.enqueue(await docAnswer());
+    await o.runDue();
+    const e = o.get(a.id);
+    expect(e?.state).toBe('failed');
+    expect(e?.lastError?.message).toBe(
+      'invoice.pdf can no longer be read. Remove it and add the file again.',
+    );
+    expect(e?.lastError?.message).not.toContain(dir);
+  });
+});

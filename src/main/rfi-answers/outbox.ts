@@ -329,6 +329,16 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
             await persist();
             continue;
           }
+          if (de.kind === 'local') {
+            // The client's message names the path; the analyst gets the file's name only.
+            throw new DeskFailure(
+              {
+                kind: 'local',
+                message: `${d.name} can no longer be read. Remove it and add the file again.`,
+              },
+              { cause: err },
+            );
+          }
           throw err;
         }
       }
