@@ -1,4 +1,6 @@
 import { writeFile, rm } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
+import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -227,9 +229,8 @@ describe('bank client: error kinds', () => {
   });
 
   it('offline: a bank that accepts but never answers times out (each attempt), then reports offline', async () => {
-    const { createServer } = await import('node:net');
-    const sockets: import('node:net').Socket[] = [];
-    const blackHole = createServer((sock) => void sockets.push(sock));
+    const sockets: Socket[] = [];
+    const blackHole = createNetServer((sock) => void sockets.push(sock));
     await new Promise<void>((r) => blackHole.listen(0, '127.0.0.1', r));
     const port = (blackHole.address() as { port: number }).port;
     try {
