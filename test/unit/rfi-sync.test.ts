@@ -154,6 +154,13 @@ describe('webhook.* channels', () => {
       kind: 'invalid_argument',
     });
     await expect(call('webhook.setUrl', {})).rejects.toMatchObject({ kind: 'invalid_argument' });
+    const audit = await call('audit.list', { limit: 20 });
+    expect(audit.entries.filter((e) => e.operation === 'webhook.set_url').map((e) => e.outcome)).toEqual([
+      'failed',
+      'failed',
+      'succeeded',
+      'succeeded',
+    ]);
     const status = await call('webhook.receiverStatus');
     expect(status.url).toBe(t.services.webhooks.receiver.url);
   });
