@@ -265,7 +265,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     if (running && (runningFull || !full)) return running;
     if (running) await running.catch(() => null);
     runningFull = full;
-    running = (async () => {
+    const mine: Promise<SyncOutcome | null> = (async () => {
       if (session.lastStatus?.connection !== 'connected') await session.check().catch(() => undefined);
       const r = await currentRepo();
       if (!r) return null;
@@ -320,11 +320,14 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
         throw err;
       }
     })();
+    running = mine;
     try {
-      return await running;
+      return await mine;
     } finally {
-      running = null;
-      runningFull = false;
+      if (running === mine) {
+        running = null;
+        runningFull = false;
+      }
     }
   };
 
