@@ -88,6 +88,11 @@ const rows: Record<(typeof scenarios)[number], Array<[string, string]>> = {
     ['lostAnswers', 'acknowledged answers lost (must be 0)'],
     ['duplicates', 'answers posted twice (must be 0)'],
     ['storeProblems', 'stores moved aside or unreadable (must be 0)'],
+    ['jsonFilesChecked', 'state files parsed after the kills'],
+    ['tornFiles', 'state files that did not parse (must be 0)'],
+    ['orphanTempFiles', 'temp files left by interrupted writes (never read)'],
+    ['pendingAtFinalStart', 'unsent answers at the final start'],
+    ['resumeDrainMs', 'ms until the final start had delivered them'],
     ['selfExits', 'processes that died on their own (must be 0)'],
   ],
   'ipc-fuzz': [

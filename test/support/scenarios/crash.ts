@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { startSandbox } from '../../../src/sandbox';
@@ -45,6 +45,11 @@ export interface CrashFigures {
   /** Answers a start found not yet sent (summed over starts): the outbox resumed them. */
   pendingAtStart: number;
   pendingAtFinalStart: number;
+  /** State files parsed after the kills (summed), and those that did not parse (must be 0). */
+  jsonFilesChecked: number;
+  tornFiles: number;
+  /** Temp files left by writes the kills interrupted (harmless; never read). */
+  orphanTempFiles: number;
   /** Must be 0: a store moved aside or unreadable after a kill. */
   storeProblems: number;
   /** Must be 0. */
@@ -74,6 +79,28 @@ async function bundleWorker(): Promise<string> {
     logLevel: 'error',
   });
   return workerBundle;
+}
+
+/** Every JSON state file under the data folder must parse after a kill (temp files aside). */
+async function parseAll(dir: string): Promise<{ files: number; torn: string[]; temps: number }> {
+  const out = { files: 0, torn: [] as string[], temps: 0 };
+  const walk = async (d: string): Promise<void> => {
+    for (const e of await readdir(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.name.endsWith('.tmp')) out.temps++;
+      else if (e.name.endsWith('.json') && !e.name.startsWith('.')) {
+        out.files++;
+        try {
+          JSON.parse(await readFile(p, 'utf8'));
+        } catch {
+          out.torn.push(path.relative(dir, p));
+        }
+      }
+    }
+  };
+  await walk(dir);
+  return out;
 }
 
 interface RunResult {
@@ -239,6 +266,9 @@ export async function runCrashScenario(options: {
   let storeProblems = 0;
   let runMs = 0;
   let pendingAtStart = 0;
+  let jsonFilesChecked = 0;
+  let tornFiles = 0;
+  let orphanTempFiles = 0;
 
   const check = (state: CrashWorkerState, when: string): void => {
     if (state.errors.length > 0 || state.problems > 0) {
@@ -292,6 +322,13 @@ export async function runCrashScenario(options: {
       if (r.state) {
         check(r.state, `start ${i}`);
         pendingAtStart += r.state.outbox.filter((o) => o.state !== 'sent').length;
+      }
+      const files = await parseAll(dataDir);
+      jsonFilesChecked += files.files;
+      orphanTempFiles = files.temps;
+      if (files.torn.length > 0) {
+        tornFiles += files.torn.length;
+        failures.push(`after kill ${i}: state files do not parse: ${files.torn.join(', ')}`);
       }
       for (const a of r.draftAcks) {
         ackedDraft.set(a.key, Math.max(ackedDraft.get(a.key) ?? 0, a.seq));
@@ -416,6 +453,9 @@ export async function runCrashScenario(options: {
       lostAnswers,
       duplicates,
       storeProblems,
+      jsonFilesChecked,
+      tornFiles,
+      orphanTempFiles,
       pendingAtStart,
       pendingAtFinalStart,
       shaMismatches,
