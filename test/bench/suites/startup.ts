@@ -132,7 +132,9 @@ async function timeScreen(
   await context.addInitScript({ content: paintProbe(selector) });
   const page = await context.newPage();
   await page.goto(`${harness.url}${hash}`);
-  const handle = await page.waitForFunction(() => (window as unknown as { __drawnAt?: number }).__drawnAt);
+  const handle = await page.waitForFunction(
+    () => (globalThis as unknown as { __drawnAt?: number }).__drawnAt,
+  );
   const ms = (await handle.jsonValue()) as number;
   await check(page);
   return { ms, page, close: () => context.close() };
@@ -159,8 +161,9 @@ async function timeScreens(
       out.queue.push(q.ms);
       out.listCall.push(
         await q.page.evaluate(async () => {
-          const desk = (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } })
-            .desk;
+          const desk = (
+            globalThis as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }
+          ).desk;
           const t = performance.now();
           await desk.invoke('rfis.list', undefined);
           return performance.now() - t;
