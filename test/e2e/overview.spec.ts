@@ -96,7 +96,9 @@ test.describe('overview', () => {
     const band = (['at_risk', 'on_track', 'breached'] as const).find((b) => e.awaiting[b] > 0)!;
     await expect(app.getByTestId(`overview-band-${band}-count`)).toHaveText(String(e.awaiting[band]));
 
-    await app.getByTestId(`overview-band-${band}`).click();
+    // By keyboard: the band is a link, Enter follows it.
+    await app.getByTestId(`overview-band-${band}`).focus();
+    await app.keyboard.press('Enter');
     await expect(app).toHaveURL(/#\/rfis$/);
     await expect(app.getByTestId('rfi-filter-band')).toHaveValue(band);
     await expect(app.getByTestId('rfi-filter-status')).toHaveValue('action_required');
