@@ -1,7 +1,8 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef } from 'react';
 import type { KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
+import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { BAND_LABELS, matchesFilter, queryRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
@@ -57,6 +58,13 @@ export function QueueScreen() {
   });
 
   const activeIndex = activeId ? visible.findIndex((r) => r.id === activeId) : -1;
+  const openRow = useCallback(
+    (id: string) => {
+      setActive(id);
+      navigate(`/rfis/${encodeURIComponent(id)}`);
+    },
+    [setActive, navigate],
+  );
 
   const move = (delta: number): void => {
     if (visible.length === 0) return;
@@ -269,50 +277,17 @@ export function QueueScreen() {
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => {
             const r = visible[v.index]!;
-            const active = v.index === activeIndex;
             return (
-              <div
+              <QueueRow
                 key={r.id}
-                id={`rfi-row-${v.index}`}
-                role="option"
-                aria-selected={active}
-                className={`rfi-row${active ? ' rfi-row--active' : ''}${r.unread ? ' rfi-row--unread' : ''}`}
-                data-testid="rfi-row"
-                data-rfi-id={r.id}
-                style={{
-                  position: 'absolute',
-                  top: 0,
-                  left: 0,
-                  right: 0,
-                  height: v.size,
-                  transform: `translateY(${v.start}px)`,
-                }}
-                onClick={() => {
-                  setActive(r.id);
-                  navigate(`/rfis/${encodeURIComponent(r.id)}`);
-                }}
-              >
-                <span className="rfi-row__unread">
-                  {r.unread ? (
-                    <>
-                      <span aria-hidden="true">●</span> <span className="rfi-row__new">New</span>
-                    </>
-                  ) : null}
-                </span>
-                <span className="rfi-row__type">
-                  {r.type.replace(/_/g, ' ')}
-                  <span className="rfi-row__desc">{r.description}</span>
-                </span>
-                <span>
-                  <StatusBadge status={r.status} />
-                </span>
-                <span className="rfi-row__related">{r.relatedId}</span>
-                <span>{formatTime(r.createdAt)}</span>
-                <span>{formatTime(r.updatedAt)}</span>
-                <span>
-                  <DeadlineClock deadline={r.deadline} now={now} />
-                </span>
-              </div>
+                row={r}
+                index={v.index}
+                start={v.start}
+                size={v.size}
+                active={v.index === activeIndex}
+                now={now}
+                onOpen={openRow}
+              />
             );
           })}
         </div>
@@ -321,3 +296,57 @@ export function QueueScreen() {
     </section>
   );
 }
+
+interface QueueRowProps {
+  row: RfiSummaryView;
+  index: number;
+  start: number;
+  size: number;
+  active: boolean;
+  now: number;
+  onOpen(id: string): void;
+}
+
+/** One row; memoised so scrolling re-renders only the rows that enter the window. */
+const QueueRow = memo(function QueueRow({ row: r, index, start, size, active, now, onOpen }: QueueRowProps) {
+  return (
+    <div
+      id={`rfi-row-${index}`}
+      role="option"
+      aria-selected={active}
+      className={`rfi-row${active ? ' rfi-row--active' : ''}${r.unread ? ' rfi-row--unread' : ''}`}
+      data-testid="rfi-row"
+      data-rfi-id={r.id}
+      style={{
+        position: 'absolute',
+        top: 0,
+        left: 0,
+        right: 0,
+        height: size,
+        transform: `translateY(${start}px)`,
+      }}
+      onClick={() => onOpen(r.id)}
+    >
+      <span className="rfi-row__unread">
+        {r.unread ? (
+          <>
+            <span aria-hidden="true">●</span> <span className="rfi-row__new">New</span>
+          </>
+        ) : null}
+      </span>
+      <span className="rfi-row__type">
+        {r.type.replace(/_/g, ' ')}
+        <span className="rfi-row__desc">{r.description}</span>
+      </span>
+      <span>
+        <StatusBadge status={r.status} />
+      </span>
+      <span className="rfi-row__related">{r.relatedId}</span>
+      <span>{formatTime(r.createdAt)}</span>
+      <span>{formatTime(r.updatedAt)}</span>
+      <span>
+        <DeadlineClock deadline={r.deadline} now={now} />
+      </span>
+    </div>
+  );
+});
