@@ -28,27 +28,34 @@ export const RfiResponse = z.looseObject({
 });
 export type RfiResponse = z.infer<typeof RfiResponse>;
 
+/**
+ * The spec names only the question's id and type (2.5); the rest is the public shape of api-gaps.
+ * A bank that leaves those fields out still parses: they default to empty.
+ */
 export const RfiQuestion = z.looseObject({
   id: z.string(),
   status: RfiStatus,
   question_type: z.string(),
-  question_data: z.looseObject({
-    question_text: z.string(),
-    comment: z.string(),
-    document_ids: z.array(z.string()),
-  }),
+  question_data: z
+    .looseObject({
+      question_text: z.string().default(''),
+      comment: z.string().default(''),
+      document_ids: z.array(z.string()).default([]),
+    })
+    .default({ question_text: '', comment: '', document_ids: [] }),
   created_at: timestampOut,
   updated_at: timestampOut,
-  responses: z.array(RfiResponse),
+  responses: z.array(RfiResponse).default([]),
 });
 export type RfiQuestion = z.infer<typeof RfiQuestion>;
 
+/** Spec 2.5 names id, type, status, dates, questions and responses; the rest defaults when absent. */
 export const Rfi = z.looseObject({
   id: z.string(),
   type: RfiType,
-  related_id: z.string(),
-  legal_entity_id: z.string(),
-  description: z.string(),
+  related_id: z.string().default(''),
+  legal_entity_id: z.string().default(''),
+  description: z.string().default(''),
   status: RfiStatus,
   created_at: timestampOut,
   updated_at: timestampOut,
