@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -126,6 +126,18 @@ beforeAll(async () => {
     }
   }
   ctx = { outsideDir, plausible: [...plausible] };
+  const realPdf = path.join(outsideDir, 'real.pdf');
+  await writeFile(realPdf, Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(64, 1)]));
+  dialogPaths = [
+    ['../../etc/passwd'],
+    ['/etc/passwd', '/etc/shadow'],
+    ['/dev/zero', '/dev/urandom', '/proc/self/environ'],
+    [`${dataDir}/../../../escape.pdf`, `${dataDir}/rfi-answers`],
+    [realPdf, realPdf],
+    ['', '\u0000', 'C:\\Windows\\win.ini'],
+    [`/${'a'.repeat(5000)}.pdf`],
+    [],
+  ];
   protoBefore = protoKeys();
 });
 
@@ -143,8 +155,11 @@ interface Tally {
   ok: number;
   kinds: Record<string, number>;
   problems: string[];
+  /** Calls that consumed a hostile answer of the open-file dialog. */
+  dialogAnswers: number;
 }
-const tally: Tally = { calls: 0, ok: 0, kinds: {}, problems: [] };
+const tally: Tally = { calls: 0, ok: 0, kinds: {}, problems: [], dialogAnswers: 0 };
+let dialogPaths: string[][] = [];
 
 function describeArgs(args: unknown): string {
   try {
@@ -173,9 +188,15 @@ async function probe(channel: unknown, args: unknown, from = sender): Promise<st
     return null; // cannot cross IPC at all
   }
   tally.calls++;
+  // Whatever the native open dialog answers next: hostile paths (reading only; the save dialog
+  // is left alone, as a chosen path is written to).
+  t.platform.nextDialogAnswers.length = 0;
+  t.platform.nextDialogAnswers.push(dialogPaths[tally.calls % dialogPaths.length]!);
   let env: Envelope<unknown>;
   try {
     env = await withTimeout(dispatch(channel, cloned, from), 10_000, String(channel));
+    if (t.platform.nextDialogAnswers.length === 0) tally.dialogAnswers++;
+    t.platform.nextDialogAnswers.length = 0;
   } catch (err) {
     return `${String(channel)} threw out of the dispatcher: ${(err as Error).message} (args ${describeArgs(args)})`;
   }
@@ -262,6 +283,13 @@ describe('reliability: every IPC channel under random and hostile arguments', ()
           }
         }
       }
+      // Channels that open the file dialog: every hostile dialog answer once, with valid arguments.
+      if (/pick/i.test(name) && valid !== undefined) {
+        for (let k = 0; k < dialogPaths.length; k++) {
+          const p = await probe(name, valid);
+          if (p) problems.push(p);
+        }
+      }
       await fc.assert(
         fc.asyncProperty(channelArgs(schema, ctx), async (args) => {
           const p = await probe(name, args);
@@ -282,7 +310,7 @@ describe('reliability: every IPC channel under random and hostile arguments', ()
         ),
       ),
     );
-    const strayFiles = escaped.filter((f) => !allowedDirs.has(f));
+    const strayFiles = escaped.filter((f) => !allowedDirs.has(f) && f !== path.join(outsideDir, 'real.pdf'));
     await recordFigures('ipc-fuzz', {
       seed,
       channels: channelNames.length,
@@ -295,6 +323,7 @@ describe('reliability: every IPC channel under random and hostile arguments', ()
       crashes: crashes.length,
       filesOutsideDataDir: strayFiles.length,
       blockedNonLoopbackConnects: blockedConnects.length,
+      hostileDialogAnswersUsed: tally.dialogAnswers,
     });
     expect(problems.slice(0, 20), `seed ${seed}`).toEqual([]);
     expect(crashes.map(String), `seed ${seed}`).toEqual([]);
