@@ -185,7 +185,7 @@ export async function runOutboxScenario(options: {
     startServices({
       dataDir,
       environment: { kind: 'remote', baseUrl: proxy.url, token },
-      bankTimeoutMs: 600,
+      bankTimeoutMs: 1000,
       bankRetry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 30, rateLimitAttempts: 2 },
       rfiAnswers: { retry: { baseMs: 20, maxMs: 300 } },
     });
