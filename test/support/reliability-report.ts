@@ -90,6 +90,7 @@ const rows: Record<(typeof scenarios)[number], Array<[string, string]>> = {
     ['storeProblems', 'stores moved aside or unreadable (must be 0)'],
     ['jsonFilesChecked', 'state files parsed after the kills'],
     ['tornFiles', 'state files that did not parse (must be 0)'],
+    ['tokenOnDisk', 'files under the data folder holding the token (must be 0)'],
     ['orphanTempFiles', 'temp files left by interrupted writes (never read)'],
     ['pendingAtFinalStart', 'unsent answers at the final start'],
     ['resumeDrainMs', 'ms until the final start had delivered them'],

@@ -14,7 +14,11 @@ describe('reliability: crash safety under SIGKILL', () => {
     expect(figures.selfExits, `seed ${seed}`).toBe(0);
     expect(figures.lostDrafts + figures.tornDrafts + figures.lostAnswers, `seed ${seed}`).toBe(0);
     expect(
-      figures.duplicates + figures.shaMismatches + figures.storeProblems + figures.tornFiles,
+      figures.duplicates +
+        figures.shaMismatches +
+        figures.storeProblems +
+        figures.tornFiles +
+        figures.tokenOnDisk,
       `seed ${seed}`,
     ).toBe(0);
     expect(figures.jsonFilesChecked, `seed ${seed}`).toBeGreaterThan(0);

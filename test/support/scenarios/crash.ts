@@ -48,6 +48,8 @@ export interface CrashFigures {
   /** State files parsed after the kills (summed), and those that did not parse (must be 0). */
   jsonFilesChecked: number;
   tornFiles: number;
+  /** Must be 0: files under the data folder holding the bearer token. */
+  tokenOnDisk: number;
   /** Temp files left by writes the kills interrupted (harmless; never read). */
   orphanTempFiles: number;
   /** Must be 0: a store moved aside or unreadable after a kill. */
@@ -82,13 +84,22 @@ async function bundleWorker(): Promise<string> {
 }
 
 /** Every JSON state file under the data folder must parse after a kill (temp files aside). */
-async function parseAll(dir: string): Promise<{ files: number; torn: string[]; temps: number }> {
-  const out = { files: 0, torn: [] as string[], temps: 0 };
+async function parseAll(
+  dir: string,
+  token: string,
+): Promise<{ files: number; torn: string[]; temps: number; withToken: string[] }> {
+  const out = { files: 0, torn: [] as string[], temps: 0, withToken: [] as string[] };
+  const needle = Buffer.from(token);
   const walk = async (d: string): Promise<void> => {
     for (const e of await readdir(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (e.name.endsWith('.tmp')) out.temps++;
+      if (e.isDirectory()) {
+        await walk(p);
+        continue;
+      }
+      // No token on disk, whatever moment the process died at.
+      if ((await readFile(p)).includes(needle)) out.withToken.push(path.relative(dir, p));
+      if (e.name.endsWith('.tmp')) out.temps++;
       else if (e.name.endsWith('.json') && !e.name.startsWith('.')) {
         out.files++;
         try {
@@ -268,6 +279,7 @@ export async function runCrashScenario(options: {
   let pendingAtStart = 0;
   let jsonFilesChecked = 0;
   let tornFiles = 0;
+  let tokenOnDisk = 0;
   let orphanTempFiles = 0;
 
   const check = (state: CrashWorkerState, when: string): void => {
@@ -323,7 +335,11 @@ export async function runCrashScenario(options: {
         check(r.state, `start ${i}`);
         pendingAtStart += r.state.outbox.filter((o) => o.state !== 'sent').length;
       }
-      const files = await parseAll(dataDir);
+      const files = await parseAll(dataDir, token);
+      if (files.withToken.length > 0) {
+        tokenOnDisk += files.withToken.length;
+        failures.push(`after kill ${i}: the token is in ${files.withToken.join(', ')}`);
+      }
       jsonFilesChecked += files.files;
       orphanTempFiles = files.temps;
       if (files.torn.length > 0) {
@@ -455,6 +471,7 @@ export async function runCrashScenario(options: {
       storeProblems,
       jsonFilesChecked,
       tornFiles,
+      tokenOnDisk,
       orphanTempFiles,
       pendingAtStart,
       pendingAtFinalStart,
