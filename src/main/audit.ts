@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { auditEntryViewSchema } from '../shared/ipc/channels/audit';
 import { DeskFailure } from '../shared/ipc/errors';
 import { appendLineDurable, createSerialQueue, privateFileMode } from './durable-file';
 import type { Logger } from './log';
@@ -13,21 +14,8 @@ import type { Logger } from './log';
  * removed; a line that cannot be parsed (a torn write after a crash) is skipped and counted, not
  * dropped from the file.
  */
-export const auditOutcomes = ['succeeded', 'failed', 'pending'] as const;
-
-export const auditEntrySchema = z.object({
-  id: z.string(),
-  at: z.string(),
-  /** The credential's user as the bank reported it, or "unknown" before the first check. */
-  who: z.string(),
-  environmentId: z.string(),
-  environmentName: z.string(),
-  operation: z.string(),
-  idempotencyKey: z.string().nullable(),
-  target: z.string().nullable(),
-  outcome: z.enum(auditOutcomes),
-  detail: z.string().nullable(),
-});
+/** One entry as stored on disk: the same shape the audit.* channels carry (src/shared/ipc/channels/audit.ts). */
+export const auditEntrySchema = auditEntryViewSchema;
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 export interface AuditRecordInput {

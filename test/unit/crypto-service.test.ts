@@ -205,10 +205,13 @@ describe('crypto exchange service', () => {
     const err = await callError('crypto.quote', { ...base, requestedAmount: '1000000' });
     expect(err.kind).toBe('forbidden');
     expect((await t.services.bank.staff.listTransactions()).data.length).toBe(before);
-    // The viewer of the same legal entity still sees the admin's orders; B does not.
-    expect((await call<{ orders: OrderView[] }>('crypto.list')).orders.length).toBeGreaterThan(0);
+    // The viewer of the same legal entity still sees the admin's orders (made by the tests above);
+    // B does not. The list follows the credential once the bank has confirmed it, so poll.
+    await expect
+      .poll(async () => (await call<{ orders: OrderView[] }>('crypto.list')).orders.length)
+      .toBeGreaterThan(0);
     await call('session.useSandboxCredential', { credential: 'b-admin' });
-    expect((await call<{ orders: OrderView[] }>('crypto.list')).orders).toEqual([]);
+    await expect.poll(async () => (await call<{ orders: OrderView[] }>('crypto.list')).orders).toEqual([]);
     await call('session.useSandboxCredential', { credential: 'a-admin' });
   });
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CryptoTradeV2 } from '../../shared/api/transactions';
 import type { CryptoOrderRequest, Transaction } from '../../shared/api';
 import { digitalAssetBySymbol } from '../../shared/catalogue';
-import { accountBookEntrySchema } from '../../shared/ipc/channels/crypto';
+import { accountBookEntrySchema, orderRequestSchema } from '../../shared/ipc/channels/crypto';
 import type { AccountBookEntry, CryptoContext, OrderView, QuoteArgs } from '../../shared/ipc/channels/crypto';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { formatMinor, isPositiveMinorUnits, parseMinor } from '../../shared/money';
@@ -76,18 +76,7 @@ const orderRecordSchema = z.object({
   legalEntityId: z.string().nullable().optional(),
   createdAt: z.string(),
   requoteOf: z.string().nullable(),
-  body: z.object({
-    side: z.string(),
-    symbol: z.string(),
-    base_asset: z.string(),
-    quote_asset: z.string(),
-    requested_asset: z.string(),
-    requested_amount: z.string(),
-    customer_pays_account_id: z.string(),
-    customer_receives_account_id: z.string(),
-    description: z.string(),
-    additional_details: z.string(),
-  }),
+  body: orderRequestSchema,
   idempotencyKey: z.string().nullable(),
   transactionId: z.string().nullable(),
   phase: z.enum(['creating', 'not_visible', 'still_processing', 'visible', 'create_failed']),

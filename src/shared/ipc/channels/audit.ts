@@ -5,6 +5,7 @@ import { channel, event } from '../define';
 export const auditEntryViewSchema = z.object({
   id: z.string(),
   at: z.string(),
+  /** The credential's user as the bank reported it, or "unknown" before the first check. */
   who: z.string(),
   environmentId: z.string(),
   environmentName: z.string(),
