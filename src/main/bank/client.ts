@@ -137,6 +137,31 @@ function describeIssues(error: z.ZodError): { field: string; message: string } {
 
 const transient = new Set([500, 502, 503, 504]);
 
+/**
+ * Follows a paginated listing (`next_page_token`) page after page. A bank that hands out a token
+ * it already gave would loop forever: that is refused as a server error.
+ */
+export async function* followPages<P extends { next_page_token?: string | null }>(
+  fetchPage: (pageToken: string | undefined) => Promise<P>,
+): AsyncGenerator<P> {
+  const seen = new Set<string>();
+  let pageToken: string | undefined;
+  for (;;) {
+    const page = await fetchPage(pageToken);
+    yield page;
+    const next = page.next_page_token;
+    if (!next) return;
+    if (seen.has(next)) {
+      throw new DeskFailure({
+        kind: 'server',
+        message: 'The bank repeated a page token while listing RFIs.',
+      });
+    }
+    seen.add(next);
+    pageToken = next;
+  }
+}
+
 export class BankClient {
   private readonly options: BankClientOptions;
   private readonly policy: RetryPolicy;
@@ -410,20 +435,10 @@ export class BankClient {
     query: Omit<z.input<typeof routes.listRfis.query>, 'page_token'> = {},
     o: CallOptions = {},
   ): AsyncGenerator<Res<'getRfi'>> {
-    let pageToken: string | undefined;
-    const seen = new Set<string>();
-    for (;;) {
-      const page = await this.listRfis({ ...query, ...(pageToken ? { page_token: pageToken } : {}) }, o);
-      for (const rfi of page.data) yield rfi;
-      if (!page.next_page_token) return;
-      if (seen.has(page.next_page_token)) {
-        throw new DeskFailure({
-          kind: 'server',
-          message: 'The bank repeated a page token while listing RFIs.',
-        });
-      }
-      seen.add(page.next_page_token);
-      pageToken = page.next_page_token;
+    for await (const page of followPages((token) =>
+      this.listRfis({ ...query, ...(token ? { page_token: token } : {}) }, o),
+    )) {
+      yield* page.data;
     }
   }
 

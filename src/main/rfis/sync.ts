@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Rfi } from '../../shared/api/rfis';
 import { DeskFailure } from '../../shared/ipc/errors';
+import { followPages } from '../bank/client';
 import type { BankClient } from '../bank/client';
 import type { RfiDiff, RfiRepository } from './repository';
 
@@ -74,18 +75,19 @@ async function fetchAll(
   const rfis: Rfi[] = [];
   const unreadableIds: string[] = [];
   let unreadable = 0;
-  let pageToken: string | undefined;
   let pages = 0;
-  const tokens = new Set<string>();
-  for (;;) {
-    const page = await bank.request({
+  const listing = followPages((pageToken) =>
+    bank.request({
       method: 'GET',
       path: '/v1/rfis',
       query: { ...query, page_size: String(PAGE_SIZE), ...(pageToken ? { page_token: pageToken } : {}) },
       schema: LenientPage,
       ...(signal ? { signal } : {}),
-    });
+    }),
+  );
+  for await (const page of listing) {
     pages++;
+    // Records are checked one by one: a malformed RFI is counted, not a reason to drop the page.
     for (const raw of page.data) {
       const r = Rfi.safeParse(raw);
       if (r.success) {
@@ -96,15 +98,6 @@ async function fetchAll(
       const id = (raw as { id?: unknown } | null)?.id;
       if (typeof id === 'string') unreadableIds.push(id);
     }
-    if (!page.next_page_token) break;
-    if (tokens.has(page.next_page_token)) {
-      throw new DeskFailure({
-        kind: 'server',
-        message: 'The bank repeated a page token while listing RFIs.',
-      });
-    }
-    tokens.add(page.next_page_token);
-    pageToken = page.next_page_token;
   }
   return { rfis, pages, unreadableIds, unreadable };
 }
