@@ -50,7 +50,8 @@ export async function runQuoteScenario(options: {
     seed: `quotes-${options.seed}`,
     visibilityDelayMs: { min: 0, max: 0 },
     quoteTtlSeconds: ttl,
-    settlementDelayMs: 3_600_000,
+    // Confirmed orders settle (as the sandbox's default 2 s), so the app stops following them.
+    settlementDelayMs: 1500,
   });
   const inspect = sandboxInspector(sandbox.url);
   const A = sandbox.fixtures.legal_entities[0]!;
@@ -103,7 +104,7 @@ export async function runQuoteScenario(options: {
       paysAccountId: usd.id,
       receivesAccountId: usdt.id,
     });
-    const visibleBy = Date.now() + 10_000;
+    const visibleBy = Date.now() + 20_000;
     while (view.phase !== 'visible' && Date.now() < visibleBy) {
       await new Promise((r) => setTimeout(r, 20));
       view = await app.services.crypto.order(view.id);
