@@ -25,6 +25,8 @@ export default defineConfig({
     base: './',
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      // Smaller initial JS for a faster first paint (npm run bench: startup).
+      minify: true,
       rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
     },
     plugins: [react()],

@@ -1,11 +1,44 @@
-import type { ReactNode } from 'react';
-import { ConnectionScreen } from './features/session/ConnectionScreen';
+import { Suspense, lazy } from 'react';
+import type { ComponentType, ReactNode } from 'react';
 import { OverviewScreen } from './features/overview/OverviewScreen';
-import { ExchangeScreen } from './features/crypto/ExchangeScreen';
-import { RfisScreen } from './features/rfis/RfisScreen';
-import { ReturnsScreen } from './features/returns/ReturnsScreen';
-import { SettingsScreen } from './features/settings/SettingsScreen';
-import { ActivityScreen } from './features/activity/ActivityScreen';
+
+/**
+ * Every screen but the home screen is a chunk of its own, loaded on first use (same origin, so the
+ * CSP's script-src 'self' allows it): the first paint needs only the shell and the overview.
+ */
+function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
+  const Lazy = lazy(async () => ({ default: await load() }));
+  return function LazyScreen(props: P) {
+    return (
+      <Suspense
+        fallback={
+          <p role="status" className="screen-loading">
+            Loading…
+          </p>
+        }
+      >
+        <Lazy {...props} />
+      </Suspense>
+    );
+  };
+}
+
+const ConnectionScreen = lazyScreen(() =>
+  import('./features/session/ConnectionScreen').then((m) => m.ConnectionScreen),
+);
+const ExchangeScreen = lazyScreen(() =>
+  import('./features/crypto/ExchangeScreen').then((m) => m.ExchangeScreen),
+);
+const RfisScreen = lazyScreen(() => import('./features/rfis/RfisScreen').then((m) => m.RfisScreen));
+const ReturnsScreen = lazyScreen(() =>
+  import('./features/returns/ReturnsScreen').then((m) => m.ReturnsScreen),
+);
+const SettingsScreen = lazyScreen(() =>
+  import('./features/settings/SettingsScreen').then((m) => m.SettingsScreen),
+);
+const ActivityScreen = lazyScreen(() =>
+  import('./features/activity/ActivityScreen').then((m) => m.ActivityScreen),
+);
 
 /**
  * The app's screens. A feature adds one entry; the navigation and the router are built from this
