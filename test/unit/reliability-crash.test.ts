@@ -5,7 +5,7 @@ import { runCrashScenario } from '../support/scenarios/crash';
 
 /** kill -9 of the services process while drafts autosave and the outbox runs; restart; nothing lost. */
 describe('reliability: crash safety under SIGKILL', () => {
-  const count = trials(6, 200);
+  const count = trials(5, 200);
   it(`${count} kills at random moments, then the outbox resumes`, async () => {
     const seed = runSeed('crash');
     const { figures, failures } = await runCrashScenario({ seed, trials: count });

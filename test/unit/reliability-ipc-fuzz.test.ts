@@ -228,7 +228,7 @@ async function probe(channel: unknown, args: unknown, from = sender): Promise<st
 }
 
 describe('reliability: every IPC channel under random and hostile arguments', () => {
-  const runs = trials(20, 300);
+  const runs = trials(12, 300);
 
   it('covers the whole contract', () => {
     expect(channelNames.length).toBeGreaterThanOrEqual(10);
