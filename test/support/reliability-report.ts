@@ -147,7 +147,7 @@ async function replaceBetween(file: string, start: string, end: string, body: st
   const a = text.indexOf(start);
   const b = text.indexOf(end);
   if (a < 0 || b < a) throw new Error(`${file} has no ${start} … ${end} section`);
-  await writeFile(file, `${text.slice(0, a + start.length)}\n\n${body}\n${text.slice(b)}`);
+  await writeFile(file, `${text.slice(0, a + start.length)}\n\n${body}\n\n${text.slice(b)}`);
 }
 
 const n = (v: unknown): string => fmt(v ?? 0);
