@@ -258,6 +258,7 @@ describe('reliability: every IPC channel under random and hostile arguments', ()
 
   it(`each channel: the fixed hostile values, then ${runs} random argument sets`, async () => {
     const seed = runSeed('ipc-fuzz');
+    const started = Date.now();
     const problems: string[] = [];
     for (const [i, name] of channelNames.entries()) {
       for (const value of hostileValues(ctx)) {
@@ -324,6 +325,7 @@ describe('reliability: every IPC channel under random and hostile arguments', ()
       filesOutsideDataDir: strayFiles.length,
       blockedNonLoopbackConnects: blockedConnects.length,
       hostileDialogAnswersUsed: tally.dialogAnswers,
+      durationMs: Date.now() - started,
     });
     expect(problems.slice(0, 20), `seed ${seed}`).toEqual([]);
     expect(crashes.map(String), `seed ${seed}`).toEqual([]);
