@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Owner-only: the app's state files hold business data of the analyst's bank. */
@@ -42,6 +42,33 @@ export async function writeFileDurable(file: string, data: string | Uint8Array):
     throw err;
   }
   await fsyncDir(dir);
+}
+
+/** The temp-file name writeFileDurable uses: `.<target>.<12 hex>.tmp` beside the target. */
+const tempFilePattern = /^\..+\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Removes the temp files of writes that a crash or a kill interrupted before their rename. Their
+ * targets still hold the previous content, so nothing is lost; call it once at start-up, before
+ * anything writes (the app runs as a single instance). Returns how many were removed.
+ */
+export async function sweepInterruptedWrites(dir: string, depth = 4): Promise<number> {
+  let removed = 0;
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && depth > 0) removed += await sweepInterruptedWrites(full, depth - 1);
+    else if (entry.isFile() && tempFilePattern.test(entry.name)) {
+      await rm(full, { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }
 
 /** Appends one line (a newline is added) and fsyncs before resolving. */

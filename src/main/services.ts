@@ -18,6 +18,7 @@ import type { CryptoService } from './crypto/service';
 import type { ServerClock } from './clock';
 import { createRfiService, createWebhookService } from './rfis';
 import type { RfiService, RfiServiceOptions, WebhookService, WebhookServiceOptions } from './rfis';
+import { sweepInterruptedWrites } from './durable-file';
 import { createEventHub } from './events';
 import type { EventHub } from './events';
 import { buildHandlers } from './handlers';
@@ -146,6 +147,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const dataDir = options.dataDir;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await mkdir(path.join(dataDir, 'state'), { recursive: true, mode: 0o700 });
+  const interrupted = await sweepInterruptedWrites(dataDir);
+  if (interrupted > 0) log.info('start-up: removed temp files of interrupted writes', { count: interrupted });
   const events = createEventHub(log);
   const stores = createStores({ dataDir, factory: options.storeFactory ?? confStoreFactory, log });
 
