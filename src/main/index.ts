@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { createServices } from './services';
 import type { Services } from './services';
 import { createDispatcher, createSenderPolicy } from './ipc/dispatcher';
-import { consoleSink, createLogger } from './log';
+import { createLogger } from './log';
+import { appId, productName } from './app-identity';
 import { appEntryUrl, appOrigin } from './security-policy';
 import { registerAppScheme, serveRenderer } from './electron/protocol';
 import { hardenApp } from './electron/security';
@@ -16,9 +17,11 @@ import { forwardEvents, registerIpc } from './electron/ipc';
 import { createMainWindow } from './electron/window';
 import { createElectronPlatform } from './electron/platform';
 import { electronStoreFactory } from './electron/store';
+import { createFileLog } from './electron/log';
+import { installMenu } from './electron/menu';
+import { restoredWindowState, trackWindowState } from './electron/window-state';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const appId = 'com.treasurydesk.desktop';
 const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
 const allowedOrigins = devServerUrl ? [appOrigin, devServerUrl] : [appOrigin];
 
@@ -37,13 +40,21 @@ if (!app.requestSingleInstanceLock()) {
     }
   });
 
-  const openWindow = (): void => {
+  const fileLog = createFileLog(app.isPackaged);
+  const log = createLogger(fileLog.sink, app.isPackaged ? 'info' : 'debug');
+
+  const openWindow = async (): Promise<void> => {
     if (!services) return;
+    const userData = app.getPath('userData');
+    const state = await restoredWindowState(userData);
     mainWindow = createMainWindow({
       preloadPath: path.join(here, '../preload/index.cjs'),
       url: devServerUrl ?? appEntryUrl,
       devTools: !app.isPackaged,
+      bounds: state.bounds,
+      maximized: state.maximized,
     });
+    trackWindowState(mainWindow, userData, (err) => log.warn('window state not saved', { error: err }));
     forwardEvents(services.events, mainWindow.webContents);
     mainWindow.on('closed', () => {
       mainWindow = null;
@@ -53,9 +64,17 @@ if (!app.requestSingleInstanceLock()) {
   app
     .whenReady()
     .then(async () => {
-      hardenApp(() => allowedOrigins);
+      hardenApp(
+        () => allowedOrigins,
+        (what, url) => log.warn(`security: blocked ${what}`, { url }),
+      );
       serveRenderer(path.join(here, '../renderer'));
-      const log = createLogger(consoleSink);
+      installMenu({
+        isPackaged: app.isPackaged,
+        productName,
+        logsDir: fileLog.dir,
+        getWindow: () => mainWindow,
+      });
       services = await createServices({
         dataDir: app.getPath('userData'),
         platform: createElectronPlatform(() => mainWindow),
@@ -70,9 +89,9 @@ if (!app.requestSingleInstanceLock()) {
           log,
         }),
       );
-      openWindow();
+      await openWindow();
       app.on('activate', () => {
-        if (BrowserWindow.getAllWindows().length === 0) openWindow();
+        if (BrowserWindow.getAllWindows().length === 0) void openWindow();
       });
     })
     .catch((err: unknown) => {

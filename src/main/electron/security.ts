@@ -1,29 +1,29 @@
 import { app, session, shell } from 'electron';
-import type { WebContents } from 'electron';
-import { isAllowedExternalUrl, isInAppNavigation, isPermissionAllowed } from '../security-policy';
+import type { Session, WebContents } from 'electron';
+import { hardenSession, hardenWebContents } from '../window-hardening';
+import type { SessionLike, WebContentsLike } from '../window-hardening';
+import { isAllowedExternalUrl } from '../security-policy';
 
 /**
- * Applies the Electron security checklist to every web contents the app creates: no navigation
- * away from the app, no new windows (allow-listed https links go to the system browser), no
- * <webview>, and every permission request denied.
+ * Applies the Electron security checklist (docs/security.md) to the default session and to every
+ * web contents the app creates. The rules themselves live in src/main/window-hardening.ts.
  */
-export function hardenApp(allowedOrigins: () => readonly string[]): void {
-  session.defaultSession.setPermissionRequestHandler((_wc, permission, callback) => {
-    callback(isPermissionAllowed(permission));
-  });
-  session.defaultSession.setPermissionCheckHandler((_wc, permission) => isPermissionAllowed(permission));
+export function hardenApp(
+  allowedOrigins: () => readonly string[],
+  onBlocked?: (what: string, url: string) => void,
+): void {
+  const hardenOne = (ses: Session): void => hardenSession(ses as unknown as SessionLike, { onBlocked });
+  hardenOne(session.defaultSession);
+  app.on('session-created', hardenOne);
 
   app.on('web-contents-created', (_event, contents: WebContents) => {
-    contents.on('will-navigate', (event, url) => {
-      if (!isInAppNavigation(url, allowedOrigins())) event.preventDefault();
-    });
-    contents.on('will-redirect', (event, url) => {
-      if (!isInAppNavigation(url, allowedOrigins())) event.preventDefault();
-    });
-    contents.on('will-attach-webview', (event) => event.preventDefault());
-    contents.setWindowOpenHandler(({ url }) => {
-      if (isAllowedExternalUrl(url)) void shell.openExternal(url);
-      return { action: 'deny' };
+    hardenWebContents(contents as unknown as WebContentsLike, {
+      allowedOrigins,
+      onBlocked,
+      openExternal: (url) => {
+        // Checked again right before the call: never hand the OS an unchecked URL.
+        if (isAllowedExternalUrl(url)) void shell.openExternal(url);
+      },
     });
   });
 }

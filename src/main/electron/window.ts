@@ -1,39 +1,35 @@
-import { BrowserWindow } from 'electron';
+import { BrowserWindow, nativeTheme } from 'electron';
 import path from 'node:path';
+import { mainWindowOptions } from '../window-options';
+import type { WindowBounds } from '../window-state';
 
 export interface WindowOptions {
   preloadPath: string;
   url: string;
   devTools: boolean;
+  bounds: WindowBounds;
+  maximized: boolean;
   iconPath?: string;
 }
 
-/** The app window, built secure: sandboxed, isolated renderer with no Node and no remote content. */
+/**
+ * The app window, built secure (src/main/window-options.ts): sandboxed, isolated renderer with
+ * no Node and no remote content, devtools only in development.
+ */
 export function createMainWindow(options: WindowOptions): BrowserWindow {
-  const win = new BrowserWindow({
-    width: 1360,
-    height: 880,
-    minWidth: 960,
-    minHeight: 600,
-    show: false,
-    title: 'Treasury Desk',
-    ...(options.iconPath ? { icon: path.resolve(options.iconPath) } : {}),
-    webPreferences: {
-      preload: options.preloadPath,
-      sandbox: true,
-      contextIsolation: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      nodeIntegrationInSubFrames: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      webviewTag: false,
-      navigateOnDragDrop: false,
-      spellcheck: false,
+  const win = new BrowserWindow(
+    mainWindowOptions({
+      preloadPath: options.preloadPath,
       devTools: options.devTools,
-    },
+      bounds: options.bounds,
+      dark: nativeTheme.shouldUseDarkColors,
+      ...(options.iconPath ? { iconPath: path.resolve(options.iconPath) } : {}),
+    }),
+  );
+  win.once('ready-to-show', () => {
+    if (options.maximized) win.maximize();
+    win.show();
   });
-  win.once('ready-to-show', () => win.show());
   void win.loadURL(options.url);
   return win;
 }

@@ -1,0 +1,121 @@
+/**
+ * The app's keyboard shortcuts as data: the application menu (src/main/menu-template.ts) takes
+ * its accelerators from here and the help overlay (ShortcutsHelp.tsx) lists them, so what the
+ * analyst reads is what the keys do. Accelerators use Electron's syntax.
+ */
+export type ShortcutGroup = 'General' | 'Edit' | 'View' | 'Window';
+
+export interface Shortcut {
+  id: string;
+  label: string;
+  group: ShortcutGroup;
+  /** Electron accelerator (CmdOrCtrl = ⌘ on macOS, Ctrl elsewhere). */
+  accelerator: string;
+  /** A different accelerator on macOS. */
+  macAccelerator?: string;
+  /** Other keys doing the same, shown in the overlay (e.g. `?` for help). */
+  alternatives?: readonly string[];
+  /** 'menu': a menu item of main; 'page': handled by the renderer (the menu only displays it). */
+  handledBy: 'menu' | 'page';
+}
+
+export const shortcuts: readonly Shortcut[] = [
+  {
+    id: 'help.shortcuts',
+    label: 'Show keyboard shortcuts',
+    group: 'General',
+    accelerator: 'F1',
+    alternatives: ['?'],
+    handledBy: 'page',
+  },
+  {
+    id: 'dialog.close',
+    label: 'Close the dialog',
+    group: 'General',
+    accelerator: 'Escape',
+    handledBy: 'page',
+  },
+  {
+    id: 'app.quit',
+    label: 'Quit Treasury Desk',
+    group: 'General',
+    accelerator: 'CmdOrCtrl+Q',
+    handledBy: 'menu',
+  },
+  { id: 'edit.undo', label: 'Undo', group: 'Edit', accelerator: 'CmdOrCtrl+Z', handledBy: 'menu' },
+  { id: 'edit.redo', label: 'Redo', group: 'Edit', accelerator: 'CmdOrCtrl+Shift+Z', handledBy: 'menu' },
+  { id: 'edit.cut', label: 'Cut', group: 'Edit', accelerator: 'CmdOrCtrl+X', handledBy: 'menu' },
+  { id: 'edit.copy', label: 'Copy', group: 'Edit', accelerator: 'CmdOrCtrl+C', handledBy: 'menu' },
+  { id: 'edit.paste', label: 'Paste', group: 'Edit', accelerator: 'CmdOrCtrl+V', handledBy: 'menu' },
+  { id: 'edit.selectAll', label: 'Select all', group: 'Edit', accelerator: 'CmdOrCtrl+A', handledBy: 'menu' },
+  { id: 'view.zoomIn', label: 'Zoom in', group: 'View', accelerator: 'CmdOrCtrl+Plus', handledBy: 'menu' },
+  { id: 'view.zoomOut', label: 'Zoom out', group: 'View', accelerator: 'CmdOrCtrl+-', handledBy: 'menu' },
+  {
+    id: 'view.resetZoom',
+    label: 'Actual size',
+    group: 'View',
+    accelerator: 'CmdOrCtrl+0',
+    handledBy: 'menu',
+  },
+  {
+    id: 'view.fullScreen',
+    label: 'Toggle full screen',
+    group: 'View',
+    accelerator: 'F11',
+    macAccelerator: 'Ctrl+Cmd+F',
+    handledBy: 'menu',
+  },
+  {
+    id: 'window.minimize',
+    label: 'Minimize',
+    group: 'Window',
+    accelerator: 'CmdOrCtrl+M',
+    handledBy: 'menu',
+  },
+  {
+    id: 'window.close',
+    label: 'Close window',
+    group: 'Window',
+    accelerator: 'CmdOrCtrl+W',
+    handledBy: 'menu',
+  },
+];
+
+export const shortcutGroups: readonly ShortcutGroup[] = ['General', 'Edit', 'View', 'Window'];
+
+export function shortcutById(id: string): Shortcut {
+  const s = shortcuts.find((x) => x.id === id);
+  if (!s) throw new Error(`unknown shortcut ${id}`);
+  return s;
+}
+
+export function acceleratorFor(shortcut: Shortcut, isMac: boolean): string {
+  return isMac && shortcut.macAccelerator ? shortcut.macAccelerator : shortcut.accelerator;
+}
+
+const macKeys: Readonly<Record<string, string>> = {
+  CmdOrCtrl: '⌘',
+  CommandOrControl: '⌘',
+  Cmd: '⌘',
+  Command: '⌘',
+  Ctrl: '⌃',
+  Control: '⌃',
+  Shift: '⇧',
+  Alt: '⌥',
+  Option: '⌥',
+};
+const otherKeys: Readonly<Record<string, string>> = {
+  CmdOrCtrl: 'Ctrl',
+  CommandOrControl: 'Ctrl',
+  Control: 'Ctrl',
+};
+const commonKeys: Readonly<Record<string, string>> = { Plus: '+', Escape: 'Esc' };
+
+/** The keys of an accelerator as the analyst presses them, e.g. ['Ctrl', 'Shift', 'Z'] or ['⌘', '⇧', 'Z']. */
+export function acceleratorKeys(accelerator: string, isMac: boolean): string[] {
+  const names = isMac ? macKeys : otherKeys;
+  return accelerator
+    .split(/\+(?!$)/)
+    .filter((k) => k.length > 0)
+    .map((k) => names[k] ?? commonKeys[k] ?? k);
+}
