@@ -3,7 +3,7 @@
  * its accelerators from here and the help overlay (ShortcutsHelp.tsx) lists them, so what the
  * analyst reads is what the keys do. Accelerators use Electron's syntax.
  */
-export type ShortcutGroup = 'General' | 'Edit' | 'View' | 'Window';
+export type ShortcutGroup = 'General' | 'RFI queue' | 'Edit' | 'View' | 'Window';
 
 export interface Shortcut {
   id: string;
@@ -35,6 +35,16 @@ export const shortcuts: readonly Shortcut[] = [
     accelerator: 'Escape',
     handledBy: 'page',
   },
+  { id: 'queue.next', label: 'Next RFI', group: 'RFI queue', accelerator: 'J', handledBy: 'page' },
+  { id: 'queue.previous', label: 'Previous RFI', group: 'RFI queue', accelerator: 'K', handledBy: 'page' },
+  {
+    id: 'queue.open',
+    label: 'Open the selected RFI',
+    group: 'RFI queue',
+    accelerator: 'Enter',
+    handledBy: 'page',
+  },
+  { id: 'queue.search', label: 'Search the queue', group: 'RFI queue', accelerator: '/', handledBy: 'page' },
   {
     id: 'app.quit',
     label: 'Quit Treasury Desk',
@@ -81,7 +91,7 @@ export const shortcuts: readonly Shortcut[] = [
   },
 ];
 
-export const shortcutGroups: readonly ShortcutGroup[] = ['General', 'Edit', 'View', 'Window'];
+export const shortcutGroups: readonly ShortcutGroup[] = ['General', 'RFI queue', 'Edit', 'View', 'Window'];
 
 export function shortcutById(id: string): Shortcut {
   const s = shortcuts.find((x) => x.id === id);

@@ -2,6 +2,7 @@ import { homePath, routes } from './routes';
 import { segments, useRouter } from './lib/router';
 import { ConnectionStatus } from './features/session/ConnectionStatus';
 import { RfiAlerts } from './features/rfis/notifications';
+import { ShortcutsHelp } from './components/ShortcutsHelp';
 
 export function App() {
   const path = useRouter((s) => s.path);
@@ -46,6 +47,7 @@ export function App() {
           </section>
         )}
       </main>
+      <ShortcutsHelp />
     </div>
   );
 }

@@ -55,8 +55,8 @@ export interface FeatureRoute {
 export const routes: FeatureRoute[] = [
   { path: 'overview', label: 'Overview', nav: true, render: () => <OverviewScreen /> },
   { path: 'connection', label: 'Connection', nav: true, render: () => <ConnectionScreen /> },
-  { path: 'exchange', label: 'Exchange', nav: true, render: (params) => <ExchangeScreen params={params} /> },
   { path: 'rfis', label: 'RFIs', nav: true, render: (params) => <RfisScreen params={params} /> },
+  { path: 'exchange', label: 'Exchange', nav: true, render: (params) => <ExchangeScreen params={params} /> },
   { path: 'returns', label: 'Returns', nav: true, render: (params) => <ReturnsScreen params={params} /> },
   { path: 'activity', label: 'Activity', nav: true, render: () => <ActivityScreen /> },
   { path: 'settings', label: 'Settings', nav: true, render: () => <SettingsScreen /> },
