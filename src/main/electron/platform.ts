@@ -1,5 +1,5 @@
 import type { BrowserWindow } from 'electron';
-import { app, dialog, Notification, powerMonitor } from 'electron';
+import { app, dialog, net, Notification, powerMonitor } from 'electron';
 import type { Platform, SystemEvent } from '../platform';
 
 /** The desktop features the services use, implemented with Electron. */
@@ -46,7 +46,21 @@ export function createElectronPlatform(getWindow: () => BrowserWindow | null): P
         powerMonitor.on(e as 'suspend', h);
         return () => powerMonitor.off(e as 'suspend', h);
       });
-      return () => handlers.forEach((off) => off());
+      // Electron's main process has no connectivity event: sample net.isOnline() and report the
+      // changes, so the outbox and the RFI watcher resume as soon as the network is back.
+      let online = net.isOnline();
+      const connectivity = setInterval(() => {
+        const now = net.isOnline();
+        if (now !== online) {
+          online = now;
+          listener(now ? 'online' : 'offline');
+        }
+      }, 5_000);
+      connectivity.unref();
+      return () => {
+        clearInterval(connectivity);
+        handlers.forEach((off) => off());
+      };
     },
   };
 }
