@@ -38,7 +38,17 @@ export default tseslint.config(
     files: ['src/shared/**/*.ts', 'src/sandbox/**/*.ts', 'src/renderer/**/*.{ts,tsx}', 'src/main/**/*.ts'],
     ignores: ['src/main/index.ts', 'src/main/electron/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src/main/index.ts, src/main/electron/ and src/preload may import electron.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'electron',
+              message: 'Only src/main/index.ts, src/main/electron/ and src/preload may import electron.',
+            },
+          ],
+        },
+      ],
     },
   },
 );
