@@ -99,7 +99,15 @@ export const useSettings = create<SettingsStore>((set, get) => ({
       () => call('settings.update', { pollingIntervalSeconds: seconds }),
       'Polling interval saved.',
     ),
-  setNotification: (key, value) =>
-    get().run('notifications', () => call('settings.update', { notifications: { [key]: value } })),
+  async setNotification(key, value) {
+    // The checkbox follows the click at once; main's answer (or, on failure, a reload) settles it.
+    const view = get().view;
+    if (view) set({ view: { ...view, notifications: { ...view.notifications, [key]: value } } });
+    const ok = await get().run('notifications', () =>
+      call('settings.update', { notifications: { [key]: value } }),
+    );
+    if (!ok) await get().load();
+    return ok;
+  },
   dismissProblem: (id) => get().run('problem', () => call('settings.dismissProblem', { id })),
 }));
