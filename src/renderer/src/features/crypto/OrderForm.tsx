@@ -2,7 +2,7 @@ import { useEffect, useId, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
 import { DIGITAL_ASSETS } from '../../../../shared/catalogue';
 import type { AccountBookEntry, CryptoContext } from '../../../../shared/ipc/channels/crypto';
-import { decimalToMinor, decimalsOf, MoneyError } from '../../../../shared/money';
+import { decimalsOf, readAmountInput } from '../../../../shared/money';
 import { errorMessage } from '../../lib/desk';
 import { useRouter } from '../../lib/router';
 import { useCrypto } from './store';
@@ -12,18 +12,18 @@ type Symbol = (typeof DIGITAL_ASSETS)[number]['symbol'];
 
 /** Decimal input → minor units of `asset`, exactly (or the reason it cannot be). */
 export function amountToMinor(input: string, asset: string): { minor: string } | { error: string } {
-  const text = input.trim();
-  if (text === '') return { error: 'Enter an amount.' };
   const decimals = decimalsOf(asset);
-  try {
-    const v = decimalToMinor(text, decimals);
-    if (v <= 0n) return { error: 'The amount must be more than zero.' };
-    return { minor: v.toString() };
-  } catch (err) {
-    if (err instanceof MoneyError && err.message.startsWith('too many decimal places')) {
+  const read = readAmountInput(input, decimals);
+  if (read.problem === undefined) return { minor: read.minor.toString() };
+  switch (read.problem) {
+    case 'empty':
+      return { error: 'Enter an amount.' };
+    case 'not_positive':
+      return { error: 'The amount must be more than zero.' };
+    case 'too_many_decimals':
       return { error: `${asset} has ${decimals} decimal places; the amount has more.` };
-    }
-    return { error: 'Use digits and at most one decimal point, e.g. 1250.50 (no signs or separators).' };
+    default:
+      return { error: 'Use digits and at most one decimal point, e.g. 1250.50 (no signs or separators).' };
   }
 }
 

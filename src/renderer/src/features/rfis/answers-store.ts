@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { AnswerView, StagedFileView } from '../../../../shared/ipc/channels/rfi-answers';
-import { call, on } from '../../lib/desk';
+import { call } from '../../lib/desk';
+import { onEvents, sharedSubscription } from '../../lib/events';
 
 export interface UploadLimits {
   contentTypes: string[];
@@ -56,21 +57,16 @@ export function latestAnswer(
   return best;
 }
 
-let subscribed = false;
-export function subscribeAnswers(): void {
-  if (subscribed || typeof window === 'undefined') return;
-  subscribed = true;
-  try {
-    on('answers.changed', (a) => useAnswers.getState().upsert(a));
-    on('answers.progress', (p) =>
+/** Answers and their upload progress as main reports them. */
+export const answersSubscription = sharedSubscription(() =>
+  onEvents({
+    'answers.changed': (a) => useAnswers.getState().upsert(a),
+    'answers.progress': (p) =>
       useAnswers.setState((s) => ({
         progress: { ...s.progress, [p.answerId]: { sentBytes: p.sentBytes, totalBytes: p.totalBytes } },
       })),
-    );
-  } catch {
-    subscribed = false;
-  }
-}
+  }),
+);
 
 function toBase64(bytes: Uint8Array): string {
   let s = '';
