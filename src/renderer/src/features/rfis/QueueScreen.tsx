@@ -65,6 +65,9 @@ export function QueueScreen() {
     return any ? sorted.filter((r) => matchesFilter(r, f)) : sorted;
   }, [sorted, filter]);
 
+  // TanStack Virtual hands back a mutable virtualizer that re-renders the list on scroll; this app
+  // is not built with the React Compiler, so nothing relies on memoizing around it.
+  // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: visible.length,
     getScrollElement: () => listRef.current,

@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import type { DocumentType } from '../../../../shared/catalogue';
 import type { AnswerView, StagedFileView } from '../../../../shared/ipc/channels/rfi-answers';
 import { call } from '../../lib/desk';
 import { onEvents, sharedSubscription } from '../../lib/events';
@@ -83,7 +84,7 @@ function toBase64(bytes: Uint8Array): string {
  */
 export async function stageDroppedFile(
   file: File,
-  documentType: string,
+  documentType: DocumentType,
   chunkBytes: number,
   onProgress?: (sent: number, total: number) => void,
 ): Promise<StagedFileView> {
@@ -92,7 +93,7 @@ export async function stageDroppedFile(
     name: file.name || 'file',
     contentType: file.type,
     sizeBytes: file.size,
-    documentType: documentType as never,
+    documentType,
   });
   const stagingId = begun.stagingId ?? '';
   try {
