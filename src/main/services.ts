@@ -7,6 +7,8 @@ import { DeskFailure } from '../shared/ipc/errors';
 import type { DeskError } from '../shared/ipc/errors';
 import type { CryptoOrderRequest, ReturnIntentRequest } from '../shared/api';
 import { openAuditLog } from './audit';
+import type { ServiceCore, Services } from './core';
+import type { CreateResult, Operations } from './operations';
 import type { AuditLog, AuditRecordInput } from './audit';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
@@ -71,67 +73,6 @@ export interface ServicesOptions {
   rfiAnswers?: RfiAnswersOptions;
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
-}
-
-/** Creating operations that go through the idempotency ledger and the audit log. */
-export interface Operations {
-  /**
-   * POST /v1/transfer/return under the ledger: the key is written before sending, reused on every
-   * retry and after a restart; a succeeded operation answers its transaction id without sending.
-   */
-  createReturnIntent(operationId: string, body: ReturnIntentRequest): Promise<CreateResult>;
-  /** POST /v1/crypto/order, the same way. */
-  createCryptoOrder(operationId: string, body: CryptoOrderRequest): Promise<CreateResult>;
-  /** Runs any other write and records it in the audit log (succeeded/failed). */
-  audited<T>(
-    input: { operation: string; target?: string; idempotencyKey?: string },
-    run: () => Promise<T>,
-  ): Promise<T>;
-}
-
-export interface CreateResult {
-  transactionId: string;
-  idempotencyKey: string;
-  /** true when the operation had already succeeded and nothing was sent. */
-  alreadyDone: boolean;
-}
-
-/** What every handler can reach. */
-export interface ServiceCore {
-  /** The active environment (changes when the profile is switched). */
-  readonly environment: Environment;
-  bank: BankClient;
-  clock: ServerClock;
-  ledger: IdempotencyLedger;
-  readAfterCreate: ReadAfterCreate;
-  vault: TokenVault;
-  settings: SettingsStore;
-  stores: Stores;
-  audit: AuditLog;
-  operations: Operations;
-  session: SessionManager;
-  events: EventHub;
-  log: Logger;
-  platform: Platform;
-  /** RFI answer drafts, staged files and the answer outbox (issue 5). */
-  rfiAnswers: RfiAnswers;
-  /** The RFI cache, sync, polling, notifications and unread markers (issue 5, data in). */
-  rfis: RfiService;
-  /** The local webhook receiver and the bank's webhook configuration (issue 5). */
-  webhooks: WebhookService;
-  /** Digital-asset exchange (issue 7). */
-  crypto: CryptoService;
-  dataDir: string;
-  hasToken(): Promise<boolean>;
-  /** The settings screen's view (never a token). */
-  settingsView(): Promise<SettingsView>;
-}
-
-export interface Services extends ServiceCore {
-  handlers: Handlers;
-  /** The embedded sandbox, when it runs. */
-  readonly sandbox: RunningSandbox | null;
-  dispose(): Promise<void>;
 }
 
 function defaultKeyringService(dataDir: string): string {
