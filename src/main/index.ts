@@ -6,7 +6,7 @@ import { app, BrowserWindow } from 'electron';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServices } from './services';
-import type { Services } from './services';
+import type { Services } from './core';
 import { createDispatcher, createSenderPolicy } from './ipc/dispatcher';
 import { createLogger } from './log';
 import { appId, productName } from './app-identity';

@@ -1,43 +1,40 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunningSandbox, SandboxOptions } from '../sandbox';
+import type { SandboxOptions } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
 import { DeskFailure } from '../shared/ipc/errors';
 import type { DeskError } from '../shared/ipc/errors';
 import type { CryptoOrderRequest, ReturnIntentRequest } from '../shared/api';
 import { openAuditLog } from './audit';
-import type { AuditLog, AuditRecordInput } from './audit';
+import type { ServiceCore, Services } from './core';
+import type { CreateResult, Operations } from './operations';
+import type { AuditRecordInput } from './audit';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './clock';
 import { createRfiAnswers } from './rfi-answers';
-import type { RfiAnswers, RfiAnswersOptions } from './rfi-answers';
+import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
-import type { CryptoService } from './crypto/service';
-import type { ServerClock } from './clock';
 import { createRfiService, createWebhookService } from './rfis';
-import type { RfiService, RfiServiceOptions, WebhookService, WebhookServiceOptions } from './rfis';
+import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './durable-file';
 import { createEventHub } from './events';
-import type { EventHub } from './events';
 import { buildHandlers } from './handlers';
-import type { Handlers } from './ipc/dispatcher';
 import { openLedger } from './ledger';
-import type { IdempotencyLedger, OperationKind } from './ledger';
+import type { OperationKind } from './ledger';
 import { consoleSink, createLogger } from './log';
 import type { Logger } from './log';
 import type { Platform } from './platform';
 import { createReadAfterCreate } from './read-after-create';
-import type { ReadAfterCreate, ReadAfterCreateTiming } from './read-after-create';
+import type { ReadAfterCreateTiming } from './read-after-create';
 import { createSession } from './session';
-import type { Environment, SessionManager } from './session';
+import type { SessionManager } from './session';
 import { checkBaseUrl, openSettings } from './settings';
-import type { SettingsStore } from './settings';
 import { confStoreFactory, createStores } from './stores';
-import type { StoreFactory, Stores } from './stores';
+import type { StoreFactory } from './stores';
 import { napiKeyringBackend, openVault } from './vault';
-import type { KeyringBackend, TokenVault } from './vault';
+import type { KeyringBackend } from './vault';
 
 /** Which environment to use for this run (overrides the stored active profile). */
 export type EnvironmentChoice =
@@ -71,67 +68,6 @@ export interface ServicesOptions {
   rfiAnswers?: RfiAnswersOptions;
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
-}
-
-/** Creating operations that go through the idempotency ledger and the audit log. */
-export interface Operations {
-  /**
-   * POST /v1/transfer/return under the ledger: the key is written before sending, reused on every
-   * retry and after a restart; a succeeded operation answers its transaction id without sending.
-   */
-  createReturnIntent(operationId: string, body: ReturnIntentRequest): Promise<CreateResult>;
-  /** POST /v1/crypto/order, the same way. */
-  createCryptoOrder(operationId: string, body: CryptoOrderRequest): Promise<CreateResult>;
-  /** Runs any other write and records it in the audit log (succeeded/failed). */
-  audited<T>(
-    input: { operation: string; target?: string; idempotencyKey?: string },
-    run: () => Promise<T>,
-  ): Promise<T>;
-}
-
-export interface CreateResult {
-  transactionId: string;
-  idempotencyKey: string;
-  /** true when the operation had already succeeded and nothing was sent. */
-  alreadyDone: boolean;
-}
-
-/** What every handler can reach. */
-export interface ServiceCore {
-  /** The active environment (changes when the profile is switched). */
-  readonly environment: Environment;
-  bank: BankClient;
-  clock: ServerClock;
-  ledger: IdempotencyLedger;
-  readAfterCreate: ReadAfterCreate;
-  vault: TokenVault;
-  settings: SettingsStore;
-  stores: Stores;
-  audit: AuditLog;
-  operations: Operations;
-  session: SessionManager;
-  events: EventHub;
-  log: Logger;
-  platform: Platform;
-  /** RFI answer drafts, staged files and the answer outbox (issue 5). */
-  rfiAnswers: RfiAnswers;
-  /** The RFI cache, sync, polling, notifications and unread markers (issue 5, data in). */
-  rfis: RfiService;
-  /** The local webhook receiver and the bank's webhook configuration (issue 5). */
-  webhooks: WebhookService;
-  /** Digital-asset exchange (issue 7). */
-  crypto: CryptoService;
-  dataDir: string;
-  hasToken(): Promise<boolean>;
-  /** The settings screen's view (never a token). */
-  settingsView(): Promise<SettingsView>;
-}
-
-export interface Services extends ServiceCore {
-  handlers: Handlers;
-  /** The embedded sandbox, when it runs. */
-  readonly sandbox: RunningSandbox | null;
-  dispose(): Promise<void>;
 }
 
 function defaultKeyringService(dataDir: string): string {

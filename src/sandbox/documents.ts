@@ -56,12 +56,12 @@ export function registerUploads(
     if (!p.success) throw new ApiError(404, 'document not found');
     if (!q.success)
       throw new ApiError(403, 'signed URL: missing or malformed expires/sig', 'UPLOAD_URL_INVALID');
-    const doc = bank.docs.get(p.data.documentID);
+    const doc = bank.state.docs.get(p.data.documentID);
     if (!doc) throw new ApiError(404, `document ${p.data.documentID} not found`);
     if (!signer.verify(method, doc.id, q.data.expires, q.data.sig)) {
       throw new ApiError(403, 'signed URL: signature does not match', 'UPLOAD_URL_INVALID');
     }
-    if (Number.parseInt(q.data.expires, 10) * 1000 <= bank.now()) {
+    if (Number.parseInt(q.data.expires, 10) * 1000 <= bank.state.now()) {
       throw new ApiError(403, 'signed URL: expired; ask for a new upload URL', 'UPLOAD_URL_EXPIRED');
     }
     return doc;
@@ -84,7 +84,7 @@ export function registerUploads(
           'CONTENT_TYPE_MISMATCH',
         );
       }
-      const max = bank.options.maxUploadBytes;
+      const max = bank.state.options.maxUploadBytes;
       const declared = req.headers['content-length'];
       if (declared !== undefined && Number(declared) > max) {
         reply.header('connection', 'close');

@@ -15,23 +15,26 @@ export function makeHandlers(deps: {
   const { bank, clock, webhooks } = deps;
   return {
     createReturnIntent: ({ cred, input, idempotencyKey }) =>
-      bank.createReturnIntent(cred, input.body, idempotencyKey),
-    confirmReturn: ({ cred, input }) => bank.confirmReturn(cred, input.body.transaction_id),
-    cancelReturn: ({ cred, input }) => bank.cancelReturn(cred, input.params.transactionID),
-    getTransaction: ({ cred, input }) => bank.serializeTxn(bank.visibleTxn(cred, input.params.transactionID)),
+      bank.transfers.createReturnIntent(cred, input.body, idempotencyKey),
+    confirmReturn: ({ cred, input }) => bank.transfers.confirmReturn(cred, input.body.transaction_id),
+    cancelReturn: ({ cred, input }) => bank.transfers.cancelReturn(cred, input.params.transactionID),
+    getTransaction: ({ cred, input }) =>
+      bank.serializeTxn(bank.state.visibleTxn(cred, input.params.transactionID)),
     createCryptoOrder: ({ cred, input, idempotencyKey }) =>
-      bank.createCryptoOrder(cred, input.body, idempotencyKey),
-    confirmCryptoOrder: ({ cred, input }) => bank.confirmCryptoOrder(cred, input.body.transaction_id),
-    listRfis: ({ cred, input }) => new RawJson(bank.listRfis(cred, input.query)),
-    getRfi: ({ cred, input }) => new RawJson(bank.rfiJson(bank.ownRfi(cred, input.params.rfiID))),
+      bank.crypto.createCryptoOrder(cred, input.body, idempotencyKey),
+    confirmCryptoOrder: ({ cred, input }) => bank.crypto.confirmCryptoOrder(cred, input.body.transaction_id),
+    listRfis: ({ cred, input }) => new RawJson(bank.rfis.listRfis(cred, input.query)),
+    getRfi: ({ cred, input }) => new RawJson(bank.rfis.rfiJson(bank.rfis.ownRfi(cred, input.params.rfiID))),
     submitRfiResponse: ({ cred, input }) =>
-      serializeResponse(bank.submitResponse(cred, input.params.rfiID, input.params.questionID, input.body)),
-    createUploadUrl: ({ cred, input }) => bank.createUploadUrl(cred, input.body),
-    getDocument: ({ cred, input }) => bank.getDocument(cred, input.params.documentID),
-    getWebhookUrl: ({ cred }) => bank.webhookConfig(cred),
-    setWebhookUrl: ({ cred, input }) => bank.setWebhookUrl(cred, input.body.webhook_url),
+      serializeResponse(
+        bank.rfis.submitResponse(cred, input.params.rfiID, input.params.questionID, input.body),
+      ),
+    createUploadUrl: ({ cred, input }) => bank.documents.createUploadUrl(cred, input.body),
+    getDocument: ({ cred, input }) => bank.documents.getDocument(cred, input.params.documentID),
+    getWebhookUrl: ({ cred }) => bank.webhookConfig.webhookConfig(cred),
+    setWebhookUrl: ({ cred, input }) => bank.webhookConfig.setWebhookUrl(cred, input.body.webhook_url),
 
-    getFixtures: () => bank.fixtures(),
+    getFixtures: () => bank.parties.fixtures(),
     getClock: () => ({ now: iso(clock.now()), offset_seconds: clock.offsetSeconds }),
     advanceClock: ({ input }) => {
       clock.advance(input.body.advance_seconds);
@@ -39,7 +42,7 @@ export function makeHandlers(deps: {
     },
     createIncomingTransfer: ({ input }) =>
       bank.serializeTxn(
-        bank.addIncomingTransfer({
+        bank.transfers.addIncomingTransfer({
           legalEntityId: input.body.legal_entity_id,
           creditorAccountId: input.body.creditor_account_id,
           amount: input.body.amount !== undefined ? BigInt(input.body.amount) : undefined,
@@ -49,7 +52,7 @@ export function makeHandlers(deps: {
         }),
       ),
     listSandboxTransactions: () => ({
-      data: bank.txnOrder.map((t) => ({
+      data: bank.state.txnOrder.map((t) => ({
         transaction: bank.serializeTxn(t),
         legal_entity_id: t.legalEntityId,
         idempotency_key: t.idempotencyKey ?? t.incoming?.ret?.idempotencyKey ?? null,
@@ -57,8 +60,8 @@ export function makeHandlers(deps: {
       })),
     }),
     listSandboxAccounts: () => ({
-      data: [...bank.accounts.values()].map((a) => ({
-        ...bank.serializeAccount(a),
+      data: [...bank.state.accounts.values()].map((a) => ({
+        ...bank.parties.serializeAccount(a),
         legal_entity_id: a.legalEntityId,
         held: a.held.toString(),
       })),
@@ -70,7 +73,7 @@ export function makeHandlers(deps: {
     }),
     listWebhookDeliveries: () => ({ data: webhooks.deliveries.map((d) => webhooks.serialize(d)) }),
     getSandboxDocument: ({ input }) => {
-      const d = bank.docs.get(input.params.documentID);
+      const d = bank.state.docs.get(input.params.documentID);
       if (!d) throw notFound(`document ${input.params.documentID} not found`);
       return {
         id: d.id,
@@ -82,12 +85,12 @@ export function makeHandlers(deps: {
         document_type: d.documentType,
       };
     },
-    staffCreateRfi: ({ input }) => new RawJson(bank.rfiJson(bank.createRfi(input.body))),
-    staffBulkRfis: ({ input }) => bank.bulkRfis(input.body.count, input.body.legal_entity_id),
+    staffCreateRfi: ({ input }) => new RawJson(bank.rfis.rfiJson(bank.rfis.createRfi(input.body))),
+    staffBulkRfis: ({ input }) => bank.rfis.bulkRfis(input.body.count, input.body.legal_entity_id),
     staffQuestionAction: ({ input }) =>
       new RawJson(
-        bank.rfiJson(
-          bank.staffQuestionAction(
+        bank.rfis.rfiJson(
+          bank.rfis.staffQuestionAction(
             input.params.rfiID,
             input.params.questionID,
             input.body.action,
@@ -97,8 +100,8 @@ export function makeHandlers(deps: {
       ),
     staffAdminResponse: ({ input }) =>
       new RawJson(
-        bank.rfiJson(
-          bank.staffAdminResponse(
+        bank.rfis.rfiJson(
+          bank.rfis.staffAdminResponse(
             input.params.rfiID,
             input.params.questionID,
             input.body.response_text,
@@ -107,6 +110,6 @@ export function makeHandlers(deps: {
         ),
       ),
     staffRfiAction: ({ input }) =>
-      new RawJson(bank.rfiJson(bank.staffRfiAction(input.params.rfiID, input.body.action))),
+      new RawJson(bank.rfis.rfiJson(bank.rfis.staffRfiAction(input.params.rfiID, input.body.action))),
   };
 }

@@ -67,7 +67,7 @@ export async function startSandbox(options?: Partial<SandboxOptions>): Promise<R
   const webhooks = new WebhookSender(opts.webhookRetry, clock, ids, priv);
   let baseUrl = '';
   const signer = makeSigner(randomBytes(32), () => baseUrl);
-  bank.signer = signer;
+  bank.state.signer = signer;
   try {
     await seed(bank, dataDir);
   } catch (err) {
@@ -75,7 +75,7 @@ export async function startSandbox(options?: Partial<SandboxOptions>): Promise<R
     if (ownsDir) await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
-  bank.events = (le, type, data) => webhooks.emit(bank.webhookUrls(le), type, data);
+  bank.state.events = (le, type, data) => webhooks.emit(bank.webhookConfig.webhookUrls(le), type, data);
   const app = buildServer({
     bank,
     clock,
@@ -99,7 +99,7 @@ export async function startSandbox(options?: Partial<SandboxOptions>): Promise<R
   let closing: Promise<void> | null = null;
   return {
     url: baseUrl,
-    fixtures: bank.fixtures() as Fixtures,
+    fixtures: bank.parties.fixtures() as Fixtures,
     publicKeyPem,
     options: { ...opts, port },
     close() {

@@ -21,22 +21,22 @@ export function samplePdf(title: string): Buffer {
 }
 
 export async function seed(bank: Bank, dataDir: string): Promise<void> {
-  const now = bank.now();
+  const now = bank.state.now();
   const created = now - 120 * DAY;
 
-  const a = bank.addLegalEntity('Alder Trade GmbH');
-  bank.addCredential(a, 'admin', { first_name: 'Alex', last_name: 'Morgan' }, created);
-  bank.addCredential(a, 'viewer', { first_name: 'Vera', last_name: 'Lind' }, created);
-  const aUsd = bank.addAccount(a, 'Alder USD operating', 'USD', 250_000_000n);
-  const aUsdSmall = bank.addAccount(a, 'Alder USD collections', 'USD', 100_000n);
-  bank.addAccount(a, 'Alder USDT wallet', 'ETHEREUM-USDT', 50_000_000_000n);
-  bank.addAccount(a, 'Alder USDC wallet', 'ETHEREUM-USDC', 10_000_000_000n);
+  const a = bank.parties.addLegalEntity('Alder Trade GmbH');
+  bank.parties.addCredential(a, 'admin', { first_name: 'Alex', last_name: 'Morgan' }, created);
+  bank.parties.addCredential(a, 'viewer', { first_name: 'Vera', last_name: 'Lind' }, created);
+  const aUsd = bank.parties.addAccount(a, 'Alder USD operating', 'USD', 250_000_000n);
+  const aUsdSmall = bank.parties.addAccount(a, 'Alder USD collections', 'USD', 100_000n);
+  bank.parties.addAccount(a, 'Alder USDT wallet', 'ETHEREUM-USDT', 50_000_000_000n);
+  bank.parties.addAccount(a, 'Alder USDC wallet', 'ETHEREUM-USDC', 10_000_000_000n);
 
-  const b = bank.addLegalEntity('Birch Capital Ltd');
-  bank.addCredential(b, 'admin', { first_name: 'Ben', last_name: 'Okafor' }, created);
-  const bUsd = bank.addAccount(b, 'Birch USD main', 'USD', 80_000_000n);
-  bank.addAccount(b, 'Birch USDT wallet', 'ETHEREUM-USDT', 5_000_000_000n);
-  bank.addAccount(b, 'Birch USDC wallet', 'ETHEREUM-USDC', 1_000_000_000n);
+  const b = bank.parties.addLegalEntity('Birch Capital Ltd');
+  bank.parties.addCredential(b, 'admin', { first_name: 'Ben', last_name: 'Okafor' }, created);
+  const bUsd = bank.parties.addAccount(b, 'Birch USD main', 'USD', 80_000_000n);
+  bank.parties.addAccount(b, 'Birch USDT wallet', 'ETHEREUM-USDT', 5_000_000_000n);
+  bank.parties.addAccount(b, 'Birch USDC wallet', 'ETHEREUM-USDC', 1_000_000_000n);
 
   // Incoming transfers. Balances above already include them: credit without changing the seed
   // balance by booking them as not-yet-credited then restoring the balance.
@@ -49,9 +49,9 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
     remittance: string,
     status: 'completed' | 'in_progress' = 'completed',
   ) => {
-    const acc = bank.accounts.get(accId);
+    const acc = bank.state.accounts.get(accId);
     const before = acc?.balance ?? 0n;
-    const t = bank.addIncomingTransfer({
+    const t = bank.transfers.addIncomingTransfer({
       legalEntityId: le.id,
       creditorAccountId: accId,
       amount,
@@ -82,7 +82,7 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
   ): Promise<Doc> => {
     const bytes = samplePdf(title);
     const doc: Doc = {
-      id: bank.ids.id('doc'),
+      id: bank.state.ids.id('doc'),
       legalEntityId: le.id,
       relatedId: rfi.id,
       contentType: 'application/pdf',
@@ -92,12 +92,12 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
       uploaded: true,
       sha256: createHash('sha256').update(bytes).digest('hex'),
       sizeBytes: bytes.length,
-      path: path.join(dataDir, `${bank.ids.hex(24)}.bin`),
+      path: path.join(dataDir, `${bank.state.ids.hex(24)}.bin`),
       usedBy: null,
       attempts: 1,
     };
     await writeFile(doc.path as string, bytes);
-    bank.docs.set(doc.id, doc);
+    bank.state.docs.set(doc.id, doc);
     return doc;
   };
 
@@ -109,7 +109,7 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
     createdAt: number,
     questions: { question_type: string; question_text: string; comment?: string }[],
   ) => {
-    const rfi = bank.createRfi(
+    const rfi = bank.rfis.createRfi(
       { legal_entity_id: le.id, type, related_id: related, description, questions },
       { createdAt, emit: false },
     );
@@ -130,7 +130,7 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
     at: number,
     status: string,
   ) => {
-    qu.responses.push(bank.newResponse(qu, who, text, docs, at));
+    qu.responses.push(bank.rfis.newResponse(qu, who, text, docs, at));
     if (who === 'customer') qu.documentIds.push(...docs);
     qu.status = status;
     qu.updatedAt = at;
@@ -146,7 +146,7 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
           ? 'action_required'
           : 'pending_review');
     rfi.json = null;
-    bank.scheduleTimeout(rfi);
+    bank.rfis.scheduleTimeout(rfi);
   };
 
   // 1. transaction: action_required, text + document question.

@@ -176,7 +176,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     const h = req.headers.authorization;
     if (typeof h !== 'string' || h === '') throw new ApiError(401, 'Authorization: missing bearer token');
     const m = /^Bearer ([\x21-\x7e]+)$/i.exec(h);
-    const cred = m?.[1] ? bank.credentials.get(m[1]) : undefined;
+    const cred = m?.[1] ? bank.state.credentials.get(m[1]) : undefined;
     if (!cred) throw new ApiError(401, 'Authorization: invalid or expired token');
     if (def.auth === 'admin' && cred.role !== 'admin') {
       throw new ApiError(403, `this operation needs an admin credential; yours is ${cred.role}`);

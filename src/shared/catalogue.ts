@@ -134,6 +134,10 @@ export const DOCUMENT_TYPES = [
 ] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
+export function isDocumentType(value: string): value is DocumentType {
+  return (DOCUMENT_TYPES as readonly string[]).includes(value);
+}
+
 export interface QuestionTypeInfo {
   /** What the customer answers with: a text, or one or more documents. */
   expects: 'text' | 'documents';

@@ -81,6 +81,29 @@ export function decimalToMinor(s: string, decimals: number): bigint {
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
 }
 
+/** Why an amount a person typed cannot be read; each screen words it for its own field. */
+export type AmountInputProblem =
+  'empty' | 'separators' | 'negative' | 'not_plain' | 'too_many_decimals' | 'not_positive';
+
+/**
+ * An amount typed into a form, read exactly into positive minor units with `decimals` places, or
+ * the problem with it. The one reading of typed amounts: every form words its problems from this.
+ */
+export function readAmountInput(
+  input: string,
+  decimals: number,
+): { minor: bigint; problem?: undefined } | { problem: AmountInputProblem } {
+  const raw = input.trim();
+  if (raw === '') return { problem: 'empty' };
+  if (/[,\s']/.test(raw)) return { problem: 'separators' };
+  if (raw.startsWith('-')) return { problem: 'negative' };
+  const m = DECIMAL_RE.exec(raw);
+  if (!m) return { problem: 'not_plain' };
+  if ((m[3] ?? '').length > decimals) return { problem: 'too_many_decimals' };
+  const minor = decimalToMinor(raw, decimals);
+  return minor > 0n ? { minor } : { problem: 'not_positive' };
+}
+
 /** Minor units to a plain decimal string with exactly `decimals` places (`1050`, 2 → `"10.50"`). */
 export function minorToDecimal(v: bigint, decimals: number): string {
   const neg = v < 0n;

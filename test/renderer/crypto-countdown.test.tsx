@@ -1,7 +1,7 @@
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Countdown, formatSeconds, remainingMs } from '../../src/renderer/src/components/Countdown';
-import { accountsFor, amountToMinor } from '../../src/renderer/src/features/crypto/OrderForm';
+import { accountsFor, amountToMinor } from '../../src/renderer/src/features/crypto/order-draft';
 import type { CryptoContext } from '../../src/shared/ipc/channels/crypto';
 
 describe('Countdown', () => {

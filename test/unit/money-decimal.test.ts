@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MoneyError, decimalToMinor, decimalsOf, formatMinor, minorToDecimal } from '../../src/shared/money';
+import {
+  MoneyError,
+  decimalToMinor,
+  decimalsOf,
+  formatMinor,
+  minorToDecimal,
+  readAmountInput,
+} from '../../src/shared/money';
 
 /** Decimal ↔ minor units for 0-, 2- and 3-decimal currencies, as the return form uses them. */
 describe('decimal ↔ minor units by currency', () => {
@@ -80,5 +87,29 @@ describe('decimal ↔ minor units by currency', () => {
         expect(decimalToMinor(minorToDecimal(v, d), d)).toBe(v);
       }),
     );
+  });
+});
+
+describe('readAmountInput', () => {
+  it('reads a typed amount exactly into positive minor units', () => {
+    expect(readAmountInput(' 1250.5 ', 2)).toEqual({ minor: 125050n });
+    expect(readAmountInput('12500', 0)).toEqual({ minor: 12500n });
+    expect(readAmountInput('0.000001', 6)).toEqual({ minor: 1n });
+    expect(readAmountInput('123456789012345678.99', 2)).toEqual({ minor: 12345678901234567899n });
+  });
+
+  it('names the problem with anything else', () => {
+    expect(readAmountInput('  ', 2)).toEqual({ problem: 'empty' });
+    expect(readAmountInput('1,000', 2)).toEqual({ problem: 'separators' });
+    expect(readAmountInput('1 000', 2)).toEqual({ problem: 'separators' });
+    expect(readAmountInput("1'000", 2)).toEqual({ problem: 'separators' });
+    expect(readAmountInput('-5', 2)).toEqual({ problem: 'negative' });
+    expect(readAmountInput('1e3', 2)).toEqual({ problem: 'not_plain' });
+    expect(readAmountInput('.5', 2)).toEqual({ problem: 'not_plain' });
+    expect(readAmountInput('+5', 2)).toEqual({ problem: 'not_plain' });
+    expect(readAmountInput('10.001', 2)).toEqual({ problem: 'too_many_decimals' });
+    expect(readAmountInput('1.5', 0)).toEqual({ problem: 'too_many_decimals' });
+    expect(readAmountInput('0', 2)).toEqual({ problem: 'not_positive' });
+    expect(readAmountInput('0.00', 2)).toEqual({ problem: 'not_positive' });
   });
 });

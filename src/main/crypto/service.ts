@@ -15,7 +15,7 @@ import type { IdempotencyLedger } from '../ledger';
 import type { Logger } from '../log';
 import type { Platform } from '../platform';
 import type { ReadAfterCreate } from '../read-after-create';
-import type { Operations } from '../services';
+import type { Operations } from '../operations';
 import type { SessionManager } from '../session';
 import type { SettingsStore } from '../settings';
 import type { Stores, TypedStore } from '../stores';

@@ -1,5 +1,5 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../services';
+import type { ServiceCore } from '../core';
 import { auditHandlers } from './audit';
 import { cryptoHandlers } from './crypto';
 import { returnsHandlers } from './returns';

@@ -1,6 +1,6 @@
 import type { Handlers } from '../ipc/dispatcher';
 import { createReturnsService } from '../returns/service';
-import type { ServiceCore } from '../services';
+import type { ServiceCore } from '../core';
 
 /** Returns of settled incoming SWIFT transfers (issue 6). */
 export function returnsHandlers(

@@ -1,5 +1,5 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../services';
+import type { ServiceCore } from '../core';
 
 type RfiChannels = 'rfis.list' | 'rfis.get' | 'rfis.sync' | 'rfis.markSeen' | 'rfis.counts';
 

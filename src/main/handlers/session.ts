@@ -1,6 +1,6 @@
 import type { SessionStatus } from '../../shared/ipc/channels/session';
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../services';
+import type { ServiceCore } from '../core';
 
 /** Asks the bank who we are (GET /v1/webhook/url) and reports it as the connection state. */
 export function checkSession(core: ServiceCore): Promise<SessionStatus> {

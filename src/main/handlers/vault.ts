@@ -1,5 +1,5 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../services';
+import type { ServiceCore } from '../core';
 
 /** Token in (once), never out: the answers carry only whether a token is stored. */
 export function vaultHandlers(

@@ -6,7 +6,7 @@ import type { RecentTransfer, ReturnEntry, TransferView } from '../../shared/ipc
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { ReturnReasonCode } from '../../shared/catalogue';
 import { abortableSleep } from '../bank/client';
-import type { ServiceCore } from '../services';
+import type { ServiceCore } from '../core';
 import type { TypedStore } from '../stores';
 import { explainReturnFailure, toTransferView } from './view';
 

@@ -1,5 +1,7 @@
 import { useEffect } from 'react';
-import { useActivity } from './store';
+import { useShallow } from 'zustand/react/shallow';
+import { useSubscription } from '../../lib/events';
+import { activitySubscription, useActivity } from './store';
 
 const outcomeLabel: Record<string, string> = {
   succeeded: 'Succeeded',
@@ -9,13 +11,22 @@ const outcomeLabel: Record<string, string> = {
 
 /** The local audit log of every write the analyst made, with CSV export. */
 export function ActivityScreen() {
-  const { entries, nextBefore, skipped, loading, error, exportNotice, load, loadMore, exportCsv, listen } =
-    useActivity();
+  const { entries, nextBefore, skipped, loading, error, exportNotice } = useActivity(
+    useShallow((s) => ({
+      entries: s.entries,
+      nextBefore: s.nextBefore,
+      skipped: s.skipped,
+      loading: s.loading,
+      error: s.error,
+      exportNotice: s.exportNotice,
+    })),
+  );
+  const { load, loadMore, exportCsv } = useActivity.getState();
+  useSubscription(activitySubscription);
 
   useEffect(() => {
     void load();
-    return listen();
-  }, [load, listen]);
+  }, [load]);
 
   return (
     <section aria-labelledby="activity-title" className="screen activity">

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { AuditEntryView } from '../../../../shared/ipc/channels/audit';
-import { call, errorMessage, on } from '../../lib/desk';
+import { call, errorMessage } from '../../lib/desk';
+import { onEvents, sharedSubscription } from '../../lib/events';
 
 const pageSize = 100;
 
@@ -15,7 +16,6 @@ export interface ActivityStore {
   load(): Promise<void>;
   loadMore(): Promise<void>;
   exportCsv(): Promise<void>;
-  listen(): () => void;
 }
 
 export const useActivity = create<ActivityStore>((set, get) => ({
@@ -56,9 +56,14 @@ export const useActivity = create<ActivityStore>((set, get) => ({
       set({ error: errorMessage(err) });
     }
   },
-  listen() {
-    return on('audit.recorded', (entry) =>
-      set((s) => (s.entries.some((e) => e.id === entry.id) ? s : { entries: [entry, ...s.entries] })),
-    );
-  },
 }));
+
+/** New audit entries appear at the top as main records them. */
+export const activitySubscription = sharedSubscription(() =>
+  onEvents({
+    'audit.recorded': (entry) =>
+      useActivity.setState((s) =>
+        s.entries.some((e) => e.id === entry.id) ? s : { entries: [entry, ...s.entries] },
+      ),
+  }),
+);

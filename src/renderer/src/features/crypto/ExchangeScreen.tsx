@@ -1,14 +1,13 @@
-import { useEffect } from 'react';
+import { useSubscription } from '../../lib/events';
 import { AccountBook } from './AccountBook';
 import { ExchangeList } from './ExchangeList';
 import { OrderForm } from './OrderForm';
 import { QuoteView } from './QuoteView';
-import { useCrypto } from './store';
+import { cryptoSubscription } from './store';
 
 /** #/exchange, #/exchange/new, #/exchange/accounts, #/exchange/<order id>. */
 export function ExchangeScreen({ params }: { params: string[] }) {
-  const listen = useCrypto((s) => s.listen);
-  useEffect(() => listen(), [listen]);
+  useSubscription(cryptoSubscription);
   const [first] = params;
   if (first === 'new') return <OrderForm />;
   if (first === 'accounts') return <AccountBook />;

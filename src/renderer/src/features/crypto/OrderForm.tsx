@@ -1,41 +1,49 @@
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { DIGITAL_ASSETS } from '../../../../shared/catalogue';
-import type { AccountBookEntry, CryptoContext } from '../../../../shared/ipc/channels/crypto';
-import { decimalToMinor, decimalsOf, MoneyError } from '../../../../shared/money';
+import type { AccountBookEntry } from '../../../../shared/ipc/channels/crypto';
+import { decimalsOf } from '../../../../shared/money';
 import { errorMessage } from '../../lib/desk';
 import { useRouter } from '../../lib/router';
+import { useOrderDraft } from './order-draft';
+import type { AssetSymbol } from './order-draft';
 import { useCrypto } from './store';
 
-type Side = 'buy' | 'sell';
-type Symbol = (typeof DIGITAL_ASSETS)[number]['symbol'];
+const accountLabel = (a: AccountBookEntry): string => `${a.label} (${a.accountId})`;
 
-/** Decimal input → minor units of `asset`, exactly (or the reason it cannot be). */
-export function amountToMinor(input: string, asset: string): { minor: string } | { error: string } {
-  const text = input.trim();
-  if (text === '') return { error: 'Enter an amount.' };
-  const decimals = decimalsOf(asset);
-  try {
-    const v = decimalToMinor(text, decimals);
-    if (v <= 0n) return { error: 'The amount must be more than zero.' };
-    return { minor: v.toString() };
-  } catch (err) {
-    if (err instanceof MoneyError && err.message.startsWith('too many decimal places')) {
-      return { error: `${asset} has ${decimals} decimal places; the amount has more.` };
-    }
-    return { error: 'Use digits and at most one decimal point, e.g. 1250.50 (no signs or separators).' };
-  }
-}
-
-/** Account book entries usable for an asset under the current legal entity. */
-export function accountsFor(ctx: CryptoContext, asset: string): AccountBookEntry[] {
-  return ctx.accounts.filter(
-    (a) =>
-      (a.asset === asset || a.asset === '') &&
-      (a.legalEntityId === null || ctx.legalEntityId === null || a.legalEntityId === ctx.legalEntityId),
+/** A paying or receiving account: the account book's entries that fit the asset. */
+function AccountField(props: {
+  id: string;
+  label: string;
+  asset: string;
+  value: string;
+  options: AccountBookEntry[];
+  onChange(accountId: string): void;
+  testId: string;
+}) {
+  return (
+    <>
+      <label htmlFor={props.id}>
+        {props.label} ({props.asset})
+      </label>
+      <select
+        id={props.id}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+        data-testid={props.testId}
+      >
+        {props.options.length === 0 && <option value="">No {props.asset} account in the book</option>}
+        {props.options.map((a) => (
+          <option key={a.accountId} value={a.accountId}>
+            {accountLabel(a)}
+          </option>
+        ))}
+      </select>
+    </>
   );
 }
 
+/** New exchange quote (#/exchange/new): side, asset, exact amount, accounts; asks the bank for a quote. */
 export function OrderForm() {
   const context = useCrypto((s) => s.context);
   const contextError = useCrypto((s) => s.contextError);
@@ -43,15 +51,8 @@ export function OrderForm() {
   const quote = useCrypto((s) => s.quote);
   const navigate = useRouter((s) => s.navigate);
   const id = useId();
-
-  const [side, setSide] = useState<Side>('buy');
-  const [symbol, setSymbol] = useState<Symbol>('USDT-USD');
-  const [amount, setAmount] = useState('');
-  const [amountIn, setAmountIn] = useState<'base' | 'quote'>('base');
-  const [pays, setPays] = useState('');
-  const [receives, setReceives] = useState('');
-  const [description, setDescription] = useState('');
-  const [details, setDetails] = useState('');
+  const order = useOrderDraft(context);
+  const { draft, update, asset, requestedAsset, paysAsset, receivesAsset, converted } = order;
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [touched, setTouched] = useState(false);
@@ -60,45 +61,16 @@ export function OrderForm() {
     void loadContext();
   }, [loadContext]);
 
-  const asset = DIGITAL_ASSETS.find((a) => a.symbol === symbol) ?? DIGITAL_ASSETS[1];
-  const requestedAsset = amountIn === 'base' ? asset.base_asset : asset.quote_asset;
-  const paysAsset = side === 'buy' ? asset.quote_asset : asset.base_asset;
-  const receivesAsset = side === 'buy' ? asset.base_asset : asset.quote_asset;
-  const converted = amountToMinor(amount, requestedAsset);
-  const paysOptions = useMemo(() => (context ? accountsFor(context, paysAsset) : []), [context, paysAsset]);
-  const receivesOptions = useMemo(
-    () => (context ? accountsFor(context, receivesAsset) : []),
-    [context, receivesAsset],
-  );
-
-  // Keep the chosen accounts valid for the side/asset; pick the first fitting one.
-  useEffect(() => {
-    if (!paysOptions.some((a) => a.accountId === pays)) setPays(paysOptions[0]?.accountId ?? '');
-  }, [paysOptions, pays]);
-  useEffect(() => {
-    if (!receivesOptions.some((a) => a.accountId === receives))
-      setReceives(receivesOptions[0]?.accountId ?? '');
-  }, [receivesOptions, receives]);
-
   const readOnly = !context?.canTrade;
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     setTouched(true);
     setError(null);
-    if (readOnly || 'error' in converted || !pays || !receives) return;
+    if (readOnly || !order.request) return;
     setSubmitting(true);
     try {
-      const view = await quote({
-        side,
-        symbol,
-        requestedAsset,
-        requestedAmount: converted.minor,
-        paysAccountId: pays,
-        receivesAccountId: receives,
-        ...(description.trim() ? { description: description.trim() } : {}),
-        ...(details.trim() ? { additionalDetails: details.trim() } : {}),
-      });
+      const view = await quote(order.request);
       navigate(`/exchange/${view.id}`);
     } catch (err) {
       setError(errorMessage(err));
@@ -115,8 +87,6 @@ export function OrderForm() {
       </section>
     );
   }
-
-  const accountLabel = (a: AccountBookEntry): string => `${a.label} (${a.accountId})`;
 
   return (
     <section className="screen crypto-form" aria-labelledby={`${id}-title`}>
@@ -144,8 +114,8 @@ export function OrderForm() {
                 type="radio"
                 name="side"
                 value="buy"
-                checked={side === 'buy'}
-                onChange={() => setSide('buy')}
+                checked={draft.side === 'buy'}
+                onChange={() => update({ side: 'buy' })}
               />{' '}
               Buy: pay USD, receive the digital asset
             </label>
@@ -154,8 +124,8 @@ export function OrderForm() {
                 type="radio"
                 name="side"
                 value="sell"
-                checked={side === 'sell'}
-                onChange={() => setSide('sell')}
+                checked={draft.side === 'sell'}
+                onChange={() => update({ side: 'sell' })}
               />{' '}
               Sell: pay the digital asset, receive USD
             </label>
@@ -164,8 +134,8 @@ export function OrderForm() {
           <label htmlFor={`${id}-asset`}>Digital asset</label>
           <select
             id={`${id}-asset`}
-            value={symbol}
-            onChange={(e) => setSymbol(e.target.value as Symbol)}
+            value={draft.symbol}
+            onChange={(e) => update({ symbol: e.target.value as AssetSymbol })}
             data-testid="crypto-asset"
           >
             {DIGITAL_ASSETS.map((a) => (
@@ -197,8 +167,8 @@ export function OrderForm() {
               id={`${id}-amount`}
               inputMode="decimal"
               autoComplete="off"
-              value={amount}
-              onChange={(e) => setAmount(e.target.value)}
+              value={draft.amount}
+              onChange={(e) => update({ amount: e.target.value })}
               onBlur={() => setTouched(true)}
               aria-invalid={touched && 'error' in converted}
               aria-describedby={`${id}-amount-help`}
@@ -209,8 +179,8 @@ export function OrderForm() {
             </label>
             <select
               id={`${id}-amount-in`}
-              value={amountIn}
-              onChange={(e) => setAmountIn(e.target.value === 'quote' ? 'quote' : 'base')}
+              value={draft.amountIn}
+              onChange={(e) => update({ amountIn: e.target.value === 'quote' ? 'quote' : 'base' })}
               data-testid="crypto-amount-in"
             >
               <option value="base">{asset.base_asset}</option>
@@ -225,34 +195,24 @@ export function OrderForm() {
               : `= ${converted.minor} minor units of ${requestedAsset} (${decimalsOf(requestedAsset)} decimals)`}
           </p>
 
-          <label htmlFor={`${id}-pays`}>Paying account ({paysAsset})</label>
-          <select
+          <AccountField
             id={`${id}-pays`}
-            value={pays}
-            onChange={(e) => setPays(e.target.value)}
-            data-testid="crypto-pays"
-          >
-            {paysOptions.length === 0 && <option value="">No {paysAsset} account in the book</option>}
-            {paysOptions.map((a) => (
-              <option key={a.accountId} value={a.accountId}>
-                {accountLabel(a)}
-              </option>
-            ))}
-          </select>
-          <label htmlFor={`${id}-receives`}>Receiving account ({receivesAsset})</label>
-          <select
+            label="Paying account"
+            asset={paysAsset}
+            value={order.pays}
+            options={order.paysOptions}
+            onChange={(pays) => update({ pays })}
+            testId="crypto-pays"
+          />
+          <AccountField
             id={`${id}-receives`}
-            value={receives}
-            onChange={(e) => setReceives(e.target.value)}
-            data-testid="crypto-receives"
-          >
-            {receivesOptions.length === 0 && <option value="">No {receivesAsset} account in the book</option>}
-            {receivesOptions.map((a) => (
-              <option key={a.accountId} value={a.accountId}>
-                {accountLabel(a)}
-              </option>
-            ))}
-          </select>
+            label="Receiving account"
+            asset={receivesAsset}
+            value={order.receives}
+            options={order.receivesOptions}
+            onChange={(receives) => update({ receives })}
+            testId="crypto-receives"
+          />
           <p className="muted">
             Accounts come from the{' '}
             <a href="#/exchange/accounts" data-testid="crypto-account-book-link">
@@ -264,17 +224,17 @@ export function OrderForm() {
           <label htmlFor={`${id}-description`}>Description (optional)</label>
           <input
             id={`${id}-description`}
-            value={description}
+            value={draft.description}
             maxLength={500}
-            onChange={(e) => setDescription(e.target.value)}
+            onChange={(e) => update({ description: e.target.value })}
           />
           <label htmlFor={`${id}-details`}>Additional details (optional)</label>
           <textarea
             id={`${id}-details`}
-            value={details}
+            value={draft.details}
             maxLength={2000}
             rows={3}
-            onChange={(e) => setDetails(e.target.value)}
+            onChange={(e) => update({ details: e.target.value })}
           />
         </fieldset>
         {error && (

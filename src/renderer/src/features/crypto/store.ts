@@ -1,6 +1,8 @@
 import { create } from 'zustand';
 import type { CryptoContext, OrderView, QuoteArgs } from '../../../../shared/ipc/channels/crypto';
-import { call, errorMessage, on } from '../../lib/desk';
+import { call, errorMessage } from '../../lib/desk';
+import { onEvents, sharedSubscription } from '../../lib/events';
+import { onSessionChange } from '../session/store';
 
 /**
  * The exchange screens' state: the form context (role, account book), this workstation's orders,
@@ -28,7 +30,8 @@ export interface CryptoStore {
   confirm(orderId: string): Promise<void>;
   saveAccount(input: { accountId: string; label: string; asset?: string }): Promise<void>;
   removeAccount(accountId: string): Promise<void>;
-  listen(): () => void;
+  /** Takes an order view main sent (an answer or a push). */
+  accept(view: OrderView): OrderView;
 }
 
 function offsetFrom(view: OrderView): number {
@@ -50,6 +53,7 @@ export const useCrypto = create<CryptoStore>((set, get) => {
     set((s) => ({ errors: { ...s.errors, [id]: value } }));
 
   return {
+    accept,
     context: null,
     contextError: null,
     orders: {},
@@ -124,18 +128,16 @@ export const useCrypto = create<CryptoStore>((set, get) => {
     async removeAccount(accountId) {
       set({ context: await call('crypto.removeAccount', { accountId }), contextError: null });
     },
-    listen() {
-      const offOrder = on('crypto.orderChanged', (view) => {
-        accept(view);
-      });
-      const offSession = on('session.changed', () => {
-        void get().loadContext();
-      });
-      return () => {
-        offOrder();
-        offSession();
-      };
-    },
+  };
+});
+
+/** Orders as main reports them; the form context again when the session changes. */
+export const cryptoSubscription = sharedSubscription(() => {
+  const offEvents = onEvents({ 'crypto.orderChanged': (view) => useCrypto.getState().accept(view) });
+  const offSession = onSessionChange(() => void useCrypto.getState().loadContext());
+  return () => {
+    offEvents();
+    offSession();
   };
 });
 

@@ -5,10 +5,12 @@ import type { DeadlineBand } from '../../../../shared/rfi-view';
 import { Countdown } from '../../components/Countdown';
 import { Money } from '../../components/Money';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
+import { useShallow } from 'zustand/react/shallow';
+import { useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 import { initialFilter, useQueue } from '../rfis/queue-store';
 import type { QueueFilter } from '../rfis/queue-store';
-import { AWAITING_STATUS, RUNNING_BANDS, useOverview } from './store';
+import { AWAITING_STATUS, RUNNING_BANDS, overviewSubscription, useOverview } from './store';
 import type { RunningBand } from './store';
 
 /** Icons beside the words (never colour alone); the same marks as the queue's deadline column. */
@@ -49,16 +51,25 @@ function QueueLink({
 
 /** The home screen: where work is waiting, each number a link to the items behind it. */
 export function OverviewScreen() {
-  const { counts, awaiting, quotes, offsetMs, returns, errors, loaded } = useOverview();
+  const { counts, awaiting, quotes, offsetMs, returns, errors, loaded } = useOverview(
+    useShallow((s) => ({
+      counts: s.counts,
+      awaiting: s.awaiting,
+      quotes: s.quotes,
+      offsetMs: s.offsetMs,
+      returns: s.returns,
+      errors: s.errors,
+      loaded: s.loaded,
+    })),
+  );
   const id = useId();
+  useSubscription(overviewSubscription);
 
   useEffect(() => {
-    const { listen, loadRfis, loadQuotes, loadReturns } = useOverview.getState();
-    const off = listen();
+    const { loadRfis, loadQuotes, loadReturns } = useOverview.getState();
     void loadRfis();
     void loadQuotes();
     void loadReturns();
-    return off;
   }, []);
 
   const max = awaiting ? Math.max(1, ...RUNNING_BANDS.map((b) => awaiting[b])) : 1;

@@ -2,7 +2,9 @@ import { create } from 'zustand';
 import type { OrderView } from '../../../../shared/ipc/channels/crypto';
 import type { ReturnEntry } from '../../../../shared/ipc/channels/returns';
 import type { RfiCountsView } from '../../../../shared/ipc/channels/rfis';
-import { call, errorMessage, on } from '../../lib/desk';
+import { call, errorMessage } from '../../lib/desk';
+import { coalesce, onEvents, sharedSubscription } from '../../lib/events';
+import { onSessionChange } from '../session/store';
 
 /** The bands an RFI waiting for action can be in (RFIs without a running deadline are apart). */
 export const RUNNING_BANDS = ['on_track', 'at_risk', 'breached'] as const;
@@ -40,8 +42,6 @@ export interface OverviewState {
   loadRfis(): Promise<void>;
   loadQuotes(): Promise<void>;
   loadReturns(): Promise<void>;
-  /** Subscribes to the push events (rfis, crypto, returns, session); returns the unsubscribe. */
-  listen(): () => void;
 }
 
 async function awaitingInBand(band: RunningBand | 'none'): Promise<number> {
@@ -49,19 +49,7 @@ async function awaitingInBand(band: RunningBand | 'none'): Promise<number> {
   return r.total;
 }
 
-/** Coalesces bursts of events into one reload after `ms`. */
-function coalesce(run: () => Promise<void>, ms: number): () => void {
-  let pending: ReturnType<typeof setTimeout> | null = null;
-  return () => {
-    if (pending) return;
-    pending = setTimeout(() => {
-      pending = null;
-      void run();
-    }, ms);
-  };
-}
-
-export const useOverview = create<OverviewState>((set, get) => ({
+export const useOverview = create<OverviewState>((set) => ({
   counts: null,
   awaiting: null,
   quotes: [],
@@ -121,23 +109,29 @@ export const useOverview = create<OverviewState>((set, get) => ({
       }));
     }
   },
-  listen() {
-    const rfis = coalesce(() => get().loadRfis(), 150);
-    const quotes = coalesce(() => get().loadQuotes(), 150);
-    const returns = coalesce(() => get().loadReturns(), 150);
-    const offs = [
-      on('rfis.changed', (c) => {
-        set({ counts: c.counts });
-        rfis();
-      }),
-      on('crypto.orderChanged', quotes),
-      on('returns.changed', returns),
-      on('session.changed', () => {
-        rfis();
-        quotes();
-        returns();
-      }),
-    ];
-    return () => offs.forEach((off) => off());
-  },
 }));
+
+/** Keeps the overview current: each source reloads (coalesced) when main reports a change. */
+export const overviewSubscription = sharedSubscription(() => {
+  const { loadRfis, loadQuotes, loadReturns } = useOverview.getState();
+  const rfis = coalesce(loadRfis, 150);
+  const quotes = coalesce(loadQuotes, 150);
+  const returns = coalesce(loadReturns, 150);
+  const offEvents = onEvents({
+    'rfis.changed': (c) => {
+      useOverview.setState({ counts: c.counts });
+      rfis();
+    },
+    'crypto.orderChanged': quotes,
+    'returns.changed': returns,
+  });
+  const offSession = onSessionChange(() => {
+    rfis();
+    quotes();
+    returns();
+  });
+  return () => {
+    offEvents();
+    offSession();
+  };
+});

@@ -15,7 +15,9 @@ export function ReturnForm({
 }: {
   transfer: TransferView & { incoming: NonNullable<TransferView['incoming']> };
 }) {
-  const { phase, sendProblem, send, sendAgain, closeForm } = useReturns();
+  const phase = useReturns((s) => s.phase);
+  const sendProblem = useReturns((s) => s.sendProblem);
+  const { send, sendAgain, closeForm } = useReturns.getState();
   const inc = transfer.incoming;
   const [amount, setAmount] = useState(() => defaultAmount(inc.amount, inc.currency));
   const [reasonCode, setReasonCode] = useState('');

@@ -2,8 +2,10 @@ import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
+import { useShallow } from 'zustand/react/shallow';
+import { useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
-import { useReturns } from './store';
+import { returnsSubscription, useReturns } from './store';
 import { TransferScreen } from './TransferScreen';
 
 const phaseLabel: Record<string, string> = {
@@ -23,14 +25,22 @@ export function ReturnsScreen({ params }: { params: string[] }) {
 }
 
 function ReturnsHome() {
-  const { entries, listLoading, listError, recent, loadList, loadRecent, listen, resend } = useReturns();
+  const { entries, listLoading, listError, recent } = useReturns(
+    useShallow((s) => ({
+      entries: s.entries,
+      listLoading: s.listLoading,
+      listError: s.listError,
+      recent: s.recent,
+    })),
+  );
+  const { loadList, loadRecent, resend } = useReturns.getState();
   const [resendProblem, setResendProblem] = useState<string | null>(null);
   const navigate = useRouter((r) => r.navigate);
   const [txId, setTxId] = useState('');
   const [error, setError] = useState<string | null>(null);
   const id = useId();
 
-  useEffect(() => listen(), [listen]);
+  useSubscription(returnsSubscription);
   useEffect(() => {
     void loadList();
     void loadRecent();

@@ -3,11 +3,13 @@ import { describeReasonCode } from '../../../../shared/catalogue';
 import type { TransferView } from '../../../../shared/ipc/channels/returns';
 import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
+import { useShallow } from 'zustand/react/shallow';
+import { useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 import { useSession } from '../session/store';
 import { ReturnForm } from './ReturnForm';
 import { ReviewPane } from './ReviewPane';
-import { useReturns } from './store';
+import { returnsSubscription, useReturns } from './store';
 import { TransferDetails } from './TransferDetails';
 
 type WithIncoming = TransferView & { incoming: NonNullable<TransferView['incoming']> };
@@ -18,13 +20,25 @@ function hasIncoming(v: TransferView): v is WithIncoming {
 
 /** #/returns/<transaction id>: the transfer, the return form, processing, review, confirm or cancel. */
 export function TransferScreen({ transactionId }: { transactionId: string }) {
-  const s = useReturns();
+  const data = useReturns(
+    useShallow((r) => ({
+      actionError: r.actionError,
+      loading: r.loading,
+      lookupError: r.lookupError,
+      notice: r.notice,
+      phase: r.phase,
+      progress: r.progress,
+      review: r.review,
+      transfer: r.transfer,
+    })),
+  );
+  const { open, askConfirm, backToReview, cancel, confirm, recheck, startForm } = useReturns.getState();
+  const s = { ...data, askConfirm, backToReview, cancel, confirm, recheck, startForm };
   const navigate = useRouter((r) => r.navigate);
   const id = useId();
   const confirmRef = useRef<HTMLDivElement>(null);
-  const { open, listen } = s;
 
-  useEffect(() => listen(), [listen]);
+  useSubscription(returnsSubscription);
   useEffect(() => {
     void open(transactionId);
   }, [open, transactionId]);

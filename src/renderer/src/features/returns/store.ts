@@ -3,7 +3,8 @@ import type { TransactionProgress } from '../../../../shared/ipc/channels/sessio
 import type { RecentTransfer, ReturnEntry, TransferView } from '../../../../shared/ipc/channels/returns';
 import { isReturnReasonCode } from '../../../../shared/catalogue';
 import type { ReturnReasonCode } from '../../../../shared/catalogue';
-import { DeskCallError, call, errorMessage, on } from '../../lib/desk';
+import { DeskCallError, call, errorMessage } from '../../lib/desk';
+import { onEvents, sharedSubscription } from '../../lib/events';
 
 /**
  * The return flow of one transfer: look it up, fill the form, send the intent (one operationId
@@ -74,7 +75,6 @@ export interface ReturnsStore {
   loadRecent(): Promise<void>;
   loadList(): Promise<void>;
   /** Subscribes to progress and status pushes; returns the unsubscribe. */
-  listen(): () => void;
 }
 
 const ambiguousKinds = ['offline', 'server', 'conflict', 'rate_limited', 'internal'];
@@ -290,36 +290,37 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         set({ listLoading: false, listError: errorMessage(err) });
       }
     },
-
-    listen() {
-      const offProgress = on('transaction.progress', (p) => {
-        if (p.transactionId === get().createdId) set({ progress: p });
-      });
-      const offChanged = on('returns.changed', (entry) => {
-        set({
-          entries: get().entries.some((e) => e.operationId === entry.operationId)
-            ? get().entries.map((e) => (e.operationId === entry.operationId ? entry : e))
-            : [entry, ...get().entries],
-        });
-        const s = get();
-        if (entry.transactionId !== s.transactionId) return;
-        if (s.review && entry.status && entry.status !== s.review.status) {
-          set({ review: { ...s.review, status: entry.status } });
-          if (entry.status === 'return_completed') set({ phase: 'completed' });
-          // Refresh the record (return_updated_at) once final.
-          if (entry.status !== 'in_progress') {
-            void call('returns.lookup', { transactionId: entry.transactionId })
-              .then((view) => {
-                if (get().transactionId === view.transactionId) set({ review: view, transfer: view });
-              })
-              .catch(() => undefined);
-          }
-        }
-      });
-      return () => {
-        offProgress();
-        offChanged();
-      };
-    },
   };
 });
+
+/** The progress of a new intent and every change of this workstation's returns. */
+export const returnsSubscription = sharedSubscription(() =>
+  onEvents({
+    'transaction.progress': (p) => {
+      if (p.transactionId === useReturns.getState().createdId) useReturns.setState({ progress: p });
+    },
+    'returns.changed': (entry) => {
+      const { entries } = useReturns.getState();
+      useReturns.setState({
+        entries: entries.some((e) => e.operationId === entry.operationId)
+          ? entries.map((e) => (e.operationId === entry.operationId ? entry : e))
+          : [entry, ...entries],
+      });
+      const s = useReturns.getState();
+      if (entry.transactionId !== s.transactionId) return;
+      if (s.review && entry.status && entry.status !== s.review.status) {
+        useReturns.setState({ review: { ...s.review, status: entry.status } });
+        if (entry.status === 'return_completed') useReturns.setState({ phase: 'completed' });
+        // Refresh the record (return_updated_at) once final.
+        if (entry.status !== 'in_progress') {
+          void call('returns.lookup', { transactionId: entry.transactionId })
+            .then((view) => {
+              if (useReturns.getState().transactionId === view.transactionId)
+                useReturns.setState({ review: view, transfer: view });
+            })
+            .catch(() => undefined);
+        }
+      }
+    },
+  }),
+);

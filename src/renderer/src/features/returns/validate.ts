@@ -1,10 +1,10 @@
 import { RETURN_REASON_CODES } from '../../../../shared/catalogue';
 import {
   decimalsOf,
-  decimalToMinor,
   formatMinor,
   minorToDecimal,
   parseMinor,
+  readAmountInput,
 } from '../../../../shared/money';
 
 export interface ReturnFormValues {
@@ -44,33 +44,25 @@ export function validateReturnForm(
   const errors: ReturnFormErrors = {};
   let amountMinor: string | null = null;
   const decimals = decimalsOf(original.currency);
-  const raw = values.amount.trim();
   const example = decimals === 0 ? '1250' : `1250.${'5'.padEnd(decimals, '0')}`;
-  if (raw === '') {
-    errors.amount = 'Enter the amount to return.';
-  } else if (/[,\s']/.test(raw)) {
-    errors.amount = `Use digits${decimals > 0 ? ' and a dot for decimals' : ''}, without thousands separators (e.g. ${example}).`;
-  } else if (raw.startsWith('-')) {
-    errors.amount = 'The amount must be more than zero.';
+  const read = readAmountInput(values.amount, decimals);
+  const max = parseMinor(original.amount);
+  if (read.problem === undefined) {
+    if (read.minor > max)
+      errors.amount = `The amount cannot be more than the original transfer (${formatMinor(max, original.currency)}).`;
+    else amountMinor = read.minor.toString();
   } else {
-    const frac = /\.(\d*)$/.exec(raw)?.[1];
-    if (frac !== undefined && frac.length > decimals) {
-      errors.amount =
+    errors.amount = {
+      empty: 'Enter the amount to return.',
+      separators: `Use digits${decimals > 0 ? ' and a dot for decimals' : ''}, without thousands separators (e.g. ${example}).`,
+      negative: 'The amount must be more than zero.',
+      not_positive: 'The amount must be more than zero.',
+      too_many_decimals:
         decimals === 0
           ? `${original.currency} has no decimals: enter a whole number (e.g. ${example}).`
-          : `${original.currency} has ${decimals} decimals: at most ${decimals} digits after the dot.`;
-    } else {
-      try {
-        const v = decimalToMinor(raw, decimals);
-        const max = parseMinor(original.amount);
-        if (v <= 0n) errors.amount = 'The amount must be more than zero.';
-        else if (v > max)
-          errors.amount = `The amount cannot be more than the original transfer (${formatMinor(max, original.currency)}).`;
-        else amountMinor = v.toString();
-      } catch {
-        errors.amount = `Enter a plain number${decimals > 0 ? ` with at most ${decimals} decimals` : ''} (e.g. ${example}).`;
-      }
-    }
+          : `${original.currency} has ${decimals} decimals: at most ${decimals} digits after the dot.`,
+      not_plain: `Enter a plain number${decimals > 0 ? ` with at most ${decimals} decimals` : ''} (e.g. ${example}).`,
+    }[read.problem];
   }
   if (!values.reasonCode) errors.reasonCode = 'Choose the reason for the return.';
   else if (!Object.prototype.hasOwnProperty.call(RETURN_REASON_CODES, values.reasonCode))

@@ -1,14 +1,15 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { DOCUMENT_TYPES, questionTypeInfo } from '../../../../shared/catalogue';
+import { useState } from 'react';
+import { DOCUMENT_TYPES, isDocumentType, questionTypeInfo } from '../../../../shared/catalogue';
+import type { DocumentType } from '../../../../shared/catalogue';
 import type { AnswerView, DraftView, StagedFileView } from '../../../../shared/ipc/channels/rfi-answers';
+import { useDraftAutosave, useFileStaging } from './composer-hooks';
 import { FileDrop } from '../../components/FileDrop';
 import { ProgressBar } from '../../components/ProgressBar';
 import { call, errorMessage } from '../../lib/desk';
-import { stageDroppedFile, useAnswers } from './answers-store';
+import { useAnswers } from './answers-store';
 import type { UploadLimits } from './answers-store';
 import { formatBytes, formatTime } from './format';
 
-const SAVE_DEBOUNCE_MS = 400;
 const ACTIVE = new Set(['queued', 'uploading', 'sending', 'verifying']);
 
 export interface AnswerComposerProps {
@@ -105,6 +106,74 @@ export function AnswerStatus({
   );
 }
 
+/** The documents of an answer: their type, the picker and drop zone, the staged list. */
+function DocumentsField(props: {
+  idBase: string;
+  locked: boolean;
+  limits: UploadLimits | null;
+  documentType: DocumentType;
+  onDocumentType(t: DocumentType): void;
+  onPick(): void;
+  onDrop(files: File[]): void;
+  staging: string | null;
+  files: StagedFileView[];
+  onRemove(ref: string): void;
+}) {
+  const { idBase, locked, limits, files } = props;
+  return (
+    <div className="answer__field">
+      <label htmlFor={`${idBase}-doctype`}>Document type</label>
+      <select
+        id={`${idBase}-doctype`}
+        value={props.documentType}
+        disabled={locked}
+        onChange={(e) => {
+          if (isDocumentType(e.target.value)) props.onDocumentType(e.target.value);
+        }}
+        data-testid="answer-doctype"
+      >
+        {DOCUMENT_TYPES.map((t) => (
+          <option key={t} value={t}>
+            {t.replace(/_/g, ' ')}
+          </option>
+        ))}
+      </select>
+      <FileDrop
+        label="Documents for this answer"
+        disabled={locked}
+        onFiles={props.onDrop}
+        data-testid="answer-drop"
+      >
+        <button type="button" disabled={locked} onClick={props.onPick} data-testid="answer-pick">
+          Choose files…
+        </button>
+        <span className="muted">
+          PDF, PNG or JPEG, up to {limits ? formatBytes(limits.maxBytes) : '25 MB'} each
+        </span>
+      </FileDrop>
+      {props.staging && (
+        <p role="status" className="muted">
+          {props.staging}
+        </p>
+      )}
+      {files.length > 0 && (
+        <ul className="answer__files" aria-label="Documents" data-testid="answer-files">
+          {files.map((f) => (
+            <li key={f.ref}>
+              {f.name} · {f.contentType} · {formatBytes(f.sizeBytes)} · {f.documentType.replace(/_/g, ' ')}{' '}
+              {!locked && (
+                <button type="button" aria-label={`Remove ${f.name}`} onClick={() => props.onRemove(f.ref)}>
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 /** The composer of one question: text and/or documents, saved as a draft as the analyst types. */
 export function AnswerComposer({
   rfiId,
@@ -118,73 +187,27 @@ export function AnswerComposer({
   const info = questionTypeInfo(questionType);
   const wantsText = info.expects !== 'documents';
   const wantsFiles = info.expects !== 'text';
-  const [text, setText] = useState(draft?.text ?? '');
-  const [files, setFiles] = useState<StagedFileView[]>(draft?.files ?? []);
-  const [documentType, setDocumentType] = useState<string>(info.defaultDocumentType);
-  const [savedAt, setSavedAt] = useState<string | null>(draft?.updatedAt ?? null);
-  const [saving, setSaving] = useState<'idle' | 'pending' | 'error'>('idle');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [staging, setStaging] = useState<string | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const latest = useRef({ text, files });
-  latest.current = { text, files };
+  const [documentType, setDocumentType] = useState<DocumentType>(info.defaultDocumentType);
+  const answerDraft = useDraftAutosave({ rfiId, questionId, questionType }, draft, setProblem);
+  const { text, files, savedAt, saving } = answerDraft;
+  const staging = useFileStaging(limits);
   const upsert = useAnswers((s) => s.upsert);
   const remove = useAnswers((s) => s.remove);
 
   const active = answer !== undefined && ACTIVE.has(answer.state);
   const locked = active || answer?.state === 'conflict' || answer?.state === 'failed' || !awaiting;
 
-  const save = useCallback(async () => {
-    timer.current = null;
-    try {
-      const d = await call('drafts.save', {
-        rfiId,
-        questionId,
-        questionType,
-        text: latest.current.text,
-        files: latest.current.files.map((f) => f.ref),
-      });
-      setSavedAt(d.updatedAt);
-      setSaving('idle');
-    } catch (err) {
-      setSaving('error');
-      setProblem(`The draft could not be saved: ${errorMessage(err)}`);
-    }
-  }, [rfiId, questionId, questionType]);
-
-  const scheduleSave = useCallback(() => {
-    setSaving('pending');
-    if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(() => void save(), SAVE_DEBOUNCE_MS);
-  }, [save]);
-
-  // Flush a pending save when the composer goes away (navigation).
-  useEffect(
-    () => () => {
-      if (timer.current) {
-        clearTimeout(timer.current);
-        void save();
-      }
-    },
-    [save],
-  );
-
-  const addFiles = (added: StagedFileView[]): void => {
-    setFiles((cur) => {
-      const next = [...cur, ...added];
-      latest.current = { ...latest.current, files: next };
-      return next;
-    });
-    scheduleSave();
+  const addStaged = (r: { files: StagedFileView[]; refusals: string[] }): void => {
+    if (r.files.length > 0) answerDraft.addFiles(r.files);
+    if (r.refusals.length > 0) setProblem(r.refusals.join(' '));
   };
 
   const pick = async (): Promise<void> => {
     setProblem(null);
     try {
-      const r = await call('files.pick', { documentType: documentType as never, multiple: true });
-      if (r.files.length > 0) addFiles(r.files);
-      if (r.refused.length > 0) setProblem(r.refused.map((x) => `${x.name}: ${x.message}`).join(' '));
+      addStaged(await staging.pick(documentType));
     } catch (err) {
       setProblem(errorMessage(err));
     }
@@ -192,45 +215,13 @@ export function AnswerComposer({
 
   const drop = async (dropped: File[]): Promise<void> => {
     setProblem(null);
-    const refusals: string[] = [];
-    const ok: StagedFileView[] = [];
-    for (const f of dropped) {
-      // Checked before any byte moves: type and size against what the bank accepts.
-      if (limits && f.type && !limits.contentTypes.includes(f.type)) {
-        refusals.push(`${f.name}: ${f.type} is not accepted (PDF, PNG or JPEG only).`);
-        continue;
-      }
-      if (limits && f.size > limits.maxBytes) {
-        refusals.push(`${f.name}: ${formatBytes(f.size)} is over the ${formatBytes(limits.maxBytes)} limit.`);
-        continue;
-      }
-      if (f.size === 0) {
-        refusals.push(`${f.name}: the file is empty.`);
-        continue;
-      }
-      try {
-        setStaging(`Adding ${f.name}…`);
-        ok.push(
-          await stageDroppedFile(f, documentType, limits?.chunkBytes ?? 512 * 1024, (s, t) =>
-            setStaging(`Adding ${f.name}: ${Math.floor((s / t) * 100)}%`),
-          ),
-        );
-      } catch (err) {
-        refusals.push(`${f.name}: ${errorMessage(err)}`);
-      }
-    }
-    setStaging(null);
-    if (ok.length > 0) addFiles(ok);
-    if (refusals.length > 0) setProblem(refusals.join(' '));
+    addStaged(await staging.drop(dropped, documentType));
   };
 
   const submit = async (): Promise<void> => {
     setProblem(null);
     setBusy(true);
-    if (timer.current) {
-      clearTimeout(timer.current);
-      timer.current = null;
-    }
+    const saveWasDue = answerDraft.cancelPendingSave();
     try {
       const a = await call('answers.submit', {
         rfiId,
@@ -240,9 +231,11 @@ export function AnswerComposer({
         files: files.map((f) => f.ref),
       });
       upsert(a);
-      setSaving('idle');
+      answerDraft.handedOver();
     } catch (err) {
       setProblem(errorMessage(err));
+      // Not sent: the draft keeps what was typed.
+      if (saveWasDue) answerDraft.saveNow();
     } finally {
       setBusy(false);
     }
@@ -308,76 +301,24 @@ export function AnswerComposer({
                 value={text}
                 readOnly={locked}
                 aria-describedby={`${idBase}-saved`}
-                onChange={(e) => {
-                  setText(e.target.value);
-                  latest.current = { ...latest.current, text: e.target.value };
-                  scheduleSave();
-                }}
+                onChange={(e) => answerDraft.setText(e.target.value)}
                 data-testid="answer-text"
               />
             </div>
           )}
           {wantsFiles && (
-            <div className="answer__field">
-              <label htmlFor={`${idBase}-doctype`}>Document type</label>
-              <select
-                id={`${idBase}-doctype`}
-                value={documentType}
-                disabled={locked}
-                onChange={(e) => setDocumentType(e.target.value)}
-                data-testid="answer-doctype"
-              >
-                {DOCUMENT_TYPES.map((t) => (
-                  <option key={t} value={t}>
-                    {t.replace(/_/g, ' ')}
-                  </option>
-                ))}
-              </select>
-              <FileDrop
-                label="Documents for this answer"
-                disabled={locked}
-                onFiles={(f) => void drop(f)}
-                data-testid="answer-drop"
-              >
-                <button type="button" disabled={locked} onClick={() => void pick()} data-testid="answer-pick">
-                  Choose files…
-                </button>
-                <span className="muted">
-                  PDF, PNG or JPEG, up to {limits ? formatBytes(limits.maxBytes) : '25 MB'} each
-                </span>
-              </FileDrop>
-              {staging && (
-                <p role="status" className="muted">
-                  {staging}
-                </p>
-              )}
-              {files.length > 0 && (
-                <ul className="answer__files" aria-label="Documents" data-testid="answer-files">
-                  {files.map((f) => (
-                    <li key={f.ref}>
-                      {f.name} · {f.contentType} · {formatBytes(f.sizeBytes)} ·{' '}
-                      {f.documentType.replace(/_/g, ' ')}{' '}
-                      {!locked && (
-                        <button
-                          type="button"
-                          aria-label={`Remove ${f.name}`}
-                          onClick={() => {
-                            setFiles((cur) => {
-                              const next = cur.filter((x) => x.ref !== f.ref);
-                              latest.current = { ...latest.current, files: next };
-                              return next;
-                            });
-                            scheduleSave();
-                          }}
-                        >
-                          Remove
-                        </button>
-                      )}
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </div>
+            <DocumentsField
+              idBase={idBase}
+              locked={locked}
+              limits={limits}
+              documentType={documentType}
+              onDocumentType={setDocumentType}
+              onPick={() => void pick()}
+              onDrop={(f) => void drop(f)}
+              staging={staging.staging}
+              files={files}
+              onRemove={answerDraft.removeFile}
+            />
           )}
           <p id={`${idBase}-saved`} className="muted" aria-live="polite" data-testid="draft-state">
             {saving === 'pending'

@@ -4,10 +4,11 @@ import type { DraftView } from '../../../../shared/ipc/channels/rfi-answers';
 import type { RfiDetailView } from '../../../../shared/ipc/channels/rfis';
 import { rfiDeadline } from '../../../../shared/rfi-rules';
 import { StatusBadge } from '../../components/StatusBadge';
-import { call, errorMessage, on } from '../../lib/desk';
+import { call, errorMessage } from '../../lib/desk';
+import { useDeskEvent, useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 import { AnswerComposer, AnswerStatus } from './AnswerComposer';
-import { latestAnswer, subscribeAnswers, useAnswers } from './answers-store';
+import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
 import { formatTime } from './format';
 
@@ -38,27 +39,32 @@ export function DetailScreen({ id }: { id: string }) {
   const seenFor = useRef<string | null>(null);
 
   const load = useCallback(
-    async (refresh: boolean) => {
-      try {
-        const d = await call('rfis.get', { id, refresh });
-        setDetail(d);
-        setError(null);
-        if (seenFor.current !== d.rfi.updated_at) {
-          seenFor.current = d.rfi.updated_at;
-          void call('rfis.markSeen', { id, updatedAt: d.rfi.updated_at }).catch(() => undefined);
-        }
-      } catch (err) {
-        setError(errorMessage(err));
-      }
-    },
+    (refresh: boolean) =>
+      call('rfis.get', { id, refresh }).then(
+        (d) => {
+          setDetail(d);
+          setError(null);
+          if (seenFor.current !== d.rfi.updated_at) {
+            seenFor.current = d.rfi.updated_at;
+            void call('rfis.markSeen', { id, updatedAt: d.rfi.updated_at }).catch(() => undefined);
+          }
+        },
+        (err: unknown) => setError(errorMessage(err)),
+      ),
     [id],
   );
 
+  useSubscription(answersSubscription);
+  useDeskEvent('rfis.changed', (c) => {
+    if (c.truncated || c.updated.includes(id) || c.created.includes(id)) void load(false);
+  });
+  // When one of our answers lands, re-read the RFI from the bank (its status moved).
+  useDeskEvent('answers.changed', (a) => {
+    if (a.rfiId === id && (a.state === 'sent' || a.state === 'conflict')) void load(true);
+  });
+
+  // The screen is keyed by the RFI id (RfisScreen), so its state starts empty for every RFI.
   useEffect(() => {
-    subscribeAnswers();
-    setDetail(null);
-    setDrafts(null);
-    seenFor.current = null;
     void load(true);
     void loadFor(id).catch((err: unknown) => setError(errorMessage(err)));
     void call('drafts.get', { rfiId: id })
@@ -67,19 +73,8 @@ export function DetailScreen({ id }: { id: string }) {
         setDrafts({});
         setError(`Drafts could not be read: ${errorMessage(err)}`);
       });
-    const offChanged = on('rfis.changed', (c) => {
-      if (c.truncated || c.updated.includes(id) || c.created.includes(id)) void load(false);
-    });
-    // When one of our answers lands, re-read the RFI from the bank (its status moved).
-    const offAnswer = on('answers.changed', (a) => {
-      if (a.rfiId === id && (a.state === 'sent' || a.state === 'conflict')) void load(true);
-    });
     const t = setInterval(() => setNow(Date.now()), 30_000);
-    return () => {
-      offChanged();
-      offAnswer();
-      clearInterval(t);
-    };
+    return () => clearInterval(t);
   }, [id, load, loadFor]);
 
   if (error && !detail) {

@@ -1,15 +1,17 @@
 import { memo, useCallback, useEffect, useMemo, useRef } from 'react';
 import type { KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { useShallow } from 'zustand/react/shallow';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
 import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { BAND_LABELS, matchesFilter, queryRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
+import { useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
 import { formatTime } from './format';
-import { subscribeQueue, useQueue } from './queue-store';
+import { queueSubscription, useQueue } from './queue-store';
 import type { QueueFilter } from './queue-store';
 
 const ROW_HEIGHT = 56;
@@ -20,14 +22,27 @@ function options(known: readonly string[], counted: Record<string, number> | und
 
 /** Queue of every RFI (#/rfis): filters, search, deadline sort, unread markers, j/k/Enter and /. */
 export function QueueScreen() {
-  const { rows, counts, sync, loaded, total, error, filter, sort, now, activeId } = useQueue();
+  const { rows, counts, sync, loaded, total, error, filter, sort, now, activeId } = useQueue(
+    useShallow((s) => ({
+      rows: s.rows,
+      counts: s.counts,
+      sync: s.sync,
+      loaded: s.loaded,
+      total: s.total,
+      error: s.error,
+      filter: s.filter,
+      sort: s.sort,
+      now: s.now,
+      activeId: s.activeId,
+    })),
+  );
   const { load, setFilter, setSort, setActive, syncNow } = useQueue.getState();
   const navigate = useRouter((s) => s.navigate);
   const searchRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
 
+  useSubscription(queueSubscription);
   useEffect(() => {
-    subscribeQueue();
     void load();
   }, [load]);
 
@@ -50,6 +65,9 @@ export function QueueScreen() {
     return any ? sorted.filter((r) => matchesFilter(r, f)) : sorted;
   }, [sorted, filter]);
 
+  // TanStack Virtual hands back a mutable virtualizer that re-renders the list on scroll; this app
+  // is not built with the React Compiler, so nothing relies on memoizing around it.
+  // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: visible.length,
     getScrollElement: () => listRef.current,

@@ -1,6 +1,8 @@
 import { create } from 'zustand';
+import type { DocumentType } from '../../../../shared/catalogue';
 import type { AnswerView, StagedFileView } from '../../../../shared/ipc/channels/rfi-answers';
-import { call, on } from '../../lib/desk';
+import { call } from '../../lib/desk';
+import { onEvents, sharedSubscription } from '../../lib/events';
 
 export interface UploadLimits {
   contentTypes: string[];
@@ -56,21 +58,16 @@ export function latestAnswer(
   return best;
 }
 
-let subscribed = false;
-export function subscribeAnswers(): void {
-  if (subscribed || typeof window === 'undefined') return;
-  subscribed = true;
-  try {
-    on('answers.changed', (a) => useAnswers.getState().upsert(a));
-    on('answers.progress', (p) =>
+/** Answers and their upload progress as main reports them. */
+export const answersSubscription = sharedSubscription(() =>
+  onEvents({
+    'answers.changed': (a) => useAnswers.getState().upsert(a),
+    'answers.progress': (p) =>
       useAnswers.setState((s) => ({
         progress: { ...s.progress, [p.answerId]: { sentBytes: p.sentBytes, totalBytes: p.totalBytes } },
       })),
-    );
-  } catch {
-    subscribed = false;
-  }
-}
+  }),
+);
 
 function toBase64(bytes: Uint8Array): string {
   let s = '';
@@ -87,7 +84,7 @@ function toBase64(bytes: Uint8Array): string {
  */
 export async function stageDroppedFile(
   file: File,
-  documentType: string,
+  documentType: DocumentType,
   chunkBytes: number,
   onProgress?: (sent: number, total: number) => void,
 ): Promise<StagedFileView> {
@@ -96,7 +93,7 @@ export async function stageDroppedFile(
     name: file.name || 'file',
     contentType: file.type,
     sizeBytes: file.size,
-    documentType: documentType as never,
+    documentType,
   });
   const stagingId = begun.stagingId ?? '';
   try {

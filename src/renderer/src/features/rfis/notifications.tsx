@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { RfiCountsView } from '../../../../shared/ipc/channels/rfis';
-import { call, on } from '../../lib/desk';
+import { call } from '../../lib/desk';
+import { useDeskEvent } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 
 /**
@@ -10,13 +11,9 @@ import { useRouter } from '../../lib/router';
  */
 export function useRfiNotificationNavigation(): void {
   const navigate = useRouter((s) => s.navigate);
-  useEffect(
-    () =>
-      on('rfis.openRequested', ({ rfiId }) => {
-        navigate(rfiId ? `/rfis/${encodeURIComponent(rfiId)}` : '/rfis');
-      }),
-    [navigate],
-  );
+  useDeskEvent('rfis.openRequested', ({ rfiId }) => {
+    navigate(rfiId ? `/rfis/${encodeURIComponent(rfiId)}` : '/rfis');
+  });
 }
 
 export function RfiAlerts() {
@@ -31,12 +28,11 @@ export function RfiAlerts() {
         if (alive) setCounts(r.counts);
       })
       .catch(() => undefined);
-    const off = on('rfis.changed', (c) => setCounts(c.counts));
     return () => {
       alive = false;
-      off();
     };
   }, []);
+  useDeskEvent('rfis.changed', (c) => setCounts(c.counts));
 
   if (!counts) return null;
   return (

@@ -1,7 +1,8 @@
 import { create } from 'zustand';
 import type { RfiCountsView, RfiSummaryView, RfiSyncStateView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
-import { call, errorMessage, on } from '../../lib/desk';
+import { call, errorMessage } from '../../lib/desk';
+import { coalesce, onEvents, sharedSubscription } from '../../lib/events';
 
 export interface QueueFilter {
   status: string;
@@ -101,24 +102,19 @@ export const useQueue = create<QueueState>((set, get) => ({
   },
 }));
 
-let subscribed = false;
-/** Keeps the queue current: reload on rfis.changed (coalesced), tick the clock. */
-export function subscribeQueue(): void {
-  if (subscribed || typeof window === 'undefined') return;
-  subscribed = true;
-  let pending: ReturnType<typeof setTimeout> | null = null;
-  try {
-    on('rfis.changed', (c) => {
+/** Keeps the queue current: reload on rfis.changed (coalesced), tick the deadline clock. */
+export const queueSubscription = sharedSubscription(() => {
+  const reload = coalesce(() => useQueue.getState().load(), 150);
+  const offEvents = onEvents({
+    'rfis.changed': (c) => {
       useQueue.setState({ counts: c.counts });
-      if (pending) return;
-      pending = setTimeout(() => {
-        pending = null;
-        void useQueue.getState().load();
-      }, 150);
-    });
-    on('rfis.syncState', (s) => useQueue.setState({ sync: s }));
-  } catch {
-    subscribed = false;
-  }
-  setInterval(() => useQueue.setState({ now: Date.now() }), 30_000);
-}
+      reload();
+    },
+    'rfis.syncState': (s) => useQueue.setState({ sync: s }),
+  });
+  const tick = setInterval(() => useQueue.setState({ now: Date.now() }), 30_000);
+  return () => {
+    offEvents();
+    clearInterval(tick);
+  };
+});

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
-import { useSession } from './store';
+import { useSubscription } from '../../lib/events';
+import { sessionSubscription, useSession } from './store';
 
 const stateLabel: Record<string, string> = {
   connected: 'Connected',
@@ -11,12 +12,15 @@ const stateLabel: Record<string, string> = {
 
 /** The environment, legal entity and role the bank reports for our credential. */
 export function ConnectionStatus() {
-  const { status, error, loading, refresh, listen } = useSession();
+  const status = useSession((s) => s.status);
+  const error = useSession((s) => s.error);
+  const loading = useSession((s) => s.loading);
+  const refresh = useSession((s) => s.refresh);
+  useSubscription(sessionSubscription);
 
   useEffect(() => {
     void refresh();
-    return listen();
-  }, [refresh, listen]);
+  }, [refresh]);
 
   if (!status) {
     return (

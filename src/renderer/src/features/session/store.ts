@@ -1,14 +1,13 @@
 import { create } from 'zustand';
 import type { SessionStatus } from '../../../../shared/ipc/channels/session';
-import { call, errorMessage, on } from '../../lib/desk';
+import { call, errorMessage } from '../../lib/desk';
+import { onEvents, sharedSubscription } from '../../lib/events';
 
 export interface SessionStore {
   status: SessionStatus | null;
   loading: boolean;
   error: string | null;
   refresh(): Promise<void>;
-  /** Starts listening for session.changed; returns the unsubscribe. */
-  listen(): () => void;
 }
 
 export const useSession = create<SessionStore>((set) => ({
@@ -23,7 +22,29 @@ export const useSession = create<SessionStore>((set) => ({
       set({ error: errorMessage(err), loading: false });
     }
   },
-  listen() {
-    return on('session.changed', (status) => set({ status, error: null }));
-  },
 }));
+
+const sessionListeners = new Set<(status: SessionStatus) => void>();
+
+/** `session.changed`, subscribed once for the whole renderer: the store and every onSessionChange. */
+export const sessionSubscription = sharedSubscription(() =>
+  onEvents({
+    'session.changed': (status) => {
+      useSession.setState({ status, error: null });
+      for (const listener of sessionListeners) listener(status);
+    },
+  }),
+);
+
+/**
+ * Calls `listener` whenever main reports a new session (profile, credential or connection);
+ * returns the unsubscribe. Feature stores reload their data through this.
+ */
+export function onSessionChange(listener: (status: SessionStatus) => void): () => void {
+  const release = sessionSubscription.acquire();
+  sessionListeners.add(listener);
+  return () => {
+    sessionListeners.delete(listener);
+    release();
+  };
+}

@@ -1,9 +1,11 @@
 import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import type { SettingsView } from '../../../../shared/ipc/channels/settings';
+import { useShallow } from 'zustand/react/shallow';
+import { useSubscription } from '../../lib/events';
 import { useSession } from '../session/store';
 import { settingsPanels } from './panels';
-import { useSettings } from './store';
+import { settingsSubscription, useSettings } from './store';
 
 type ProfileView = SettingsView['profiles'][number];
 
@@ -75,7 +77,7 @@ function TokenForm({ profile }: { profile: ProfileView }) {
 
 function ProfileCard({ profile, active }: { profile: ProfileView; active: boolean }) {
   const busy = useSettings((s) => s.busy);
-  const { activate, signOut, removeProfile } = useSettings();
+  const { activate, signOut, removeProfile } = useSettings.getState();
   const session = useSession((s) => s.status);
   const connection = active && session?.environment.id === profile.id ? session.connection : null;
   const url = profile.kind === 'embedded-sandbox' ? profile.runningUrl : profile.baseUrl;
@@ -194,12 +196,12 @@ function SandboxCredentialSwitch() {
   );
 }
 
+/** Keyed by the stored interval: a new stored value starts the field afresh. */
 function PollingForm({ seconds }: { seconds: number }) {
   const [value, setValue] = useState(String(seconds));
   const save = useSettings((s) => s.setPolling);
   const busy = useSettings((s) => s.busy);
   const id = useId();
-  useEffect(() => setValue(String(seconds)), [seconds]);
   return (
     <form
       className="settings__row"
@@ -228,12 +230,15 @@ function PollingForm({ seconds }: { seconds: number }) {
 
 /** Environments and tokens, the keychain, polling, notifications, and panels of other features. */
 export function SettingsScreen() {
-  const { view, error, notice, load, listen, setNotification, dismissProblem, busy } = useSettings();
+  const { view, error, notice, busy } = useSettings(
+    useShallow((s) => ({ view: s.view, error: s.error, notice: s.notice, busy: s.busy })),
+  );
+  const { load, setNotification, dismissProblem } = useSettings.getState();
+  useSubscription(settingsSubscription);
 
   useEffect(() => {
     void load();
-    return listen();
-  }, [load, listen]);
+  }, [load]);
 
   return (
     <section aria-labelledby="settings-title" className="screen settings">
@@ -277,7 +282,7 @@ export function SettingsScreen() {
 
           <section aria-labelledby="settings-polling" className="panel">
             <h2 id="settings-polling">Polling</h2>
-            <PollingForm seconds={view.pollingIntervalSeconds} />
+            <PollingForm key={view.pollingIntervalSeconds} seconds={view.pollingIntervalSeconds} />
           </section>
 
           <section aria-labelledby="settings-notifications" className="panel">

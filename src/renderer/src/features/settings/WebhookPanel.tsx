@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import type { ReceiverStatusView, WebhookConfigView } from '../../../../shared/ipc/channels/webhook';
-import { call, errorMessage, on } from '../../lib/desk';
+import { call, errorMessage } from '../../lib/desk';
+import { useDeskEvent } from '../../lib/events';
+import { onSessionChange } from '../session/store';
 
 /**
  * Settings → Webhook (issue 5 item 6): the bank's configuration of our credential
@@ -72,26 +74,24 @@ export function WebhookPanel() {
   const urlId = useId();
   const reasonId = useId();
 
-  const load = useCallback(async () => {
-    try {
-      const v = await call('webhook.config', undefined);
-      setView(v);
-      setLoadError(null);
-      if (v.config) setUrl(v.config.webhook_url);
-    } catch (err) {
-      setLoadError(errorMessage(err));
-    }
-  }, []);
+  const load = useCallback(
+    () =>
+      call('webhook.config', undefined).then(
+        (v) => {
+          setView(v);
+          setLoadError(null);
+          if (v.config) setUrl(v.config.webhook_url);
+        },
+        (err: unknown) => setLoadError(errorMessage(err)),
+      ),
+    [],
+  );
 
   useEffect(() => {
     void load();
-    const offReceiver = on('webhook.receiverChanged', (r) => setView((v) => (v ? { ...v, receiver: r } : v)));
-    const offSession = on('session.changed', () => void load());
-    return () => {
-      offReceiver();
-      offSession();
-    };
+    return onSessionChange(() => void load());
   }, [load]);
+  useDeskEvent('webhook.receiverChanged', (r) => setView((v) => (v ? { ...v, receiver: r } : v)));
 
   const run = async (args: { url: string } | { useReceiver: true }, done: string) => {
     setBusy(true);

@@ -1,7 +1,9 @@
 import { create } from 'zustand';
 import type { SettingsView } from '../../../../shared/ipc/channels/settings';
 import type { ChannelResult } from '../../../../shared/ipc/contract';
-import { call, errorMessage, on } from '../../lib/desk';
+import { call, errorMessage } from '../../lib/desk';
+import { onEvents, sharedSubscription } from '../../lib/events';
+import { onSessionChange } from '../session/store';
 
 type SandboxCredentials = ChannelResult<'session.sandboxCredentials'>;
 type Credential = SandboxCredentials['current'];
@@ -19,7 +21,6 @@ export interface SettingsStore {
   /** A short confirmation of the last successful action. */
   notice: string | null;
   load(): Promise<void>;
-  listen(): () => void;
   run(label: string, action: () => Promise<SettingsView | unknown>, notice?: string): Promise<boolean>;
   setToken(profileId: string, token: string): Promise<boolean>;
   signOut(profileId: string): Promise<boolean>;
@@ -48,18 +49,6 @@ export const useSettings = create<SettingsStore>((set, get) => ({
     } catch (err) {
       set({ error: errorMessage(err) });
     }
-  },
-  listen() {
-    const offSettings = on('settings.changed', (view) => set({ view }));
-    const offSession = on('session.changed', () => {
-      void call('session.sandboxCredentials', undefined)
-        .then((sandbox) => set({ sandbox }))
-        .catch(() => undefined);
-    });
-    return () => {
-      offSettings();
-      offSession();
-    };
   },
   async run(label, action, notice) {
     set({ busy: label, error: null, notice: null });
@@ -111,3 +100,17 @@ export const useSettings = create<SettingsStore>((set, get) => ({
   },
   dismissProblem: (id) => get().run('problem', () => call('settings.dismissProblem', { id })),
 }));
+
+/** Settings as main changes them; the sandbox credentials again when the session changes. */
+export const settingsSubscription = sharedSubscription(() => {
+  const offEvents = onEvents({ 'settings.changed': (view) => useSettings.setState({ view }) });
+  const offSession = onSessionChange(() => {
+    void call('session.sandboxCredentials', undefined)
+      .then((sandbox) => useSettings.setState({ sandbox }))
+      .catch(() => undefined);
+  });
+  return () => {
+    offEvents();
+    offSession();
+  };
+});

@@ -1,0 +1,61 @@
+/**
+ * The shape of the built services: what every handler can reach (ServiceCore) and what the
+ * composition root (services.ts) hands the shell, the harness and the tests (Services).
+ */
+import type { RunningSandbox } from '../sandbox';
+import type { SettingsView } from '../shared/ipc/channels/settings';
+import type { AuditLog } from './audit';
+import type { BankClient } from './bank/client';
+import type { ServerClock } from './clock';
+import type { CryptoService } from './crypto/service';
+import type { EventHub } from './events';
+import type { Handlers } from './ipc/dispatcher';
+import type { IdempotencyLedger } from './ledger';
+import type { Logger } from './log';
+import type { Operations } from './operations';
+import type { Platform } from './platform';
+import type { ReadAfterCreate } from './read-after-create';
+import type { RfiAnswers } from './rfi-answers';
+import type { RfiService, WebhookService } from './rfis';
+import type { Environment, SessionManager } from './session';
+import type { SettingsStore } from './settings';
+import type { Stores } from './stores';
+import type { TokenVault } from './vault';
+
+/** What every handler can reach. */
+export interface ServiceCore {
+  /** The active environment (changes when the profile is switched). */
+  readonly environment: Environment;
+  bank: BankClient;
+  clock: ServerClock;
+  ledger: IdempotencyLedger;
+  readAfterCreate: ReadAfterCreate;
+  vault: TokenVault;
+  settings: SettingsStore;
+  stores: Stores;
+  audit: AuditLog;
+  operations: Operations;
+  session: SessionManager;
+  events: EventHub;
+  log: Logger;
+  platform: Platform;
+  /** RFI answer drafts, staged files and the answer outbox. */
+  rfiAnswers: RfiAnswers;
+  /** The RFI cache, sync, polling, notifications and unread markers. */
+  rfis: RfiService;
+  /** The local webhook receiver and the bank's webhook configuration. */
+  webhooks: WebhookService;
+  /** Digital-asset exchange. */
+  crypto: CryptoService;
+  dataDir: string;
+  hasToken(): Promise<boolean>;
+  /** The settings screen's view (never a token). */
+  settingsView(): Promise<SettingsView>;
+}
+
+export interface Services extends ServiceCore {
+  handlers: Handlers;
+  /** The embedded sandbox, when it runs. */
+  readonly sandbox: RunningSandbox | null;
+  dispose(): Promise<void>;
+}

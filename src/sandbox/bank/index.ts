@@ -1,0 +1,44 @@
+/**
+ * The sandbox bank: one shared state and a module per resource over it. Handlers, the seed and
+ * the upload route reach a resource as `bank.<resource>.<operation>`.
+ */
+import type { Clock, Scheduler } from '../clock';
+import type { IdGen } from '../ids';
+import type { Txn } from '../model';
+import type { SandboxOptions } from '../options';
+import { CryptoDesk } from './crypto';
+import { DocumentDesk } from './documents';
+import { Parties } from './parties';
+import { RfiDesk } from './rfis';
+import { BankState } from './state';
+import { serializeTxn } from './transactions';
+import { Transfers } from './transfers';
+import { WebhookConfigDesk } from './webhook-config';
+
+export type { EventSink, UrlSigner } from './state';
+export { serializeResponse } from './rfis';
+
+export class Bank {
+  readonly state: BankState;
+  readonly parties: Parties;
+  readonly transfers: Transfers;
+  readonly crypto: CryptoDesk;
+  readonly rfis: RfiDesk;
+  readonly documents: DocumentDesk;
+  readonly webhookConfig: WebhookConfigDesk;
+
+  constructor(options: SandboxOptions, clock: Clock, scheduler: Scheduler, ids: IdGen) {
+    this.state = new BankState(options, clock, scheduler, ids);
+    this.parties = new Parties(this.state);
+    this.transfers = new Transfers(this.state);
+    this.crypto = new CryptoDesk(this.state);
+    this.rfis = new RfiDesk(this.state);
+    this.documents = new DocumentDesk(this.state);
+    this.webhookConfig = new WebhookConfigDesk(this.state);
+  }
+
+  /** The wire view of any transaction of this bank. */
+  serializeTxn(t: Txn): Record<string, unknown> {
+    return serializeTxn(this.state, t);
+  }
+}
