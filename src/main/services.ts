@@ -354,6 +354,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events,
     log,
     rfis,
+    dataDir,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
   });
 
