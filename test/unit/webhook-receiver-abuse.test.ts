@@ -15,7 +15,10 @@ import { createLogger, memorySink } from '../../src/main/log';
 import type { LogRecord } from '../../src/main/log';
 import { createWebhookReceiver } from '../../src/main/rfis/webhook-receiver';
 import type { ReceiverOptions, WebhookReceiver } from '../../src/main/rfis/webhook-receiver';
+import { SEEN_EVENTS_FILE } from '../../src/main/rfis/webhooks';
+import type { KeyringBackend } from '../../src/main/vault';
 import type { WebhookEvent } from '../../src/shared/api/webhooks';
+import { startServices } from './support/services';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const T0 = Math.floor(Date.parse('2026-03-01T12:00:00Z') / 1000);
@@ -240,5 +243,47 @@ describe('webhook receiver under abuse (real sockets)', () => {
     const stored = JSON.parse(await readFile(file, 'utf8')) as { ids: Record<string, number> };
     expect(stored.ids).toEqual({ evt_fresh: T0 + 400 });
     expect((await post(second.url, captured.body, captured.headers)).status).toBe(401);
+  });
+});
+
+describe('the app keeps the seen event ids in its data folder', () => {
+  const entries = new Map<string, string>();
+  const keyring: KeyringBackend = {
+    name: 'test keychain',
+    get: async (s, a) => entries.get(`${s}\u0000${a}`) ?? null,
+    set: async (s, a, secret) => void entries.set(`${s}\u0000${a}`, secret),
+    delete: async (s, a) => entries.delete(`${s}\u0000${a}`),
+  };
+
+  it('events delivered by the embedded sandbox land in webhook-seen-events.json', async () => {
+    const t = await startServices({ keyring, rfis: { poll: { intervalMs: 3_600_000 } } });
+    try {
+      await t.services.rfis.ready();
+      await expect.poll(() => t.services.webhooks.status().autoConfigure?.state).toBe('done');
+      const le = t.services.sandbox!.fixtures.legal_entities[0]!;
+      await t.services.bank.staff.createRfi({
+        type: 'account',
+        related_id: le.accounts[0]!.id,
+        description: 'seen ids',
+        questions: [{ question_type: 'transaction.purpose', question_text: 'Why?' }],
+      });
+      await expect
+        .poll(() => t.services.webhooks.status().accepted, { timeout: 10_000 })
+        .toBeGreaterThanOrEqual(2);
+      const deliveredIds = async () =>
+        (await t.services.bank.staff.listWebhookDeliveries()).data
+          .filter((d) => d.status === 'delivered')
+          .map((d) => d.event_id);
+      await expect
+        .poll(async () => (await deliveredIds()).length, { timeout: 10_000 })
+        .toBeGreaterThanOrEqual(2);
+      const delivered = await deliveredIds();
+      const stored = JSON.parse(await readFile(path.join(t.dataDir, SEEN_EVENTS_FILE), 'utf8')) as {
+        ids: Record<string, number>;
+      };
+      for (const id of delivered) expect(Object.keys(stored.ids)).toContain(id);
+    } finally {
+      await t.close();
+    }
   });
 });
