@@ -15,7 +15,8 @@ import type { SignatureFailure } from './signature';
  * (413 beyond), Service-Signature verified against the pinned key of the active environment
  * (401 when not), JSON checked (400), timestamps outside the tolerance refused (401), duplicate
  * event ids acknowledged (200, so the bank stops retrying) but not processed again. A verified
- * event is answered 202 at once; the RFI is re-read in the background (events are thin).
+ * event is answered 202 as soon as its id is saved; the RFI is re-read in the background (events
+ * are thin).
  *
  * Against a local process flooding it:
  * - header and request timeouts are checked every second (`connectionsCheckingInterval`), so a
