@@ -19,6 +19,7 @@ import { createCryptoService } from './crypto/service';
 import { createRfiService, createWebhookService } from './rfis';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './durable-file';
+import { sandboxSeedFor } from './sandbox-seed';
 import { createEventHub } from './events';
 import { buildHandlers } from './handlers';
 import { openLedger } from './ledger';
@@ -57,8 +58,16 @@ export interface ServicesOptions {
    * never touch each other's entries); the Electron app passes "treasury-desk".
    */
   keyringService?: string;
-  /** Options of the embedded sandbox (merged under `environment.sandbox`). */
+  /**
+   * Options of the embedded sandbox (merged under `environment.sandbox`). Without a `seed`, the
+   * data folder's own random seed is used (`sandbox-seed`).
+   */
   sandbox?: Partial<SandboxOptions>;
+  /**
+   * A sandbox started outside these services whose control routes `bank.staff.*` may call (tests
+   * that point a remote profile at it). The embedded sandbox's secret is always known.
+   */
+  sandboxControl?: { url: string; secret: string };
   /** The local clock (tests inject a skewed one). */
   localNow?: () => number;
   bankRetry?: Partial<RetryPolicy>;
@@ -112,6 +121,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
   } else if (choice?.kind === 'profile') {
     settings.setActive(choice.profileId);
   }
+  sandboxOptions.seed ??= await sandboxSeedFor(dataDir, log);
 
   const clock = createServerClock(options.localNow ? { localNow: options.localNow } : {});
   let sessionRef: SessionManager | null = null;
@@ -123,6 +133,16 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.bankRetry ? { retry: options.bankRetry } : {}),
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
+    // The control secret goes only to the sandbox it belongs to (the client checks the origin).
+    sandboxControl: () => {
+      const running = sessionRef?.sandbox;
+      const embedded = running ? { url: running.url, secret: running.controlSecret } : null;
+      const active = sessionRef?.environment.baseUrl ?? '';
+      const origin = (u: string): string | null => (URL.canParse(u) ? new URL(u).origin : null);
+      const external = options.sandboxControl;
+      if (external && origin(active) !== null && origin(active) === origin(external.url)) return external;
+      return embedded;
+    },
   });
   const session = await createSession({ settings, vault, events, log, bank: () => bank, sandboxOptions });
   sessionRef = session;
@@ -290,6 +310,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events,
     log,
     rfis,
+    dataDir,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
   });
 

@@ -93,6 +93,7 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
       host: '127.0.0.1',
       port: deps.sandboxOptions?.port ?? 0,
     });
+    log.addSecret(sandbox.controlSecret);
     log.info('session: embedded sandbox started', { url: sandbox.url });
     // Our own in-process bank: its webhook key is pinned as it starts (a new key every run).
     settings.setWebhookPublicKey(sandboxProfileId, sandbox.publicKeyPem);

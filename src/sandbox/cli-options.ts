@@ -38,6 +38,23 @@ export const CLI_SPECS: Spec[] = [
   },
   { flag: 'seed', help: 'seed of ids and tokens (default 1)', apply: (o, v) => (o.seed = v) },
   {
+    flag: 'control-secret',
+    help: 'secret of the /v1/sandbox/* control routes, sent as the Sandbox-Control-Secret header (16-256 visible ASCII; default: a new random one, printed at start)',
+    apply: (o, v) => (o.controlSecret = v),
+  },
+  {
+    flag: 'allowed-host',
+    help: 'extra host name accepted in the Host header (with the port), besides 127.0.0.1, localhost and [::1]; comma-separated',
+    apply: (o, v) =>
+      (o.allowedHosts = [
+        ...(o.allowedHosts ?? []),
+        ...v
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ]),
+  },
+  {
     flag: 'visibility-delay-min-ms',
     help: 'read-after-create 404 window, lower bound (default 0)',
     apply: (o, v) => (vis(o).min = int('visibility-delay-min-ms', v)),

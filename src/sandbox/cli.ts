@@ -1,6 +1,7 @@
 /**
  * `npm run sandbox -- --port 4010`: runs the sandbox bank until interrupted and prints its URL,
- * the seeded tokens and the webhook public key.
+ * the control secret (random per run unless --control-secret or TREASURY_SANDBOX_CONTROL_SECRET
+ * sets it), the seeded tokens and the webhook public key.
  */
 import { parseCliOptions, usage } from './cli-options';
 import { startSandbox } from './index';
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   const sb = await startSandbox(options);
   const out: string[] = [];
   out.push(`Treasury Desk sandbox bank listening on ${sb.url}`);
+  out.push('');
+  out.push(`Control secret (header Sandbox-Control-Secret, for /v1/sandbox/*): ${sb.controlSecret}`);
   out.push('');
   for (const le of sb.fixtures.legal_entities) {
     out.push(`Legal entity ${le.name} (${le.id})`);

@@ -14,9 +14,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Fixtures } from '../shared/api/sandbox';
+import { SANDBOX_CONTROL_HEADER } from '../shared/api/routes';
 import { Bank } from './bank';
 import { Clock, Scheduler } from './clock';
 import { makeSigner, registerUploads } from './documents';
+import { allowedHostValues, newControlSecret } from './guard';
 import { makeHandlers } from './handlers';
 import { IdGen } from './ids';
 import { resolveOptions, type SandboxOptions } from './options';
@@ -27,6 +29,7 @@ import { WebhookSender } from './webhooks';
 export type { SandboxOptions, WebhookRetryOptions, RateLimitOptions } from './options';
 export { DEFAULT_OPTIONS, resolveOptions } from './options';
 export { signWebhook } from './webhooks';
+export { SANDBOX_CONTROL_HEADER } from '../shared/api/routes';
 
 export interface RunningSandbox {
   /** e.g. http://127.0.0.1:43123 (no trailing slash). */
@@ -35,6 +38,14 @@ export interface RunningSandbox {
   fixtures: Fixtures;
   /** Webhook signing public key (SPKI PEM). */
   publicKeyPem: string;
+  /**
+   * The secret of the control routes (/v1/sandbox/*, except the public key): whoever started the
+   * sandbox holds it and sends it as the `Sandbox-Control-Secret` header.
+   */
+  controlSecret: string;
+  /** `{'Sandbox-Control-Secret': controlSecret}`, to spread into a request's headers. */
+  controlHeaders(): Record<string, string>;
+  /** The options in effect (the control secret is not repeated here). */
   options: SandboxOptions;
   close(): Promise<void>;
 }
@@ -66,6 +77,8 @@ export async function startSandbox(options?: Partial<SandboxOptions>): Promise<R
   const bank = new Bank(opts, clock, scheduler, ids);
   const webhooks = new WebhookSender(opts.webhookRetry, clock, ids, priv);
   let baseUrl = '';
+  let allowedHosts: ReadonlySet<string> = new Set();
+  const controlSecret = opts.controlSecret ?? newControlSecret();
   const signer = makeSigner(randomBytes(32), () => baseUrl);
   bank.state.signer = signer;
   try {
@@ -83,6 +96,8 @@ export async function startSandbox(options?: Partial<SandboxOptions>): Promise<R
     webhooks,
     handlers: makeHandlers({ bank, clock, webhooks, publicKeyPem }),
     registerRaw: (a) => registerUploads(a, { bank, dataDir, signer }),
+    controlSecret,
+    allowedHosts: () => allowedHosts,
   });
   try {
     await app.listen({ host: opts.host, port: opts.port });
@@ -96,12 +111,15 @@ export async function startSandbox(options?: Partial<SandboxOptions>): Promise<R
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   baseUrl = `http://${host}:${port}`;
+  allowedHosts = allowedHostValues(opts.host, port, opts.allowedHosts);
   let closing: Promise<void> | null = null;
   return {
     url: baseUrl,
     fixtures: bank.parties.fixtures() as Fixtures,
     publicKeyPem,
-    options: { ...opts, port },
+    controlSecret,
+    controlHeaders: () => ({ [SANDBOX_CONTROL_HEADER]: controlSecret }),
+    options: { ...opts, port, controlSecret: undefined },
     close() {
       closing ??= (async () => {
         scheduler.stop();

@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../shared/catalogue';
+import { CONTROL_SECRET_RE } from './guard';
 
 export interface WebhookRetryOptions {
   /** First retry delay; doubles on each failure. */
@@ -51,6 +52,13 @@ export interface SandboxOptions {
   validateResponses: boolean;
   /** Log requests to stdout (CLI). */
   logRequests: boolean;
+  /**
+   * Secret of the control routes (`Sandbox-Control-Secret` header); default a fresh random one
+   * per run, handed to whoever started the sandbox (`RunningSandbox.controlSecret`).
+   */
+  controlSecret: string | undefined;
+  /** Host names accepted in the Host header besides the loopback ones (with the sandbox's port). */
+  allowedHosts: string[];
 }
 
 export const DEFAULT_OPTIONS: SandboxOptions = {
@@ -73,6 +81,8 @@ export const DEFAULT_OPTIONS: SandboxOptions = {
   rateLimit: null,
   validateResponses: false,
   logRequests: false,
+  controlSecret: undefined,
+  allowedHosts: [],
 };
 
 export function resolveOptions(o: Partial<SandboxOptions> = {}): SandboxOptions {
@@ -96,5 +106,8 @@ export function resolveOptions(o: Partial<SandboxOptions> = {}): SandboxOptions 
     if (!Number.isFinite(v) || v < 0) throw new Error(`sandbox option ${k} must be a non-negative number`);
   }
   if (r.usdcInventory < 0n) throw new Error('sandbox option usdcInventory must not be negative');
+  if (r.controlSecret !== undefined && !CONTROL_SECRET_RE.test(r.controlSecret)) {
+    throw new Error('sandbox option controlSecret must be 16 to 256 visible ASCII characters');
+  }
   return r;
 }

@@ -3,18 +3,21 @@
  * with the shared zod schemas, applies Idempotency-Key rules and answers errors in the api-gaps
  * body. Every response carries a Date header in sandbox time.
  */
+import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
   IDEMPOTENCY_KEY_RE,
   routes,
+  SANDBOX_CONTROL_HEADER,
   type RouteDef,
   type RouteId,
   type RouteInput,
 } from '../shared/api/routes';
 import type { Bank } from './bank';
 import type { Clock } from './clock';
-import { ApiError } from './errors';
+import { ApiError, errorBody } from './errors';
+import { controlSecretMatches, hostAllowed } from './guard';
 import { canonicalJson, IdempotencyStore } from './idempotency';
 import type { Credential } from './model';
 import type { SandboxOptions } from './options';
@@ -44,6 +47,10 @@ export interface ServerDeps {
   handlers: HandlerMap;
   /** Registers routes outside the JSON pipeline (signed-URL uploads). */
   registerRaw?: (app: FastifyInstance) => void;
+  /** The secret of the routes with auth `control`. */
+  controlSecret: string;
+  /** The accepted Host header values (known once the server listens). */
+  allowedHosts(): ReadonlySet<string>;
 }
 
 type Issue = { path: PropertyKey[]; message: string; code: string; keys?: string[]; input?: unknown };
@@ -128,6 +135,29 @@ export function toApiError(err: unknown): ApiError {
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const { bank, clock, options } = deps;
   const app = Fastify({
+    // The Host header is checked before fastify routes anything (DNS rebinding).
+    serverFactory: (handler) =>
+      createServer((req, res) => {
+        if (hostAllowed(req.headers.host, deps.allowedHosts())) {
+          handler(req, res);
+          return;
+        }
+        req.resume();
+        const text = JSON.stringify(
+          errorBody(
+            421,
+            'Host: this sandbox answers only to its loopback address (127.0.0.1, localhost or [::1] with its port)',
+            'HOST_NOT_ALLOWED',
+          ),
+        );
+        res.writeHead(421, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+          date: new Date(clock.now()).toUTCString(),
+          connection: 'close',
+        });
+        res.end(text);
+      }),
     logger: options.logRequests ? { level: 'info' } : false,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: 200 },
@@ -173,6 +203,17 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   const authenticate = (req: FastifyRequest, def: RouteDef): Credential | null => {
     if (def.auth === 'none' || def.auth === 'signed') return null;
+    if (def.auth === 'control') {
+      const given = req.headers[SANDBOX_CONTROL_HEADER.toLowerCase()];
+      if (!controlSecretMatches(given, deps.controlSecret)) {
+        throw new ApiError(
+          403,
+          `${SANDBOX_CONTROL_HEADER}: sandbox control routes need the secret given to whoever started the sandbox`,
+          'SANDBOX_CONTROL_SECRET',
+        );
+      }
+      return null;
+    }
     const h = req.headers.authorization;
     if (typeof h !== 'string' || h === '') throw new ApiError(401, 'Authorization: missing bearer token');
     const m = /^Bearer ([\x21-\x7e]+)$/i.exec(h);

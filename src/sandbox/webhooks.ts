@@ -4,7 +4,7 @@
  * At-least-once delivery: non-2xx or no answer within the timeout → retry from initialMs doubling,
  * capped at maxMs, until giveUpAfterMs after the first attempt. No ordering guarantee.
  */
-import { sign, type KeyObject } from 'node:crypto';
+import { randomBytes, sign, type KeyObject } from 'node:crypto';
 import { iso, type Clock } from './clock';
 import type { IdGen } from './ids';
 import type { WebhookRetryOptions } from './options';
@@ -47,7 +47,14 @@ export class WebhookSender {
 
   emit(urls: string[], type: string, data: Record<string, unknown>): void {
     if (this.closed || urls.length === 0) return;
-    const event = { id: this.ids.id('evt'), type, created_at: iso(this.clock.now()), data };
+    // Event ids are random, not drawn from the seeded stream: a sandbox restarted with the same
+    // seed must not reuse the ids of the previous run, which receivers remember as already seen.
+    const event = {
+      id: `evt_${randomBytes(10).toString('hex')}`,
+      type,
+      created_at: iso(this.clock.now()),
+      data,
+    };
     const body = JSON.stringify(event);
     for (const url of urls) {
       const d: Delivery = {

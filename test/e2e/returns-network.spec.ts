@@ -64,7 +64,7 @@ async function fillReturn(app: Page, id: string): Promise<void> {
 
 /** Transactions of the sandbox that carry a return, with the key that created it. */
 async function returnsAtTheBank(sandbox: RunningSandbox): Promise<Array<{ id: string; key: string | null }>> {
-  const res = await fetch(`${sandbox.url}/v1/sandbox/transactions`);
+  const res = await fetch(`${sandbox.url}/v1/sandbox/transactions`, { headers: sandbox.controlHeaders() });
   const body = (await res.json()) as {
     data: Array<{
       transaction: { transaction_id: string; fi_to_fi_swift_incoming?: { return_transfer_amount?: string } };

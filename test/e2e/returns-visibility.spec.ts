@@ -40,7 +40,7 @@ test('the sandbox visibility delay passes through "processing" to the review pan
   await expect(processing).toBeHidden();
   await expect(app.getByTestId('return-amount')).toHaveText('100.00 USD');
 
-  const res = await fetch(`${sandbox.url}/v1/sandbox/transactions`);
+  const res = await fetch(`${sandbox.url}/v1/sandbox/transactions`, { headers: sandbox.controlHeaders() });
   const rows = (
     (await res.json()) as { data: Array<{ transaction: { transaction_id: string; status: string } }> }
   ).data;

@@ -153,7 +153,11 @@ export async function startBank(options: Partial<SandboxOptions> = {}): Promise<
   const send = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const r = await fetch(`${sandbox.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        ...(path.startsWith('/v1/sandbox/') ? sandbox.controlHeaders() : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const json = (await r.json()) as T;

@@ -269,7 +269,14 @@ describe('CLI', () => {
       expect(out).toContain('BEGIN PUBLIC KEY');
       expect(out).toContain('quote TTL 12 s');
       const url = /listening on (http:\S+)/.exec(out)?.[1] ?? '';
-      const r = await fetch(`${url}/v1/sandbox/fixtures`);
+      const secret = /Control secret \(header Sandbox-Control-Secret, for \/v1\/sandbox\/\*\): (\S+)/.exec(
+        out,
+      )?.[1];
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect((await fetch(`${url}/v1/sandbox/fixtures`)).status).toBe(403);
+      const r = await fetch(`${url}/v1/sandbox/fixtures`, {
+        headers: { 'Sandbox-Control-Secret': secret ?? '' },
+      });
       expect(r.status).toBe(200);
     } finally {
       child.kill('SIGTERM');

@@ -1,4 +1,9 @@
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index';
+import {
+  SANDBOX_CONTROL_HEADER,
+  startSandbox,
+  type RunningSandbox,
+  type SandboxOptions,
+} from '../../src/sandbox/index';
 
 export type Json = Record<string, unknown>;
 
@@ -21,6 +26,10 @@ export async function start(opts: Partial<SandboxOptions> = {}): Promise<Running
   });
 }
 
+/**
+ * A small HTTP client of the sandbox. Requests to the control routes (/v1/sandbox/*) carry the
+ * sandbox's control secret unless `control` says otherwise (false: none; a string: that value).
+ */
 export function client(sb: RunningSandbox) {
   const call = async <T = Json>(
     method: string,
@@ -31,9 +40,13 @@ export function client(sb: RunningSandbox) {
       headers?: Record<string, string>;
       idem?: string;
       raw?: string;
+      control?: boolean | string;
     } = {},
   ): Promise<Res<T>> => {
-    const headers: Record<string, string> = { ...opts.headers };
+    const headers: Record<string, string> = {};
+    const control = opts.control ?? path.startsWith('/v1/sandbox/');
+    if (control !== false) headers[SANDBOX_CONTROL_HEADER] = control === true ? sb.controlSecret : control;
+    Object.assign(headers, opts.headers);
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.idem !== undefined) headers['idempotency-key'] = opts.idem;
     let body: string | undefined;

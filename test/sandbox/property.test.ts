@@ -22,7 +22,9 @@ afterAll(async () => {
 
 async function snapshot(): Promise<string> {
   const get = async (p: string, token?: string) => {
-    const r = await fetch(`${sb.url}${p}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const r = await fetch(`${sb.url}${p}`, {
+      headers: token ? { authorization: `Bearer ${token}` } : sb.controlHeaders(),
+    });
     return r.text();
   };
   const parts = await Promise.all([

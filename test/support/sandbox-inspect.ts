@@ -2,23 +2,40 @@
  * Reads the sandbox's own state directly (not through the proxy, not through the app): the
  * ground truth reliability scenarios assert on.
  */
+import { SANDBOX_CONTROL_HEADER } from '../../src/shared/api/routes';
 import { SandboxDocument, SandboxTransactionList } from '../../src/shared/api/sandbox';
 import type { z } from 'zod';
 
 export type SandboxTransactions = z.infer<typeof SandboxTransactionList>['data'];
 
-async function getJson(url: string): Promise<unknown> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+/** The sandbox to inspect: its URL and its control secret (sent on every request to it). */
+export interface InspectedSandbox {
+  url: string;
+  controlSecret: string;
+}
+
+async function getJsonWith(url: string, secret: string): Promise<unknown> {
+  const res = await fetch(url, {
+    headers: { [SANDBOX_CONTROL_HEADER]: secret },
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${text.slice(0, 200)}`);
   return JSON.parse(text) as unknown;
 }
 
-async function send(url: string, method: string, body: unknown, token?: string): Promise<unknown> {
+async function sendWith(
+  secret: string,
+  url: string,
+  method: string,
+  body: unknown,
+  token?: string,
+): Promise<unknown> {
   const res = await fetch(url, {
     method,
     headers: {
       'content-type': 'application/json',
+      [SANDBOX_CONTROL_HEADER]: secret,
       ...(token ? { authorization: `Bearer ${token}` } : {}),
     },
     body: JSON.stringify(body),
@@ -29,7 +46,12 @@ async function send(url: string, method: string, body: unknown, token?: string):
   return text ? (JSON.parse(text) as unknown) : null;
 }
 
-export function sandboxInspector(baseUrl: string) {
+export function sandboxInspector(sandbox: InspectedSandbox) {
+  const baseUrl = sandbox.url;
+  const secret = sandbox.controlSecret;
+  const getJson = (url: string) => getJsonWith(url, secret);
+  const send = (url: string, method: string, body: unknown, token?: string) =>
+    sendWith(secret, url, method, body, token);
   return {
     async transactions(): Promise<SandboxTransactions> {
       return SandboxTransactionList.parse(await getJson(`${baseUrl}/v1/sandbox/transactions`)).data;

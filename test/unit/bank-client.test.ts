@@ -39,6 +39,7 @@ function client(
     retry: { baseDelayMs: 10, maxDelayMs: 40 },
     timeoutMs: 3000,
     ...(opts.onUnauthenticated ? { onUnauthenticated: opts.onUnauthenticated } : {}),
+    sandboxControl: () => ({ url: sandbox.url, secret: sandbox.controlSecret }),
   });
 }
 

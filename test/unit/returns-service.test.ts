@@ -47,7 +47,7 @@ async function freshTransfer(amount = '500000'): Promise<string> {
   const account = A().accounts.find((a) => a.name === 'Alder USD operating')!;
   const res = await fetch(`${sandbox.url}/v1/sandbox/incoming-transfers`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...sandbox.controlHeaders() },
     body: JSON.stringify({ legal_entity_id: A().id, creditor_account_id: account.id, amount }),
   });
   return ((await res.json()) as { transaction_id: string }).transaction_id;

@@ -34,7 +34,7 @@ async function bankGet(p: string): Promise<WireRfi> {
 async function newRfi(questionType: string): Promise<WireRfi> {
   const r = await fetch(`${sandbox.url}/v1/sandbox/rfis`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...sandbox.controlHeaders() },
     body: JSON.stringify({
       type: 'account',
       related_id: sandbox.fixtures.legal_entities[0]!.accounts[0]!.id,

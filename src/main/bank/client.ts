@@ -4,7 +4,7 @@ import got from 'got';
 import type { Response } from 'got';
 import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes, SANDBOX_CONTROL_HEADER } from '../../shared/api';
 import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
 import type { ServerClock } from '../clock';
 import type { Logger } from '../log';
@@ -57,6 +57,11 @@ export interface BankClientOptions {
   onUnauthenticated?(): void;
   /** Waiting between attempts (tests may speed it up). */
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * The sandbox whose control secret this client holds (the embedded one), or null. The secret is
+   * sent only on control routes and only when the request goes to that sandbox's origin.
+   */
+  sandboxControl?(): { url: string; secret: string } | null;
 }
 
 export type RetryMode = 'safe' | 'idempotent' | 'none';
@@ -69,6 +74,8 @@ export interface RawRequest<S extends z.ZodType> {
   body?: unknown;
   /** Attach the bearer token (false for the sandbox control endpoints). */
   auth?: boolean;
+  /** A sandbox control route: attach the control secret when the base URL is that sandbox. */
+  control?: boolean;
   idempotencyKey?: string;
   retry?: RetryMode;
   signal?: AbortSignal;
@@ -136,6 +143,14 @@ function describeIssues(error: z.ZodError): { field: string; message: string } {
 }
 
 const transient = new Set([500, 502, 503, 504]);
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Follows a paginated listing (`next_page_token`) page after page. A bank that hands out a token
@@ -224,6 +239,10 @@ export class BankClient {
         headers['authorization'] = `Bearer ${token}`;
       }
       if (req.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = req.idempotencyKey;
+      if (req.control) {
+        const c = this.options.sandboxControl?.();
+        if (c && sameOrigin(c.url, base)) headers[SANDBOX_CONTROL_HEADER] = c.secret;
+      }
 
       const sentAt = this.options.clock.localNow();
       let response: Response<string>;
@@ -344,7 +363,8 @@ export class BankClient {
       method: r.method,
       path: opts.path ?? r.path,
       schema: r.response as z.ZodType<Res<K>>,
-      auth: r.auth !== 'none',
+      auth: r.auth !== 'none' && r.auth !== 'control',
+      control: r.auth === 'control',
       ...(opts.body !== undefined ? { body: opts.body } : {}),
       ...(opts.query ? { query: opts.query } : {}),
       ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
@@ -563,7 +583,7 @@ export class BankClient {
     return this.call('setWebhookUrl', { body: { webhook_url: url }, ...o });
   }
 
-  // ---- Sandbox staff and control endpoints (sandbox only; no token) ----
+  // ---- Sandbox staff and control endpoints (sandbox only; no token; the control secret) ----
 
   readonly staff = {
     getFixtures: async (o: CallOptions = {}) => this.call('getFixtures', o),

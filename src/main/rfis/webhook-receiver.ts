@@ -1,8 +1,11 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { KeyObject } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { WebhookEvent } from '../../shared/api/webhooks';
 import type { WebhookEvent as WebhookEventBody } from '../../shared/api/webhooks';
+import { writeFileDurable } from '../durable-file';
 import type { Logger } from '../log';
 import { FAILURE_TEXT, verifyWebhookSignature } from './signature';
 import type { SignatureFailure } from './signature';
@@ -12,10 +15,27 @@ import type { SignatureFailure } from './signature';
  * (413 beyond), Service-Signature verified against the pinned key of the active environment
  * (401 when not), JSON checked (400), timestamps outside the tolerance refused (401), duplicate
  * event ids acknowledged (200, so the bank stops retrying) but not processed again. A verified
- * event is answered 202 at once; the RFI is re-read in the background (events are thin).
+ * event is answered 202 as soon as its id is saved; the RFI is re-read in the background (events
+ * are thin).
+ *
+ * Against a local process flooding it:
+ * - header and request timeouts are checked every second (`connectionsCheckingInterval`), so a
+ *   client that sends its headers slowly is closed within about two seconds;
+ * - at most `maxConnections` sockets at once; further connections are closed as they arrive;
+ * - refusals are counted, and the log line and the status push (`onStatus`) are coalesced: at
+ *   most one of each per second, the log line carrying the count per reason;
+ * - the ids of accepted events are kept in `seenIdsFile` with their signature timestamp until that
+ *   timestamp leaves the tolerance, so a captured event replayed after a restart is a duplicate.
  */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_MAX_CONNECTIONS = 32;
 export const WEBHOOK_PATH = '/webhooks/rfi';
+/** Timeouts of the receiver's HTTP server; the check runs every `CHECK_INTERVAL_MS`. */
+export const HEADERS_TIMEOUT_MS = 1000;
+export const REQUEST_TIMEOUT_MS = 5000;
+export const CHECK_INTERVAL_MS = 1000;
+/** Refusal log lines and status pushes are at most this often. */
+export const REPORT_INTERVAL_MS = 1000;
 
 export interface ReceiverOptions {
   /** 127.0.0.1 unless a test says otherwise; never a public interface. */
@@ -31,8 +51,14 @@ export interface ReceiverOptions {
   onEvent(event: WebhookEventBody): void;
   onStatus?(): void;
   log: Logger;
-  /** How many event ids are remembered for duplicate detection. */
+  /** How many event ids are remembered for duplicate detection (a bound on the file, too). */
   rememberIds?: number;
+  /** Where the seen event ids are kept across restarts; memory only when absent. */
+  seenIdsFile?: string;
+  /** Simultaneous connections; more are closed at once (default 32). */
+  maxConnections?: number;
+  /** Minimum time between two refusal log lines and two status pushes (default 1 s). */
+  reportIntervalMs?: number;
 }
 
 export interface ReceiverCounters {
@@ -62,6 +88,8 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const tolerance = options.toleranceSeconds ?? 300;
   const remember = options.rememberIds ?? 50_000;
+  const reportEvery = options.reportIntervalMs ?? REPORT_INTERVAL_MS;
+  /** Accepted event id → its signature timestamp `t` (seconds, bank clock). */
   const seenIds = new Map<string, number>();
   const counters: ReceiverCounters = {
     received: 0,
@@ -74,8 +102,16 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
   let server: Server | null = null;
   let url: string | null = null;
   let startedAt: string | null = null;
+  let loaded = false;
 
-  const status = () => {
+  // ---- coalesced reporting: one log line and one status push per interval at most ----
+  let refusedSince = new Map<string, number>();
+  let duplicatesSince = 0;
+  let statusDirty = false;
+  let lastReport = -Infinity;
+  let reportTimer: NodeJS.Timeout | null = null;
+
+  const pushStatus = (): void => {
     try {
       options.onStatus?.();
     } catch (err) {
@@ -83,13 +119,108 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     }
   };
 
-  const fail = (reason: string): void => {
-    counters.verificationFailures++;
-    counters.lastFailure = { reason, at: new Date().toISOString() };
-    options.log.warn('webhook: event refused', { reason });
+  const report = (): void => {
+    reportTimer = null;
+    lastReport = Date.now();
+    if (refusedSince.size > 0) {
+      const reasons = Object.fromEntries(refusedSince);
+      const count = [...refusedSince.values()].reduce((a, b) => a + b, 0);
+      refusedSince = new Map();
+      options.log.warn('webhook: requests refused', { count, reasons });
+    }
+    if (duplicatesSince > 0) {
+      options.log.info('webhook: duplicate event ids, not processed again', { count: duplicatesSince });
+      duplicatesSince = 0;
+    }
+    if (statusDirty) {
+      statusDirty = false;
+      pushStatus();
+    }
   };
 
-  const handle = (req: IncomingMessage, body: Buffer): Outcome => {
+  /** Something changed: report now if the last report is old enough, else once the interval ends. */
+  const changed = (): void => {
+    statusDirty = true;
+    if (reportTimer) return;
+    const wait = lastReport + reportEvery - Date.now();
+    if (wait <= 0) report();
+    else {
+      reportTimer = setTimeout(report, Math.max(0, wait));
+      reportTimer.unref?.();
+    }
+  };
+
+  const refuse = (reason: string): void => {
+    counters.verificationFailures++;
+    counters.lastFailure = { reason, at: new Date().toISOString() };
+    refusedSince.set(reason, (refusedSince.get(reason) ?? 0) + 1);
+    changed();
+  };
+
+  // ---- seen event ids, kept across restarts until their timestamp leaves the tolerance ----
+  const prune = (): void => {
+    const oldest = Math.floor(options.nowMs() / 1000) - tolerance;
+    for (const [id, t] of seenIds) if (t < oldest) seenIds.delete(id);
+    while (seenIds.size > remember) {
+      const first = seenIds.keys().next();
+      if (first.done) break;
+      seenIds.delete(first.value);
+    }
+  };
+
+  const load = async (): Promise<void> => {
+    if (loaded || !options.seenIdsFile) return;
+    loaded = true;
+    let text: string;
+    try {
+      text = await readFile(options.seenIdsFile, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        options.log.warn('webhook: seen event ids unreadable; starting empty', { error: err });
+      }
+      return;
+    }
+    try {
+      const parsed = JSON.parse(text) as { ids?: unknown };
+      const ids = parsed.ids;
+      if (ids && typeof ids === 'object' && !Array.isArray(ids)) {
+        for (const [id, t] of Object.entries(ids as Record<string, unknown>)) {
+          if (typeof t === 'number' && Number.isFinite(t)) seenIds.set(id, t);
+        }
+      }
+    } catch (err) {
+      options.log.warn('webhook: seen event ids unreadable; starting empty', { error: err });
+    }
+    prune();
+  };
+
+  let wanted = 0;
+  let written = 0;
+  let writing: Promise<void> | null = null;
+  const writeOnce = async (file: string): Promise<void> => {
+    const upTo = wanted;
+    try {
+      prune();
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await writeFileDurable(file, JSON.stringify({ version: 1, ids: Object.fromEntries(seenIds) }));
+      written = upTo;
+    } finally {
+      writing = null;
+    }
+  };
+  /** Resolves once the file holds every id accepted so far (writes are batched). */
+  const persist = async (): Promise<void> => {
+    const file = options.seenIdsFile;
+    if (!file) return;
+    const target = ++wanted;
+    try {
+      while (written < target) await (writing ??= writeOnce(file));
+    } catch (err) {
+      options.log.warn('webhook: seen event ids not saved', { error: err });
+    }
+  };
+
+  const handle = async (req: IncomingMessage, body: Buffer): Promise<Outcome> => {
     const header = req.headers['service-signature'];
     const check = verifyWebhookSignature({
       header: Array.isArray(header) ? header.join(',') : header,
@@ -99,33 +230,32 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       toleranceSeconds: tolerance,
     });
     if (!check.ok) {
-      fail(FAILURE_TEXT[check.reason]);
+      refuse(FAILURE_TEXT[check.reason]);
       return { code: 401, body: { error: errorOf(check.reason) } };
     }
     let json: unknown;
     try {
       json = JSON.parse(body.toString('utf8'));
     } catch {
-      fail('the body is not JSON');
+      refuse('the body is not JSON');
       return { code: 400, body: { error: 'body is not JSON' } };
     }
     const parsed = WebhookEvent.safeParse(json);
     if (!parsed.success) {
-      fail('the body is not an RFI event');
+      refuse('the body is not an RFI event');
       return { code: 400, body: { error: 'body is not an RFI event' } };
     }
     const event = parsed.data;
     if (seenIds.has(event.id)) {
       counters.duplicates++;
-      options.log.info('webhook: duplicate event id, not processed again', { id: event.id });
+      duplicatesSince++;
+      // The bank retried with a fresh signature: remember the id as long as the newest t allows.
+      seenIds.set(event.id, Math.max(seenIds.get(event.id) ?? 0, check.t));
+      changed();
       return { code: 200, body: { status: 'duplicate' } };
     }
-    seenIds.set(event.id, Date.now());
-    while (seenIds.size > remember) {
-      const first = seenIds.keys().next();
-      if (first.done) break;
-      seenIds.delete(first.value);
-    }
+    seenIds.set(event.id, check.t);
+    await persist();
     counters.accepted++;
     counters.lastEvent = {
       id: event.id,
@@ -138,10 +268,12 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     } catch (err) {
       options.log.error('webhook: event handler failed', { error: err });
     }
+    changed();
     return { code: 202, body: { status: 'accepted' } };
   };
 
   const answer = (res: ServerResponse, o: Outcome): void => {
+    if (res.headersSent || res.destroyed) return;
     const text = JSON.stringify(o.body);
     res.writeHead(o.code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
@@ -151,11 +283,13 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     const pathOnly = (req.url ?? '/').split('?')[0];
     if (pathOnly !== route) {
       req.resume();
+      refuse('wrong path');
       answer(res, { code: 404, body: { error: 'not found' } });
       return;
     }
     if (req.method !== 'POST') {
       req.resume();
+      refuse('not a POST');
       res.setHeader('allow', 'POST');
       answer(res, { code: 405, body: { error: 'POST only' } });
       return;
@@ -163,11 +297,10 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     counters.received++;
     const declared = Number.parseInt(req.headers['content-length'] ?? '', 10);
     if (Number.isFinite(declared) && declared > maxBody) {
-      fail(`body larger than ${maxBody} bytes`);
+      refuse(`body larger than ${maxBody} bytes`);
       res.setHeader('connection', 'close');
       answer(res, { code: 413, body: { error: `body larger than ${maxBody} bytes` } });
       req.destroy();
-      status();
       return;
     }
     const chunks: Buffer[] = [];
@@ -178,22 +311,26 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       size += chunk.length;
       if (size > maxBody) {
         over = true;
-        fail(`body larger than ${maxBody} bytes`);
+        refuse(`body larger than ${maxBody} bytes`);
         res.setHeader('connection', 'close');
         answer(res, { code: 413, body: { error: `body larger than ${maxBody} bytes` } });
         req.destroy();
-        status();
         return;
       }
       chunks.push(chunk);
     });
     req.on('end', () => {
       if (over) return;
-      answer(res, handle(req, Buffer.concat(chunks)));
-      status();
+      handle(req, Buffer.concat(chunks)).then(
+        (o) => answer(res, o),
+        (err: unknown) => {
+          options.log.error('webhook: request failed', { error: err });
+          answer(res, { code: 400, body: { error: 'request failed' } });
+        },
+      );
     });
     req.on('error', () => {
-      if (!res.headersSent && !over) answer(res, { code: 400, body: { error: 'request aborted' } });
+      if (!over) answer(res, { code: 400, body: { error: 'request aborted' } });
     });
   };
 
@@ -207,7 +344,19 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     counters: () => ({ ...counters }),
     async start() {
       if (server && url) return url;
-      const s = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, onRequest);
+      await load();
+      const s = createServer(
+        {
+          headersTimeout: HEADERS_TIMEOUT_MS,
+          requestTimeout: REQUEST_TIMEOUT_MS,
+          connectionsCheckingInterval: CHECK_INTERVAL_MS,
+          keepAliveTimeout: 2000,
+        },
+        onRequest,
+      );
+      s.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+      // Node closes a connection beyond maxConnections as it arrives and tells us here.
+      s.on('drop', () => refuse('too many connections'));
       await new Promise<void>((resolve, reject) => {
         s.once('error', reject);
         s.listen(options.port ?? 0, host, () => {
@@ -221,7 +370,7 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${route}`;
       startedAt = new Date().toISOString();
       options.log.info('webhook: receiver listening', { url });
-      status();
+      pushStatus();
       return url;
     },
     async close() {
@@ -229,10 +378,15 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       server = null;
       url = null;
       startedAt = null;
+      if (reportTimer) {
+        clearTimeout(reportTimer);
+        report();
+      }
       if (!s) return;
       s.closeAllConnections();
       await new Promise<void>((resolve) => s.close(() => resolve()));
-      status();
+      await writing?.catch(() => undefined);
+      pushStatus();
     },
   };
 }

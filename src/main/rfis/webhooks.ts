@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import path from 'node:path';
 import type { WebhookEvent } from '../../shared/api/webhooks';
 import type { ReceiverStatusView, WebhookConfigView } from '../../shared/ipc/channels/webhook';
 import { DeskFailure } from '../../shared/ipc/errors';
@@ -18,6 +19,9 @@ import type { WebhookReceiver } from './webhook-receiver';
  * detector as polling), the pinned key of the active environment, pointing the embedded
  * sandbox's credential at the receiver, and the bank's webhook configuration for Settings.
  */
+/** In the data folder: accepted event ids and their signature time, pruned past the tolerance. */
+export const SEEN_EVENTS_FILE = 'webhook-seen-events.json';
+
 export interface WebhookServiceOptions {
   port?: number;
   maxBodyBytes?: number;
@@ -34,6 +38,8 @@ export interface WebhookServiceDeps {
   events: EventHub;
   log: Logger;
   rfis: RfiService;
+  /** The data folder: seen event ids are kept in `webhook-seen-events.json` there. */
+  dataDir?: string;
   options?: WebhookServiceOptions;
 }
 
@@ -121,6 +127,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     onEvent,
     onStatus: push,
     log,
+    ...(deps.dataDir ? { seenIdsFile: path.join(deps.dataDir, SEEN_EVENTS_FILE) } : {}),
   });
   try {
     await receiver.start();

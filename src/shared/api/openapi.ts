@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ErrorBody, CANONICAL_STATUS } from './common';
-import { routes, type RouteDef } from './routes';
+import { routes, SANDBOX_CONTROL_HEADER, type RouteDef } from './routes';
 import { WebhookEvent } from './webhooks';
 import { UPLOAD_CONTENT_TYPES } from '../catalogue';
 
@@ -69,6 +69,7 @@ function operation(id: string, def: RouteDef): JsonObject {
   };
   if (def.sandboxOnly) op['x-sandbox-only'] = true;
   if (def.auth === 'none' || def.auth === 'signed') op.security = [];
+  else if (def.auth === 'control') op.security = [{ sandboxControl: [] }];
   else op['x-required-role'] = def.auth;
   if (def.body === 'binary') {
     op.requestBody = {
@@ -150,7 +151,16 @@ export function buildOpenApi(): JsonObject {
       },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        sandboxControl: {
+          type: 'apiKey',
+          in: 'header',
+          name: SANDBOX_CONTROL_HEADER,
+          description:
+            'The per-run secret of the sandbox control routes: handed in-process to the app that started it, printed by the CLI (--control-secret sets it).',
+        },
+      },
       schemas: { ErrorBody: schemaOf(ErrorBody, 'output') },
     },
   };

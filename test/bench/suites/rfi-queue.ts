@@ -96,7 +96,7 @@ const suite: BenchSuite = {
       const le = harness.services.sandbox?.fixtures.legal_entities[0]?.id;
       const r = await fetch(`${sandboxUrl}/v1/sandbox/rfis/bulk`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...harness.services.sandbox?.controlHeaders() },
         body: JSON.stringify({ count: RFIS - 8, legal_entity_id: le }),
       });
       if (!r.ok) throw new Error(`bulk RFIs: ${r.status} ${await r.text()}`);

@@ -67,7 +67,7 @@ const suite: BenchSuite = {
       if (!le) throw new Error('no seed');
       const bulk = await fetch(`${sb.url}/v1/sandbox/rfis/bulk`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...sb.controlHeaders() },
         body: JSON.stringify({ count: COUNT, legal_entity_id: le.id }),
       });
       if (!bulk.ok) throw new Error(`bulk RFIs: ${bulk.status}`);
@@ -78,6 +78,7 @@ const suite: BenchSuite = {
         getToken: async () => token,
         log,
         clock: createServerClock(),
+        sandboxControl: () => ({ url: sb.url, secret: sb.controlSecret }),
       });
 
       // warm both paths once (JIT, connections)

@@ -45,7 +45,7 @@ const suite: BenchSuite = {
       const auth = { authorization: `Bearer ${le.tokens.admin}` };
       const bulk = await fetch(`${sb.url}/v1/sandbox/rfis/bulk`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...sb.controlHeaders() },
         body: JSON.stringify({ count: 10_000, legal_entity_id: le.id }),
       });
       if (!bulk.ok) throw new Error(`bulk RFIs: ${bulk.status}`);

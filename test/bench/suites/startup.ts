@@ -255,7 +255,7 @@ const suite: BenchSuite = {
       const seeded = a.rfi_ids.length;
       const bulk = await fetch(`${sb.url}/v1/sandbox/rfis/bulk`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...sb.controlHeaders() },
         body: JSON.stringify({ count: RFIS - seeded, legal_entity_id: a.id }),
       });
       if (!bulk.ok) throw new Error(`bulk RFIs: ${bulk.status} ${await bulk.text()}`);

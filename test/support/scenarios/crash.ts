@@ -196,7 +196,7 @@ export async function runCrashScenario(options: {
     seed: `crash-${options.seed}`,
     visibilityDelayMs: { min: 0, max: 0 },
   });
-  const inspect = sandboxInspector(sandbox.url);
+  const inspect = sandboxInspector(sandbox);
   const A = sandbox.fixtures.legal_entities[0]!;
   const token = A.tokens.admin;
   const incoming = A.incoming_transfers[0]!.transaction_id;

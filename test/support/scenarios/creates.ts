@@ -72,7 +72,7 @@ export async function runCreatesScenario(options: {
     returnCompletionDelayMs: 3_600_000,
     settlementDelayMs: 3_600_000,
   });
-  const inspect = sandboxInspector(sandbox.url);
+  const inspect = sandboxInspector(sandbox);
   const A = sandbox.fixtures.legal_entities[0]!;
   const usd = A.accounts.find((a) => a.asset === 'USD')!;
   const usdt = A.accounts.find((a) => a.asset === 'ETHEREUM-USDT')!;

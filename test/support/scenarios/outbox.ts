@@ -92,7 +92,7 @@ export async function runOutboxScenario(options: {
     visibilityDelayMs: { min: 0, max: 0 },
     webhookRetry: { initialMs: 50, maxMs: 200, giveUpAfterMs: 1000, timeoutMs: 200 },
   });
-  const inspect = sandboxInspector(sandbox.url);
+  const inspect = sandboxInspector(sandbox);
   const A = sandbox.fixtures.legal_entities[0]!;
   const token = A.tokens.admin;
   const sandboxOrigin = Buffer.from(sandbox.url);

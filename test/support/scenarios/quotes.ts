@@ -53,7 +53,7 @@ export async function runQuoteScenario(options: {
     // Confirmed orders settle (as the sandbox's default 2 s), so the app stops following them.
     settlementDelayMs: 1500,
   });
-  const inspect = sandboxInspector(sandbox.url);
+  const inspect = sandboxInspector(sandbox);
   const A = sandbox.fixtures.legal_entities[0]!;
   const usd = A.accounts.find((a) => a.asset === 'USD')!;
   const usdt = A.accounts.find((a) => a.asset === 'ETHEREUM-USDT')!;

@@ -26,6 +26,7 @@ export const receiverStatusSchema = z.object({
   received: z.number(),
   accepted: z.number(),
   duplicates: z.number(),
+  /** Every refused request: bad or missing signature, not an event, too large, wrong path or method, over the connection cap. */
   verificationFailures: z.number(),
   lastEvent: z.object({ id: z.string(), type: z.string(), rfiId: z.string(), at: z.string() }).nullable(),
   lastFailure: z.object({ reason: z.string(), at: z.string() }).nullable(),

@@ -47,7 +47,7 @@ function Receiver({ r }: { r: ReceiverStatusView }) {
       <dd data-testid="webhook-counters">
         {r.accepted} accepted, {r.duplicates} duplicate{r.duplicates === 1 ? '' : 's'} ignored
       </dd>
-      <dt>Verification failures</dt>
+      <dt>Refused requests</dt>
       <dd data-testid="webhook-failures">
         {r.verificationFailures}
         {r.lastFailure ? ` (last: ${r.lastFailure.reason}, ${when(r.lastFailure.at)})` : ''}
