@@ -19,6 +19,8 @@ import type { ServerClock } from './clock';
 import { createRfiService, createWebhookService } from './rfis';
 import type { RfiService, RfiServiceOptions, WebhookService, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './durable-file';
+import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './destinations';
+import type { DestinationGuard } from './destinations';
 import { createEventHub } from './events';
 import type { EventHub } from './events';
 import { buildHandlers } from './handlers';
@@ -60,6 +62,12 @@ export interface ServicesOptions {
    * never touch each other's entries); the Electron app passes "treasury-desk".
    */
   keyringService?: string;
+  /**
+   * The administrator's bank allow-list (JSON `{"origins": [...]}`, outside the data folder).
+   * Default: TREASURY_DESK_BANK_ALLOWLIST, else the system location (defaultBankAllowListPath);
+   * null: none.
+   */
+  bankAllowList?: string | null;
   /** Options of the embedded sandbox (merged under `environment.sandbox`). */
   sandbox?: Partial<SandboxOptions>;
   /** The local clock (tests inject a skewed one). */
@@ -106,6 +114,8 @@ export interface ServiceCore {
   readAfterCreate: ReadAfterCreate;
   vault: TokenVault;
   settings: SettingsStore;
+  /** Approved bank origins (analyst, allow-list) and native confirmation of destinations. */
+  destinations: DestinationGuard;
   stores: Stores;
   audit: AuditLog;
   operations: Operations;
@@ -160,6 +170,13 @@ export async function createServices(options: ServicesOptions): Promise<Services
   vault.onToken((t) => log.addSecret(t));
 
   const settings = await openSettings(stores, dataDir);
+  const destinations = await createDestinationGuard({
+    dataDir,
+    stores,
+    platform: options.platform,
+    log,
+    allowListPath: options.bankAllowList === undefined ? defaultBankAllowListPath() : options.bankAllowList,
+  });
 
   // The run's environment choice.
   const choice = options.environment;
@@ -171,8 +188,14 @@ export async function createServices(options: ServicesOptions): Promise<Services
     const url = checkBaseUrl(choice.baseUrl);
     const existing = settings.get().profiles.find((p) => p.kind === 'remote' && p.baseUrl === url);
     const profile = existing ?? settings.addProfile({ name: choice.name ?? 'Bank', baseUrl: url });
+    // Main's own choice (not the renderer's): the origin counts as approved.
+    const origin = bankOrigin(url);
+    if (origin) destinations.approveByMain(origin);
     settings.setActive(profile.id);
-    if (choice.token) await vault.set(profile.id, choice.token);
+    if (choice.token) {
+      settings.bindToken(profile.id, origin);
+      await vault.set(profile.id, choice.token);
+    }
   } else if (choice?.kind === 'profile') {
     settings.setActive(choice.profileId);
   }
@@ -180,15 +203,23 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const clock = createServerClock(options.localNow ? { localNow: options.localNow } : {});
   let sessionRef: SessionManager | null = null;
   const bank = new BankClient({
-    getBaseUrl: () => sessionRef?.environment.baseUrl ?? '',
-    getToken: async () => (sessionRef ? vault.get(sessionRef.profile.id) : null),
+    identity: async ({ withToken }) =>
+      sessionRef ? sessionRef.identity({ withToken }) : { baseUrl: '', token: null, tokenOrigin: null },
     log,
     clock,
     ...(options.bankRetry ? { retry: options.bankRetry } : {}),
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
   });
-  const session = await createSession({ settings, vault, events, log, bank: () => bank, sandboxOptions });
+  const session = await createSession({
+    settings,
+    vault,
+    events,
+    log,
+    bank: () => bank,
+    destinations,
+    sandboxOptions,
+  });
   sessionRef = session;
 
   const ledger = await openLedger({ dataDir, log, onProblem: (p) => stores.report(p) });
@@ -367,6 +398,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     readAfterCreate,
     vault,
     settings,
+    destinations,
     stores,
     audit,
     operations,
