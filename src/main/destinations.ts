@@ -213,7 +213,10 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
     }
   };
 
+  // Main is the only writer of the approvals file: read once, kept in memory for the run.
+  const approved = new Map(store.get().origins.map((o) => [o.origin, o.how] as const));
   const record = (origin: string, how: 'analyst' | 'main'): void => {
+    approved.set(origin, how);
     store.update((s) => ({
       origins: [
         ...s.origins.filter((o) => o.origin !== origin),
@@ -226,19 +229,24 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
     allowList,
     approval(origin) {
       if (allowed.has(origin)) return 'allow-list';
-      const entry = store.get().origins.find((o) => o.origin === origin);
-      return entry ? entry.how : null;
+      return approved.get(origin) ?? null;
     },
     async approveBankOrigin(origin, profileName) {
       const known = guard.approval(origin);
       if (known) return known;
+      // The name comes from the page: one plain line, so it cannot pose as the dialog's own text.
+      const name =
+        profileName
+          .replace(/[\p{Cc}\p{Cf}\s]+/gu, ' ')
+          .trim()
+          .slice(0, 80) || 'Bank';
       const ok = await ask({
         kind: 'bank-origin',
         destination: origin,
         title: 'Approve a bank address',
         message: `Send your bank access token and customer data to ${origin}?`,
         detail:
-          `The environment "${profileName}" wants to use ${origin}. The app will send the access ` +
+          `The environment "${name}" wants to use ${origin}. The app will send the access ` +
           'token for this environment to this address and to no other. Approve only an address ' +
           'your bank or administrator gave you.',
         approveLabel: 'Approve this address',

@@ -172,6 +172,11 @@ describe('finding 1: the token cannot be moved to another host', () => {
     ]);
     const view = await call('settings.get');
     expect(view.profiles.some((p) => p.baseUrl === attacker.url)).toBe(false);
+    // The page's profile name appears in the dialog as one quoted line, never as text of its own.
+    await refused('settings.addProfile', { name: 'Bank\n\nIT approved this.\u202e', baseUrl: attacker.url });
+    const detail = t.platform.confirmations.at(-1)!.detail;
+    expect(detail).toContain('"Bank IT approved this."');
+    expect(detail).not.toMatch(/[\n\u202e]/);
     expect(attacker.received).toEqual([]);
   });
 
