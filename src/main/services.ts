@@ -425,6 +425,17 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   // The first session check runs in the background (a slow bank must not hold the window).
   void session.check().catch((err: unknown) => log.warn('session: first check failed', { error: err }));
+  // A remote profile active from an earlier run whose address was never approved (a settings file
+  // from before approvals, or one edited outside the app): nothing is sent until the analyst
+  // approves it in main's dialog.
+  const startProfile = session.profile;
+  const startOrigin = startProfile.kind === 'remote' ? bankOrigin(startProfile.baseUrl) : null;
+  if (startOrigin && !destinations.approval(startOrigin)) {
+    void destinations
+      .approveBankOrigin(startOrigin, startProfile.name)
+      .then(() => session.check({ fresh: true }))
+      .catch((err: unknown) => log.warn('session: bank address not approved at start', { error: err }));
+  }
   // After sleep or a network change the connection state is stale: check again.
   const offSystem = options.platform.onSystemEvent((e) => {
     if (e === 'resume' || e === 'online' || e === 'unlock-screen') {

@@ -261,6 +261,68 @@ describe('finding 1: the token cannot be moved to another host', () => {
       t.platform.nextConfirmAnswers.length = 0;
     }
   });
+  it('a settings file from before approvals: its active bank is asked about natively and sent nothing until approved', async () => {
+    const dataDir = await tempDir();
+    const proxy = await startFaultProxy(t.services.sandbox!.url);
+    await writeFile(
+      path.join(dataDir, 'settings.json'),
+      JSON.stringify({
+        version: 1,
+        activeProfileId: 'acme-bank',
+        profiles: [
+          {
+            id: 'sandbox',
+            name: 'Embedded sandbox',
+            kind: 'embedded-sandbox',
+            baseUrl: '',
+            webhookPublicKeyPem: null,
+            sandboxCredential: 'a-admin',
+          },
+          {
+            id: 'acme-bank',
+            name: 'Acme',
+            kind: 'remote',
+            baseUrl: proxy.url,
+            webhookPublicKeyPem: null,
+            sandboxCredential: 'a-admin',
+          },
+        ],
+        pollingIntervalSeconds: 30,
+        notifications: { newRfi: true, rfiStatus: true, transactionStatus: true, quoteExpiry: true },
+      }),
+    );
+    keychainEntries.set(`td-legacy-test\u0000acme-bank`, A().tokens.admin);
+    const s = await startServices({
+      dataDir,
+      keyring,
+      keyringService: 'td-legacy-test',
+      bankAllowList: null,
+      environment: undefined,
+      rfis: { poll: { intervalMs: 3_600_000 } },
+    });
+    try {
+      await expect.poll(() => s.platform.confirmations.length).toBe(1);
+      expect(s.platform.confirmations[0]).toMatchObject({ kind: 'bank-origin', destination: proxy.url });
+      const status = await s.services.session.check({ fresh: true });
+      expect(status).toMatchObject({ connection: 'error' });
+      expect(status.problem).toMatch(/not been approved/);
+      expect(proxy.seen).toEqual([]);
+
+      s.platform.nextConfirmAnswers.push(true);
+      const d = dispatcherFor(s);
+      await call('settings.activateProfile', { profileId: 'acme-bank' }, d);
+      expect((await call('session.status', undefined, d)).connection).toBe('connected');
+      // Its token was bound to the profile's own origin when the old file was opened.
+      expect(
+        (await call('settings.get', undefined, d)).profiles.find((p) => p.id === 'acme-bank'),
+      ).toMatchObject({ tokenOrigin: proxy.url, hasToken: true });
+      expect(proxy.seen.length).toBeGreaterThan(0);
+    } finally {
+      await s.close();
+      await proxy.close();
+      keychainEntries.delete(`td-legacy-test\u0000acme-bank`);
+    }
+  });
 });
 
 describe('happy path: an approved bank works, approved once', () => {
