@@ -431,13 +431,49 @@ describe('finding 2: one request, one identity', () => {
 });
 
 describe('finding 3: main is no open proxy', () => {
-  it('no token can be stored for a profile that does not exist, and an unapproved address cannot be activated', async () => {
+  it('no token can be stored for a profile that does not exist, and an address nobody approved is never added', async () => {
     expect(
       await refused('vault.setToken', { profileId: 'p_0000000000000000', token: 'x-token-123456' }),
     ).toMatchObject({ kind: 'not_found' });
     const e = await refused('settings.addProfile', { name: 'Exfil', baseUrl: `${attacker.url}/v1` });
     expect(e.kind).toBe('not_approved');
     expect(t.services.session.profile.id).toBe('sandbox');
+    expect(attacker.received).toEqual([]);
+  });
+
+  it('a page cannot stack dialogs: while one waits for the analyst, another request is refused', async () => {
+    const original = t.platform.confirmDestination;
+    let answer: (ok: boolean) => void = () => undefined;
+    t.platform.confirmDestination = (request) => {
+      t.platform.confirmations.push(request);
+      return new Promise<boolean>((resolve) => {
+        answer = resolve;
+      });
+    };
+    try {
+      const first = dispatch('settings.addProfile', { name: 'One', baseUrl: attacker.url }, sender);
+      await expect.poll(() => t.platform.confirmations.at(-1)?.destination).toBe(attacker.origin);
+      const asked = t.platform.confirmations.length;
+      for (let i = 0; i < 5; i++) {
+        expect(
+          await refused('settings.addProfile', {
+            name: `Spam ${i}`,
+            baseUrl: `http://127.0.0.1:${9000 + i}`,
+          }),
+        ).toMatchObject({ kind: 'not_approved', reason: 'APPROVAL_PENDING' });
+        expect(
+          await refused('webhook.setUrl', { target: 'url', url: `${attacker.url}/hook${i}` }),
+        ).toMatchObject({
+          kind: 'not_approved',
+          reason: 'APPROVAL_PENDING',
+        });
+      }
+      expect(t.platform.confirmations).toHaveLength(asked);
+      answer(false);
+      expect(await first).toMatchObject({ ok: false, error: { kind: 'not_approved' } });
+    } finally {
+      t.platform.confirmDestination = original;
+    }
     expect(attacker.received).toEqual([]);
   });
 
