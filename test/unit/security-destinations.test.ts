@@ -430,6 +430,41 @@ describe('finding 2: one request, one identity', () => {
   });
 });
 
+describe('finding 2: the client takes its identity once per request', () => {
+  it('a retried GET asks for base URL and token once, and every attempt carries that same pair', async () => {
+    const host = await startListener();
+    let attempts = 0;
+    host.handle = () =>
+      ++attempts < 3
+        ? { status: 503, body: { error: { code: '503', status: 'UNAVAILABLE', message: 'busy' } } }
+        : { status: 200, body: { data: [], next_page_token: null } };
+    let identities = 0;
+    const tokens = ['first-token-0123456789', 'second-token-0123456789'];
+    const bank = new BankClient({
+      identity: async () => ({
+        baseUrl: host.url,
+        // A different token each time it is asked: a retry that asked again would show it.
+        token: tokens[identities++ % 2]!,
+        tokenOrigin: host.origin,
+      }),
+      log: createLogger(memorySink(), 'debug'),
+      clock: createServerClock(),
+      retry: { baseDelayMs: 5, maxDelayMs: 10 },
+    });
+    try {
+      await bank.listRfis({ page_size: '1' });
+      expect(identities).toBe(1);
+      expect(host.received.map((r) => r.headers.authorization)).toEqual([
+        'Bearer first-token-0123456789',
+        'Bearer first-token-0123456789',
+        'Bearer first-token-0123456789',
+      ]);
+    } finally {
+      await host.close();
+    }
+  });
+});
+
 describe('finding 3: main is no open proxy', () => {
   it('no token can be stored for a profile that does not exist, and an address nobody approved is never added', async () => {
     expect(
