@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -459,6 +460,36 @@ describe('finding 2: the client takes its identity once per request', () => {
         'Bearer first-token-0123456789',
         'Bearer first-token-0123456789',
       ]);
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+describe('the environment’s abort signal', () => {
+  it('lives as long as the profile: requests leave no listener behind on it', async () => {
+    const host = await startListener();
+    host.handle = () => ({ status: 200, body: { data: [], next_page_token: null } });
+    const environment = new AbortController();
+    const bank = new BankClient({
+      identity: async () => ({
+        baseUrl: host.url,
+        token: 'a-token-0123456789',
+        tokenOrigin: host.origin,
+        signal: environment.signal,
+      }),
+      log: createLogger(memorySink(), 'debug'),
+      clock: createServerClock(),
+    });
+    try {
+      for (let i = 0; i < 20; i++) {
+        await bank.listRfis({ page_size: '1' }, { signal: new AbortController().signal });
+      }
+      expect(host.received).toHaveLength(20);
+      expect(getEventListeners(environment.signal, 'abort')).toHaveLength(0);
+      environment.abort(new Error('switched'));
+      await expect(bank.listRfis({ page_size: '1' })).rejects.toThrow('switched');
+      expect(host.received).toHaveLength(20);
     } finally {
       await host.close();
     }

@@ -164,6 +164,28 @@ function abortedBy(signal: AbortSignal, fallback: unknown): unknown {
   return signal.reason ?? fallback;
 }
 
+/**
+ * One signal that aborts when any of the given ones does (the call's own and the environment's),
+ * with `dispose()` removing its listeners from them: the environment's signal lives as long as
+ * the profile stays active, so nothing may pile up on it request after request.
+ */
+function linkSignals(signals: Array<AbortSignal | undefined>): { signal?: AbortSignal; dispose(): void } {
+  const present = signals.filter((x): x is AbortSignal => x !== undefined);
+  if (present.length <= 1) return { ...(present[0] ? { signal: present[0] } : {}), dispose: () => undefined };
+  const controller = new AbortController();
+  const offs: Array<() => void> = [];
+  for (const s of present) {
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    const onAbort = (): void => controller.abort(s.reason);
+    s.addEventListener('abort', onAbort, { once: true });
+    offs.push(() => s.removeEventListener('abort', onAbort));
+  }
+  return { signal: controller.signal, dispose: () => offs.forEach((off) => off()) };
+}
+
 function describeIssues(error: z.ZodError): { field: string; message: string } {
   const issue = error.issues[0];
   const field = issue ? issue.path.map(String).join('.') : '';
@@ -253,7 +275,6 @@ export class BankClient {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) qs.set(k, v);
     const url = `${base}${req.path}${qs.size > 0 ? `?${qs.toString()}` : ''}`;
-    const shownPath = req.path;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (auth) {
       if (!identity.token) {
@@ -278,10 +299,24 @@ export class BankClient {
       headers['authorization'] = `Bearer ${identity.token}`;
     }
     if (req.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = req.idempotencyKey;
-    const signals = [req.signal, identity.signal].filter((x): x is AbortSignal => x !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    if (signal?.aborted) throw abortedBy(signal, new Error('aborted'));
+    const linked = linkSignals([req.signal, identity.signal]);
+    try {
+      return await this.attempts(req, mode, url, headers, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
 
+  /** The attempts of one request, all with the same URL and headers (the same identity). */
+  private async attempts<S extends z.ZodType>(
+    req: RawRequest<S>,
+    mode: RetryMode,
+    url: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<z.output<S>> {
+    const shownPath = req.path;
+    if (signal?.aborted) throw abortedBy(signal, new Error('aborted'));
     let attempt = 0;
     let limited = 0;
     for (;;) {
@@ -566,8 +601,22 @@ export class BankClient {
         message: 'The upload URL must use https (plain http only to this machine) and carry no credentials.',
       });
     }
-    const signals = [o.signal, identity.signal].filter((x): x is AbortSignal => x !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const linked = linkSignals([o.signal, identity.signal]);
+    try {
+      return await this.upload(target, identity.baseUrl, filePath, contentType, o, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  private async upload(
+    target: URL,
+    baseUrl: string,
+    filePath: string,
+    contentType: string,
+    o: UploadOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<Res<'uploadDocument'>> {
     let size: number;
     try {
       const s = await stat(filePath);
@@ -599,7 +648,7 @@ export class BankClient {
       if (signal?.aborted) throw abortedBy(signal, err);
       throw offlineFailure(err);
     }
-    if (target.origin === originOf(identity.baseUrl)) {
+    if (target.origin === originOf(baseUrl)) {
       this.options.clock.observe(response.headers.date, sentAt, this.options.clock.localNow());
     }
     if (response.statusCode >= 300) {
