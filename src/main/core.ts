@@ -8,6 +8,7 @@ import type { AuditLog } from './audit';
 import type { BankClient } from './bank/client';
 import type { ServerClock } from './clock';
 import type { CryptoService } from './crypto/service';
+import type { DestinationGuard } from './destinations';
 import type { EventHub } from './events';
 import type { Handlers } from './ipc/dispatcher';
 import type { IdempotencyLedger } from './ledger';
@@ -32,6 +33,8 @@ export interface ServiceCore {
   readAfterCreate: ReadAfterCreate;
   vault: TokenVault;
   settings: SettingsStore;
+  /** Approved bank origins (analyst, allow-list) and native confirmation of destinations. */
+  destinations: DestinationGuard;
   stores: Stores;
   audit: AuditLog;
   operations: Operations;

@@ -26,6 +26,22 @@ export interface SaveFileDialogOptions {
   extensions: string[];
 }
 
+/**
+ * A place data would go that main asks the analyst about, outside the renderer: a bank origin a
+ * profile would talk to (and send its token to), or a webhook URL the bank would post events to.
+ */
+export interface DestinationApproval {
+  kind: 'bank-origin' | 'webhook-url';
+  /** The origin or URL, shown verbatim. */
+  destination: string;
+  /** Dialog title, main sentence and the detail below it. */
+  title: string;
+  message: string;
+  detail: string;
+  /** Label of the approving button (the other one cancels and is the default). */
+  approveLabel: string;
+}
+
 export interface Platform {
   notify(notification: NativeNotification): void;
   /** Count on the dock/taskbar/tray badge; 0 clears it. */
@@ -34,6 +50,11 @@ export interface Platform {
   showOpenFileDialog(options: OpenFileDialogOptions): Promise<string[]>;
   /** Native save dialog; resolves with the absolute path, null when cancelled. */
   showSaveFileDialog(options: SaveFileDialogOptions): Promise<string | null>;
+  /**
+   * A native confirmation shown by main (never by the page): resolves true only when the analyst
+   * pressed the approving button; closing or cancelling is false.
+   */
+  confirmDestination(request: DestinationApproval): Promise<boolean>;
   /** Suspend/resume, screen lock and connectivity changes. Returns an unsubscribe. */
   onSystemEvent(listener: (event: SystemEvent) => void): () => void;
 }
@@ -45,6 +66,10 @@ export interface HeadlessPlatform extends Platform {
   nextDialogAnswers: string[][];
   /** What the next save dialogs answer (tests set this; null = cancelled). */
   nextSaveAnswers: Array<string | null>;
+  /** Every destination confirmation asked, in order. */
+  readonly confirmations: DestinationApproval[];
+  /** What the next confirmations answer (tests set this); none queued = declined. */
+  nextConfirmAnswers: boolean[];
   /** Simulates a system event. */
   fire(event: SystemEvent): void;
 }
@@ -56,6 +81,8 @@ export function createHeadlessPlatform(): HeadlessPlatform {
     badgeCount: 0,
     nextDialogAnswers: [],
     nextSaveAnswers: [],
+    confirmations: [],
+    nextConfirmAnswers: [],
     notify(n) {
       platform.notifications.push(n);
     },
@@ -67,6 +94,10 @@ export function createHeadlessPlatform(): HeadlessPlatform {
     },
     async showSaveFileDialog() {
       return platform.nextSaveAnswers.shift() ?? null;
+    },
+    async confirmDestination(request) {
+      platform.confirmations.push(request);
+      return platform.nextConfirmAnswers.shift() ?? false;
     },
     onSystemEvent(listener) {
       listeners.add(listener);

@@ -20,6 +20,7 @@ import { createRfiService, createWebhookService } from './rfis';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './durable-file';
 import { sandboxSeedFor } from './sandbox-seed';
+import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './destinations';
 import { createEventHub } from './events';
 import { buildHandlers } from './handlers';
 import { openLedger } from './ledger';
@@ -58,6 +59,12 @@ export interface ServicesOptions {
    * never touch each other's entries); the Electron app passes "treasury-desk".
    */
   keyringService?: string;
+  /**
+   * The administrator's bank allow-list (JSON `{"origins": [...]}`, outside the data folder).
+   * Default: TREASURY_DESK_BANK_ALLOWLIST, else the system location (defaultBankAllowListPath);
+   * null: none.
+   */
+  bankAllowList?: string | null;
   /**
    * Options of the embedded sandbox (merged under `environment.sandbox`). Without a `seed`, the
    * data folder's own random seed is used (`sandbox-seed`).
@@ -105,6 +112,13 @@ export async function createServices(options: ServicesOptions): Promise<Services
   vault.onToken((t) => log.addSecret(t));
 
   const settings = await openSettings(stores, dataDir);
+  const destinations = await createDestinationGuard({
+    dataDir,
+    stores,
+    platform: options.platform,
+    log,
+    allowListPath: options.bankAllowList === undefined ? defaultBankAllowListPath() : options.bankAllowList,
+  });
 
   // The run's environment choice.
   const choice = options.environment;
@@ -116,8 +130,14 @@ export async function createServices(options: ServicesOptions): Promise<Services
     const url = checkBaseUrl(choice.baseUrl);
     const existing = settings.get().profiles.find((p) => p.kind === 'remote' && p.baseUrl === url);
     const profile = existing ?? settings.addProfile({ name: choice.name ?? 'Bank', baseUrl: url });
+    // Main's own choice (not the renderer's): the origin counts as approved.
+    const origin = bankOrigin(url);
+    if (origin) destinations.approveByMain(origin);
     settings.setActive(profile.id);
-    if (choice.token) await vault.set(profile.id, choice.token);
+    if (choice.token) {
+      settings.bindToken(profile.id, origin);
+      await vault.set(profile.id, choice.token);
+    }
   } else if (choice?.kind === 'profile') {
     settings.setActive(choice.profileId);
   }
@@ -126,8 +146,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const clock = createServerClock(options.localNow ? { localNow: options.localNow } : {});
   let sessionRef: SessionManager | null = null;
   const bank = new BankClient({
-    getBaseUrl: () => sessionRef?.environment.baseUrl ?? '',
-    getToken: async () => (sessionRef ? vault.get(sessionRef.profile.id) : null),
+    identity: async ({ withToken }) =>
+      sessionRef ? sessionRef.identity({ withToken }) : { baseUrl: '', token: null, tokenOrigin: null },
     log,
     clock,
     ...(options.bankRetry ? { retry: options.bankRetry } : {}),
@@ -144,7 +164,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
       return embedded;
     },
   });
-  const session = await createSession({ settings, vault, events, log, bank: () => bank, sandboxOptions });
+  const session = await createSession({
+    settings,
+    vault,
+    events,
+    log,
+    bank: () => bank,
+    destinations,
+    sandboxOptions,
+  });
   sessionRef = session;
 
   const ledger = await openLedger({ dataDir, log, onProblem: (p) => stores.report(p) });
@@ -324,6 +352,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     readAfterCreate,
     vault,
     settings,
+    destinations,
     stores,
     audit,
     operations,
@@ -350,6 +379,17 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   // The first session check runs in the background (a slow bank must not hold the window).
   void session.check().catch((err: unknown) => log.warn('session: first check failed', { error: err }));
+  // A remote profile active from an earlier run whose address was never approved (a settings file
+  // from before approvals, or one edited outside the app): nothing is sent until the analyst
+  // approves it in main's dialog.
+  const startProfile = session.profile;
+  const startOrigin = startProfile.kind === 'remote' ? bankOrigin(startProfile.baseUrl) : null;
+  if (startOrigin && !destinations.approval(startOrigin)) {
+    void destinations
+      .approveBankOrigin(startOrigin, startProfile.name)
+      .then(() => session.check({ fresh: true }))
+      .catch((err: unknown) => log.warn('session: bank address not approved at start', { error: err }));
+  }
   // After sleep or a network change the connection state is stale: check again.
   const offSystem = options.platform.onSystemEvent((e) => {
     if (e === 'resume' || e === 'online' || e === 'unlock-screen') {

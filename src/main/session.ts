@@ -3,7 +3,9 @@ import type { RunningSandbox, SandboxOptions } from '../sandbox';
 import type { SessionStatus } from '../shared/ipc/channels/session';
 import type { Profile, SandboxCredential } from '../shared/ipc/channels/settings';
 import { DeskFailure } from '../shared/ipc/errors';
-import type { BankClient } from './bank/client';
+import type { BankClient, BankIdentity } from './bank/client';
+import { bankOrigin } from './destinations';
+import type { DestinationGuard } from './destinations';
 import type { EventHub } from './events';
 import type { Logger } from './log';
 import type { SettingsStore } from './settings';
@@ -40,6 +42,15 @@ export interface SessionManager {
     legalEntityName: string;
     role: string;
   }>;
+  /**
+   * Base URL, token and abort signal of the active environment, taken together for one request.
+   * The token comes only with the origin it was entered for; the signal aborts when the
+   * environment changes (profile switch, another sandbox credential). A remote origin that is
+   * neither approved nor allow-listed is refused here, before anything is sent.
+   */
+  identity(options: { withToken: boolean }): Promise<BankIdentity>;
+  /** Binds a newly stored token of the profile to the origin it is used with now. */
+  bindToken(profileId: string): void;
   /** The bank refused the token (401): publish that a new token is needed, without a new request. */
   markUnauthenticated(): void;
   /** Who acts, for the audit log. */
@@ -53,6 +64,7 @@ export interface SessionDeps {
   events: EventHub;
   log: Logger;
   bank: () => BankClient;
+  destinations: DestinationGuard;
   sandboxOptions?: Partial<SandboxOptions>;
 }
 
@@ -69,6 +81,20 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
   let credential: Credential | null = null;
   let lastStatus: SessionStatus | null = null;
   let generation = 0;
+  /** Aborted (and replaced) whenever the environment changes: old requests stop at once. */
+  let controller = new AbortController();
+  const nextGeneration = (why: string): void => {
+    generation++;
+    const old = controller;
+    controller = new AbortController();
+    old.abort(
+      new DeskFailure({
+        kind: 'offline',
+        reason: 'ENVIRONMENT_CHANGED',
+        message: `The request was stopped: ${why}.`,
+      }),
+    );
+  };
   let inflight: { gen: number; promise: Promise<SessionStatus> } | null = null;
 
   const environmentOf = (p: Profile): Environment => ({
@@ -97,9 +123,12 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
     log.info('session: embedded sandbox started', { url: sandbox.url });
     // Our own in-process bank: its webhook key is pinned as it starts (a new key every run).
     settings.setWebhookPublicKey(sandboxProfileId, sandbox.publicKeyPem);
-    // Its seeded credential goes through the vault like any other token.
+    // Its seeded credential goes through the vault like any other token, bound to this run's origin.
+    settings.bindToken(sandboxProfileId, bankOrigin(sandbox.url));
     await vault.set(sandboxProfileId, sandboxToken(settings.profile(sandboxProfileId).sandboxCredential));
   };
+
+  const originFor = (p: Profile): string | null => bankOrigin(environmentOf(p).baseUrl);
 
   const publish = (status: SessionStatus): SessionStatus => {
     lastStatus = status;
@@ -164,6 +193,40 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
     get lastStatus() {
       return lastStatus;
     },
+    async identity({ withToken }) {
+      const p = profile;
+      const signal = controller.signal;
+      const baseUrl = environmentOf(p).baseUrl;
+      const origin = bankOrigin(baseUrl);
+      if (p.kind === 'remote') {
+        if (!origin || !deps.destinations.approval(origin)) {
+          throw new DeskFailure({
+            kind: 'not_approved',
+            reason: 'DESTINATION_NOT_APPROVED',
+            message: `The bank address ${origin ?? baseUrl} has not been approved on this computer. Switch to this environment again to approve it.`,
+          });
+        }
+      }
+      if (!withToken) return { baseUrl, token: null, tokenOrigin: null, signal };
+      const token = await vault.get(p.id);
+      const bound = settings.profile(p.id).tokenOrigin ?? null;
+      if (signal.aborted) throw signal.reason;
+      if (token && bound !== null && bound !== origin) {
+        // The profile's address is not the one its token was entered for (the settings file was
+        // changed outside the app): the token is never sent there, and is dropped.
+        log.warn('session: stored token belongs to another origin; deleting it', { profileId: p.id });
+        settings.bindToken(p.id, null);
+        await vault
+          .delete(p.id)
+          .catch((err: unknown) => log.warn('session: token not deleted', { error: err }));
+        return { baseUrl, token: null, tokenOrigin: null, signal };
+      }
+      return { baseUrl, token, tokenOrigin: bound, signal };
+    },
+    bindToken(profileId) {
+      const p = settings.profile(profileId);
+      settings.bindToken(profileId, originFor(p));
+    },
     check(options = {}) {
       // Concurrent checks of the same environment share one request.
       if (options.fresh) generation++;
@@ -178,10 +241,21 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
     async activate(profileId) {
       const next = settings.profile(profileId);
       if (next.kind === 'embedded-sandbox') await ensureSandbox();
+      else {
+        const origin = bankOrigin(next.baseUrl);
+        if (!origin) {
+          throw new DeskFailure({
+            kind: 'invalid_argument',
+            field: 'profileId',
+            message: 'This profile has no valid bank address.',
+          });
+        }
+        await deps.destinations.approveBankOrigin(origin, next.name);
+      }
       settings.setActive(profileId);
       profile = settings.profile(profileId);
       credential = null;
-      generation++;
+      nextGeneration('the environment was switched');
       return manager.check();
     },
     async useSandboxCredential(choice) {
@@ -193,10 +267,11 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
             'Switching the sandbox credential works only while the embedded sandbox is the active environment.',
         });
       }
+      nextGeneration('the sandbox credential was switched');
+      settings.bindToken(sandboxProfileId, bankOrigin(sandbox.url));
       await vault.set(sandboxProfileId, sandboxToken(choice));
       profile = settings.setSandboxCredential(choice);
       credential = null;
-      generation++;
       return manager.check();
     },
     sandboxCredentialOptions() {
@@ -224,6 +299,7 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
       return `${credential.webhookName} (${credential.role}, ${credential.legalEntityId})`;
     },
     async dispose() {
+      controller.abort(new DeskFailure({ kind: 'offline', message: 'The app is closing.' }));
       const s = sandbox;
       sandbox = null;
       await s?.close();

@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import { DeskFailure } from '../shared/ipc/errors';
 import { settingsFileSchema } from '../shared/ipc/channels/settings';
 import type {
@@ -7,6 +7,7 @@ import type {
   SandboxCredential,
   SettingsFile,
 } from '../shared/ipc/channels/settings';
+import { bankOrigin } from './destinations';
 import type { MainStores, TypedStore } from './stores';
 
 /**
@@ -27,6 +28,7 @@ export const defaultSettings: SettingsFile = {
       baseUrl: '',
       webhookPublicKeyPem: null,
       sandboxCredential: 'a-admin',
+      tokenOrigin: null,
     },
   ],
   pollingIntervalSeconds: 30,
@@ -41,8 +43,12 @@ export interface SettingsStore {
     pollingIntervalSeconds?: number;
     notifications?: Partial<NotificationPrefs>;
   }): SettingsFile;
+  /** A new remote profile under a random id (never a name's slug: no old token is inherited). */
   addProfile(input: { name: string; baseUrl: string }): Profile;
-  updateProfile(profileId: string, patch: { name?: string; baseUrl?: string }): Profile;
+  /** Renames. A profile's base URL never changes: a new address is a new profile. */
+  updateProfile(profileId: string, patch: { name?: string }): Profile;
+  /** Records the origin the profile's stored token was entered for (null: no usable token). */
+  bindToken(profileId: string, origin: string | null): Profile;
   removeProfile(profileId: string): void;
   setActive(profileId: string): Profile;
   setWebhookPublicKey(profileId: string, pem: string | null): Profile;
@@ -98,16 +104,12 @@ export function checkWebhookPublicKey(pem: string): string {
   }
 }
 
-function slug(name: string, taken: Set<string>): string {
-  const base =
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 40) || 'bank';
-  let id = base === sandboxProfileId ? `${base}-1` : base;
-  for (let i = 2; taken.has(id); i++) id = `${base}-${i}`;
-  return id;
+/** A random profile id (the keychain account of its token). */
+function newProfileId(taken: Set<string>): string {
+  for (;;) {
+    const id = `p_${randomBytes(8).toString('hex')}`;
+    if (!taken.has(id)) return id;
+  }
 }
 
 export async function openSettings(stores: MainStores, dataDir: string): Promise<SettingsStore> {
@@ -125,6 +127,12 @@ export async function openSettings(stores: MainStores, dataDir: string): Promise
     if (!profiles.some((p) => p.kind === 'embedded-sandbox'))
       profiles = [defaultSettings.profiles[0]!, ...profiles];
     const active = profiles.some((p) => p.id === s.activeProfileId) ? s.activeProfileId : sandboxProfileId;
+    // Files written before tokens were bound: a remote profile's token belongs to its own origin.
+    profiles = profiles.map((p) =>
+      p.tokenOrigin !== undefined
+        ? p
+        : { ...p, tokenOrigin: p.kind === 'remote' ? bankOrigin(p.baseUrl) : null },
+    );
     return { ...s, profiles, activeProfileId: active };
   });
 
@@ -175,33 +183,29 @@ export async function openSettings(stores: MainStores, dataDir: string): Promise
     addProfile({ name, baseUrl }) {
       const url = checkBaseUrl(baseUrl);
       const s = store.get();
-      const id = slug(name, new Set(s.profiles.map((p) => p.id)));
+      const id = newProfileId(new Set(s.profiles.map((p) => p.id)));
       const profile: Profile = {
         id,
-        name: name.trim().slice(0, 80) || id,
+        name: name.trim().slice(0, 80) || 'Bank',
         kind: 'remote',
         baseUrl: url,
         webhookPublicKeyPem: null,
         sandboxCredential: 'a-admin',
+        tokenOrigin: null,
       };
       write((cur) => ({ ...cur, profiles: [...cur.profiles, profile] }));
       return profile;
     },
     updateProfile(id, patch) {
-      const current = find(store.get(), id);
-      if (patch.baseUrl !== undefined && current.kind !== 'remote') {
-        throw new DeskFailure({
-          kind: 'invalid_argument',
-          field: 'baseUrl',
-          message: 'The embedded sandbox has no base URL to change.',
-        });
-      }
-      const baseUrl = patch.baseUrl !== undefined ? checkBaseUrl(patch.baseUrl) : undefined;
+      find(store.get(), id);
       return replace(id, (p) => ({
         ...p,
         ...(patch.name !== undefined ? { name: patch.name.trim().slice(0, 80) || p.name } : {}),
-        ...(baseUrl !== undefined ? { baseUrl } : {}),
       }));
+    },
+    bindToken(id, origin) {
+      find(store.get(), id);
+      return replace(id, (p) => ({ ...p, tokenOrigin: origin }));
     },
     removeProfile(id) {
       const p = find(store.get(), id);

@@ -129,9 +129,17 @@ test.describe('Settings → Webhook', () => {
     await expect(panel.getByTestId('webhook-last-event')).toContainText(id, { timeout: 10_000 });
     await expect(panel.getByTestId('webhook-failures')).toHaveText('0');
 
-    // an admin sets another URL, then points it back at this app
+    // an admin sets another URL: main asks natively first (declined: nothing changes), then it is
+    // set; plain http to a remote host is refused; then back at this app, clear, and back again
     const input = panel.getByRole('textbox', { name: 'Webhook URL' });
     await input.fill('https://desk.example.com/hooks/rfi');
+    await panel.getByRole('button', { name: 'Save URL' }).click();
+    await expect(panel.getByTestId('webhook-message')).toContainText('not approved');
+    await expect(panel.getByTestId('webhook-url')).toHaveText(receiverUrl);
+    expect(harness.platform.confirmations).toEqual([
+      expect.objectContaining({ kind: 'webhook-url', destination: 'https://desk.example.com/hooks/rfi' }),
+    ]);
+    harness.platform.nextConfirmAnswers.push(true);
     await panel.getByRole('button', { name: 'Save URL' }).click();
     await expect(panel.getByTestId('webhook-message')).toHaveText('Webhook URL saved.');
     await expect(panel.getByTestId('webhook-url')).toHaveText('https://desk.example.com/hooks/rfi');
@@ -140,10 +148,20 @@ test.describe('Settings → Webhook', () => {
     );
     await input.fill('not a url');
     await panel.getByRole('button', { name: 'Save URL' }).click();
-    await expect(panel.getByTestId('webhook-message')).toContainText('http(s) URL');
+    await expect(panel.getByTestId('webhook-message')).toContainText('not a URL');
+    await input.fill('http://desk.example.com/hooks/rfi');
+    await panel.getByRole('button', { name: 'Save URL' }).click();
+    await expect(panel.getByTestId('webhook-message')).toContainText('must use https');
     await expect(panel.getByTestId('webhook-url')).toHaveText('https://desk.example.com/hooks/rfi');
+    expect(harness.platform.confirmations).toHaveLength(2);
     await panel.getByRole('button', { name: 'Use this app’s receiver' }).click();
     await expect(panel.getByTestId('webhook-url')).toHaveText(receiverUrl);
+    await panel.getByRole('button', { name: 'Clear' }).click();
+    await expect(panel.getByTestId('webhook-message')).toHaveText('Webhook URL cleared.');
+    await expect(panel.getByTestId('webhook-url')).toHaveText('Not set');
+    await panel.getByRole('button', { name: 'Use this app’s receiver' }).click();
+    await expect(panel.getByTestId('webhook-url')).toHaveText(receiverUrl);
+    expect(harness.platform.confirmations).toHaveLength(2);
 
     expect(await seriousA11yViolations(app)).toEqual([]);
 

@@ -90,18 +90,34 @@ test.describe('settings', () => {
     }
   });
 
-  test('adds a bank environment (https only), switches to it and back, removes it', async ({ app }) => {
+  test('adds a bank environment (https only, approved in main’s dialog), switches to it and back, removes it', async ({
+    app,
+    harness,
+  }) => {
     await app.goto(app.url().replace(/#.*$/, '') + '#/settings');
     const form = app.getByRole('form', { name: 'Add a bank environment' });
     await form.getByLabel('Name').fill('Plain bank');
     await form.getByLabel('Base URL').fill('http://bank.example.com');
     await form.getByRole('button', { name: 'Add environment' }).click();
     await expect(app.getByTestId('settings-error')).toContainText('https');
+    expect(harness.platform.confirmations).toEqual([]);
 
+    // Main asks natively; declined, nothing is added.
     await form.getByLabel('Base URL').fill('http://127.0.0.1:9');
     await form.getByRole('button', { name: 'Add environment' }).click();
-    const card = app.getByTestId('profile-plain-bank');
+    await expect(app.getByTestId('settings-error')).toContainText('not approved');
+    expect(harness.platform.confirmations).toEqual([
+      expect.objectContaining({ kind: 'bank-origin', destination: 'http://127.0.0.1:9' }),
+    ]);
+    const card = app.locator('[data-testid^="profile-p_"]').filter({ hasText: 'Plain bank' });
+    await expect(card).toHaveCount(0);
+
+    // Approved, it is added under a random id.
+    harness.platform.nextConfirmAnswers.push(true);
+    await form.getByRole('button', { name: 'Add environment' }).click();
+    await expect(app.getByTestId('settings-notice')).toHaveText('Environment added.');
     await expect(card).toContainText('http://127.0.0.1:9');
+    expect(harness.platform.confirmations).toHaveLength(2);
     await card.getByRole('button', { name: 'Use this environment' }).click();
     await expect(card).toContainText('Active');
     await expect(app.getByTestId('connection-state')).toHaveText('No token');
@@ -111,6 +127,8 @@ test.describe('settings', () => {
     await expect(app.getByTestId('connection-state')).toHaveText('Connected');
     await card.getByRole('button', { name: 'Remove Plain bank' }).click();
     await expect(card).toHaveCount(0);
+    // Switching asked nothing more: the address was approved once.
+    expect(harness.platform.confirmations).toHaveLength(2);
   });
 
   test('polling interval and notification preferences are kept', async ({ app, harness }) => {

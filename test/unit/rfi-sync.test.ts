@@ -146,20 +146,31 @@ describe('webhook.* channels', () => {
     expect(v.canSet).toBe(true);
     expect(v.receiver).toMatchObject({ listening: true, environmentId: 'sandbox' });
     expect(v.receiver.pinnedKeyFingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
-    const set = await call('webhook.setUrl', { url: 'https://desk.example.com/hook' });
+    // Another URL is set only once the analyst confirms it in main's native dialog.
+    await expect(
+      call('webhook.setUrl', { target: 'url', url: 'https://desk.example.com/hook' }),
+    ).rejects.toMatchObject({ kind: 'not_approved' });
+    expect((await call('webhook.config')).config?.webhook_url).toBe(t.services.webhooks.receiver.url);
+    t.platform.nextConfirmAnswers.push(true);
+    const set = await call('webhook.setUrl', { target: 'url', url: 'https://desk.example.com/hook' });
     expect(set.config?.webhook_url).toBe('https://desk.example.com/hook');
-    const back = await call('webhook.setUrl', { useReceiver: true });
+    expect(t.platform.confirmations.map((c) => [c.kind, c.destination])).toEqual([
+      ['webhook-url', 'https://desk.example.com/hook'],
+      ['webhook-url', 'https://desk.example.com/hook'],
+    ]);
+    const back = await call('webhook.setUrl', { target: 'receiver' });
     expect(back.config?.webhook_url).toBe(t.services.webhooks.receiver.url);
-    await expect(call('webhook.setUrl', { url: 'ftp://x' })).rejects.toMatchObject({
+    await expect(call('webhook.setUrl', { target: 'url', url: 'ftp://x' })).rejects.toMatchObject({
       kind: 'invalid_argument',
     });
     await expect(call('webhook.setUrl', {})).rejects.toMatchObject({ kind: 'invalid_argument' });
+    expect(t.platform.confirmations).toHaveLength(2);
     const audit = await call('audit.list', { limit: 20 });
     expect(audit.entries.filter((e) => e.operation === 'webhook.set_url').map((e) => e.outcome)).toEqual([
       'failed',
+      'succeeded',
+      'succeeded',
       'failed',
-      'succeeded',
-      'succeeded',
     ]);
     const status = await call('webhook.receiverStatus');
     expect(status.url).toBe(t.services.webhooks.receiver.url);
@@ -172,9 +183,9 @@ describe('webhook.* channels', () => {
       expect(v.config?.role).toBe('viewer');
       expect(v.canSet).toBe(false);
       expect(v.cannotSetReason).toContain('admin');
-      await expect(call('webhook.setUrl', { url: 'https://desk.example.com/hook' })).rejects.toMatchObject({
-        kind: 'forbidden',
-      });
+      await expect(
+        call('webhook.setUrl', { target: 'url', url: 'https://desk.example.com/hook' }),
+      ).rejects.toMatchObject({ kind: 'forbidden' });
       await expect.poll(() => t.services.webhooks.status().autoConfigure?.state).toBe('failed');
       expect(t.services.webhooks.status().autoConfigure?.message).toContain('viewer');
     } finally {

@@ -179,9 +179,15 @@ describe('settings channels', () => {
       kind: 'invalid_argument',
       field: 'baseUrl',
     });
+    // A new address takes effect only once the analyst approves it in main's native dialog.
+    t.platform.nextConfirmAnswers.push(true);
     let view = await call<SettingsView>('settings.addProfile', {
       name: 'Local bank',
       baseUrl: 'http://127.0.0.1:9',
+    });
+    expect(t.platform.confirmations.at(-1)).toMatchObject({
+      kind: 'bank-origin',
+      destination: 'http://127.0.0.1:9',
     });
     const id = view.profiles.find((p) => p.name === 'Local bank')!.id;
     view = await call<SettingsView>('settings.activateProfile', { profileId: id });

@@ -100,10 +100,13 @@ describe('settings and profiles', () => {
     expect(settings.get().pollingIntervalSeconds).toBe(30);
 
     const p = settings.addProfile({ name: 'Acme Bank (prod)', baseUrl: 'https://api.acme.example/' });
-    expect(p).toMatchObject({ id: 'acme-bank-prod', baseUrl: 'https://api.acme.example' });
-    expect(settings.addProfile({ name: 'Acme Bank (prod)', baseUrl: 'https://b.example' }).id).toBe(
-      'acme-bank-prod-2',
-    );
+    expect(p).toMatchObject({ baseUrl: 'https://api.acme.example', tokenOrigin: null });
+    // Ids are random, never the name's slug: a profile added again under the same name is a new
+    // profile and cannot inherit a token left in the keychain under the old id.
+    expect(p.id).toMatch(/^p_[0-9a-f]{16}$/);
+    const again = settings.addProfile({ name: 'Acme Bank (prod)', baseUrl: 'https://api.acme.example' });
+    expect(again.id).toMatch(/^p_[0-9a-f]{16}$/);
+    expect(again.id).not.toBe(p.id);
     settings.updateProfile(p.id, { name: 'Acme' });
     settings.setActive(p.id);
     settings.update({ pollingIntervalSeconds: 120, notifications: { newRfi: false } });

@@ -46,6 +46,7 @@ describe('token secrecy', () => {
       await call('session.status');
       await call('session.useSandboxCredential', { credential: 'a-admin' });
       await call('vault.setToken', { profileId: 'sandbox', token: 'x' }); // malformed
+      t.platform.nextConfirmAnswers.push(true); // the analyst approves the address natively
       await call('settings.addProfile', { name: 'Proxy bank', baseUrl: proxy.url });
       const settings = (await call('settings.get')) as {
         ok: true;

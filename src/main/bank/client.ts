@@ -5,6 +5,8 @@ import type { Response } from 'got';
 import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes, SANDBOX_CONTROL_HEADER } from '../../shared/api';
+import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
+import { isLoopbackHost } from '../destinations';
 import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
 import type { ServerClock } from '../clock';
 import type { Logger } from '../log';
@@ -22,8 +24,12 @@ import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
  *   never retried automatically. 429 waits Retry-After (any method: the bank did not process it).
  *   401 is never retried: it asks for a new token (onUnauthenticated).
  * - Every answer's Date header feeds the server clock.
- * - The bearer token is attached only to requests to the environment's base URL, never to a
- *   signed upload URL, and never appears in an error or a log line.
+ * - One request, one identity: the base URL, the token and the environment's abort signal are
+ *   taken together once per request, and every retry reuses that same pair. The token is attached
+ *   only when the origin it was entered for is the origin of that base URL; never to a signed
+ *   upload URL; never in an error or a log line. A profile switch aborts the old identity's signal.
+ * - Ids that go into a path are checked (no `.`/`..`, no `/`); upload URLs must be https unless
+ *   they point at loopback.
  */
 export interface RetryPolicy {
   /** Total attempts for retryable failures (network, 5xx, 409 on idempotent POSTs). */
@@ -43,11 +49,27 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxRetryAfterMs: 30_000,
 };
 
+/** Who a request speaks as and to: taken once per request, reused by its retries. */
+export interface BankIdentity {
+  /** The environment's base URL ('' when no bank is configured). */
+  baseUrl: string;
+  /** The bearer token; null when none is stored (or it was not asked for). */
+  token: string | null;
+  /** The origin the token was entered for; the token is sent to that origin only. */
+  tokenOrigin: string | null;
+  /** Aborted when the environment changes: requests of the old one stop. */
+  signal?: AbortSignal;
+}
+
 export interface BankClientOptions {
-  /** The active environment's base URL (read per request: the profile can change). */
-  getBaseUrl(): string;
-  /** The bearer token, read from the vault per request; null when none is stored. */
-  getToken(): Promise<string | null>;
+  /**
+   * The active environment's identity, resolved once per request (the session's). `withToken`
+   * is false for calls that carry no token (sandbox control endpoints).
+   */
+  identity?(options: { withToken: boolean }): Promise<BankIdentity>;
+  /** Simpler form (tests, benches): base URL and token, bound to the base URL's origin. */
+  getBaseUrl?(): string;
+  getToken?(): Promise<string | null>;
   log: Logger;
   clock: ServerClock;
   /** Per-attempt timeout of a JSON call. */
@@ -125,15 +147,50 @@ function backoff(attempt: number, policy: RetryPolicy): number {
   return Math.round(exp / 2 + Math.random() * (exp / 2));
 }
 
-function pathParam(value: string, name: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 128) {
+/** An id that becomes one path segment: the shared id rule (no `.`/`..`, no `/`), encoded. */
+export function pathParam(value: string, name: string): string {
+  if (typeof value !== 'string' || !BANK_ID_RE.test(value)) {
     throw new DeskFailure({
       kind: 'invalid_argument',
       field: name,
-      message: `${name} must be 1 to 128 characters.`,
+      message: `${name} ${BANK_ID_RULE}.`,
     });
   }
   return encodeURIComponent(value);
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+function abortedBy(signal: AbortSignal, fallback: unknown): unknown {
+  return signal.reason ?? fallback;
+}
+
+/**
+ * One signal that aborts when any of the given ones does (the call's own and the environment's),
+ * with `dispose()` removing its listeners from them: the environment's signal lives as long as
+ * the profile stays active, so nothing may pile up on it request after request.
+ */
+function linkSignals(signals: Array<AbortSignal | undefined>): { signal?: AbortSignal; dispose(): void } {
+  const present = signals.filter((x): x is AbortSignal => x !== undefined);
+  if (present.length <= 1) return { ...(present[0] ? { signal: present[0] } : {}), dispose: () => undefined };
+  const controller = new AbortController();
+  const offs: Array<() => void> = [];
+  for (const s of present) {
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    const onAbort = (): void => controller.abort(s.reason);
+    s.addEventListener('abort', onAbort, { once: true });
+    offs.push(() => s.removeEventListener('abort', onAbort));
+  }
+  return { signal: controller.signal, dispose: () => offs.forEach((off) => off()) };
 }
 
 function describeIssues(error: z.ZodError): { field: string; message: string } {
@@ -188,8 +245,15 @@ export class BankClient {
     this.sleep = options.sleep ?? abortableSleep;
   }
 
-  get baseUrl(): string {
-    return this.options.getBaseUrl().replace(/\/+$/, '');
+  /** The identity of one request: base URL, token and the environment's signal, together. */
+  private async identity(withToken: boolean): Promise<BankIdentity> {
+    if (this.options.identity) {
+      const id = await this.options.identity({ withToken });
+      return { ...id, baseUrl: id.baseUrl.replace(/\/+$/, '') };
+    }
+    const baseUrl = (this.options.getBaseUrl?.() ?? '').replace(/\/+$/, '');
+    const token = withToken ? ((await this.options.getToken?.()) ?? null) : null;
+    return { baseUrl, token, tokenOrigin: originOf(baseUrl) };
   }
 
   /** Checks a request body against the route's schema before it is sent. */
@@ -211,38 +275,71 @@ export class BankClient {
   async request<S extends z.ZodType>(req: RawRequest<S>): Promise<z.output<S>> {
     const mode = req.retry ?? (req.method === 'GET' ? 'safe' : req.idempotencyKey ? 'idempotent' : 'none');
     const auth = req.auth ?? true;
-    const base = this.baseUrl;
+    // Base URL and token together, once: every retry below speaks as this same identity.
+    const identity = await this.identity(auth);
+    const base = identity.baseUrl;
     if (!base) {
       throw new DeskFailure({
         kind: 'offline',
         message: 'No bank is configured for this environment (or the embedded sandbox is not running).',
       });
     }
+    if (!req.path.startsWith('/') || /(^|\/)\.{1,2}(\/|$)/.test(req.path)) {
+      throw new DeskFailure({ kind: 'invalid_argument', field: 'path', message: 'Not a bank API path.' });
+    }
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) qs.set(k, v);
     const url = `${base}${req.path}${qs.size > 0 ? `?${qs.toString()}` : ''}`;
-    const shownPath = req.path;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (auth) {
+      if (!identity.token) {
+        throw new DeskFailure({
+          kind: 'unauthenticated',
+          message: 'No token is stored for this environment. Enter a token in Settings.',
+        });
+      }
+      // The token goes only to the origin it was entered for, whatever the base URL says now.
+      const origin = originOf(url);
+      if (!origin || identity.tokenOrigin !== origin) {
+        this.options.log.warn('bank: token not sent to an origin it was not entered for', {
+          origin,
+          tokenOrigin: identity.tokenOrigin,
+        });
+        throw new DeskFailure({
+          kind: 'unauthenticated',
+          reason: 'TOKEN_ORIGIN_MISMATCH',
+          message: `The stored token was entered for another address, not ${origin ?? 'this one'}. Enter the token for this environment in Settings.`,
+        });
+      }
+      headers['authorization'] = `Bearer ${identity.token}`;
+    }
+    if (req.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = req.idempotencyKey;
+    if (req.control) {
+      const c = this.options.sandboxControl?.();
+      if (c && sameOrigin(c.url, base)) headers[SANDBOX_CONTROL_HEADER] = c.secret;
+    }
+    const linked = linkSignals([req.signal, identity.signal]);
+    try {
+      return await this.attempts(req, mode, url, headers, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
 
+  /** The attempts of one request, all with the same URL and headers (the same identity). */
+  private async attempts<S extends z.ZodType>(
+    req: RawRequest<S>,
+    mode: RetryMode,
+    url: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<z.output<S>> {
+    const shownPath = req.path;
+    if (signal?.aborted) throw abortedBy(signal, new Error('aborted'));
     let attempt = 0;
     let limited = 0;
     for (;;) {
       attempt++;
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (auth) {
-        const token = await this.options.getToken();
-        if (!token) {
-          throw new DeskFailure({
-            kind: 'unauthenticated',
-            message: 'No token is stored for this environment. Enter a token in Settings.',
-          });
-        }
-        headers['authorization'] = `Bearer ${token}`;
-      }
-      if (req.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = req.idempotencyKey;
-      if (req.control) {
-        const c = this.options.sandboxControl?.();
-        if (c && sameOrigin(c.url, base)) headers[SANDBOX_CONTROL_HEADER] = c.secret;
-      }
 
       const sentAt = this.options.clock.localNow();
       let response: Response<string>;
@@ -256,10 +353,10 @@ export class BankClient {
           followRedirect: false,
           timeout: { request: this.options.timeoutMs ?? 15_000 },
           responseType: 'text',
-          ...(req.signal ? { signal: req.signal } : {}),
+          ...(signal ? { signal } : {}),
         });
       } catch (err) {
-        if (req.signal?.aborted) throw req.signal.reason ?? err;
+        if (signal?.aborted) throw abortedBy(signal, err);
         const failure = offlineFailure(err);
         if (mode !== 'none' && attempt < this.policy.attempts) {
           this.options.log.info('bank: network error, retrying', {
@@ -268,7 +365,7 @@ export class BankClient {
             attempt,
             code: (err as { code?: string }).code,
           });
-          await this.sleep(backoff(attempt, this.policy), req.signal);
+          await this.sleep(backoff(attempt, this.policy), signal);
           continue;
         }
         throw failure;
@@ -296,7 +393,7 @@ export class BankClient {
         const waitMs = parseRetryAfter(retryAfter, this.options.clock.localNow()) ?? 1000;
         if (limited < this.policy.rateLimitAttempts && waitMs <= this.policy.maxRetryAfterMs) {
           this.options.log.info('bank: rate limited, waiting Retry-After', { path: shownPath, waitMs });
-          await this.sleep(waitMs, req.signal);
+          await this.sleep(waitMs, signal);
           attempt--; // a 429 is not a failed attempt: the bank did not process the request
           continue;
         }
@@ -311,7 +408,7 @@ export class BankClient {
           status,
           attempt,
         });
-        await this.sleep(backoff(attempt, this.policy), req.signal);
+        await this.sleep(backoff(attempt, this.policy), signal);
         continue;
       }
       throw failureFromResponse(status, body, retryAfter);
@@ -501,9 +598,10 @@ export class BankClient {
     contentType: string,
     o: UploadOptions = {},
   ): Promise<Res<'uploadDocument'>> {
+    const identity = await this.identity(false);
     let target: URL;
     try {
-      target = new URL(url, `${this.baseUrl}/`);
+      target = new URL(url, `${identity.baseUrl}/`);
     } catch {
       throw new DeskFailure({
         kind: 'invalid_argument',
@@ -511,13 +609,34 @@ export class BankClient {
         message: 'The upload URL is not a URL.',
       });
     }
-    if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+    // The file goes over TLS, or stays on this machine (a local test bank).
+    if (
+      !(target.protocol === 'https:' || (target.protocol === 'http:' && isLoopbackHost(target.hostname))) ||
+      target.username ||
+      target.password
+    ) {
       throw new DeskFailure({
         kind: 'invalid_argument',
         field: 'url',
-        message: 'The upload URL must be http(s).',
+        message: 'The upload URL must use https (plain http only to this machine) and carry no credentials.',
       });
     }
+    const linked = linkSignals([o.signal, identity.signal]);
+    try {
+      return await this.upload(target, identity.baseUrl, filePath, contentType, o, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  private async upload(
+    target: URL,
+    baseUrl: string,
+    filePath: string,
+    contentType: string,
+    o: UploadOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<Res<'uploadDocument'>> {
     let size: number;
     try {
       const s = await stat(filePath);
@@ -541,15 +660,15 @@ export class BankClient {
         followRedirect: false,
         timeout: { connect: 10_000, send: 10 * 60_000, response: 60_000 },
         responseType: 'text',
-        ...(o.signal ? { signal: o.signal } : {}),
+        ...(signal ? { signal } : {}),
       });
       req.on('uploadProgress', (p) => o.onProgress?.(Math.min(p.transferred, size), size));
       response = await req;
     } catch (err) {
-      if (o.signal?.aborted) throw o.signal.reason ?? err;
+      if (signal?.aborted) throw abortedBy(signal, err);
       throw offlineFailure(err);
     }
-    if (target.origin === new URL(this.baseUrl).origin) {
+    if (target.origin === originOf(baseUrl)) {
       this.options.clock.observe(response.headers.date, sentAt, this.options.clock.localNow());
     }
     if (response.statusCode >= 300) {

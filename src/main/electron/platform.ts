@@ -39,6 +39,21 @@ export function createElectronPlatform(getWindow: () => BrowserWindow | null): P
       const result = win ? await dialog.showSaveDialog(win, opts) : await dialog.showSaveDialog(opts);
       return result.canceled || !result.filePath ? null : result.filePath;
     },
+    async confirmDestination({ title, message, detail, approveLabel }) {
+      const win = getWindow();
+      const opts = {
+        type: 'warning' as const,
+        title,
+        message,
+        detail,
+        buttons: ['Cancel', approveLabel],
+        defaultId: 0,
+        cancelId: 0,
+        noLink: true,
+      };
+      const result = win ? await dialog.showMessageBox(win, opts) : await dialog.showMessageBox(opts);
+      return result.response === 1;
+    },
     onSystemEvent(listener) {
       const events: SystemEvent[] = ['suspend', 'resume', 'lock-screen', 'unlock-screen'];
       const handlers = events.map((e) => {

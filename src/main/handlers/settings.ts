@@ -1,5 +1,6 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../core';
+import { checkBaseUrl } from '../settings';
 
 type SettingsChannels =
   | 'settings.get'
@@ -29,16 +30,15 @@ export function settingsHandlers(core: ServiceCore): Pick<Handlers, SettingsChan
       return core.settingsView();
     },
     'settings.addProfile': async ({ name, baseUrl }) => {
-      core.settings.addProfile({ name, baseUrl });
+      const url = checkBaseUrl(baseUrl);
+      // The page only proposes an address: the analyst approves it in main's own dialog (unless
+      // an administrator allow-listed it), or no profile is added.
+      await core.destinations.approveBankOrigin(new URL(url).origin, name.trim() || 'Bank');
+      core.settings.addProfile({ name, baseUrl: url });
       return core.settingsView();
     },
-    'settings.updateProfile': async ({ profileId, name, baseUrl }) => {
-      const wasActive = core.session.profile.id === profileId;
-      core.settings.updateProfile(profileId, {
-        ...(name !== undefined ? { name } : {}),
-        ...(baseUrl !== undefined ? { baseUrl } : {}),
-      });
-      if (wasActive) await core.session.activate(profileId);
+    'settings.updateProfile': async ({ profileId, name }) => {
+      core.settings.updateProfile(profileId, { ...(name !== undefined ? { name } : {}) });
       return core.settingsView();
     },
     'settings.removeProfile': async ({ profileId }) => {

@@ -1,22 +1,40 @@
+import { DeskFailure } from '../../shared/ipc/errors';
+import { checkWebhookUrl } from '../destinations';
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../core';
 
 type WebhookChannels = 'webhook.config' | 'webhook.setUrl' | 'webhook.receiverStatus';
 
-/** Settings → Webhook: the bank's configuration, setting it (admin), the local receiver. */
+/**
+ * Settings → Webhook: the bank's configuration, setting it (admin), the local receiver. The page
+ * chooses this app's receiver, clearing, or a URL (https, or http to loopback) that the analyst
+ * then confirms in main's native dialog; nothing is sent to the bank before that.
+ */
 export function webhookHandlers(core: ServiceCore): Pick<Handlers, WebhookChannels> {
   return {
     'webhook.config': () => core.webhooks.config(),
-    'webhook.setUrl': (args) =>
-      core.operations.audited(
-        {
-          operation: 'webhook.set_url',
-          target: args.useReceiver
-            ? (core.webhooks.receiver.url ?? 'local receiver')
-            : args.url || '(cleared)',
-        },
-        () => core.webhooks.setUrl(args),
-      ),
+    'webhook.setUrl': async (args) => {
+      const shown =
+        args.target === 'receiver'
+          ? (core.webhooks.receiver.url ?? 'local receiver')
+          : args.target === 'clear'
+            ? '(cleared)'
+            : args.url;
+      return core.operations.audited({ operation: 'webhook.set_url', target: shown }, async () => {
+        if (args.target === 'receiver') return core.webhooks.setUrl({ useReceiver: true });
+        if (args.target === 'clear') return core.webhooks.setUrl({ url: '' });
+        const url = checkWebhookUrl(args.url);
+        if (core.session.credential?.role === 'viewer') {
+          // No dialog for a change the bank refuses anyway.
+          throw new DeskFailure({
+            kind: 'forbidden',
+            message: 'This credential is a viewer: only an admin credential may set the webhook URL.',
+          });
+        }
+        await core.destinations.confirmWebhookUrl(url, core.session.who());
+        return core.webhooks.setUrl({ url });
+      });
+    },
     'webhook.receiverStatus': async () => core.webhooks.status(),
   };
 }

@@ -33,6 +33,16 @@ export const id = z
   .max(128, 'must be at most 128 characters')
   .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters');
 
+/**
+ * An id that becomes a path segment (transaction, RFI, question, document): 1–128 letters,
+ * digits, `_`, `-`, `.`, `:` or `~`, not starting with a dot, so it can never be `.` or `..`
+ * (which a URL resolves as "this" or "the parent" folder) nor contain `/`, `%`, `?` or `#`.
+ */
+export const BANK_ID_RE = /^[A-Za-z0-9_:~-][A-Za-z0-9_.:~-]{0,127}$/;
+export const BANK_ID_RULE =
+  'must be 1 to 128 letters, digits, "_", "-", ".", ":" or "~", not starting with a dot';
+export const bankId = z.string({ error: msg('must be a string') }).regex(BANK_ID_RE, BANK_ID_RULE);
+
 export const freeText = (max = 2000) =>
   z.string({ error: msg('must be a string') }).max(max, `must be at most ${max} characters`);
 

@@ -29,6 +29,11 @@ export const deskErrorKinds = [
   'server',
   /** No OS keychain could be used. */
   'keychain_unavailable',
+  /**
+   * A destination (bank address, webhook URL) the analyst did not approve in main's native dialog
+   * and no administrator allow-listed: nothing was sent there.
+   */
+  'not_approved',
   /** The local state (settings, drafts, files) refused the operation. */
   'local',
   /** A bug on our side; the message is safe to show, details are in the log. */

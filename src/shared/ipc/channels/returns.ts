@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BANK_ID_RE } from '../../api/common';
 import { RETURN_REASON_CODE_LIST } from '../../catalogue';
 import { channel, event, noArgs } from '../define';
 
@@ -13,7 +14,7 @@ const txId = z
   .trim()
   .min(1, 'Enter a transaction id.')
   .max(128, 'A transaction id has at most 128 characters.')
-  .regex(/^[\x21-\x7e]+$/, 'A transaction id has no spaces or special characters.');
+  .regex(BANK_ID_RE, 'A transaction id has letters, digits, "_", "-", ".", ":" or "~" only.');
 
 const minor = z.string().regex(/^(0|[1-9][0-9]*)$/, 'must be an integer string of minor units');
 

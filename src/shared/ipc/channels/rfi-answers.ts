@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bankId } from '../../api/common';
 import { DOCUMENT_TYPES, UPLOAD_CONTENT_TYPES } from '../../catalogue';
 import { channel, event, noArgs } from '../define';
 
@@ -8,7 +9,7 @@ import { channel, event, noArgs } from '../define';
  * responses. The renderer only ever holds opaque file refs issued by main, never a path.
  */
 
-const rfiId = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+const rfiId = bankId;
 const questionId = rfiId;
 const questionType = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
 /** An opaque reference to a staged file, issued by main (files.pick / files.stageDropped). */

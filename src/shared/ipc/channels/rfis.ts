@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bankId } from '../../api/common';
 import { Rfi } from '../../api/rfis';
 import { channel, event } from '../define';
 
@@ -104,7 +105,7 @@ export const rfiChangedSchema = z.object({
 });
 export type RfiChangedView = z.infer<typeof rfiChangedSchema>;
 
-const rfiIdArg = z.string().min(1).max(128);
+const rfiIdArg = bankId;
 
 export const rfisChannels = {
   'rfis.list': channel({

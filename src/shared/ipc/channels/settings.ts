@@ -7,7 +7,10 @@ import { channel, event, noArgs } from '../define';
  */
 export const profileIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes or underscores');
+  .regex(
+    /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/,
+    'must be 1 to 64 letters, digits, dots, dashes or underscores, not starting with a dot',
+  );
 
 /** Which seeded credential the embedded sandbox uses (legal entity A admin/viewer, B admin). */
 export const sandboxCredentialSchema = z.enum(['a-admin', 'a-viewer', 'b-admin']);
@@ -23,6 +26,12 @@ export const profileSchema = z.object({
   webhookPublicKeyPem: z.string().max(10_000).nullable(),
   /** Embedded sandbox only. */
   sandboxCredential: sandboxCredentialSchema,
+  /**
+   * The origin the stored token was entered for (main binds it when the token is stored); the
+   * token is sent to this origin only. null: no usable token. Absent in files written before
+   * tokens were bound (main binds those to the profile's origin when it opens the file).
+   */
+  tokenOrigin: z.string().max(2000).nullable().optional(),
 });
 export type Profile = z.infer<typeof profileSchema>;
 
@@ -112,16 +121,17 @@ export const settingsChannels = {
     result: settingsViewSchema,
   }),
   'settings.addProfile': channel({
-    summary: 'Add a remote bank environment (https, or http on loopback only).',
+    summary:
+      'Add a remote bank environment (https, or http on loopback only); a new address takes effect only once the analyst approves it in main’s native dialog (or an administrator allow-listed it).',
     args: z.strictObject({ name: z.string().min(1).max(80), baseUrl: baseUrlArg }),
     result: settingsViewSchema,
   }),
   'settings.updateProfile': channel({
-    summary: 'Rename a profile or change a remote profile’s base URL.',
+    summary:
+      'Rename a profile. (A profile’s bank address never changes: remove it and add a new one, which main asks the analyst to approve.)',
     args: z.strictObject({
       profileId: profileIdSchema,
       name: z.string().min(1).max(80).optional(),
-      baseUrl: baseUrlArg.optional(),
     }),
     result: settingsViewSchema,
   }),
@@ -131,7 +141,8 @@ export const settingsChannels = {
     result: settingsViewSchema,
   }),
   'settings.activateProfile': channel({
-    summary: 'Switch the active environment (starts the embedded sandbox if needed).',
+    summary:
+      'Switch the active environment (starts the embedded sandbox if needed; a bank address not yet approved is confirmed natively first).',
     args: z.strictObject({ profileId: profileIdSchema }),
     result: settingsViewSchema,
   }),

@@ -58,11 +58,12 @@ export const webhookChannels = {
   }),
   'webhook.setUrl': channel({
     summary:
-      'PUT /v1/webhook/url (admin only; "" clears; useReceiver: true points it at this app’s receiver).',
-    args: z.strictObject({
-      url: z.string().max(2000).optional(),
-      useReceiver: z.boolean().optional(),
-    }),
+      'PUT /v1/webhook/url (admin only): this app’s receiver, clear, or a URL (https; http only to loopback) the analyst confirms in main’s native dialog.',
+    args: z.discriminatedUnion('target', [
+      z.strictObject({ target: z.literal('receiver') }),
+      z.strictObject({ target: z.literal('clear') }),
+      z.strictObject({ target: z.literal('url'), url: z.string().min(1).max(2000) }),
+    ]),
     result: webhookConfigViewSchema,
   }),
   'webhook.receiverStatus': channel({

@@ -166,6 +166,10 @@ function AddProfileForm() {
       <button type="submit" disabled={busy !== null || !name.trim() || !baseUrl.trim()}>
         Add environment
       </button>
+      <p className="muted" data-testid="add-profile-hint">
+        The app asks you to approve a new bank address in its own window; your token is then sent to that
+        address only.
+      </p>
     </form>
   );
 }

@@ -93,7 +93,10 @@ export function WebhookPanel() {
   }, [load]);
   useDeskEvent('webhook.receiverChanged', (r) => setView((v) => (v ? { ...v, receiver: r } : v)));
 
-  const run = async (args: { url: string } | { useReceiver: true }, done: string) => {
+  const run = async (
+    args: { target: 'receiver' } | { target: 'clear' } | { target: 'url'; url: string },
+    done: string,
+  ) => {
     setBusy(true);
     setMessage(null);
     try {
@@ -110,7 +113,8 @@ export function WebhookPanel() {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void run({ url: url.trim() }, url.trim() === '' ? 'Webhook URL cleared.' : 'Webhook URL saved.');
+    if (url.trim() === '') void run({ target: 'clear' }, 'Webhook URL cleared.');
+    else void run({ target: 'url', url: url.trim() }, 'Webhook URL saved.');
   };
 
   if (loadError) {
@@ -163,6 +167,10 @@ export function WebhookPanel() {
           aria-describedby={canSet ? undefined : reasonId}
           placeholder="https://desk.example/webhooks/rfi"
         />
+        <p className="muted" data-testid="webhook-url-hint">
+          Another address must use https (plain http only to this computer); the app asks you to confirm it in
+          its own window before the bank is told.
+        </p>
         <div className="webhook__actions">
           <button type="submit" className="primary" disabled={!canSet || busy}>
             Save URL
@@ -171,7 +179,7 @@ export function WebhookPanel() {
             type="button"
             disabled={!canSet || busy || !view.receiver.url}
             onClick={() =>
-              void run({ useReceiver: true }, 'The bank now posts events to this app’s receiver.')
+              void run({ target: 'receiver' }, 'The bank now posts events to this app’s receiver.')
             }
           >
             Use this app’s receiver
@@ -179,7 +187,7 @@ export function WebhookPanel() {
           <button
             type="button"
             disabled={!canSet || busy}
-            onClick={() => void run({ url: '' }, 'Webhook URL cleared.')}
+            onClick={() => void run({ target: 'clear' }, 'Webhook URL cleared.')}
           >
             Clear
           </button>

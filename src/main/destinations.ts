@@ -1,0 +1,284 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { DeskFailure } from '../shared/ipc/errors';
+import type { Logger } from './log';
+import type { Platform } from './platform';
+import type { Stores, TypedStore } from './stores';
+
+/**
+ * Where main may send the bearer token and customer data, decided outside the renderer.
+ *
+ * A bank origin is usable when it is
+ * - on the administrator's allow-list: a JSON file outside the data folder that no channel writes
+ *   (`{"origins": ["https://api.bank.example"]}`; path from the `bankAllowList` option, else the
+ *   TREASURY_DESK_BANK_ALLOWLIST environment variable of main, else the system location below), or
+ * - approved by the analyst in a native dialog main shows (`platform.confirmDestination`), kept
+ *   per origin in `<dataDir>/state/approved-bank-origins.json`, or
+ * - given to createServices by main's own code (the `environment: {kind: 'remote'}` option).
+ *
+ * A webhook URL other than this app's receiver is confirmed natively every time it is set.
+ * Only one such dialog is open at a time; a second request while one waits is refused, so a page
+ * cannot stack dialogs.
+ */
+export type ApprovalSource = 'allow-list' | 'analyst' | 'main';
+
+export interface DestinationGuard {
+  /** How the origin was approved, or null when it is not. */
+  approval(origin: string): ApprovalSource | null;
+  /** Asks the analyst natively unless already approved; throws `not_approved` when declined. */
+  approveBankOrigin(origin: string, profileName: string): Promise<ApprovalSource>;
+  /** Records an origin main itself chose (not the renderer). */
+  approveByMain(origin: string): void;
+  /** Asks the analyst natively to let the bank post events to this URL; throws when declined. */
+  confirmWebhookUrl(url: string, credential: string): Promise<void>;
+  /** What the allow-list file said (path, count, problem), for the log and tests. */
+  readonly allowList: { path: string | null; origins: string[]; problem: string | null };
+}
+
+const approvalsSchema = z.object({
+  origins: z.array(
+    z.object({
+      origin: z.string().max(2000),
+      how: z.enum(['analyst', 'main']),
+      at: z.string().max(64),
+    }),
+  ),
+});
+
+const allowListSchema = z.object({ origins: z.array(z.string().max(2000)).max(1000) });
+
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return loopbackHosts.has(hostname.toLowerCase());
+}
+
+/** The origin of a bank base URL (https, or http on loopback); null if it is not one. */
+export function bankOrigin(raw: string): string | null {
+  try {
+    const u = new URL(raw);
+    if (u.username || u.password) return null;
+    if (u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname))) return u.origin;
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A webhook URL the bank may post to: https to any host, plain http only to loopback (this
+ * machine), no credentials or fragment. Answers it normalised.
+ */
+export function checkWebhookUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'url',
+      message: 'The webhook URL is not a URL.',
+    });
+  }
+  const ok = u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
+  if (!ok || u.username || u.password || u.hash) {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'url',
+      message:
+        'The webhook URL must use https (plain http only to 127.0.0.1 / localhost) and carry no credentials or fragment.',
+    });
+  }
+  return u.href;
+}
+
+/** The system location of the allow-list, per platform (written by an administrator). */
+export function defaultBankAllowListPath(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const fromEnv = env['TREASURY_DESK_BANK_ALLOWLIST'];
+  if (fromEnv) return fromEnv;
+  if (platform === 'win32') {
+    return path.win32.join(env['ProgramData'] ?? 'C:\\ProgramData', 'Treasury Desk', 'bank-allowlist.json');
+  }
+  if (platform === 'darwin') return '/Library/Application Support/Treasury Desk/bank-allowlist.json';
+  return '/etc/treasury-desk/bank-allowlist.json';
+}
+
+function inside(child: string, parent: string): boolean {
+  const rel = path.relative(path.resolve(parent), path.resolve(child));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+async function readAllowList(
+  file: string | null,
+  dataDir: string,
+): Promise<{ path: string | null; origins: string[]; problem: string | null }> {
+  if (!file) return { path: null, origins: [], problem: null };
+  if (inside(file, dataDir)) {
+    return {
+      path: file,
+      origins: [],
+      problem: 'The bank allow-list lies inside the data folder, which the app itself writes: ignored.',
+    };
+  }
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return {
+      path: file,
+      origins: [],
+      problem: code === 'ENOENT' ? null : `The bank allow-list cannot be read (${code ?? 'error'}).`,
+    };
+  }
+  let parsed: z.infer<typeof allowListSchema>;
+  try {
+    parsed = allowListSchema.parse(JSON.parse(text));
+  } catch {
+    return {
+      path: file,
+      origins: [],
+      problem: 'The bank allow-list is not {"origins": ["https://…"]}: ignored.',
+    };
+  }
+  const origins: string[] = [];
+  for (const o of parsed.origins) {
+    const origin = bankOrigin(o);
+    // An entry must be an origin exactly (no path), so it names one bank host.
+    if (origin && (o === origin || o === `${origin}/`)) origins.push(origin);
+  }
+  const skipped = parsed.origins.length - origins.length;
+  return {
+    path: file,
+    origins,
+    problem:
+      skipped > 0
+        ? `${skipped} entr${skipped === 1 ? 'y' : 'ies'} of the bank allow-list skipped (not an https origin).`
+        : null,
+  };
+}
+
+export interface DestinationGuardOptions {
+  dataDir: string;
+  stores: Stores;
+  platform: Platform;
+  log: Logger;
+  /** The allow-list file; null: none. */
+  allowListPath: string | null;
+}
+
+const notApproved = (what: string): DeskFailure =>
+  new DeskFailure({
+    kind: 'not_approved',
+    reason: 'DESTINATION_NOT_APPROVED',
+    message: `${what} was not approved in the app's confirmation dialog. Nothing was sent there.`,
+  });
+
+export async function createDestinationGuard(options: DestinationGuardOptions): Promise<DestinationGuard> {
+  const { platform, log } = options;
+  const allowList = await readAllowList(options.allowListPath, options.dataDir);
+  if (allowList.problem)
+    log.warn('destinations: bank allow-list', { path: allowList.path, problem: allowList.problem });
+  else if (allowList.origins.length > 0) {
+    log.info('destinations: bank allow-list loaded', {
+      path: allowList.path,
+      origins: allowList.origins.length,
+    });
+  }
+  const allowed = new Set(allowList.origins);
+  const store: TypedStore<z.infer<typeof approvalsSchema>> = await options.stores.open(
+    'approved-bank-origins',
+    approvalsSchema,
+    { origins: [] },
+  );
+
+  let asking = false;
+  const ask = async (request: Parameters<Platform['confirmDestination']>[0]): Promise<boolean> => {
+    if (asking) {
+      throw new DeskFailure({
+        kind: 'not_approved',
+        reason: 'APPROVAL_PENDING',
+        message: 'Another confirmation is waiting for your answer. Answer it first, then try again.',
+      });
+    }
+    asking = true;
+    try {
+      return await platform.confirmDestination(request);
+    } finally {
+      asking = false;
+    }
+  };
+
+  // Main is the only writer of the approvals file: read once, kept in memory for the run.
+  const approved = new Map(store.get().origins.map((o) => [o.origin, o.how] as const));
+  const record = (origin: string, how: 'analyst' | 'main'): void => {
+    approved.set(origin, how);
+    store.update((s) => ({
+      origins: [
+        ...s.origins.filter((o) => o.origin !== origin),
+        { origin, how, at: new Date().toISOString() },
+      ],
+    }));
+  };
+
+  const guard: DestinationGuard = {
+    allowList,
+    approval(origin) {
+      if (allowed.has(origin)) return 'allow-list';
+      return approved.get(origin) ?? null;
+    },
+    async approveBankOrigin(origin, profileName) {
+      const known = guard.approval(origin);
+      if (known) return known;
+      // The name comes from the page: one plain line, so it cannot pose as the dialog's own text.
+      const name =
+        profileName
+          .replace(/[\p{Cc}\p{Cf}\s]+/gu, ' ')
+          .trim()
+          .slice(0, 80) || 'Bank';
+      const ok = await ask({
+        kind: 'bank-origin',
+        destination: origin,
+        title: 'Approve a bank address',
+        message: `Send your bank access token and customer data to ${origin}?`,
+        detail:
+          `The environment "${name}" wants to use ${origin}. The app will send the access ` +
+          'token for this environment to this address and to no other. Approve only an address ' +
+          'your bank or administrator gave you.',
+        approveLabel: 'Approve this address',
+      });
+      if (!ok) {
+        log.warn('destinations: bank origin declined', { origin });
+        throw notApproved(`The bank address ${origin}`);
+      }
+      record(origin, 'analyst');
+      log.info('destinations: bank origin approved by the analyst', { origin });
+      return 'analyst';
+    },
+    approveByMain(origin) {
+      if (guard.approval(origin)) return;
+      record(origin, 'main');
+    },
+    async confirmWebhookUrl(url, credential) {
+      const ok = await ask({
+        kind: 'webhook-url',
+        destination: url,
+        title: 'Approve a webhook address',
+        message: `Let the bank post RFI events to ${url}?`,
+        detail:
+          `The bank will send event notifications of ${credential} to this address. ` +
+          'Approve only an address you or your administrator run.',
+        approveLabel: 'Approve this address',
+      });
+      if (!ok) {
+        log.warn('destinations: webhook URL declined', { url });
+        throw notApproved(`The webhook address ${url}`);
+      }
+    },
+  };
+  return guard;
+}
