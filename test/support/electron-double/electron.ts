@@ -73,11 +73,15 @@ interface DoubleInternals {
 const key = Symbol.for('treasury-desk.electron-double');
 type GlobalWithDouble = typeof globalThis & { [key]?: ElectronDouble };
 
-function preventable(extra: Record<string, unknown> = {}): { prevented: boolean; preventDefault(): void } {
+function preventable(
+  extra: Record<string, unknown> = {},
+  onPrevent?: () => void,
+): { prevented: boolean; preventDefault(): void } {
   const event = {
     ...extra,
     prevented: false,
     preventDefault() {
+      if (!event.prevented) onPrevent?.();
       event.prevented = true;
     },
   };
@@ -436,12 +440,9 @@ const appParts = {
     const before = preventable();
     double.appEvents.emit('before-quit', before);
     if (before.prevented) return;
-    const willQuit = preventable();
+    const willQuit = preventable({}, () => s.willQuitPrevented++);
     double.appEvents.emit('will-quit', willQuit);
-    if (willQuit.prevented) {
-      s.willQuitPrevented++;
-      return;
-    }
+    if (willQuit.prevented) return;
     double.appEvents.emit('quit', preventable(), 0);
     double.end(0);
   },
