@@ -9,7 +9,14 @@ import type { Envelope } from '../../src/shared/ipc/errors';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
 import type { ReceiverStatusView } from '../../src/shared/ipc/channels/webhook';
 import { appEntryUrl, appOrigin, appScheme, securityHeaders } from '../../src/main/security-policy';
-import { bootShell, requireBuild, root, waitForState } from '../support/electron-double/boot';
+import {
+  bootShell,
+  killAllShells,
+  requireBuild,
+  root,
+  waitForState,
+  within,
+} from '../support/electron-double/boot';
 import type { BootedShell } from '../support/electron-double/boot';
 import type { DoubleState, ProtocolAnswer, WindowRecord } from '../support/electron-double/protocol';
 
@@ -65,7 +72,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  shell?.kill();
+  killAllShells();
   if (userData) await rm(userData, { recursive: true, force: true });
 });
 
@@ -221,18 +228,24 @@ describe('the built Electron shell, booted on the double', () => {
     }
     const changed = pushed.find((m) => (m.args[0] as { event?: string }).event === 'settings.changed');
     expect(changed?.args[0]).toMatchObject({ payload: { pollingIntervalSeconds: 45 } });
+    // The services keep their data in the folder app.getPath('userData') names.
+    const settings = JSON.parse(await readFile(path.join(userData, 'settings.json'), 'utf8')) as unknown;
+    expect(JSON.stringify(settings)).toContain('"pollingIntervalSeconds":45');
   });
 
   it('a second launch quits at once; the first restores and focuses its window', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'td-boot-second-'));
     const second = bootShell({ userData: dir, lock: 'denied' });
     try {
-      const ended = await second.ended;
+      const ended = await within(second.ended, 20_000, 'the second instance did not quit');
       expect(ended.quitCalls).toBe(1);
       expect(ended.windows).toEqual([]);
       expect(ended.protocolHandlers).toEqual([]);
       expect(ended.ipcHandle).not.toContain(electronInvokeChannel);
-      expect(await second.exited).toEqual({ code: 0, signal: null });
+      expect(await within(second.exited, 10_000, 'the second instance did not exit')).toEqual({
+        code: 0,
+        signal: null,
+      });
     } finally {
       second.kill();
       await rm(dir, { recursive: true, force: true });
@@ -253,7 +266,7 @@ describe('the built Electron shell, booted on the double', () => {
     for (const port of ports) expect(await refused(port), `port ${port} open while running`).toBe(false);
 
     await shell.call({ op: 'quit' });
-    const ended: DoubleState = await shell.ended;
+    const ended: DoubleState = await within(shell.ended, 20_000, 'app.quit() did not end the app');
     expect(ended.willQuitPrevented).toBe(1);
     expect(ended.exitCode).toBe(0);
     // The double's main loop is over: only a handle the services left open could keep the child.

@@ -38,6 +38,22 @@ export interface BootedShell {
   kill(): void;
 }
 
+const running = new Set<BootedShell>();
+
+/** Kills every shell this process booted that is still running (for afterAll). */
+export function killAllShells(): void {
+  for (const shell of running) shell.kill();
+}
+
+/** `promise`, or a rejection naming `what` after `ms`: a test never hangs on a child. */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export function bootShell(options: { userData: string; lock?: 'granted' | 'denied' }): BootedShell {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -85,7 +101,7 @@ export function bootShell(options: { userData: string; lock?: 'granted' | 'denie
       child.send({ ...request, id });
     });
 
-  return {
+  const shell: BootedShell = {
     child,
     call,
     state: () => call<DoubleState>({ op: 'state' }),
@@ -96,6 +112,9 @@ export function bootShell(options: { userData: string; lock?: 'granted' | 'denie
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
+  running.add(shell);
+  child.once('exit', () => running.delete(shell));
+  return shell;
 }
 
 /** Polls the double's state until `ok` holds (or fails after `timeoutMs` with the child's output). */
