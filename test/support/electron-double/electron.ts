@@ -4,7 +4,7 @@
  * `require('electron')` here.
  *
  * Each part is typed against Electron's own declarations (`Pick<App, ...>`, `Pick<Protocol, ...>`,
- * ...), so `npm run typecheck` fails if the shell's Electron API and the double drift apart.
+ * ...), so `npm run typecheck` fails when the double stops matching Electron's API.
  *
  * It behaves like Electron where the shell depends on it:
  * - the process stays alive until `app.exit()` or a completed `app.quit()`, and then only as long
@@ -14,7 +14,7 @@
  * - a new BrowserWindow emits `web-contents-created`, loads its URL and then `ready-to-show`.
  *
  * It records what the shell does and lets the test drive it over the fork IPC channel (the
- * messages are listed in `DoubleRequest`); the channel itself never keeps the process alive.
+ * messages are `DoubleRequest` in test/support/electron-double/protocol.ts); the channel itself never keeps the process alive.
  */
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
