@@ -1,31 +1,61 @@
 // Runs Electronegativity over src/ and the built out/ and fails on any finding above informational that
-// docs/security-exceptions.md does not list (check + file). Offline-safe: the Electron version
-// is passed in, so the tool does not need to look it up.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+// docs/security-exceptions.md does not list (check + file). The findings are read from the tool's
+// programmatic API (the same objects its SARIF/CSV writers serialise), never parsed from text.
+//
+// Offline and deterministic by construction:
+// - the Electron version is passed in, so the tool does not look it up;
+// - AVAILABLE_SECURITY_FIXES_GLOBAL_CHECK is left out: it downloads Electron's release list from
+//   GitHub, so its answer depends on the network and on the day (the pinned Electron version in
+//   package.json is what we review instead);
+// - the tool's translation download (its locales/i18n.js asks an S3 bucket with `got` before every
+//   run) is answered "unavailable" in-process, so the bundled en-US messages are used.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const electronVersion = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies
   .electron;
-/** Runs the tool over one folder and returns its CSV report. */
-function audit(input) {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'electronegativity-'));
-  const out = path.join(tmp, 'findings.csv');
-  const run = spawnSync(
-    'npx',
-    ['electronegativity', '-i', input, '-o', out, '-r', '-v', 'false', '-e', electronVersion],
-    { cwd: root, encoding: 'utf8', timeout: 300_000 },
-  );
+
+const rootRequire = createRequire(path.join(root, 'package.json'));
+const toolRequire = createRequire(rootRequire.resolve('@doyensec/electronegativity/package.json'));
+
+// The `got` that the tool's i18n module loads: seeded in the module cache with a client that
+// refuses at once, so no request leaves this machine.
+const i18nRequire = createRequire(toolRequire.resolve('./dist/locales/i18n.js'));
+const gotPath = i18nRequire.resolve('got');
+const noNetwork = () => Promise.reject(new Error('network disabled for the security audit'));
+noNetwork.head = noNetwork;
+toolRequire.cache[gotPath] = { id: gotPath, filename: gotPath, loaded: true, exports: noNetwork };
+
+const run = toolRequire('./dist/runner.js');
+
+/** Runs the tool over one folder and answers its findings as plain objects. */
+async function audit(input) {
+  const quiet = console.log;
+  console.log = () => {}; // the tool logs its translation fallback; the findings are printed below
   try {
-    return readFileSync(out, 'utf8');
-  } catch {
-    console.error(run.stdout, run.stderr);
-    console.error(`electronegativity produced no report for ${input}/`);
-    process.exit(1);
+    const result = await run({
+      input: path.join(root, input),
+      isRelative: true,
+      electronVersionOverride: electronVersion,
+      excludeFromScan: ['AvailableSecurityFixesGlobalCheck'],
+      customScan: [],
+      parserPlugins: [],
+    });
+    const broken = result.errors.filter((e) => !e.tolerable);
+    if (broken.length > 0) {
+      for (const e of broken) console.error(`electronegativity could not parse ${e.file}: ${e.message}`);
+      process.exit(1);
+    }
+    return result.issues.map((issue) => ({
+      check: issue.id,
+      severity: issue.severity.name,
+      file: `${input}/${issue.file.split(path.sep).join('/')}`,
+      location: `${issue.location.line}:${issue.location.column}`,
+    }));
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    console.log = quiet;
   }
 }
 
@@ -34,47 +64,10 @@ if (!existsSync(path.join(root, 'out/main/index.js'))) {
   console.error('out/ is not built: run "npm run build" first');
   process.exit(1);
 }
-const reports = ['src', 'out'].map((input) => ({ input, csv: audit(input) }));
-
-/** Splits one CSV line, honouring double-quoted fields. */
-function fields(line) {
-  const out = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cur += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      out.push(cur.trim());
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur.trim());
-  return out;
-}
-
-const findings = reports
-  .flatMap(({ input, csv }) =>
-    csv
-      .split('\n')
-      .slice(1)
-      .filter((l) => l.trim())
-      .map(fields)
-      .map(([check, severity, confidence, file, location]) => ({
-        check,
-        severity,
-        confidence,
-        file: `${input}/${file}`,
-        location,
-      })),
-  )
-  .filter((f) => f.severity !== 'INFORMATIONAL');
+const all = [...(await audit('src')), ...(await audit('out'))];
+const findings = all
+  .filter((f) => f.severity !== 'INFORMATIONAL')
+  .sort((a, b) => `${a.file} ${a.location} ${a.check}`.localeCompare(`${b.file} ${b.location} ${b.check}`));
 
 const accepted = new Set(
   [

@@ -80,6 +80,17 @@ describe('IPC dispatcher', () => {
     }
   });
 
+  it('refuses a contract channel that has no handler, whatever the arguments', async () => {
+    const { dispatch, logs } = setup();
+    for (const args of [undefined, { junk: true }]) {
+      await expect(dispatch('settings.get', args, appFrame)).resolves.toMatchObject({
+        ok: false,
+        error: { kind: 'unknown_channel', message: 'No handler for settings.get' },
+      });
+    }
+    expect(logs.some((r) => r.message === 'ipc: contract channel without a handler')).toBe(true);
+  });
+
   it('passes a DeskFailure through as its DeskError', async () => {
     const { dispatch } = setup(async () => {
       throw new DeskFailure({

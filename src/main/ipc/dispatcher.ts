@@ -67,6 +67,13 @@ export function createDispatcher({ handlers, isTrustedSender, log }: DispatcherO
         message: `No such channel: ${String(channelName).slice(0, 100)}`,
       });
     }
+    // A contract channel without a handler (only possible in a build that skipped typecheck) is
+    // refused as such, whatever the arguments, so it cannot pass for a validation problem.
+    const handler = handlers[channelName] as unknown as ((args: unknown) => Promise<unknown>) | undefined;
+    if (typeof handler !== 'function') {
+      log.error('ipc: contract channel without a handler', { channel: channelName });
+      return fail({ kind: 'unknown_channel', message: `No handler for ${channelName}` });
+    }
     const def = channels[channelName];
     const parsed = def.args.safeParse(rawArgs);
     if (!parsed.success) {
@@ -75,7 +82,6 @@ export function createDispatcher({ handlers, isTrustedSender, log }: DispatcherO
       return fail({ kind: 'invalid_argument', message: `${channelName}: ${message}`, field });
     }
     try {
-      const handler = handlers[channelName] as unknown as (args: unknown) => Promise<unknown>;
       const value = await handler(parsed.data);
       return { ok: true, value: value === undefined ? null : value };
     } catch (err) {

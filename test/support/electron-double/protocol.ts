@@ -1,0 +1,77 @@
+/**
+ * The messages between a boot test and the electron double (test/support/electron-double/electron.ts)
+ * inside the forked main process.
+ */
+import type { CustomScheme } from 'electron';
+
+export type DoubleRequest = { id: number } & (
+  | { op: 'state' }
+  | { op: 'ready' }
+  | { op: 'second-instance' }
+  | { op: 'quit' }
+  | { op: 'minimize' }
+  /** Calls an ipcMain.handle listener as the window's main frame or a subframe (at `url`, if given). */
+  | { op: 'invoke'; channel: string; args: unknown[]; frame: 'main' | 'sub'; url?: string }
+  /** Calls the protocol.handle handler of `scheme` with `new Request(url)`. */
+  | { op: 'protocol'; scheme: string; url: string }
+  | { op: 'navigate'; event: 'will-navigate' | 'will-redirect' | 'will-frame-navigate'; url: string }
+  | { op: 'window-open'; url: string }
+  | { op: 'permission'; permission: string }
+);
+
+export interface ProtocolAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** The first 4 KiB of the body. */
+  body: string;
+  length: number;
+}
+
+export interface WindowRecord {
+  options: {
+    show?: boolean;
+    webPreferences?: Record<string, unknown> & { preload?: string };
+  } & Record<string, unknown>;
+  loadedUrl: string | null;
+  visible: boolean;
+  minimized: boolean;
+  focusCount: number;
+  restoreCount: number;
+  sent: Array<{ channel: string; args: unknown[] }>;
+  webContentsListeners: string[];
+  hasWindowOpenHandler: boolean;
+}
+
+export interface DoubleState {
+  ready: boolean;
+  log: string[];
+  privilegedSchemes: Array<{
+    schemes: string[];
+    privileges: CustomScheme['privileges'];
+    beforeReady: boolean;
+  }>;
+  protocolHandlers: string[];
+  /** Channels with an ipcMain.handle listener. */
+  ipcHandle: string[];
+  /** Channels with an ipcMain.on listener. */
+  ipcOn: string[];
+  windows: WindowRecord[];
+  quitCalls: number;
+  exitCode: number | null;
+  willQuitPrevented: number;
+  appListeners: string[];
+  sessionHandlers: {
+    permissionRequest: boolean;
+    permissionCheck: boolean;
+    devicePermission: boolean;
+    displayMedia: boolean;
+    deviceSelect: string[];
+  };
+  menuInstalled: boolean;
+}
+
+export type DoubleReply =
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; error: string }
+  /** Sent once when the app's main loop ends (app.exit or a completed app.quit). */
+  | { type: 'ended'; state: DoubleState };
