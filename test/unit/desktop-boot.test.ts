@@ -9,6 +9,8 @@ import type { Envelope } from '../../src/shared/ipc/errors';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
 import type { ReceiverStatusView } from '../../src/shared/ipc/channels/webhook';
 import { appEntryUrl, appOrigin, appScheme, securityHeaders } from '../../src/main/security-policy';
+import { SANDBOX_SEED_FILE } from '../../src/main/sandbox-seed';
+import { startSandbox } from '../../src/sandbox';
 import {
   bootShell,
   killAllShells,
@@ -137,11 +139,16 @@ describe('the built Electron shell, booted on the double', () => {
     const status = await value<SessionStatus>('session.status');
     expect(status.connection).toBe('connected');
     expect(status.environment.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    // The sandbox itself says which legal entity its first admin token belongs to.
-    const fixtures = (await (await fetch(`${status.environment.baseUrl}/v1/sandbox/fixtures`)).json()) as {
-      legal_entities: Array<{ id: string }>;
-    };
-    expect(status.credential?.legalEntityId).toBe(fixtures.legal_entities[0]!.id);
+    // The sandbox's control routes need its per-run secret, which only the app holds; its ids
+    // come from the seed kept in the data folder, so a second sandbox on that seed says which
+    // legal entity the first admin token belongs to.
+    const seed = (await readFile(path.join(userData, SANDBOX_SEED_FILE), 'utf8')).trim();
+    const twin = await startSandbox({ seed, port: 0 });
+    try {
+      expect(status.credential?.legalEntityId).toBe(twin.fixtures.legal_entities[0]!.id);
+    } finally {
+      await twin.close();
+    }
     expect(status.credential?.role).toBe('admin');
   });
 
