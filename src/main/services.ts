@@ -15,6 +15,8 @@ import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswers, RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
 import type { CryptoService } from './crypto/service';
+import { createReturnsService } from './returns/service';
+import type { ReturnsService } from './returns/service';
 import type { ServerClock } from './clock';
 import { createRfiService, createWebhookService } from './rfis';
 import type { RfiService, RfiServiceOptions, WebhookService, WebhookServiceOptions } from './rfis';
@@ -121,6 +123,8 @@ export interface ServiceCore {
   webhooks: WebhookService;
   /** Digital-asset exchange (issue 7). */
   crypto: CryptoService;
+  /** Returns of settled incoming transfers: lookup, intents, confirm, following to completion. */
+  readonly returns: ReturnsService;
   dataDir: string;
   hasToken(): Promise<boolean>;
   /** The settings screen's view (never a token). */
@@ -378,10 +382,16 @@ export async function createServices(options: ServicesOptions): Promise<Services
     rfis,
     webhooks,
     crypto,
+    get returns() {
+      return returns;
+    },
     dataDir,
     hasToken: () => vault.has(session.profile.id),
     settingsView,
   };
+
+  // Built on the core it belongs to (it reads the environment, bank and stores from it).
+  const returns = createReturnsService(core);
 
   const pushSettings = (): void => {
     void settingsView()
@@ -410,6 +420,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         await webhooks.dispose();
         await rfis.dispose();
         crypto.dispose();
+        await returns.dispose();
         offSystem();
         await session.dispose();
       },
