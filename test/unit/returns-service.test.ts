@@ -22,7 +22,10 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   proxy.rules.length = 0;
-  await Promise.all(open.splice(0).map((s) => s.close()));
+  // Two runs of one test can share a data folder: stop them all before any folder is removed.
+  const all = open.splice(0);
+  await Promise.all(all.map((s) => s.stop()));
+  await Promise.all(all.map((s) => s.close()));
 });
 afterAll(async () => {
   await proxy.close();
