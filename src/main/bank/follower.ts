@@ -167,6 +167,8 @@ export function createFollower<T>(options: FollowerOptions<T>): Follower {
   const heap = new DueHeap();
   const pending = new Map<string, FollowUpdate<T>>();
   const inFlight = new Set<Promise<void>>();
+  /** One controller per read in flight (dispose aborts them; no listener piles up on a shared signal). */
+  const readAborts = new Set<AbortController>();
   const stats: FollowerStats = { reads: 0, changes: 0, batches: 0, errors: 0 };
   let wakeTimer: NodeJS.Timeout | null = null;
   let wakeAt = Number.POSITIVE_INFINITY;
@@ -252,10 +254,12 @@ export function createFollower<T>(options: FollowerOptions<T>): Follower {
     }
     e.reading = true;
     const version = e.version;
+    const abort = new AbortController();
+    readAborts.add(abort);
     const run = (async () => {
       let value: T;
       try {
-        value = await options.read(e.id, stop.signal);
+        value = await options.read(e.id, abort.signal);
       } catch (err) {
         if (stop.signal.aborted || entries.get(e.id) !== e || e.version !== version) return;
         stats.errors++;
@@ -282,6 +286,7 @@ export function createFollower<T>(options: FollowerOptions<T>): Follower {
       if (final) remove(e);
       else next(e, 0);
     })().finally(() => {
+      readAborts.delete(abort);
       e.reading = false;
       inFlight.delete(run);
       arm();
@@ -321,6 +326,7 @@ export function createFollower<T>(options: FollowerOptions<T>): Follower {
     stats,
     async dispose() {
       stop.abort();
+      for (const a of readAborts) a.abort();
       if (wakeTimer) clearTimeout(wakeTimer);
       if (flushTimer) clearTimeout(flushTimer);
       wakeTimer = null;
