@@ -16,6 +16,7 @@ import type { Logger } from './log';
 import type { Operations } from './operations';
 import type { Platform } from './platform';
 import type { ReadAfterCreate } from './read-after-create';
+import type { ReturnsService } from './returns/service';
 import type { RfiAnswers } from './rfi-answers';
 import type { RfiService, WebhookService } from './rfis';
 import type { Environment, SessionManager } from './session';
@@ -50,6 +51,8 @@ export interface ServiceCore {
   webhooks: WebhookService;
   /** Digital-asset exchange. */
   crypto: CryptoService;
+  /** Returns of settled incoming transfers: lookup, intents, confirm, following to completion. */
+  readonly returns: ReturnsService;
   dataDir: string;
   hasToken(): Promise<boolean>;
   /** The settings screen's view (never a token). */

@@ -16,6 +16,7 @@ import { createServerClock } from './clock';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
+import { createReturnsService } from './returns/service';
 import { createRfiService, createWebhookService } from './rfis';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './durable-file';
@@ -364,10 +365,16 @@ export async function createServices(options: ServicesOptions): Promise<Services
     rfis,
     webhooks,
     crypto,
+    get returns() {
+      return returns;
+    },
     dataDir,
     hasToken: () => vault.has(session.profile.id),
     settingsView,
   };
+
+  // Built on the core it belongs to (it reads the environment, bank and stores from it).
+  const returns = createReturnsService(core);
 
   const pushSettings = (): void => {
     void settingsView()
@@ -407,6 +414,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         await webhooks.dispose();
         await rfis.dispose();
         crypto.dispose();
+        await returns.dispose();
         offSystem();
         await session.dispose();
       },

@@ -4,6 +4,7 @@ import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import type { Envelope, DeskError } from '../../src/shared/ipc/errors';
 import type { CryptoContext, OrderView } from '../../src/shared/ipc/channels/crypto';
 import { channels } from '../../src/shared/ipc/contract';
+import { startSandbox } from '../../src/sandbox/index';
 import { startServices } from './support/services';
 import type { TestServices } from './support/services';
 
@@ -282,6 +283,56 @@ describe('crypto exchange service: quote expiry reminder', () => {
       expect(own.platform.notifications.at(-1)?.body).toContain(quote.transactionId!);
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe('crypto exchange service: following survives a restart', () => {
+  it('an order confirmed before a restart is followed again at start, written once when it settles, and notified', async () => {
+    const sb = await startSandbox({
+      port: 0,
+      visibilityDelayMs: { min: 0, max: 0 },
+      settlementDelayMs: 2500,
+    });
+    const le = sb.fixtures.legal_entities[0]!;
+    const environment = { kind: 'remote' as const, baseUrl: sb.url, token: le.tokens.admin };
+    const first = await startServices({ environment });
+    try {
+      await expect.poll(async () => (await first.services.crypto.context()).canTrade).toBe(true);
+      const account = (asset: string): string => le.accounts.find((x) => x.asset === asset)!.id;
+      const quote = await first.services.crypto.quote({
+        side: 'buy',
+        symbol: 'USDT-USD',
+        requestedAsset: 'USD',
+        requestedAmount: '1000',
+        paysAccountId: account('USD'),
+        receivesAccountId: account('ETHEREUM-USDT'),
+      });
+      await expect
+        .poll(async () => (await first.services.crypto.order(quote.id)).phase, { timeout: 5000 })
+        .toBe('visible');
+      const confirmed = await first.services.crypto.confirm(quote.id);
+      expect(confirmed.status).toBe('pending_execution');
+      await first.stop();
+
+      // The next run: nobody opens the list; the order is followed from the start.
+      const second = await startServices({ environment, dataDir: first.dataDir });
+      try {
+        await expect
+          .poll(() => second.platform.notifications.map((n) => n.title), { timeout: 10_000 })
+          .toContain('Exchange settled: USDT-USD buy');
+        const pushes = second.pushed
+          .filter((m) => m.event === 'crypto.orderChanged')
+          .map((m) => (m.payload as OrderView).status);
+        expect(pushes).toEqual(['completed']);
+        const done = await second.services.crypto.order(quote.id);
+        expect(done).toMatchObject({ status: 'completed', transactionId: quote.transactionId });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.close();
+      await sb.close();
     }
   });
 });

@@ -22,7 +22,10 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   proxy.rules.length = 0;
-  await Promise.all(open.splice(0).map((s) => s.close()));
+  // Two runs of one test can share a data folder: stop them all before any folder is removed.
+  const all = open.splice(0);
+  await Promise.all(all.map((s) => s.stop()));
+  await Promise.all(all.map((s) => s.close()));
 });
 afterAll(async () => {
   await proxy.close();
@@ -234,5 +237,54 @@ describe('returns service', () => {
     await expect(s.services.handlers['returns.cancel']({ transactionId: id })).rejects.toMatchObject({
       reason: 'NO_RETURN_INTENT',
     });
+  });
+});
+
+describe('returns service: following survives a restart', () => {
+  it('a return confirmed before a restart is followed again at start and notified once when it completes', async () => {
+    const own = await startSandbox({ visibilityDelayMs: { min: 0, max: 0 }, returnCompletionDelayMs: 2500 });
+    const le = own.fixtures.legal_entities[0]!;
+    const environment = { kind: 'remote' as const, baseUrl: own.url, token: le.tokens.admin };
+    const account = le.accounts.find((a) => a.name === 'Alder USD operating')!;
+    const res = await fetch(`${own.url}/v1/sandbox/incoming-transfers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ legal_entity_id: le.id, creditor_account_id: account.id, amount: '300000' }),
+    });
+    const id = ((await res.json()) as { transaction_id: string }).transaction_id;
+    const run1 = await startServices({ environment });
+    try {
+      await run1.services.session.check();
+      await run1.services.handlers['returns.lookup']({ transactionId: id });
+      await run1.services.handlers['returns.createIntent']({
+        operationId: 'ret-svc-follow-restart-1',
+        transactionId: id,
+        amount: '1000',
+        reasonCode: 'CUST',
+      });
+      await run1.services.handlers['returns.review']({ transactionId: id });
+      const confirmed = await run1.services.handlers['returns.confirm']({ transactionId: id });
+      expect(confirmed.status).toBe('in_progress');
+      expect(run1.services.returns.following()).toEqual([id]);
+      await run1.stop();
+
+      // The next run: nothing is opened; the confirmed return is followed from the start.
+      const run2 = await startServices({ environment, dataDir: run1.dataDir });
+      try {
+        await expect
+          .poll(() => run2.platform.notifications.map((n) => n.body), { timeout: 10_000 })
+          .toEqual([`The return 10.00 USD of transfer ${id} is completed.`]);
+        const changed = run2.pushed
+          .filter((m) => m.event === 'returns.changed')
+          .map((m) => (m.payload as ReturnEntry).phase);
+        expect(changed).toEqual(['completed']);
+        expect(run2.services.returns.following()).toEqual([]);
+      } finally {
+        await run2.stop();
+      }
+    } finally {
+      await run1.close();
+      await own.close();
+    }
   });
 });

@@ -8,7 +8,8 @@ import type { AccountBookEntry, CryptoContext, OrderView, QuoteArgs } from '../.
 import { DeskFailure } from '../../shared/ipc/errors';
 import { formatMinor, isPositiveMinorUnits, parseMinor } from '../../shared/money';
 import type { BankClient } from '../bank/client';
-import { abortableSleep } from '../bank/client';
+import { createFollower } from '../bank/follower';
+import type { FollowPolicy, FollowUpdate } from '../bank/follower';
 import type { ServerClock } from '../clock';
 import type { EventHub } from '../events';
 import type { IdempotencyLedger } from '../ledger';
@@ -51,10 +52,13 @@ export interface CryptoDeps {
 export interface CryptoOptions {
   /** Confirm safety margin before quote_valid_until (plus round trip and clock uncertainty). */
   confirmMarginMs?: number;
-  /** How often a confirmed order is re-read until it settles. */
-  followIntervalMs?: number;
-  /** Stop following after this long (the order stays as last read; it can be refreshed). */
-  followGiveUpMs?: number;
+  /**
+   * How a confirmed order is re-read until it settles (backoff per order). `giveUpMs`: stop
+   * following after this long (the order stays as last read; it can be refreshed).
+   */
+  follow?: Partial<FollowPolicy>;
+  /** Re-reads of confirmed orders in flight at once. */
+  followMaxInFlight?: number;
 }
 
 export interface CryptoService {
@@ -122,8 +126,6 @@ export async function createCryptoService(
 ): Promise<CryptoService> {
   const { bank, clock, session, events, log } = deps;
   const marginMs = options.confirmMarginMs ?? DEFAULT_CONFIRM_MARGIN_MS;
-  const followIntervalMs = options.followIntervalMs ?? 1000;
-  const followGiveUpMs = options.followGiveUpMs ?? 10 * 60_000;
   const orders: TypedStore<z.infer<typeof ordersFileSchema>> = await deps.stores.open(
     'crypto-orders',
     ordersFileSchema,
@@ -135,7 +137,6 @@ export async function createCryptoService(
     { accounts: [] },
   );
   const stop = new AbortController();
-  const following = new Set<string>();
   const expiryTimers = new Map<string, NodeJS.Timeout>();
   const warnTimers = new Map<string, NodeJS.Timeout>();
   const warned = new Set<string>();
@@ -195,6 +196,12 @@ export async function createCryptoService(
   const validUntilOf = (r: OrderRecord): number =>
     r.crypto ? Date.parse(r.crypto.quote_valid_until) : Number.NaN;
 
+  /** The last read of an order: the follower's reads that changed nothing are not written. */
+  const lastReadOf = (r: OrderRecord, serverNow: number): string | null => {
+    const at = readAt.get(r.id);
+    return at === undefined ? r.lastReadAt : new Date(serverNow - (clock.localNow() - at)).toISOString();
+  };
+
   const view = (r: OrderRecord): OrderView => {
     const serverNow = clock.now();
     const validUntil = validUntilOf(r);
@@ -230,20 +237,25 @@ export async function createCryptoService(
         requiredHeadroomMs({ marginMs, roundTripMs: lastRoundTripMs, uncertaintyMs: uncertainty }),
       ),
       confirmable: r.status === 'in_progress' && decision.allowed && canTrade().ok,
-      lastReadAt: r.lastReadAt,
+      lastReadAt: lastReadOf(r, serverNow),
     };
   };
 
   // ---- Reading the bank ----
 
-  const notifySettled = (r: OrderRecord): void => {
-    if (!r.confirmedHere || r.notified || !r.crypto) return;
-    if (r.status !== 'completed' && r.status !== 'failed') return;
+  /** A confirmed-here order that just settled and was not announced yet. */
+  const settles = (r: OrderRecord): boolean =>
+    r.confirmedHere &&
+    !r.notified &&
+    r.crypto !== null &&
+    (r.status === 'completed' || r.status === 'failed');
+
+  /** The native notification of a settled order (its record already says notified). */
+  const showSettled = (r: OrderRecord): void => {
+    if (!r.crypto || !deps.settings.get().notifications.transactionStatus) return;
     const c = r.crypto;
     const pays = formatMinor(parseMinor(c.customer_pays_amount), c.customer_pays_asset);
     const receives = formatMinor(parseMinor(c.customer_receives_amount), c.customer_receives_asset);
-    update(r.id, { notified: true });
-    if (!deps.settings.get().notifications.transactionStatus) return;
     deps.platform.notify(
       r.status === 'completed'
         ? {
@@ -257,7 +269,13 @@ export async function createCryptoService(
     );
   };
 
+  const notifySettled = (r: OrderRecord): void => {
+    if (!settles(r)) return;
+    showSettled(update(r.id, { notified: true }));
+  };
+
   const apply = (id: string, tx: Transaction): OrderRecord => {
+    readAt.delete(id);
     const next = update(id, {
       status: tx.status,
       crypto: tx.crypto_trade_v2 ?? null,
@@ -276,31 +294,101 @@ export async function createCryptoService(
     return apply(id, tx);
   };
 
-  /** Re-read a confirmed order until it is final (or the give-up time passes). */
-  const follow = (id: string): void => {
-    if (following.has(id)) return;
-    following.add(id);
-    const started = Date.now();
-    void (async () => {
-      try {
-        while (!stop.signal.aborted && Date.now() - started < followGiveUpMs) {
-          await abortableSleep(followIntervalMs, stop.signal);
-          const r = orders.get().orders.find((o) => o.id === id);
-          if (!r?.transactionId) return;
-          try {
-            const next = await read(id, r.transactionId);
-            if (next.status !== null && FINAL.has(next.status)) return;
-          } catch (err) {
-            if (stop.signal.aborted) return;
-            log.warn('crypto: re-reading an order failed; trying again', { id, error: err });
-          }
+  // ---- Following confirmed orders to settlement ----
+
+  /** The state of an order as far as following is concerned: a read with the same one changes nothing. */
+  const stateOf = (status: string | null, crypto: unknown): string =>
+    `${status ?? ''}|${JSON.stringify(crypto ?? null)}`;
+  const isFinalStatus = (status: string | null): boolean => status !== null && FINAL.has(status);
+  /** Followed transaction id → order id. */
+  const followedOrders = new Map<string, string>();
+  /** Reads by the follower that found nothing new are not written; the view still says when. */
+  const readAt = new Map<string, number>();
+
+  /** Applies the follower's changed reads: one store write for the whole batch, then the pushes. */
+  const applyFollowed = (batch: Array<FollowUpdate<Transaction>>): void => {
+    const byOrder = new Map<string, FollowUpdate<Transaction>>();
+    for (const u of batch) {
+      const orderId = followedOrders.get(u.transactionId);
+      if (orderId) byOrder.set(orderId, u);
+      if (u.final) followedOrders.delete(u.transactionId);
+    }
+    if (byOrder.size === 0 || stop.signal.aborted) return;
+    const changed: OrderRecord[] = [];
+    const settled: OrderRecord[] = [];
+    orders.update((file) => {
+      const rest: OrderRecord[] = [];
+      for (const o of file.orders) {
+        const u = byOrder.get(o.id);
+        if (!u || o.transactionId !== u.transactionId) {
+          rest.push(o);
+          continue;
         }
-      } catch {
-        // aborted
-      } finally {
-        following.delete(id);
+        let next: OrderRecord = {
+          ...o,
+          status: u.value.status,
+          crypto: u.value.crypto_trade_v2 ?? null,
+          phase: 'visible',
+          lastReadAt: new Date(clock.now()).toISOString(),
+        };
+        if (settles(next)) {
+          next = { ...next, notified: true };
+          settled.push(next);
+        }
+        changed.push(next);
       }
-    })();
+      // Updated orders come first, as every other update puts them.
+      return { orders: [...changed, ...rest] };
+    });
+    for (const r of changed) {
+      readAt.delete(r.id);
+      events.emit('crypto.orderChanged', view(r));
+      scheduleExpiryCheck(r);
+    }
+    for (const r of settled) showSettled(r);
+  };
+
+  const follower = createFollower<Transaction>({
+    read: async (transactionId, signal) => {
+      const t0 = clock.localNow();
+      const tx = await bank.getTransaction(transactionId, { signal });
+      lastRoundTripMs = Math.max(0, clock.localNow() - t0);
+      return tx;
+    },
+    isFinal: (tx) => isFinalStatus(tx.status),
+    fingerprint: (tx) => stateOf(tx.status, tx.crypto_trade_v2),
+    onRead: (transactionId, at) => {
+      const orderId = followedOrders.get(transactionId);
+      if (orderId) readAt.set(orderId, at);
+    },
+    onBatch: applyFollowed,
+    now: () => clock.localNow(),
+    onBatchError: (err) => log.warn('crypto: recording re-read orders failed', { error: err }),
+    onError: (transactionId, err) => {
+      // Not this credential's or this bank's order (switched meanwhile): the list follows it again.
+      if (err instanceof DeskFailure && (err.kind === 'not_found' || err.kind === 'forbidden')) {
+        followedOrders.delete(transactionId);
+        return 'stop';
+      }
+      log.warn('crypto: re-reading an order failed; trying again', { transactionId, error: err });
+      return 'retry';
+    },
+    onGiveUp: (transactionId) => followedOrders.delete(transactionId),
+    policy: { giveUpMs: 10 * 60_000, ...options.follow },
+    ...(options.followMaxInFlight !== undefined ? { maxInFlight: options.followMaxInFlight } : {}),
+  });
+
+  /** Re-read a confirmed order until it is final (or the give-up time passes). */
+  const follow = (r: OrderRecord): void => {
+    const transactionId = r.transactionId;
+    if (!transactionId || isFinalStatus(r.status) || stop.signal.aborted) return;
+    if (follower.isFollowing(transactionId)) return;
+    const env = r.environmentId;
+    followedOrders.set(transactionId, r.id);
+    follower.follow(transactionId, {
+      known: stateOf(r.status, r.crypto),
+      active: () => envId() === env,
+    });
   };
 
   /** An unconfirmed quote: one re-read just after it expires, so the list shows expired. */
@@ -362,7 +450,7 @@ export async function createCryptoService(
       })
       .then((tx) => {
         const r = apply(id, tx);
-        if (r.status === 'pending_execution') follow(id);
+        if (r.status === 'pending_execution') follow(r);
       })
       .catch((err: unknown) => {
         if (stop.signal.aborted) return;
@@ -593,14 +681,14 @@ export async function createCryptoService(
       // Learn the real state (expired, or confirmed after all) without sending anything.
       read(orderId, transactionId)
         .then((next) => {
-          if (next.status === 'pending_execution') follow(orderId);
+          if (next.status === 'pending_execution') follow(next);
         })
         .catch(() => undefined);
       throw err;
     }
     update(orderId, { error: null });
     const next = await read(orderId, transactionId).catch(() => getRecord(orderId));
-    if (next.status === null || !FINAL.has(next.status)) follow(orderId);
+    follow(next);
     return view(next);
   };
 
@@ -680,7 +768,7 @@ export async function createCryptoService(
         );
       for (const r of mine) {
         // Orders left unsettled by an earlier run are followed again.
-        if (r.transactionId && r.phase === 'visible' && r.status === 'pending_execution') follow(r.id);
+        if (r.transactionId && r.phase === 'visible' && r.status === 'pending_execution') follow(r);
         if (r.transactionId && r.phase !== 'visible' && r.phase !== 'create_failed')
           awaitVisible(r.id, r.transactionId);
         scheduleExpiryCheck(r);
@@ -689,11 +777,16 @@ export async function createCryptoService(
     },
     dispose() {
       stop.abort();
+      void follower.dispose();
       unsubscribeSystem();
       for (const t of [...expiryTimers.values(), ...warnTimers.values()]) clearTimeout(t);
       expiryTimers.clear();
       warnTimers.clear();
     },
   };
+  // Orders an earlier run left unsettled are followed again from the start.
+  for (const r of orders.get().orders) {
+    if (r.environmentId === envId() && r.phase === 'visible' && r.status === 'pending_execution') follow(r);
+  }
   return service;
 }

@@ -1,5 +1,4 @@
 import type { Handlers } from '../ipc/dispatcher';
-import { createReturnsService } from '../returns/service';
 import type { ServiceCore } from '../core';
 
 /** Returns of settled incoming SWIFT transfers (issue 6). */
@@ -15,7 +14,7 @@ export function returnsHandlers(
   | 'returns.cancel'
   | 'returns.list'
 > {
-  const returns = createReturnsService(core);
+  const { returns } = core;
   return {
     'returns.lookup': ({ transactionId }) => returns.lookup(transactionId),
     'returns.recent': async () => ({ items: await returns.recent() }),

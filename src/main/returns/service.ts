@@ -5,8 +5,18 @@ import { recentTransferSchema, returnEntrySchema } from '../../shared/ipc/channe
 import type { RecentTransfer, ReturnEntry, TransferView } from '../../shared/ipc/channels/returns';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { ReturnReasonCode } from '../../shared/catalogue';
-import { abortableSleep } from '../bank/client';
-import type { ServiceCore } from '../core';
+import { createFollower } from '../bank/follower';
+import type { FollowUpdate } from '../bank/follower';
+import type { BankClient } from '../bank/client';
+import type { EventHub } from '../events';
+import type { IdempotencyLedger } from '../ledger';
+import type { Logger } from '../log';
+import type { Operations } from '../operations';
+import type { Platform } from '../platform';
+import type { ReadAfterCreate } from '../read-after-create';
+import type { Environment, SessionManager } from '../session';
+import type { SettingsStore } from '../settings';
+import type { Stores } from '../stores';
 import type { TypedStore } from '../stores';
 import { explainReturnFailure, toTransferView } from './view';
 
@@ -59,18 +69,35 @@ export interface ReturnsService {
   list(): Promise<ReturnEntry[]>;
   /** Transactions being followed to a final status (tests, diagnostics). */
   following(): string[];
+  /** Stops following; reads in flight are aborted. */
+  dispose(): Promise<void>;
 }
 
 const isoNow = (): string => new Date().toISOString();
 
-export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsTiming> = {}): ReturnsService {
+/** What the returns service uses of the core services (a part of ServiceCore). */
+export interface ReturnsDeps {
+  /** The active environment (changes when the profile is switched). */
+  readonly environment: Environment;
+  bank: BankClient;
+  settings: SettingsStore;
+  platform: Platform;
+  session: SessionManager;
+  log: Logger;
+  operations: Operations;
+  ledger: IdempotencyLedger;
+  readAfterCreate: ReadAfterCreate;
+  events: EventHub;
+  stores: Stores;
+}
+
+export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsTiming> = {}): ReturnsService {
   const t = { ...defaultReturnsTiming, ...timing };
   let storePromise: Promise<TypedStore<ReturnsState>> | null = null;
   const store = (): Promise<TypedStore<ReturnsState>> => {
     storePromise ??= core.stores.open('returns', stateSchema, { recent: [], entries: [] });
     return storePromise;
   };
-  const followers = new Map<string, AbortController>();
 
   const role = async (): Promise<string | null> => {
     if (!core.session.credential) await core.session.check().catch(() => undefined);
@@ -139,19 +166,8 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
       .find((e) => e.transactionId === transactionId && e.environmentId === env);
   };
 
-  /** Applies a status read from the bank to the newest entry of that transaction. */
-  const applyStatus = async (view: TransferView): Promise<ReturnEntry | null> => {
-    const s = await store();
-    if (s.get().recent.some((r) => r.transactionId === view.transactionId && r.status !== view.status)) {
-      s.update((cur) => ({
-        ...cur,
-        recent: cur.recent.map((r) =>
-          r.transactionId === view.transactionId ? { ...r, status: view.status } : r,
-        ),
-      }));
-    }
-    const e = await latestEntry(view.transactionId);
-    if (!e) return null;
+  /** The newest entry after a status read from the bank, or null when nothing changes. */
+  const withStatus = (e: ReturnEntry, view: TransferView): ReturnEntry | null => {
     let phase = e.phase;
     switch (view.status) {
       case 'intent_created':
@@ -171,15 +187,51 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
         break;
     }
     const staleProblem = e.problem?.startsWith(READ_PROBLEM) ?? false;
-    if (phase === e.phase && view.status === e.status && !staleProblem) return e;
-    const updated = await upsert(e.operationId, {
+    if (phase === e.phase && view.status === e.status && !staleProblem) return null;
+    return {
+      ...e,
       phase,
       status: view.status,
       ...(staleProblem ? { problem: null } : {}),
-    });
-    if (updated) core.events.emit('returns.changed', updated);
-    return updated;
+      updatedAt: isoNow(),
+    };
   };
+
+  /**
+   * Applies statuses read from the bank to the recent list and to the newest entry of each
+   * transaction: one store write for all of them, none when nothing changed.
+   */
+  const applyStatuses = async (views: TransferView[]): Promise<void> => {
+    const s = await store();
+    const env = core.environment.id;
+    const cur = s.get();
+    const byId = new Map(views.map((v) => [v.transactionId, v]));
+    let recentChanged = false;
+    const recent = cur.recent.map((r) => {
+      const v = byId.get(r.transactionId);
+      if (!v || r.status === v.status) return r;
+      recentChanged = true;
+      return { ...r, status: v.status };
+    });
+    const entries = [...cur.entries];
+    const changed: ReturnEntry[] = [];
+    for (const v of byId.values()) {
+      let i = entries.length - 1;
+      while (i >= 0 && !(entries[i]!.transactionId === v.transactionId && entries[i]!.environmentId === env))
+        i--;
+      const e = entries[i];
+      if (!e) continue;
+      const next = withStatus(e, v);
+      if (!next) continue;
+      entries[i] = next;
+      changed.push(next);
+    }
+    if (!recentChanged && changed.length === 0) return;
+    s.set({ ...cur, recent, entries: entries.slice(-MAX_ENTRIES) });
+    for (const e of changed) core.events.emit('returns.changed', e);
+  };
+
+  const applyStatus = (view: TransferView): Promise<void> => applyStatuses([view]);
 
   const remember = async (view: TransferView): Promise<void> => {
     const s = await store();
@@ -225,51 +277,49 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
     });
   };
 
-  /** Follows a confirmed return until it leaves in_progress; notifies on return_completed. */
+  /** Follows confirmed returns until they leave in_progress; notifies on return_completed. */
+  const follower = createFollower<TransferView>({
+    read: async (transactionId, signal) =>
+      toTransferView(
+        await core.bank.getTransaction(transactionId, { signal }),
+        core.session.credential?.role ?? null,
+      ),
+    isFinal: (view) => view.status !== 'in_progress',
+    fingerprint: (view) => `${view.status}|${view.returnDetails ? 'return' : ''}`,
+    onBatch: async (batch: Array<FollowUpdate<TransferView>>) => {
+      await applyStatuses(batch.map((u) => u.value));
+      for (const u of batch) if (u.final && u.value.status === 'return_completed') notifyCompleted(u.value);
+    },
+    onBatchError: (err) => core.log.warn('returns: recording followed statuses failed', { error: err }),
+    onError: (transactionId, err) => {
+      const kind = err instanceof DeskFailure ? err.kind : 'internal';
+      if (['offline', 'server', 'rate_limited', 'not_found'].includes(kind)) return 'retry';
+      core.log.warn('returns: following stopped', { transactionId, error: err });
+      return 'stop';
+    },
+    policy: {
+      firstDelayMs: t.followFirstMs,
+      factor: 1.5,
+      maxDelayMs: t.followMaxMs,
+      giveUpMs: t.followGiveUpMs,
+    },
+  });
+
   const follow = (transactionId: string): void => {
-    if (followers.has(transactionId)) return;
-    const ac = new AbortController();
-    followers.set(transactionId, ac);
     const baseUrl = core.environment.baseUrl;
-    const started = Date.now();
-    void (async () => {
-      let wait = t.followFirstMs;
-      try {
-        for (;;) {
-          await abortableSleep(wait, ac.signal);
-          // The environment changed (profile switch, shutdown): stop; the list re-reads on open.
-          if (core.environment.baseUrl !== baseUrl || !baseUrl) return;
-          wait = Math.min(t.followMaxMs, Math.round(wait * 1.5));
-          let view: TransferView;
-          try {
-            view = toTransferView(
-              await core.bank.getTransaction(transactionId, { signal: ac.signal }),
-              core.session.credential?.role ?? null,
-            );
-          } catch (err) {
-            if (ac.signal.aborted) return;
-            const kind = err instanceof DeskFailure ? err.kind : 'internal';
-            if (['offline', 'server', 'rate_limited', 'not_found'].includes(kind)) {
-              if (Date.now() - started > t.followGiveUpMs) return;
-              continue;
-            }
-            core.log.warn('returns: following stopped', { transactionId, error: err });
-            return;
-          }
-          await applyStatus(view);
-          if (view.status !== 'in_progress') {
-            if (view.status === 'return_completed') notifyCompleted(view);
-            return;
-          }
-          if (Date.now() - started > t.followGiveUpMs) return;
-        }
-      } catch (err) {
-        if (!ac.signal.aborted) core.log.warn('returns: follower failed', { transactionId, error: err });
-      } finally {
-        followers.delete(transactionId);
-      }
-    })();
+    // The environment changed (profile switch, shutdown): stop; the list re-reads on open.
+    follower.follow(transactionId, { active: () => !!baseUrl && core.environment.baseUrl === baseUrl });
   };
+
+  // Returns an earlier run confirmed and left in progress are followed again from the start.
+  void store()
+    .then((s) => {
+      const env = core.environment.id;
+      for (const e of s.get().entries) {
+        if (e.environmentId === env && e.phase === 'confirmed') follow(e.transactionId);
+      }
+    })
+    .catch((err: unknown) => core.log.warn('returns: could not resume following', { error: err }));
 
   return {
     async lookup(transactionId) {
@@ -427,6 +477,7 @@ export function createReturnsService(core: ServiceCore, timing: Partial<ReturnsT
         .reverse();
     },
 
-    following: () => [...followers.keys()],
+    following: () => follower.following(),
+    dispose: () => follower.dispose(),
   };
 }

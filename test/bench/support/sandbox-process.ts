@@ -1,0 +1,35 @@
+/**
+ * The sandbox bank in a process of its own, for benches that measure the CPU time of the client
+ * process only (process.cpuUsage counts every thread of a process, so an in-process or worker
+ * sandbox would be measured too). Options come as JSON in argv[2]; the first stdout line is
+ * `{"url", "fixtures"}`. Each stdin line `{"advanceInMs", "seconds"}` moves the bank's clock by
+ * `seconds` after `advanceInMs` on this process's own timer, so a busy client cannot delay it.
+ * The process ends when its stdin closes (the parent went away) or on SIGTERM.
+ */
+import { createInterface } from 'node:readline';
+import { startSandbox } from '../../../src/sandbox/index';
+import type { SandboxOptions } from '../../../src/sandbox/index';
+
+const options = JSON.parse(process.argv[2] ?? '{}') as Partial<SandboxOptions>;
+const sb = await startSandbox({ port: 0, ...options });
+process.stdout.write(`${JSON.stringify({ url: sb.url, fixtures: sb.fixtures })}\n`);
+
+const advance = async (seconds: number): Promise<void> => {
+  const res = await fetch(`${sb.url}/v1/sandbox/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advance_seconds: seconds }),
+  });
+  process.stdout.write(`${JSON.stringify({ advanced: seconds, status: res.status })}\n`);
+};
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  const { advanceInMs, seconds } = JSON.parse(line) as { advanceInMs: number; seconds: number };
+  setTimeout(() => void advance(seconds), advanceInMs);
+});
+const stop = (): void => {
+  void sb.close().finally(() => process.exit(0));
+};
+lines.on('close', stop);
+process.on('SIGTERM', stop);
