@@ -11,6 +11,9 @@ import type { AuditLog, AuditRecordInput } from './audit';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './clock';
+import { createAtRestCodec } from './at-rest';
+import { originOf } from './bank-scope';
+import type { BankScope } from './bank-scope';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswers, RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
@@ -317,9 +320,21 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
   });
 
+  // Drafts, the outbox and the RFI cache are sealed with the keychain-held data key (plain text,
+  // said so in vault.status, without a keychain).
+  const atRest = createAtRestCodec(vault.dataKey());
+  const bankScope = (): BankScope => ({
+    profileId: session.profile.id,
+    origin: originOf(session.environment),
+    legalEntityId: session.credential?.legalEntityId ?? null,
+  });
+
   // The RFI cache re-reads an RFI once one of our answers landed (its status moved).
   let afterAnswerSent: (rfiId: string) => void = () => undefined;
   const rfiAnswers = await createRfiAnswers({
+    scope: bankScope,
+    codec: atRest,
+    report: (p) => stores.report(p),
     dataDir,
     bank,
     log,
@@ -332,6 +347,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   });
 
   const rfis = await createRfiService({
+    codec: atRest,
+    report: (p) => stores.report(p),
     dataDir,
     bank,
     clock,

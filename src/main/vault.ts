@@ -1,5 +1,7 @@
 import { AsyncEntry } from '@napi-rs/keyring';
 import { DeskFailure } from '../shared/ipc/errors';
+import type { DataKey } from './at-rest';
+import { loadDataKey } from './data-key';
 import type { Logger } from './log';
 
 /**
@@ -28,6 +30,11 @@ export interface VaultStatus {
   problem: string | null;
   /** Name of the keychain (e.g. "Secret Service"). */
   keychainName: string;
+  /**
+   * Whether drafts, the outbox and the RFI cache are encrypted on disk: only with a data key from
+   * the keychain; without one they are written in plain text, and the Settings screen says so.
+   */
+  dataAtRest: 'encrypted' | 'unencrypted';
 }
 
 export interface TokenVault {
@@ -43,6 +50,8 @@ export interface TokenVault {
   status(): VaultStatus;
   /** Called whenever a token is stored, so the logger can redact it. */
   onToken(listener: (token: string) => void): void;
+  /** The data key for files at rest (main only, never crosses IPC); null without a keychain. */
+  dataKey(): DataKey | null;
 }
 
 function platformKeychainName(): string {
@@ -113,18 +122,37 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   };
   const listeners: Array<(t: string) => void> = [];
   let status: VaultStatus;
+  let dataKey: DataKey | null = null;
 
   try {
     await backend.get(service, '__probe__');
-    status = { backend: 'keychain', available: true, problem: null, keychainName: backend.name };
+    status = {
+      backend: 'keychain',
+      available: true,
+      problem: null,
+      keychainName: backend.name,
+      dataAtRest: 'unencrypted',
+    };
   } catch (err) {
     status = {
       backend: 'memory',
       available: false,
       keychainName: backend.name,
       problem: `The ${backend.name} keychain is not available (${describe(err)}). Tokens are kept in memory for this run only and must be entered again after a restart.`,
+      dataAtRest: 'unencrypted',
     };
     log.warn('vault: no keychain; tokens stay in memory for this run', { problem: describe(err) });
+  }
+  if (status.backend === 'keychain') {
+    const loaded = await loadDataKey({ backend, service, log });
+    dataKey = loaded.key;
+    if (loaded.key) status = { ...status, dataAtRest: 'encrypted' };
+    else {
+      status = {
+        ...status,
+        problem: `The data key could not be kept in the ${backend.name} keychain (${loaded.problem}).`,
+      };
+    }
   }
 
   const check = (profileId: string): void => {
@@ -151,6 +179,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
 
   const vault: TokenVault = {
     status: () => ({ ...status }),
+    dataKey: () => dataKey,
     onToken(listener) {
       listeners.push(listener);
       for (const t of memory.values()) listener(t);

@@ -26,6 +26,8 @@ function answer(patch: Partial<AnswerView>): AnswerView {
     attempts: 0,
     nextAttemptAt: null,
     responseId: null,
+    bank: { profileId: 'sandbox', origin: 'embedded-sandbox', legalEntityId: 'le_a' },
+    waitingForBank: false,
     createdAt: '2026-11-01T00:00:00.000Z',
     updatedAt: '2026-11-01T00:00:00.000Z',
     ...patch,
