@@ -356,10 +356,13 @@ export async function runCrashScenario(options: {
       }
     }
 
-    // ---- in-process start on the same folder: the last kill checked, then the outbox resumes
+    // ---- in-process start on the same folder: the last kill checked, then the outbox resumes.
+    // Same bank origin as the killed runs (queued work is only ever sent to the bank it was
+    // written for), with the proxy's faults turned off.
+    proxy.setPlan(() => ({ kind: 'pass' }));
     const app = await startServices({
       dataDir,
-      environment: { kind: 'remote', baseUrl: sandbox.url, token },
+      environment: { kind: 'remote', baseUrl: proxy.url, token },
       rfiAnswers: { retry: { baseMs: 20, maxMs: 300 } },
     });
     let answersLanded = 0;
