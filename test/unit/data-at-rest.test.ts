@@ -180,6 +180,14 @@ describe('state files of the real services', () => {
       for (const form of [key.key.toString('base64'), key.key.toString('hex')]) {
         expect(await containing(dataDir, form)).toEqual([]);
       }
+      // Decrypted, the sent answer keeps ids, status and times, not its text.
+      const opened = JSON.parse(createAtRestCodec(key).open(outbox).text) as {
+        entries: Array<Record<string, unknown>>;
+      };
+      expect(opened.entries).toHaveLength(1);
+      expect(opened.entries[0]).toMatchObject({ id: view.id, state: 'sent', text: '', rfiId: answered.id });
+      expect(typeof opened.entries[0]!['responseId']).toBe('string');
+      expect(JSON.stringify(opened)).not.toContain(`answer-marker-${tag}`);
     } finally {
       await t.stop();
       await rm(path.dirname(dataDir), { recursive: true, force: true, maxRetries: 10 });
@@ -353,6 +361,15 @@ describe('state files of the real services', () => {
       });
       await until('sent', () => t.services.rfiAnswers.outbox.get(v.id)?.state === 'sent');
       await until('staged copy removed', async () => (await readdir(staging)).length === 0);
+      // The sent entry keeps the bank's document id, not the file's name, ref or upload URL.
+      const sent = t.services.rfiAnswers.outbox.get(v.id)!;
+      expect(sent.documents).toEqual([
+        expect.objectContaining({ ref: '', name: '', url: null, documentId: expect.any(String) }),
+      ]);
+      const sealed = await readFile(path.join(dataDir, 'rfi-answers', 'outbox.json'), 'utf8');
+      const plain = createAtRestCodec(t.services.vault.dataKey()).open(sealed).text;
+      expect(plain).not.toContain('proof.pdf');
+      expect(plain).not.toContain(ref);
 
       // An answer the bank refuses (no such RFI) and that the analyst dismisses.
       const ref2 = await drop();

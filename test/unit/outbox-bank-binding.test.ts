@@ -8,7 +8,7 @@ import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import { startSandbox } from '../../src/sandbox/index';
 import type { RunningSandbox } from '../../src/sandbox/index';
-import type { Envelope } from '../../src/shared/ipc/bridge';
+import type { Envelope } from '../../src/shared/ipc/errors';
 import type { AnswerView } from '../../src/shared/ipc/channels/rfi-answers';
 import type { SettingsView } from '../../src/shared/ipc/channels/settings';
 import { startFaultProxy } from './support/fault-proxy';

@@ -202,6 +202,33 @@ function conflictOf(q: RfiQuestion): NonNullable<OutboxEntry['conflict']> {
   };
 }
 
+/**
+ * What a sent answer keeps: the bank confirmed it, so its text, file names, file refs and upload
+ * URLs are dropped; ids, types, sizes, status and times stay (the bank holds the answer itself).
+ */
+function withoutContent(e: OutboxEntry): Pick<OutboxEntry, 'text' | 'documents' | 'lastError' | 'conflict'> {
+  return {
+    text: '',
+    documents: e.documents.map((d) => ({
+      ref: '',
+      name: '',
+      contentType: d.contentType,
+      documentType: d.documentType,
+      sizeBytes: d.sizeBytes,
+      documentId: d.documentId,
+      url: null,
+      expiresAt: null,
+      uploaded: true,
+    })),
+    lastError: null,
+    conflict: null,
+  };
+}
+
+function hasContent(e: OutboxEntry): boolean {
+  return e.text !== '' || e.documents.some((d) => d.ref !== '' || d.name !== '' || d.url !== null);
+}
+
 /** Thrown by a bank call of an entry whose bank is not the active one: nothing was sent. */
 const OTHER_BANK = 'ANSWER_FOR_ANOTHER_BANK';
 
@@ -246,6 +273,11 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   }
   // Restart recovery: a POST that may have reached the bank is verified before anything is resent.
   for (const e of entries.values()) {
+    // Sent answers from before keep no content either.
+    if (e.state === 'sent' && hasContent(e)) {
+      Object.assign(e, withoutContent(e));
+      rewrite = true;
+    }
     if (e.state === 'sending') e.state = 'verifying';
     if (e.state === 'uploading') e.state = 'queued';
     if (!FINISHED.has(e.state)) e.nextAttemptAt = Date.now();
@@ -285,13 +317,15 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     questionType: e.questionType,
     state: e.state,
     text: e.text,
-    files: e.documents.map((d): StagedFileView => ({
-      ref: d.ref,
-      name: d.name,
-      sizeBytes: d.sizeBytes,
-      contentType: d.contentType,
-      documentType: d.documentType,
-    })),
+    files: e.documents
+      .filter((d) => d.ref !== '')
+      .map((d): StagedFileView => ({
+        ref: d.ref,
+        name: d.name,
+        sizeBytes: d.sizeBytes,
+        contentType: d.contentType,
+        documentType: d.documentType,
+      })),
     progress: e.state === 'uploading' ? (progress.get(e.id) ?? null) : null,
     lastError: e.lastError,
     conflict: e.conflict,
@@ -343,9 +377,18 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   const markSent = async (e: OutboxEntry, responseId: string): Promise<void> => {
     progress.delete(e.id);
     lastError = null;
-    await transition(e, { state: 'sent', responseId, lastError: null, conflict: null, nextAttemptAt: null });
+    // What the answer was, for the clean-up after sending; the entry itself keeps no content.
+    const before: OutboxEntry = { ...e, documents: e.documents.map((d) => ({ ...d })) };
+    await transition(e, {
+      ...withoutContent(e),
+      state: 'sent',
+      responseId,
+      lastError: null,
+      conflict: null,
+      nextAttemptAt: null,
+    });
     try {
-      options.onSent?.(e);
+      options.onSent?.(before);
     } catch (err) {
       log.warn('rfi-answers: onSent failed', { error: err });
     }
