@@ -100,6 +100,22 @@ describe('AnswerStatus', () => {
     expect(screen.getByTestId('answer-conflict').textContent).toContain('Closed by phone.');
   });
 
+  it('an answer written for another bank says it waits for that bank', () => {
+    render(
+      <AnswerStatus
+        answer={answer({
+          state: 'queued',
+          waitingForBank: true,
+          bank: { profileId: 'p_1', origin: 'https://bank-a.example', legalEntityId: 'le_a' },
+        })}
+        draftSavedAt={null}
+      />,
+    );
+    const status = screen.getByTestId('answer-status');
+    expect(status.textContent).toContain('Waiting for https://bank-a.example');
+    expect(status.getAttribute('data-waiting-for-bank')).toBe('true');
+  });
+
   it('without an answer: draft saved or no draft', () => {
     render(<AnswerStatus answer={undefined} draftSavedAt="2026-11-01T10:00:00.000Z" />);
     expect(screen.getByTestId('answer-status').getAttribute('data-state')).toBe('draft');
