@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { AtRestCodec } from '../at-rest';
 import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank-scope';
@@ -15,7 +15,7 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../clock';
-import { writeFileDurable } from '../durable-file';
+import { fileExists, writeFileDurable } from '../durable-file';
 import type { EventHub } from '../events';
 import type { Logger } from '../log';
 import type { Platform } from '../platform';
@@ -174,6 +174,17 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
           ? safeSegment(scope.env)
           : safeSegment(`${scope.env}@${scope.origin}`);
       const dir = path.join(root, envSegment, safeSegment(scope.le));
+      if (scope.origin !== EMBEDDED_SANDBOX_ORIGIN) {
+        // A cache from before the folder named the origin belongs to the profile's origin of now:
+        // adopted (its plain files are rewritten sealed at the next flush), not left behind.
+        const legacy = path.join(root, safeSegment(scope.env), safeSegment(scope.le));
+        if (!(await fileExists(dir)) && (await fileExists(legacy))) {
+          await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+          await rename(legacy, dir).catch((err: unknown) =>
+            log.warn('rfis: cache from before origin scoping not adopted', { error: err }),
+          );
+        }
+      }
       const r = await openRfiRepository({ dir, log, ...(deps.codec ? { codec: deps.codec } : {}) });
       const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
       for (const p of r.problems) {
