@@ -111,7 +111,7 @@ export async function openDraftStore(o: {
   const write = async (f: DraftFile): Promise<void> => {
     await writeSealedDurable(fileOf(f.scope ?? '', f.rfiId), JSON.stringify(f), codec);
     const legacy = adopted.get(f.rfiId);
-    if (legacy !== undefined && legacy !== fileOf(f.scope ?? '', f.rfiId)) {
+    if (legacy && legacy !== fileOf(f.scope ?? '', f.rfiId)) {
       await rm(legacy, { force: true });
       adopted.set(f.rfiId, '');
     }
