@@ -547,8 +547,8 @@ describe('bound to its bank', () => {
     const o = await open({ scope: () => active });
     const v = await o.enqueue(textAnswer);
     const getRfi = bank.getRfi.bind(bank);
-    bank.getRfi = async (id) => {
-      const r = await getRfi(id);
+    bank.getRfi = async () => {
+      const r = await getRfi();
       active = { ...bankA, profileId: 'p_evil', origin: 'http://127.0.0.1:9' };
       return r;
     };
