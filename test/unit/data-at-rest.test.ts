@@ -384,6 +384,10 @@ describe('state files of the real services', () => {
       const q = rfi.questions[0]!;
       const ref = await drop();
       expect(await readdir(staging)).toEqual([`${ref}.bin`]);
+      // The registry of added files (names, paths) is sealed too.
+      const registry = await readFile(path.join(dataDir, 'rfi-answers', 'files.json'), 'utf8');
+      expect(registry.startsWith('{"tdAtRest":1')).toBe(true);
+      expect(registry).not.toContain('proof.pdf');
       const v = await t.services.rfiAnswers.submit({
         rfiId: rfi.id,
         questionId: q.id,

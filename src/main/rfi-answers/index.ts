@@ -81,12 +81,12 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const maxBytes = (): number =>
     deps.options?.maxUploadBytes ?? deps.sandboxMaxUploadBytes() ?? DEFAULT_MAX_UPLOAD_BYTES;
-  const files = await openFileArea({ dir, log: deps.log, maxBytes });
   const codec = deps.codec ?? plainCodec;
   const report = (message: string, file: string, movedTo: string | null): void => {
     const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
     deps.report?.({ file: rel(file), movedTo: movedTo === null ? null : rel(movedTo), message });
   };
+  const files = await openFileArea({ dir, log: deps.log, maxBytes, codec, onProblem: report });
   const scope = deps.scope;
   const drafts = await openDraftStore({
     dir: path.join(dir, 'drafts'),
