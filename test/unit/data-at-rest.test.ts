@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AsyncEntry } from '@napi-rs/keyring';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { DATA_KEY_ACCOUNT } from '../../src/main/data-key';
 import { createLogger, memorySink } from '../../src/main/log';
 import { napiKeyringBackend, openVault, unavailableKeyringBackend } from '../../src/main/vault';
 import type { Services } from '../../src/main/services';
+import { startSandbox } from '../../src/sandbox/index';
 import { startServices, tempDir } from './support/services';
 
 /**
@@ -328,7 +329,6 @@ describe('state files of the real services', () => {
 
       // A draft file from before bank scoping (named by the RFI id alone) and plain.
       const legacyRfi = 'rfi_legacy_0000000001';
-      const { createHash } = await import('node:crypto');
       const legacyName = `${createHash('sha256').update(legacyRfi).digest('hex').slice(0, 32)}.json`;
       await mkdir(path.join(dataDir, 'rfi-answers', 'drafts'), { recursive: true });
       await writeFile(
@@ -360,6 +360,60 @@ describe('state files of the real services', () => {
       expect(t.services.stores.problems()).toEqual([]);
     } finally {
       await t.stop();
+      await rm(path.dirname(dataDir), { recursive: true, force: true, maxRetries: 10 });
+    }
+  });
+
+  it('an RFI cache from before origin scoping is adopted and sealed, not left behind in plain text', async () => {
+    const dataDir = path.join(await tempDir('td-at-rest-'), 'data');
+    const sandbox = await startSandbox({ visibilityDelayMs: { min: 0, max: 0 } });
+    const token = sandbox.fixtures.legal_entities[0]!.tokens.admin!;
+    const environment = { kind: 'remote' as const, baseUrl: sandbox.url, token };
+    const tag = randomUUID().replace(/-/g, '');
+    // Written without a keychain: plain files.
+    let t = await startServices({
+      dataDir,
+      environment,
+      rfis: { autoStart: false },
+      keyring: unavailableKeyringBackend(),
+    });
+    try {
+      const res = await fetch(`${sandbox.url}/v1/sandbox/rfis`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          type: 'account',
+          related_id: sandbox.fixtures.legal_entities[0]!.accounts[0]!.id,
+          description: `cached-marker-${tag}`,
+          questions: [{ question_type: 'transaction.purpose', question_text: 'Why?' }],
+        }),
+      });
+      const rfi = (await res.json()) as { id: string };
+      await t.services.session.check();
+      await t.services.rfis.sync('sync', true);
+      const profileId = t.services.session.profile.id;
+      await t.stop();
+
+      // Move the cache to where it lived before the folder named the origin.
+      const segment = (v: string): string =>
+        `${v.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40)}-${createHash('sha256').update(v).digest('hex').slice(0, 8)}`;
+      const scoped = path.join(dataDir, 'rfis', segment(`${profileId}@${new URL(sandbox.url).origin}`));
+      const [le] = await readdir(scoped);
+      const legacy = path.join(dataDir, 'rfis', segment(profileId));
+      await mkdir(legacy, { recursive: true });
+      await rename(path.join(scoped, le!), path.join(legacy, le!));
+      expect(await containing(legacy, `cached-marker-${tag}`)).not.toEqual([]);
+
+      t = await startServices({ dataDir, environment, rfis: { autoStart: false } });
+      expect(t.services.vault.status().dataAtRest).toBe('encrypted');
+      await t.services.session.check();
+      expect((await t.services.rfis.get(rfi.id)).rfi.description).toBe(`cached-marker-${tag}`);
+      await t.services.rfis.sync('sync');
+      expect(await containing(dataDir, `cached-marker-${tag}`)).toEqual([]);
+      expect(t.services.stores.problems()).toEqual([]);
+    } finally {
+      await t.stop();
+      await sandbox.close();
       await rm(path.dirname(dataDir), { recursive: true, force: true, maxRetries: 10 });
     }
   });
