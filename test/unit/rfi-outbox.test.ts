@@ -535,6 +535,13 @@ describe('bound to its bank', () => {
       expect(bank.calls).toEqual([]);
       expect(o.list()[0]).toMatchObject({ state: 'queued', waitingForBank: true });
     }
+    // While it waits for its bank, it may be removed (that bank may be gone for good).
+    const other = await open({ scope: () => active, file: path.join(dir, 'other.json') });
+    active = bankA;
+    const w = await other.enqueue(textAnswer);
+    active = { ...bankA, origin: 'https://elsewhere.example' };
+    await expect(other.dismiss(w.id)).resolves.toMatchObject({ id: w.id });
+    expect(other.list()).toEqual([]);
     // Its own bank, the legal entity not known yet (session check pending): it goes.
     active = { ...bankA, legalEntityId: null };
     await o.runDue();

@@ -574,6 +574,8 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
 
   // ---- runner ----
   let running: Promise<void> | null = null;
+  /** The entry the runner is working on. */
+  let current: string | null = null;
   let again = false;
   let timer: NodeJS.Timeout | null = null;
 
@@ -606,7 +608,13 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         again = false;
         for (const e of due()) {
           if (disposed) return;
-          await process(e);
+          if (!entries.has(e.id)) continue; // dismissed meanwhile
+          current = e.id;
+          try {
+            await process(e);
+          } finally {
+            current = null;
+          }
         }
       } while (again && !disposed);
     })().finally(() => {
@@ -672,7 +680,10 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     async dismiss(id) {
       const e = entries.get(id);
       if (!e) throw new DeskFailure({ kind: 'not_found', message: 'No such answer in the outbox.' });
-      if (!FINISHED.has(e.state)) {
+      // An answer waiting for another bank is not being sent: it may be removed (its bank may be
+      // gone for good).
+      const waiting = !mine(e) && current !== id;
+      if (!FINISHED.has(e.state) && !waiting) {
         throw new DeskFailure({
           kind: 'local',
           message: 'This answer is still being sent; it cannot be dismissed now.',
