@@ -13,6 +13,9 @@ import type { AuditRecordInput } from './audit';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './clock';
+import { createAtRestCodec } from './at-rest';
+import { originOf } from './bank-scope';
+import type { BankScope } from './bank-scope';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
@@ -36,8 +39,9 @@ import type { SessionManager } from './session';
 import { checkBaseUrl, openSettings } from './settings';
 import { confStoreFactory, createStores } from './stores';
 import type { StoreFactory } from './stores';
-import { napiKeyringBackend, openVault } from './vault';
-import type { KeyringBackend } from './vault';
+import { openVault } from './vault';
+import { napiKeyringBackend } from './keyring';
+import type { KeyringBackend } from './keyring';
 
 /** Which environment to use for this run (overrides the stored active profile). */
 export type EnvironmentChoice =
@@ -302,9 +306,21 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
   });
 
+  // Drafts, the outbox and the RFI cache are sealed with the keychain-held data key (plain text,
+  // said so in vault.status, without a keychain).
+  const atRest = createAtRestCodec(vault.dataKey());
+  const bankScope = (): BankScope => ({
+    profileId: session.profile.id,
+    origin: originOf(session.environment),
+    legalEntityId: session.credential?.legalEntityId ?? null,
+  });
+
   // The RFI cache re-reads an RFI once one of our answers landed (its status moved).
   let afterAnswerSent: (rfiId: string) => void = () => undefined;
   const rfiAnswers = await createRfiAnswers({
+    scope: bankScope,
+    codec: atRest,
+    report: (p) => stores.report(p),
     dataDir,
     bank,
     log,
@@ -317,6 +333,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   });
 
   const rfis = await createRfiService({
+    codec: atRest,
+    report: (p) => stores.report(p),
     dataDir,
     bank,
     clock,

@@ -1,5 +1,7 @@
-import { AsyncEntry } from '@napi-rs/keyring';
 import { DeskFailure } from '../shared/ipc/errors';
+import type { DataKey } from './at-rest';
+import { loadDataKey } from './data-key';
+import type { KeyringBackend } from './keyring';
 import type { Logger } from './log';
 
 /**
@@ -11,14 +13,6 @@ import type { Logger } from './log';
  * vault says so in status() and keeps tokens in memory for this run only. It never writes a token
  * to disk itself.
  */
-export interface KeyringBackend {
-  /** Human name of the store, e.g. "Secret Service". */
-  readonly name: string;
-  get(service: string, account: string): Promise<string | null>;
-  set(service: string, account: string, secret: string): Promise<void>;
-  /** true if something was deleted. */
-  delete(service: string, account: string): Promise<boolean>;
-}
 
 export interface VaultStatus {
   backend: 'keychain' | 'memory';
@@ -28,6 +22,11 @@ export interface VaultStatus {
   problem: string | null;
   /** Name of the keychain (e.g. "Secret Service"). */
   keychainName: string;
+  /**
+   * Whether drafts, the outbox and the RFI cache are encrypted on disk: only with a data key from
+   * the keychain; without one they are written in plain text, and the Settings screen says so.
+   */
+  dataAtRest: 'encrypted' | 'unencrypted';
 }
 
 export interface TokenVault {
@@ -43,41 +42,8 @@ export interface TokenVault {
   status(): VaultStatus;
   /** Called whenever a token is stored, so the logger can redact it. */
   onToken(listener: (token: string) => void): void;
-}
-
-function platformKeychainName(): string {
-  if (process.platform === 'darwin') return 'macOS Keychain';
-  if (process.platform === 'win32') return 'Windows Credential Manager';
-  return 'Secret Service';
-}
-
-/** The real OS keychain through @napi-rs/keyring. On Linux it is pinned to the Secret Service. */
-export function napiKeyringBackend(): KeyringBackend {
-  const entry = (service: string, account: string): AsyncEntry =>
-    new AsyncEntry(
-      service,
-      account,
-      process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined,
-    );
-  return {
-    name: platformKeychainName(),
-    get: (s, a) => entry(s, a).getPassword(),
-    set: (s, a, secret) => entry(s, a).setPassword(secret),
-    delete: (s, a) => entry(s, a).deleteCredential(),
-  };
-}
-
-/** A keychain that is never there (the no-keychain path, e.g. Linux without Secret Service). */
-export function unavailableKeyringBackend(reason = 'No Secret Service is running'): KeyringBackend {
-  const fail = (): never => {
-    throw new Error(reason);
-  };
-  return {
-    name: platformKeychainName(),
-    get: async () => fail(),
-    set: async () => fail(),
-    delete: async () => fail(),
-  };
+  /** The data key for files at rest (main only, never crosses IPC); null without a keychain. */
+  dataKey(): DataKey | null;
 }
 
 const tokenPattern = /^[\x21-\x7e]{8,4096}$/;
@@ -113,18 +79,37 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   };
   const listeners: Array<(t: string) => void> = [];
   let status: VaultStatus;
+  let dataKey: DataKey | null = null;
 
   try {
     await backend.get(service, '__probe__');
-    status = { backend: 'keychain', available: true, problem: null, keychainName: backend.name };
+    status = {
+      backend: 'keychain',
+      available: true,
+      problem: null,
+      keychainName: backend.name,
+      dataAtRest: 'unencrypted',
+    };
   } catch (err) {
     status = {
       backend: 'memory',
       available: false,
       keychainName: backend.name,
       problem: `The ${backend.name} keychain is not available (${describe(err)}). Tokens are kept in memory for this run only and must be entered again after a restart.`,
+      dataAtRest: 'unencrypted',
     };
     log.warn('vault: no keychain; tokens stay in memory for this run', { problem: describe(err) });
+  }
+  if (status.backend === 'keychain') {
+    const loaded = await loadDataKey({ backend, service, log });
+    dataKey = loaded.key;
+    if (loaded.key) status = { ...status, dataAtRest: 'encrypted' };
+    else {
+      status = {
+        ...status,
+        problem: `The data key could not be kept in the ${backend.name} keychain (${loaded.problem}).`,
+      };
+    }
   }
 
   const check = (profileId: string): void => {
@@ -151,6 +136,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
 
   const vault: TokenVault = {
     status: () => ({ ...status }),
+    dataKey: () => dataKey,
     onToken(listener) {
       listeners.push(listener);
       for (const t of memory.values()) listener(t);

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { test, expect } from './fixtures';
 import { seriousA11yViolations } from './axe';
 import { startHarness } from '../harness/harness';
-import { unavailableKeyringBackend } from '../../src/main/vault';
-import type { KeyringBackend } from '../../src/main/vault';
+import { unavailableKeyringBackend } from '../../src/main/keyring';
+import type { KeyringBackend } from '../../src/main/keyring';
 
 /**
  * The settings and activity screens (issue 4) in Chromium, over the harness with the real services
@@ -38,6 +38,8 @@ test.describe('settings', () => {
     await app.getByRole('link', { name: 'Settings' }).click();
     await expect(app.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
     await expect(app.getByTestId('keychain-status')).toContainText('Secret Service');
+    await expect(app.getByTestId('data-at-rest')).toHaveAttribute('data-mode', 'encrypted');
+    await expect(app.getByTestId('data-at-rest')).toContainText('encrypted on disk');
     const sandboxCard = app.getByTestId('profile-sandbox');
     await expect(sandboxCard).toContainText('Active');
     await expect(sandboxCard).toContainText(harness.services.sandbox!.url);
@@ -159,6 +161,8 @@ test.describe('settings without a keychain', () => {
     await app.goto(`${harness.url}#/settings`);
     const warning = app.getByRole('alert').filter({ hasText: 'No keychain available' });
     await expect(warning).toContainText('in memory for this run only');
+    await expect(warning).toContainText('stored unencrypted on this computer');
+    await expect(app.getByTestId('data-at-rest')).toHaveAttribute('data-mode', 'unencrypted');
     await expect(app.getByTestId('keychain-status')).toHaveAttribute('data-backend', 'memory');
     await expect(app.getByTestId('connection-state')).toHaveText('Connected');
   });

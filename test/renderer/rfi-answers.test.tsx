@@ -26,6 +26,8 @@ function answer(patch: Partial<AnswerView>): AnswerView {
     attempts: 0,
     nextAttemptAt: null,
     responseId: null,
+    bank: { profileId: 'sandbox', origin: 'embedded-sandbox', legalEntityId: 'le_a' },
+    waitingForBank: false,
     createdAt: '2026-11-01T00:00:00.000Z',
     updatedAt: '2026-11-01T00:00:00.000Z',
     ...patch,
@@ -96,6 +98,22 @@ describe('AnswerStatus', () => {
     );
     expect(screen.getByTestId('answer-status').textContent).toContain('the question is now closed');
     expect(screen.getByTestId('answer-conflict').textContent).toContain('Closed by phone.');
+  });
+
+  it('an answer written for another bank says it waits for that bank', () => {
+    render(
+      <AnswerStatus
+        answer={answer({
+          state: 'queued',
+          waitingForBank: true,
+          bank: { profileId: 'p_1', origin: 'https://bank-a.example', legalEntityId: 'le_a' },
+        })}
+        draftSavedAt={null}
+      />,
+    );
+    const status = screen.getByTestId('answer-status');
+    expect(status.textContent).toContain('Waiting for https://bank-a.example');
+    expect(status.getAttribute('data-waiting-for-bank')).toBe('true');
   });
 
   it('without an answer: draft saved or no draft', () => {

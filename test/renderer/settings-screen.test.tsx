@@ -22,7 +22,13 @@ function view(overrides: Partial<SettingsView> = {}): SettingsView {
     ],
     pollingIntervalSeconds: 30,
     notifications: { newRfi: true, rfiStatus: true, transactionStatus: true, quoteExpiry: true },
-    vault: { backend: 'keychain', available: true, problem: null, keychainName: 'Secret Service' },
+    vault: {
+      backend: 'keychain',
+      available: true,
+      problem: null,
+      keychainName: 'Secret Service',
+      dataAtRest: 'encrypted',
+    },
     problems: [],
     ...overrides,
   };
@@ -85,12 +91,16 @@ describe('settings screen', () => {
         available: false,
         keychainName: 'Secret Service',
         problem: 'The Secret Service keychain is not available. Tokens are kept in memory for this run only.',
+        dataAtRest: 'unencrypted',
       },
     });
     render(<SettingsScreen />);
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('No keychain available');
     expect(alert.textContent).toContain('in memory for this run only');
+    // Said plainly: customer data on disk is not encrypted in this mode.
+    expect(alert.textContent).toContain('stored unencrypted on this computer');
+    expect(screen.getByTestId('data-at-rest').getAttribute('data-mode')).toBe('unencrypted');
   });
 
   it('shows a signed-out profile as such', async () => {

@@ -102,6 +102,7 @@ async function main(): Promise<void> {
           text: answerText,
           files: refs,
         };
+        out(`INTENT-A ${a.rfiId}/${a.questionId} ${textSha(answerText)}`);
         await answers.submit(draft);
         out(`ACK-A ${a.rfiId}/${a.questionId} ${textSha(answerText)} ${refs.length}`);
       }

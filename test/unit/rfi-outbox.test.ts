@@ -6,6 +6,7 @@ import type { Rfi } from '../../src/shared/api/rfis';
 import type { AnswerView } from '../../src/shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../src/shared/ipc/errors';
 import type { RfiResponseBody } from '../../src/main/bank/client';
+import type { BankScope } from '../../src/main/bank-scope';
 import { createLogger, memorySink } from '../../src/main/log';
 import { findOwnResponse, openOutbox } from '../../src/main/rfi-answers/outbox';
 import type { NewAnswer, Outbox, OutboxBank, OutboxOptions } from '../../src/main/rfi-answers/outbox';
@@ -510,5 +511,75 @@ describe('outbox: a staged file that disappeared', () => {
       'invoice.pdf can no longer be read. Remove it and add the file again.',
     );
     expect(e?.lastError?.message).not.toContain(dir);
+  });
+});
+
+describe('bound to its bank', () => {
+  const bankA: BankScope = { profileId: 'p_a', origin: 'https://bank-a.example', legalEntityId: 'le_1' };
+
+  it('waits while another profile, origin or legal entity is active; retry does not change that', async () => {
+    let active: BankScope = bankA;
+    const o = await open({ scope: () => active });
+    const v = await o.enqueue(textAnswer);
+    expect(v.bank).toEqual(bankA);
+    for (const other of [
+      { ...bankA, profileId: 'p_evil', origin: 'http://127.0.0.1:9' },
+      { ...bankA, origin: 'https://elsewhere.example' },
+      { ...bankA, profileId: 'p_other' },
+      { ...bankA, legalEntityId: 'le_2' },
+    ]) {
+      active = other;
+      await o.retry(v.id);
+      o.wake();
+      await o.runDue();
+      expect(bank.calls).toEqual([]);
+      expect(o.list()[0]).toMatchObject({ state: 'queued', waitingForBank: true });
+    }
+    // While it waits for its bank, it may be removed (that bank may be gone for good).
+    const other = await open({ scope: () => active, file: path.join(dir, 'other.json') });
+    active = bankA;
+    const w = await other.enqueue(textAnswer);
+    active = { ...bankA, origin: 'https://elsewhere.example' };
+    await expect(other.dismiss(w.id)).resolves.toMatchObject({ id: w.id });
+    expect(other.list()).toEqual([]);
+    // Its own bank, the legal entity not known yet (session check pending): it goes.
+    active = { ...bankA, legalEntityId: null };
+    await o.runDue();
+    expect(o.get(v.id)?.state).toBe('sent');
+    expect(bank.customerResponses()).toBe(1);
+  });
+
+  it('a switch while an answer is on its way stops it before the next call; back on its bank it lands once', async () => {
+    let active: BankScope = bankA;
+    const o = await open({ scope: () => active });
+    const v = await o.enqueue(textAnswer);
+    const getRfi = bank.getRfi.bind(bank);
+    bank.getRfi = async () => {
+      const r = await getRfi();
+      active = { ...bankA, profileId: 'p_evil', origin: 'http://127.0.0.1:9' };
+      return r;
+    };
+    await o.runDue();
+    expect(bank.calls.filter((c) => c.startsWith('submit'))).toEqual([]);
+    expect(o.get(v.id)).toMatchObject({ state: 'queued', failures: 0 });
+    bank.getRfi = getRfi;
+    active = bankA;
+    await o.runDue();
+    expect(o.get(v.id)?.state).toBe('sent');
+    expect(bank.customerResponses()).toBe(1);
+  });
+
+  it('a sent answer keeps ids, status and times on disk, not its text', async () => {
+    const o = await open({ scope: () => bankA });
+    const v = await o.enqueue(textAnswer);
+    await o.runDue();
+    expect(o.get(v.id)?.state).toBe('sent');
+    await o.idle();
+    const onDisk = await readFile(path.join(dir, 'outbox.json'), 'utf8');
+    expect(onDisk).not.toContain(textAnswer.text);
+    expect(onDisk).toContain(v.id);
+    expect(JSON.parse(onDisk).entries[0]).toMatchObject({ state: 'sent', text: '', rfiId: 'rfi_1' });
+    // The clean-up after sending still saw the answer as it was.
+    expect(sent).toEqual([v.id]);
   });
 });

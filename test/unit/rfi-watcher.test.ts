@@ -3,7 +3,7 @@ import { createLogger, memorySink } from '../../src/main/log';
 import { createPoller, nextDelay } from '../../src/main/rfis/watcher';
 import { startServices } from './support/services';
 import type { TestServices } from './support/services';
-import type { KeyringBackend } from '../../src/main/vault';
+import type { KeyringBackend } from '../../src/main/keyring';
 
 /**
  * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by

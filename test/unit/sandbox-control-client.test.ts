@@ -10,7 +10,7 @@ import { BankClient } from '../../src/main/bank/client';
 import { createServerClock } from '../../src/main/clock';
 import { createLogger, memorySink } from '../../src/main/log';
 import { SANDBOX_SEED_FILE } from '../../src/main/sandbox-seed';
-import type { KeyringBackend } from '../../src/main/vault';
+import type { KeyringBackend } from '../../src/main/keyring';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { DeskFailure } from '../../src/shared/ipc/errors';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy';

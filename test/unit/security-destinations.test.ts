@@ -9,7 +9,7 @@ import { createServerClock } from '../../src/main/clock';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import { createLogger, memorySink } from '../../src/main/log';
-import type { KeyringBackend } from '../../src/main/vault';
+import type { KeyringBackend } from '../../src/main/keyring';
 import { channels } from '../../src/shared/ipc/contract';
 import type { ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
 import type { DeskError, Envelope } from '../../src/shared/ipc/errors';

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { AsyncEntry } from '@napi-rs/keyring';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { napiKeyringBackend, openVault, unavailableKeyringBackend } from '../../src/main/vault';
+import { openVault } from '../../src/main/vault';
+import { napiKeyringBackend, unavailableKeyringBackend } from '../../src/main/keyring';
 import { createLogger, memorySink } from '../../src/main/log';
 import { startServices } from './support/services';
 

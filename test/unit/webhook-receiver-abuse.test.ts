@@ -16,7 +16,7 @@ import type { LogRecord } from '../../src/main/log';
 import { createWebhookReceiver } from '../../src/main/rfis/webhook-receiver';
 import type { ReceiverOptions, WebhookReceiver } from '../../src/main/rfis/webhook-receiver';
 import { SEEN_EVENTS_FILE } from '../../src/main/rfis/webhooks';
-import type { KeyringBackend } from '../../src/main/vault';
+import type { KeyringBackend } from '../../src/main/keyring';
 import type { WebhookEvent } from '../../src/shared/api/webhooks';
 import { startServices } from './support/services';
 

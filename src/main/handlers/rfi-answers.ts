@@ -26,7 +26,7 @@ export function rfiAnswersHandlers(core: ServiceCore): Pick<Handlers, RfiAnswerC
     'answers.submit': (args) => a().submit(args),
     'answers.retry': ({ answerId }) => a().outbox.retry(answerId),
     'answers.dismiss': async ({ answerId }) => {
-      await a().outbox.dismiss(answerId);
+      await a().dismiss(answerId);
       return null;
     },
     'answers.list': async (args) => ({ answers: a().outbox.list(args?.rfiId) }),

@@ -1,15 +1,21 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { createSerialQueue, moveAside, writeFileDurable } from '../durable-file';
+import { plainCodec } from '../at-rest';
+import type { AtRestCodec } from '../at-rest';
+import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../durable-file';
 import type { Logger } from '../log';
 
 /**
- * Drafts of answers, one file per RFI (`drafts/<hash of the RFI id>.json`), each holding the
- * drafts of its questions. Every save rewrites the file atomically (temp file, fsync, rename), so a
- * crash leaves the previous or the new draft, never a torn one. Works with no connection: nothing
- * here talks to the bank. A file that cannot be read is moved aside, never silently reset.
+ * Drafts of answers, one file per RFI and bank (`drafts/<hash of bank scope + RFI id>.json`), each
+ * holding the drafts of its questions. The bank scope (profile + origin) is written into the file
+ * and checked on read, so the same RFI id at another bank never finds these drafts. Every save
+ * rewrites the file atomically (temp file, fsync, rename) through the at-rest codec (encrypted
+ * with the data key when there is one), so a crash leaves the previous or the new draft, never a
+ * torn one. Works with no connection: nothing here talks to the bank. A file that cannot be read
+ * or decrypted is moved aside and reported, never silently reset. A file from before scoping
+ * (named by the RFI id alone) is adopted by the bank active when it is first opened.
  */
 const draftRecord = z.object({
   questionType: z.string(),
@@ -21,6 +27,8 @@ export type DraftRecord = z.infer<typeof draftRecord>;
 const draftFile = z.object({
   version: z.literal(1),
   rfiId: z.string(),
+  /** The bank scope key (absent in files from before scoping). */
+  scope: z.string().optional(),
   drafts: z.record(z.string(), draftRecord),
 });
 type DraftFile = z.infer<typeof draftFile>;
@@ -39,68 +47,124 @@ export async function openDraftStore(o: {
   dir: string;
   log: Logger;
   onProblem?: (message: string, file: string, movedTo: string | null) => void;
+  /** Seals and opens the files (default: plain). */
+  codec?: AtRestCodec;
+  /** The active bank scope key (profile + origin); default: one scope. */
+  scope?: () => string;
 }): Promise<DraftStore> {
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
+  const codec = o.codec ?? plainCodec;
+  const scopeOf = o.scope ?? (() => '');
   const serial = createSerialQueue();
+  /** Keyed by scope + RFI id. */
   const cache = new Map<string, DraftFile>();
-  const fileOf = (rfiId: string): string =>
-    path.join(o.dir, `${createHash('sha256').update(rfiId).digest('hex').slice(0, 32)}.json`);
+  const hashName = (s: string): string => `${createHash('sha256').update(s).digest('hex').slice(0, 32)}.json`;
+  const legacyFileOf = (rfiId: string): string => path.join(o.dir, hashName(rfiId));
+  const keyOf = (scope: string, rfiId: string): string => (scope === '' ? rfiId : `${scope}\u0000${rfiId}`);
+  const fileOf = (scope: string, rfiId: string): string => path.join(o.dir, hashName(keyOf(scope, rfiId)));
 
-  const load = async (rfiId: string): Promise<DraftFile> => {
-    const cached = cache.get(rfiId);
-    if (cached) return cached;
-    const file = fileOf(rfiId);
-    let value: DraftFile = { version: 1, rfiId, drafts: {} };
+  /** Reads one draft file; null when absent, or unreadable (then moved aside and reported). */
+  const readOne = async (
+    file: string,
+    rfiId: string,
+    scope: string | null,
+  ): Promise<{ value: DraftFile; sealed: boolean } | null> => {
     try {
-      const raw = await readFile(file, 'utf8');
-      const parsed = draftFile.safeParse(JSON.parse(raw));
-      if (parsed.success && parsed.data.rfiId === rfiId) value = parsed.data;
-      else throw new Error(parsed.success ? 'belongs to another RFI' : 'does not match the draft schema');
+      const { text, sealed } = await readSealed(file, codec);
+      const parsed = draftFile.safeParse(JSON.parse(text));
+      if (!parsed.success) throw new Error('does not match the draft schema');
+      if (parsed.data.rfiId !== rfiId) throw new Error('belongs to another RFI');
+      if (scope !== null && (parsed.data.scope ?? '') !== scope) throw new Error('belongs to another bank');
+      return { value: parsed.data, sealed };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        const movedTo = await moveAside(file).catch(() => null);
-        const message = `The drafts of RFI ${rfiId} could not be read; the file was moved aside.`;
-        o.log.error('rfi-answers: drafts unreadable', { rfiId, movedTo, error: err });
-        o.onProblem?.(message, file, movedTo);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      const movedTo = await moveAside(file).catch(() => null);
+      const message = `The drafts of RFI ${rfiId} could not be read (${err instanceof Error ? err.message : 'unreadable'}); the file was moved aside.`;
+      o.log.error('rfi-answers: drafts unreadable', { rfiId, movedTo, error: err });
+      o.onProblem?.(message, file, movedTo);
+      return null;
+    }
+  };
+
+  const load = async (scope: string, rfiId: string): Promise<DraftFile> => {
+    const key = keyOf(scope, rfiId);
+    const cached = cache.get(key);
+    if (cached) return cached;
+    let value: DraftFile = { version: 1, rfiId, scope, drafts: {} };
+    const found = await readOne(fileOf(scope, rfiId), rfiId, scope);
+    if (found) value = found.value;
+    else if (scope !== '' && !adopted.has(rfiId)) {
+      const legacy = await readOne(legacyFileOf(rfiId), rfiId, null);
+      if (legacy && legacy.value.scope === undefined) {
+        // Written under the new name at the next save, which then removes the old file.
+        value = { ...legacy.value, scope };
+        adopted.set(rfiId, legacyFileOf(rfiId));
       }
     }
-    cache.set(rfiId, value);
+    cache.set(key, value);
     return value;
   };
 
+  /** RFI id → file from before scoping, adopted by the active bank and removed at the next save. */
+  const adopted = new Map<string, string>();
+
   const write = async (f: DraftFile): Promise<void> => {
-    await writeFileDurable(fileOf(f.rfiId), JSON.stringify(f));
+    await writeSealedDurable(fileOf(f.scope ?? '', f.rfiId), JSON.stringify(f), codec);
+    const legacy = adopted.get(f.rfiId);
+    if (legacy && legacy !== fileOf(f.scope ?? '', f.rfiId)) {
+      await rm(legacy, { force: true });
+      adopted.set(f.rfiId, '');
+    }
   };
+
+  // Plain files (from before encryption, or from a run without a data key) are rewritten sealed
+  // now that a key is there; nothing else uses the store yet.
+  if (codec.encrypted) {
+    for (const name of await readdir(o.dir)) {
+      if (!name.endsWith('.json') || name.startsWith('.')) continue;
+      const file = path.join(o.dir, name);
+      try {
+        const { text, sealed } = await readSealed(file, codec);
+        if (!sealed && draftFile.safeParse(JSON.parse(text)).success) {
+          await writeSealedDurable(file, text, codec);
+        }
+      } catch {
+        // unreadable files are moved aside and reported when their RFI is opened
+      }
+    }
+  }
 
   return {
     async get(rfiId) {
-      return { ...(await load(rfiId)).drafts };
+      return { ...(await load(scopeOf(), rfiId)).drafts };
     },
     async getOne(rfiId, questionId) {
-      const f = await load(rfiId);
+      const f = await load(scopeOf(), rfiId);
       // Own keys only: a question id such as "constructor" must not find Object.prototype's.
       return Object.hasOwn(f.drafts, questionId) ? (f.drafts[questionId] ?? null) : null;
     },
     save(rfiId, questionId, draft) {
+      const scope = scopeOf();
       return serial(async () => {
-        const f = await load(rfiId);
+        const f = await load(scope, rfiId);
         const rec: DraftRecord = { ...draft, files: [...draft.files], updatedAt: new Date().toISOString() };
         const next: DraftFile = { ...f, drafts: { ...f.drafts, [questionId]: rec } };
         await write(next);
-        cache.set(rfiId, next);
+        cache.set(keyOf(scope, rfiId), next);
         return rec;
       });
     },
     discard(rfiId, questionId) {
+      const scope = scopeOf();
       return serial(async () => {
-        const f = await load(rfiId);
+        const f = await load(scope, rfiId);
         const old = Object.hasOwn(f.drafts, questionId) ? (f.drafts[questionId] ?? null) : null;
         if (!old) return null;
         const drafts = { ...f.drafts };
         delete drafts[questionId];
         const next: DraftFile = { ...f, drafts };
         await write(next);
-        cache.set(rfiId, next);
+        cache.set(keyOf(scope, rfiId), next);
         return old;
       });
     },
@@ -109,9 +173,10 @@ export async function openDraftStore(o: {
       for (const name of await readdir(o.dir)) {
         if (!name.endsWith('.json') || name.startsWith('.')) continue;
         try {
-          const parsed = draftFile.safeParse(JSON.parse(await readFile(path.join(o.dir, name), 'utf8')));
+          const { text } = await readSealed(path.join(o.dir, name), codec);
+          const parsed = draftFile.safeParse(JSON.parse(text));
           if (!parsed.success) continue;
-          const f = cache.get(parsed.data.rfiId) ?? parsed.data;
+          const f = cache.get(keyOf(parsed.data.scope ?? '', parsed.data.rfiId)) ?? parsed.data;
           for (const d of Object.values(f.drafts)) for (const ref of d.files) out.add(ref);
         } catch {
           // unreadable files are handled when their RFI is opened

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -7,7 +7,15 @@ import { DOCUMENT_TYPES, UPLOAD_CONTENT_TYPES } from '../../shared/catalogue';
 import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { createSerialQueue, moveAside, privateFileMode, writeFileDurable } from '../durable-file';
+import { plainCodec } from '../at-rest';
+import type { AtRestCodec } from '../at-rest';
+import {
+  createSerialQueue,
+  moveAside,
+  privateFileMode,
+  readSealed,
+  writeSealedDurable,
+} from '../durable-file';
 import type { Logger } from '../log';
 
 /**
@@ -112,33 +120,46 @@ export async function openFileArea(o: {
   dir: string;
   log: Logger;
   maxBytes: () => number;
+  /** Seals and opens the registry (file names and paths) at rest (default: plain). */
+  codec?: AtRestCodec;
+  /** Told when the registry could not be read and was moved aside. */
+  onProblem?: (message: string, file: string, movedTo: string | null) => void;
 }): Promise<FileArea> {
+  const codec = o.codec ?? plainCodec;
   const stagingDir = path.join(o.dir, 'staging');
   const registryFile = path.join(o.dir, 'files.json');
   await mkdir(stagingDir, { recursive: true, mode: 0o700 });
   const serial = createSerialQueue();
   const files = new Map<string, StagedFile>();
+  let rewrite = false;
   try {
-    const parsed = fileSchema.safeParse(JSON.parse(await readFile(registryFile, 'utf8')));
-    if (parsed.success) for (const f of parsed.data.files) files.set(f.ref, f);
-    else {
-      const moved = await moveAside(registryFile);
-      o.log.error('rfi-answers: file registry unreadable; moved aside', { movedTo: moved });
-    }
+    const { text, sealed } = await readSealed(registryFile, codec);
+    const parsed = fileSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error('does not match the file registry schema');
+    for (const f of parsed.data.files) files.set(f.ref, f);
+    // A plain registry (from before encryption, or a run without a key) is rewritten sealed.
+    rewrite = !sealed && codec.encrypted;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
       const moved = await moveAside(registryFile).catch(() => null);
       o.log.error('rfi-answers: file registry unreadable; moved aside', { movedTo: moved, error: err });
+      o.onProblem?.(
+        `The list of files added to answers could not be read (${err instanceof Error ? err.message : 'unreadable'}); it was moved aside. Add the files of unsent answers again.`,
+        registryFile,
+        moved,
+      );
     }
   }
   const staging = new Map<string, Staging>();
   const persist = () =>
     serial(() =>
-      writeFileDurable(
+      writeSealedDurable(
         registryFile,
         JSON.stringify({ version: 1, files: [...files.values()] } satisfies z.infer<typeof fileSchema>),
+        codec,
       ),
     );
+  if (rewrite) await persist();
 
   const tooLarge = (size: number): string =>
     `The file is ${size} bytes; the bank accepts at most ${o.maxBytes()} bytes.`;

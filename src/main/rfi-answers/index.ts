@@ -5,6 +5,10 @@ import type { DocumentType } from '../../shared/catalogue';
 import type { AnswerView, DraftView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
+import { plainCodec } from '../at-rest';
+import type { AtRestCodec } from '../at-rest';
+import { bankKey } from '../bank-scope';
+import type { BankScope } from '../bank-scope';
 import type { EventHub } from '../events';
 import type { Logger } from '../log';
 import type { Platform } from '../platform';
@@ -37,6 +41,12 @@ export interface RfiAnswersDeps {
   options?: RfiAnswersOptions;
   /** Told when an answer landed (the RFI cache may refresh that RFI). */
   onSent?(rfiId: string): void;
+  /** The active session's bank scope: answers are sent only to the bank they were written for. */
+  scope?(): BankScope;
+  /** Seals and opens drafts and the outbox at rest (default: plain). */
+  codec?: AtRestCodec;
+  /** Tells the analyst about a file that could not be read and was moved aside. */
+  report?(problem: { file: string; movedTo: string | null; message: string }): void;
 }
 
 export interface DraftInput {
@@ -57,6 +67,8 @@ export interface RfiAnswers {
   submit(d: DraftInput): Promise<AnswerView>;
   pick(documentType: DocumentType, multiple: boolean): ReturnType<FileArea['registerPicked']>;
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
+  /** Removes a sent, failed or conflicting answer and deletes its staged copies no longer used. */
+  dismiss(answerId: string): Promise<void>;
   status(): {
     counts: Record<string, number>;
     lastError: { kind: string; message: string; reason?: string } | null;
@@ -69,8 +81,30 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const maxBytes = (): number =>
     deps.options?.maxUploadBytes ?? deps.sandboxMaxUploadBytes() ?? DEFAULT_MAX_UPLOAD_BYTES;
-  const files = await openFileArea({ dir, log: deps.log, maxBytes });
-  const drafts = await openDraftStore({ dir: path.join(dir, 'drafts'), log: deps.log });
+  const codec = deps.codec ?? plainCodec;
+  const report = (message: string, file: string, movedTo: string | null): void => {
+    const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
+    deps.report?.({ file: rel(file), movedTo: movedTo === null ? null : rel(movedTo), message });
+  };
+  const files = await openFileArea({ dir, log: deps.log, maxBytes, codec, onProblem: report });
+  const scope = deps.scope;
+  const drafts = await openDraftStore({
+    dir: path.join(dir, 'drafts'),
+    log: deps.log,
+    codec,
+    onProblem: report,
+    ...(scope ? { scope: () => bankKey(scope()) } : {}),
+  });
+
+  /** Staged copies of these refs that no draft and no unfinished answer uses any more are deleted. */
+  const releaseUnused = async (refs: string[]): Promise<void> => {
+    if (refs.length === 0) return;
+    const inUse = await drafts.referencedFiles();
+    for (const e of outbox.list()) {
+      if (e.state !== 'sent') for (const f of e.files) inUse.add(f.ref);
+    }
+    await files.release(refs.filter((r) => !inUse.has(r)));
+  };
 
   const draftView = (rfiId: string, questionId: string, d: DraftRecord): DraftView => ({
     rfiId,
@@ -92,26 +126,45 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     file: path.join(dir, 'outbox.json'),
     bank: deps.bank,
     log: deps.log,
+    codec,
+    onProblem: report,
+    ...(scope ? { scope } : {}),
     filePath: (ref) => files.resolve(ref).path,
     now: deps.serverNow,
     ...(deps.options?.retry ? { retry: deps.options.retry } : {}),
     onChange: (v) => deps.events.emit('answers.changed', v),
     onProgress: (p) => deps.events.emit('answers.progress', p),
     onSent: (e: OutboxEntry) => {
-      // The answer landed: its draft is done, and dropped bytes are no longer needed.
+      // The answer landed: its draft is done, and staged copies are no longer needed (unless a
+      // draft edited since still lists the same file).
       void (async () => {
         const d = await drafts.getOne(e.rfiId, e.questionId);
         const same = d && d.text === e.text && d.files.join() === e.documents.map((x) => x.ref).join();
         if (same) await drafts.discard(e.rfiId, e.questionId);
-        if (!d || same) await files.release(e.documents.map((x) => x.ref));
+        await releaseUnused(e.documents.map((x) => x.ref));
       })().catch((err: unknown) => deps.log.warn('rfi-answers: cleanup after send failed', { error: err }));
       deps.onSent?.(e.rfiId);
     },
   });
 
-  const unsubscribe = deps.platform.onSystemEvent((ev) => {
+  const offSystem = deps.platform.onSystemEvent((ev) => {
     if (ev === 'online' || ev === 'resume' || ev === 'unlock-screen') outbox.wake();
   });
+  // Another bank (or legal entity) became active: answers waiting for it may go now, and views
+  // of answers waiting for another bank change.
+  let lastScope = scope ? JSON.stringify(scope()) : '';
+  const offEvents = deps.events.attach((m) => {
+    if (m.event !== 'session.changed' || !scope) return;
+    const now = JSON.stringify(scope());
+    if (now === lastScope) return;
+    lastScope = now;
+    for (const a of outbox.list()) if (a.state !== 'sent') deps.events.emit('answers.changed', a);
+    outbox.wake();
+  });
+  const unsubscribe = (): void => {
+    offSystem();
+    offEvents();
+  };
 
   const check = (d: DraftInput, forSubmit: boolean): void => {
     for (const ref of d.files) files.resolve(ref); // throws for refs main never issued
@@ -216,6 +269,10 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
           };
         }),
       });
+    },
+    async dismiss(answerId) {
+      const e = await outbox.dismiss(answerId);
+      await releaseUnused(e.documents.map((d) => d.ref));
     },
     async pick(documentType, multiple) {
       const paths = await deps.platform.showOpenFileDialog({

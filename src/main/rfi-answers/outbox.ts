@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Rfi, RfiQuestion } from '../../shared/api/rfis';
 import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { AnswerState, AnswerView, StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
+import { plainCodec } from '../at-rest';
+import type { AtRestCodec } from '../at-rest';
 import type { RfiResponseBody } from '../bank/client';
-import { createSerialQueue, moveAside, writeFileDurable } from '../durable-file';
+import { scopeAllows } from '../bank-scope';
+import type { BankScope } from '../bank-scope';
+import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../durable-file';
 import type { Logger } from '../log';
 
 /**
@@ -27,6 +30,11 @@ import type { Logger } from '../log';
  *     └─ transient failure (offline, 5xx, 429): retry with backoff
  *   verifying: re-reads the RFI. Our response is there (a new customer response with our text and
  *   document ids) ─► sent; the question still awaits a response ─► sending again; else ─► conflict.
+ *
+ * Every entry belongs to the bank scope it was written for (profile, origin, legal entity) and is
+ * only worked on while the active session has that scope; meanwhile it waits, shown as waiting
+ * for that bank, and every bank call re-checks the scope right before it leaves. The file is
+ * written through the at-rest codec (encrypted with the data key when there is one).
  *
  * A restart turns `uploading` back into `queued` (uploads are repeatable until the document is
  * used) and `sending` into `verifying` (the POST may have reached the bank), so no answer is
@@ -62,8 +70,15 @@ const docSchema = z.object({
   uploaded: z.boolean(),
 });
 const errorSchema = z.object({ kind: z.string(), message: z.string(), reason: z.string().optional() });
+const scopeSchema = z.object({
+  profileId: z.string(),
+  origin: z.string(),
+  legalEntityId: z.string().nullable(),
+});
 const entrySchema = z.object({
   id: z.string(),
+  /** The bank this answer is for (absent in files from before scoping: the active one adopts it). */
+  scope: scopeSchema.optional(),
   rfiId: z.string(),
   questionId: z.string(),
   questionType: z.string(),
@@ -101,6 +116,12 @@ export interface OutboxOptions {
   file: string;
   bank: OutboxBank;
   log: Logger;
+  /** The active session's bank scope; entries of another scope wait. Default: one scope. */
+  scope?(): BankScope;
+  /** Seals and opens the file (default: plain). */
+  codec?: AtRestCodec;
+  /** Told when the file could not be read and was moved aside. */
+  onProblem?(message: string, file: string, movedTo: string | null): void;
   /** The path of a staged file (throws for an unknown ref). */
   filePath(ref: string): string;
   /** Server time (upload URL expiry). */
@@ -181,27 +202,82 @@ function conflictOf(q: RfiQuestion): NonNullable<OutboxEntry['conflict']> {
   };
 }
 
+/**
+ * What a sent answer keeps: the bank confirmed it, so its text, file names, file refs and upload
+ * URLs are dropped; ids, types, sizes, status and times stay (the bank holds the answer itself).
+ */
+function withoutContent(e: OutboxEntry): Pick<OutboxEntry, 'text' | 'documents' | 'lastError' | 'conflict'> {
+  return {
+    text: '',
+    documents: e.documents.map((d) => ({
+      ref: '',
+      name: '',
+      contentType: d.contentType,
+      documentType: d.documentType,
+      sizeBytes: d.sizeBytes,
+      documentId: d.documentId,
+      url: null,
+      expiresAt: null,
+      uploaded: true,
+    })),
+    lastError: null,
+    conflict: null,
+  };
+}
+
+function hasContent(e: OutboxEntry): boolean {
+  return e.text !== '' || e.documents.some((d) => d.ref !== '' || d.name !== '' || d.url !== null);
+}
+
+/** Thrown by a bank call of an entry whose bank is not the active one: nothing was sent. */
+const OTHER_BANK = 'ANSWER_FOR_ANOTHER_BANK';
+
+const defaultScope = (): BankScope => ({ profileId: '', origin: '-', legalEntityId: null });
+
 export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   const retry = { ...defaultOutboxRetry, ...options.retry };
   const log = options.log;
+  const codec = options.codec ?? plainCodec;
+  const activeScope = options.scope ?? defaultScope;
   const serial = createSerialQueue();
   const entries = new Map<string, OutboxEntry>();
   const progress = new Map<string, { sentBytes: number; totalBytes: number }>();
   let lastError: DeskError | null = null;
   let disposed = false;
 
+  let rewrite = false;
   try {
-    const parsed = outboxFile.safeParse(JSON.parse(await readFile(options.file, 'utf8')));
+    const { text, sealed } = await readSealed(options.file, codec);
+    const parsed = outboxFile.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error('does not match the outbox schema');
     for (const e of parsed.data.entries) entries.set(e.id, e);
+    // A plain file (from before encryption, or a run without a key) is rewritten sealed.
+    rewrite = !sealed && codec.encrypted;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
       const movedTo = await moveAside(options.file).catch(() => null);
       log.error('rfi-answers: outbox unreadable; moved aside, starting empty', { movedTo, error: err });
+      options.onProblem?.(
+        `The outbox of RFI answers could not be read (${err instanceof Error ? err.message : 'unreadable'}); it was moved aside and a new one started.`,
+        options.file,
+        movedTo,
+      );
+    }
+  }
+  // Entries from before scoping belong to the bank active when they are first opened.
+  for (const e of entries.values()) {
+    if (!e.scope) {
+      e.scope = activeScope();
+      rewrite = true;
     }
   }
   // Restart recovery: a POST that may have reached the bank is verified before anything is resent.
   for (const e of entries.values()) {
+    // Sent answers from before keep no content either.
+    if (e.state === 'sent' && hasContent(e)) {
+      Object.assign(e, withoutContent(e));
+      rewrite = true;
+    }
     if (e.state === 'sending') e.state = 'verifying';
     if (e.state === 'uploading') e.state = 'queued';
     if (!FINISHED.has(e.state)) e.nextAttemptAt = Date.now();
@@ -209,8 +285,30 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
 
   const persist = (): Promise<void> =>
     serial(() =>
-      writeFileDurable(options.file, JSON.stringify({ version: 1, entries: [...entries.values()] })),
+      writeSealedDurable(options.file, JSON.stringify({ version: 1, entries: [...entries.values()] }), codec),
     );
+  if (rewrite) await persist();
+
+  const mine = (e: OutboxEntry): boolean => e.scope !== undefined && scopeAllows(e.scope, activeScope());
+
+  /** The bank, for one entry: every call checks, right before it leaves, that its bank is active. */
+  const bankFor = (e: OutboxEntry): OutboxBank => {
+    const ensure = (): void => {
+      if (!mine(e)) {
+        throw new DeskFailure({
+          kind: 'local',
+          reason: OTHER_BANK,
+          message: `Waiting for ${e.scope?.origin ?? 'its bank'}: this answer is sent only to the bank it was written for.`,
+        });
+      }
+    };
+    return {
+      getRfi: (id) => (ensure(), options.bank.getRfi(id)),
+      createUploadUrl: (b) => (ensure(), options.bank.createUploadUrl(b)),
+      uploadDocument: (url, file, ct, o) => (ensure(), options.bank.uploadDocument(url, file, ct, o)),
+      submitRfiResponse: (rfiId, qid, body) => (ensure(), options.bank.submitRfiResponse(rfiId, qid, body)),
+    };
+  };
 
   const view = (e: OutboxEntry): AnswerView => ({
     id: e.id,
@@ -219,13 +317,15 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     questionType: e.questionType,
     state: e.state,
     text: e.text,
-    files: e.documents.map((d): StagedFileView => ({
-      ref: d.ref,
-      name: d.name,
-      sizeBytes: d.sizeBytes,
-      contentType: d.contentType,
-      documentType: d.documentType,
-    })),
+    files: e.documents
+      .filter((d) => d.ref !== '')
+      .map((d): StagedFileView => ({
+        ref: d.ref,
+        name: d.name,
+        sizeBytes: d.sizeBytes,
+        contentType: d.contentType,
+        documentType: d.documentType,
+      })),
     progress: e.state === 'uploading' ? (progress.get(e.id) ?? null) : null,
     lastError: e.lastError,
     conflict: e.conflict,
@@ -233,6 +333,8 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     nextAttemptAt:
       e.nextAttemptAt !== null && !FINISHED.has(e.state) ? new Date(e.nextAttemptAt).toISOString() : null,
     responseId: e.responseId,
+    bank: e.scope ?? null,
+    waitingForBank: !FINISHED.has(e.state) && !mine(e),
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
   });
@@ -275,9 +377,18 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   const markSent = async (e: OutboxEntry, responseId: string): Promise<void> => {
     progress.delete(e.id);
     lastError = null;
-    await transition(e, { state: 'sent', responseId, lastError: null, conflict: null, nextAttemptAt: null });
+    // What the answer was, for the clean-up after sending; the entry itself keeps no content.
+    const before: OutboxEntry = { ...e, documents: e.documents.map((d) => ({ ...d })) };
+    await transition(e, {
+      ...withoutContent(e),
+      state: 'sent',
+      responseId,
+      lastError: null,
+      conflict: null,
+      nextAttemptAt: null,
+    });
     try {
-      options.onSent?.(e);
+      options.onSent?.(before);
     } catch (err) {
       log.warn('rfi-answers: onSent failed', { error: err });
     }
@@ -294,7 +405,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       for (let urlAttempt = 1; ; urlAttempt++) {
         const expired = d.expiresAt !== null && Date.parse(d.expiresAt) - 30_000 <= options.now();
         if (!d.url || !d.documentId || expired) {
-          const u = await options.bank.createUploadUrl({
+          const u = await bankFor(e).createUploadUrl({
             related_id: e.rfiId,
             content_type: d.contentType as UploadContentType,
             document_type: d.documentType as DocumentType,
@@ -304,7 +415,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         }
         try {
           const base = doneBytes();
-          await options.bank.uploadDocument(d.url as string, filePath, d.contentType, {
+          await bankFor(e).uploadDocument(d.url as string, filePath, d.contentType, {
             onProgress: (sent) => {
               const p = { sentBytes: base + sent, totalBytes: total };
               progress.set(e.id, p);
@@ -329,7 +440,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
             await persist();
             continue;
           }
-          if (de.kind === 'local') {
+          if (de.kind === 'local' && de.reason !== OTHER_BANK) {
             // The client's message names the path; the analyst gets the file's name only.
             throw new DeskFailure(
               {
@@ -359,12 +470,19 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     // Write-ahead: from here on, a crash means the POST may have reached the bank.
     await transition(e, { state: 'sending', attempts: e.attempts + 1 });
     try {
-      const resp = await options.bank.submitRfiResponse(e.rfiId, e.questionId, body);
+      const resp = await bankFor(e).submitRfiResponse(e.rfiId, e.questionId, body);
       await markSent(e, resp.id);
     } catch (err) {
       const de = asDeskError(err);
+      if (de.reason === OTHER_BANK) {
+        // Nothing left: the POST may have gone in an earlier attempt, so re-read before sending.
+        await transition(e, { state: e.attempts > 1 ? 'verifying' : 'queued', nextAttemptAt: Date.now() });
+        return;
+      }
       if (de.kind === 'precondition' && de.reason === 'QUESTION_NOT_AWAITING_RESPONSE') {
-        const rfi = await options.bank.getRfi(e.rfiId).catch(() => null);
+        const rfi = await bankFor(e)
+          .getRfi(e.rfiId)
+          .catch(() => null);
         const q = rfi?.questions.find((x) => x.id === e.questionId);
         await transition(e, {
           state: 'conflict',
@@ -400,7 +518,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   };
 
   const verify = async (e: OutboxEntry): Promise<void> => {
-    const rfi = await options.bank.getRfi(e.rfiId);
+    const rfi = await bankFor(e).getRfi(e.rfiId);
     const q = question(rfi, e);
     const own = findOwnResponse(e, q);
     if (own) {
@@ -422,7 +540,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         await verify(e);
         return;
       }
-      const rfi = await options.bank.getRfi(e.rfiId);
+      const rfi = await bankFor(e).getRfi(e.rfiId);
       const q = question(rfi, e);
       if (q.status !== 'action_required') {
         await transition(e, { state: 'conflict', conflict: conflictOf(q), nextAttemptAt: null });
@@ -439,6 +557,11 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       if (!(err instanceof DeskFailure))
         log.error('rfi-answers: unexpected failure', { answerId: e.id, error: err });
       const state: AnswerState = e.state === 'verifying' || e.state === 'sending' ? 'verifying' : 'queued';
+      if (de.reason === OTHER_BANK) {
+        // The active bank changed under this entry: it waits for its own (no failure counted).
+        await transition(e, { state, nextAttemptAt: Date.now() });
+        return;
+      }
       // A 2xx answer that could not be read (cut, not JSON) is as transient as a network error.
       const unreadable = de.kind === 'invalid' && (de.status ?? 0) < 300;
       if (TRANSIENT.has(de.kind) || unreadable || (state === 'verifying' && de.kind !== 'not_found')) {
@@ -451,20 +574,23 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
 
   // ---- runner ----
   let running: Promise<void> | null = null;
+  /** The entry the runner is working on. */
+  let current: string | null = null;
   let again = false;
   let timer: NodeJS.Timeout | null = null;
 
   const due = (): OutboxEntry[] =>
     [...entries.values()]
-      .filter((e) => !FINISHED.has(e.state) && (e.nextAttemptAt ?? 0) <= Date.now())
+      .filter((e) => !FINISHED.has(e.state) && mine(e) && (e.nextAttemptAt ?? 0) <= Date.now())
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 
   const schedule = (): void => {
     if (timer) clearTimeout(timer);
     timer = null;
     if (disposed || options.autoRun === false) return;
+    // Entries of another bank wait for wake() (the session changed), not for a timer.
     const next = [...entries.values()]
-      .filter((e) => !FINISHED.has(e.state))
+      .filter((e) => !FINISHED.has(e.state) && mine(e))
       .map((e) => e.nextAttemptAt ?? Date.now())
       .sort((a, b) => a - b)[0];
     if (next === undefined) return;
@@ -482,7 +608,13 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         again = false;
         for (const e of due()) {
           if (disposed) return;
-          await process(e);
+          if (!entries.has(e.id)) continue; // dismissed meanwhile
+          current = e.id;
+          try {
+            await process(e);
+          } finally {
+            current = null;
+          }
         }
       } while (again && !disposed);
     })().finally(() => {
@@ -506,6 +638,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       const now = new Date().toISOString();
       const e: OutboxEntry = {
         id: `a_${randomBytes(12).toString('hex')}`,
+        scope: activeScope(),
         rfiId: a.rfiId,
         questionId: a.questionId,
         questionType: a.questionType,
@@ -547,7 +680,10 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     async dismiss(id) {
       const e = entries.get(id);
       if (!e) throw new DeskFailure({ kind: 'not_found', message: 'No such answer in the outbox.' });
-      if (!FINISHED.has(e.state)) {
+      // An answer waiting for another bank is not being sent: it may be removed (its bank may be
+      // gone for good).
+      const waiting = !mine(e) && current !== id;
+      if (!FINISHED.has(e.state) && !waiting) {
         throw new DeskFailure({
           kind: 'local',
           message: 'This answer is still being sent; it cannot be dismissed now.',
@@ -566,8 +702,14 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     },
     get: (id) => entries.get(id),
     active(rfiId, questionId) {
+      const here = activeScope();
       return [...entries.values()].find(
-        (e) => e.rfiId === rfiId && e.questionId === questionId && !FINISHED.has(e.state),
+        (e) =>
+          e.rfiId === rfiId &&
+          e.questionId === questionId &&
+          !FINISHED.has(e.state) &&
+          e.scope?.profileId === here.profileId &&
+          e.scope.origin === here.origin,
       );
     },
     wake() {

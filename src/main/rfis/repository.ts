@@ -1,11 +1,13 @@
-import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { Rfi } from '../../shared/api/rfis';
 import type { Rfi as RfiWire } from '../../shared/api/rfis';
 import { countSummaries, deadlineBand, isUnread, queryRfis, summarizeRfi } from '../../shared/rfi-view';
 import type { RfiCounts, RfiFilter, RfiSort, RfiSummary } from '../../shared/rfi-view';
-import { createSerialQueue, fileExists, moveAside, writeFileDurable } from '../durable-file';
+import { plainCodec } from '../at-rest';
+import type { AtRestCodec } from '../at-rest';
+import { createSerialQueue, fileExists, moveAside, readSealed, writeSealedDurable } from '../durable-file';
 import type { Logger } from '../log';
 
 /**
@@ -19,7 +21,8 @@ import type { Logger } from '../log';
  * Why shards: a sync that changes a few RFIs rewrites only their shards (a few hundred KB with
  * 10,000 RFIs) instead of one 20+ MB file, and a full sync writes 64 files, not 10,000 (each
  * atomic write costs an fsync). Every file is written whole, atomically (temp + fsync + rename),
- * one write at a time. A file that cannot be read is moved aside (never silently dropped) and
+ * one write at a time, through the at-rest codec (encrypted with the data key when there is one;
+ * plain files from before are read and rewritten sealed at the next flush). A file that cannot be read is moved aside (never silently dropped) and
  * the next sync refills it from the bank.
  *
  * Measured with 10,000 RFIs (13.6 MB of JSON) on the dev machine: conf (what electron-store
@@ -106,6 +109,8 @@ export interface RfiRepository {
 export interface OpenRepositoryOptions {
   dir: string;
   log: Logger;
+  /** Seals and opens the files (default: plain). */
+  codec?: AtRestCodec;
 }
 
 /** Structural equality of JSON values (no allocation; ~10× faster than comparing stringified copies). */
@@ -134,6 +139,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 export async function openRfiRepository(options: OpenRepositoryOptions): Promise<RfiRepository> {
   const { dir, log } = options;
+  const codec = options.codec ?? plainCodec;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const problems: RepositoryProblem[] = [];
   const byId = new Map<string, RfiWire>();
@@ -168,10 +174,14 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
     });
   };
 
+  /** Files read in plain text while a data key is there: rewritten sealed at the next flush. */
+  const plainFiles = new Set<string>();
   const readJson = async <T>(file: string, schema: z.ZodType<T>): Promise<T | null> => {
     if (!(await fileExists(file))) return null;
     try {
-      const parsed = schema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+      const { text, sealed } = await readSealed(file, codec);
+      const parsed = schema.safeParse(JSON.parse(text));
+      if (!sealed && codec.encrypted) plainFiles.add(path.basename(file));
       if (parsed.success) return parsed.data;
       await setAside(file, `not a cache file: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     } catch (err) {
@@ -215,6 +225,10 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
     meta = { ...meta, cursor: null, lastFullSyncAt: null };
     metaDirty = true;
   }
+  // Plain files (from before encryption, or a run without a data key) are rewritten sealed.
+  for (let n = 0; n < SHARD_COUNT; n++) if (plainFiles.has(shardName(n))) dirty.add(n);
+  if (plainFiles.has('meta.json')) metaDirty = true;
+  let seenPlain = plainFiles.has('seen.json');
 
   const summaryOf = (id: string, nowMs: number): RfiSummary | undefined => {
     const rfi = byId.get(id);
@@ -241,7 +255,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   };
 
   const writeSeen = () =>
-    writeFileDurable(path.join(dir, 'seen.json'), JSON.stringify({ version: FORMAT, seen }));
+    writeSealedDurable(path.join(dir, 'seen.json'), JSON.stringify({ version: FORMAT, seen }), codec);
 
   const repo: RfiRepository = {
     dir,
@@ -332,9 +346,10 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
             const writer = async (): Promise<void> => {
               for (let next = work.shift(); next; next = work.shift()) {
                 const [n, list] = next;
-                await writeFileDurable(
+                await writeSealedDurable(
                   path.join(dir, shardName(n)),
                   JSON.stringify({ version: FORMAT, rfis: list }),
+                  codec,
                 );
               }
             };
@@ -349,8 +364,12 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
         }
         if (wantMeta || shards.length > 0) {
           const written = meta;
-          await writeFileDurable(path.join(dir, 'meta.json'), JSON.stringify(written));
+          await writeSealedDurable(path.join(dir, 'meta.json'), JSON.stringify(written), codec);
           persistedSyncAt = written.lastSyncedAt;
+        }
+        if (seenPlain) {
+          await writeSeen();
+          seenPlain = false;
         }
       });
     },

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
+import type { AtRestCodec } from '../at-rest';
+import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank-scope';
 import type { Rfi } from '../../shared/api/rfis';
 import type {
   RfiChangedView,
@@ -13,7 +15,7 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../clock';
-import { writeFileDurable } from '../durable-file';
+import { fileExists, writeFileDurable } from '../durable-file';
 import type { EventHub } from '../events';
 import type { Logger } from '../log';
 import type { Platform } from '../platform';
@@ -49,6 +51,10 @@ export interface RfiServiceDeps {
   platform: Platform;
   log: Logger;
   options?: RfiServiceOptions;
+  /** Seals and opens the cache files at rest (default: plain). */
+  codec?: AtRestCodec;
+  /** Tells the analyst about a cache file that could not be read and was moved aside. */
+  report?(problem: { file: string; movedTo: string | null; message: string }): void;
 }
 
 export type ChangeSource = RfiChangedView['source'];
@@ -146,24 +152,48 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
    * seen in this environment, else one default scope per environment (a full sync reconciles it).
    */
   const UNKNOWN_ENTITY = '_unknown';
-  const scopeOf = (): { env: string; le: string } => {
+  const scopeOf = (): { env: string; le: string; origin: string } => {
     const env = session.environment.id;
     const le = session.credential?.legalEntityId ?? lastScopes[env] ?? UNKNOWN_ENTITY;
-    return { env, le };
+    return { env, le, origin: originOf(session.environment) };
   };
 
   const currentRepo = async (): Promise<RfiRepository | null> => {
     if (disposed) return null;
     const scope = scopeOf();
-    const key = `${scope.env}\u0000${scope.le}`;
+    const key = `${scope.env}\u0000${scope.origin}\u0000${scope.le}`;
     if (repo && repoScope === key) return repo;
     if (opening) {
       await opening.catch(() => null);
       return currentRepo();
     }
     opening = (async () => {
-      const dir = path.join(root, safeSegment(scope.env), safeSegment(scope.le));
-      const r = await openRfiRepository({ dir, log });
+      // The folder names the bank too: a profile pointed at another origin never reads this cache.
+      const envSegment =
+        scope.origin === EMBEDDED_SANDBOX_ORIGIN
+          ? safeSegment(scope.env)
+          : safeSegment(`${scope.env}@${scope.origin}`);
+      const dir = path.join(root, envSegment, safeSegment(scope.le));
+      if (scope.origin !== EMBEDDED_SANDBOX_ORIGIN) {
+        // A cache from before the folder named the origin belongs to the profile's origin of now:
+        // adopted (its plain files are rewritten sealed at the next flush), not left behind.
+        const legacy = path.join(root, safeSegment(scope.env), safeSegment(scope.le));
+        if (!(await fileExists(dir)) && (await fileExists(legacy))) {
+          await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+          await rename(legacy, dir).catch((err: unknown) =>
+            log.warn('rfis: cache from before origin scoping not adopted', { error: err }),
+          );
+        }
+      }
+      const r = await openRfiRepository({ dir, log, ...(deps.codec ? { codec: deps.codec } : {}) });
+      const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
+      for (const p of r.problems) {
+        deps.report?.({
+          file: rel(p.file),
+          movedTo: p.movedTo === null ? null : rel(p.movedTo),
+          message: `An RFI cache file could not be read (${p.message}); it was moved aside and the next sync refills it.`,
+        });
+      }
       repo = r;
       repoScope = key;
       const m = r.meta();

@@ -30,7 +30,7 @@ import { createServices } from '../../../src/main/services';
 import type { ServicesOptions } from '../../../src/main/services';
 import { createHeadlessPlatform } from '../../../src/main/platform';
 import { createLogger, memorySink } from '../../../src/main/log';
-import { unavailableKeyringBackend } from '../../../src/main/vault';
+import { unavailableKeyringBackend } from '../../../src/main/keyring';
 import { rendererDir, repoRoot, startHarness } from '../../harness/harness';
 import type { Harness } from '../../harness/harness';
 import { chromiumArgs, chromiumExecutable } from '../../harness/chromium';

@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { createServices } from '../../../src/main/services';
 import { createHeadlessPlatform } from '../../../src/main/platform';
 import { createLogger, memorySink } from '../../../src/main/log';
-import { unavailableKeyringBackend } from '../../../src/main/vault';
+import { unavailableKeyringBackend } from '../../../src/main/keyring';
 import type { BenchResult, BenchSuite } from '../types';
 
 const MB = 1024 * 1024;

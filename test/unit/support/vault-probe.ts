@@ -1,5 +1,6 @@
 /** Run in a child process without a session bus: what does the real vault report? */
-import { openVault, napiKeyringBackend } from '../../../src/main/vault';
+import { openVault } from '../../../src/main/vault';
+import { napiKeyringBackend } from '../../../src/main/keyring';
 import { createLogger, memorySink } from '../../../src/main/log';
 
 const vault = await openVault({

@@ -83,6 +83,12 @@ export const answerViewSchema = z.object({
   attempts: z.number(),
   nextAttemptAt: z.string().nullable(),
   responseId: z.string().nullable(),
+  /** The bank this answer is for: it is sent only there (null for none recorded). */
+  bank: z
+    .object({ profileId: z.string(), origin: z.string(), legalEntityId: z.string().nullable() })
+    .nullable(),
+  /** Not sent while another bank is active: it waits for its own. */
+  waitingForBank: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

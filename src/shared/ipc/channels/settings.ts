@@ -76,6 +76,8 @@ export const vaultStatusSchema = z.object({
   available: z.boolean(),
   problem: z.string().nullable(),
   keychainName: z.string(),
+  /** Drafts, the outbox and the RFI cache on disk: encrypted with a keychain-held key, or not. */
+  dataAtRest: z.enum(['encrypted', 'unencrypted']),
 });
 export type VaultStatusView = z.infer<typeof vaultStatusSchema>;
 

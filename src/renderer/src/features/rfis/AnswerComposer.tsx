@@ -45,37 +45,42 @@ export function AnswerStatus({
       ? ` — will retry${answer.nextAttemptAt ? ` at ${formatTime(answer.nextAttemptAt)}` : ''}: ${answer.lastError.message}`
       : '';
   let text: string;
-  switch (answer.state) {
-    case 'queued':
-      text = `Queued${retryNote}`;
-      break;
-    case 'uploading':
-      text = `Uploading ${p && p.totalBytes > 0 ? Math.floor((p.sentBytes / p.totalBytes) * 100) : 0}%${retryNote}`;
-      break;
-    case 'sending':
-      text = 'Sending…';
-      break;
-    case 'verifying':
-      text = `Checking with the bank whether the answer arrived${retryNote}`;
-      break;
-    case 'sent':
-      text = `Sent (${formatTime(answer.updatedAt)})`;
-      break;
-    case 'failed':
-      text = `Failed: ${answer.lastError?.message ?? 'unknown reason'}`;
-      break;
-    case 'conflict':
-      text = `Conflict: the question is now ${answer.conflict?.questionStatus.replace(/_/g, ' ') ?? 'changed'}; the answer was not sent and the draft is kept.`;
-      break;
-    default:
-      text = answer.state;
-  }
+  if (answer.waitingForBank && ACTIVE.has(answer.state)) {
+    // Another bank is active: this answer is sent only to the one it was written for.
+    text = `Waiting for ${answer.bank?.origin === 'embedded-sandbox' ? 'the embedded sandbox' : (answer.bank?.origin ?? 'its bank')}: sent only to the bank it was written for, once that bank is active again`;
+  } else
+    switch (answer.state) {
+      case 'queued':
+        text = `Queued${retryNote}`;
+        break;
+      case 'uploading':
+        text = `Uploading ${p && p.totalBytes > 0 ? Math.floor((p.sentBytes / p.totalBytes) * 100) : 0}%${retryNote}`;
+        break;
+      case 'sending':
+        text = 'Sending…';
+        break;
+      case 'verifying':
+        text = `Checking with the bank whether the answer arrived${retryNote}`;
+        break;
+      case 'sent':
+        text = `Sent (${formatTime(answer.updatedAt)})`;
+        break;
+      case 'failed':
+        text = `Failed: ${answer.lastError?.message ?? 'unknown reason'}`;
+        break;
+      case 'conflict':
+        text = `Conflict: the question is now ${answer.conflict?.questionStatus.replace(/_/g, ' ') ?? 'changed'}; the answer was not sent and the draft is kept.`;
+        break;
+      default:
+        text = answer.state;
+    }
   return (
     <div className="answer-status-box">
       <p
         className={`answer-status answer-status--${answer.state}`}
         data-testid="answer-status"
         data-state={answer.state}
+        data-waiting-for-bank={answer.waitingForBank ? 'true' : undefined}
         role="status"
       >
         <span aria-hidden="true">

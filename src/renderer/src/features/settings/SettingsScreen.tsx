@@ -24,14 +24,31 @@ const notificationLabels: Record<keyof SettingsView['notifications'], string> = 
 
 /** Keychain backend, or the clear warning that tokens live in memory for this run only. */
 function KeychainStatus({ vault }: { vault: SettingsView['vault'] }) {
+  const atRest =
+    vault.dataAtRest === 'encrypted' ? (
+      <p className="settings__keychain" data-testid="data-at-rest" data-mode="encrypted">
+        <span className="dot dot--ok" aria-hidden="true" /> Drafts, queued answers and the RFI cache are
+        encrypted on disk with a key kept in the {vault.keychainName} keychain.
+      </p>
+    ) : (
+      <div className="notice notice--warn" role="alert" data-testid="data-at-rest" data-mode="unencrypted">
+        <strong>Data is not encrypted on disk.</strong> Drafts, queued answers and the RFI cache are stored
+        unencrypted on this computer, because no data key can be kept in a keychain. They are encrypted at the
+        next save once the keychain is available.
+      </div>
+    );
   if (vault.available) {
     return (
-      <p className="settings__keychain" data-testid="keychain-status" data-backend={vault.backend}>
-        <span className="dot dot--ok" aria-hidden="true" /> Tokens are kept in the {vault.keychainName}{' '}
-        keychain, never in the app’s files.
-      </p>
+      <>
+        <p className="settings__keychain" data-testid="keychain-status" data-backend={vault.backend}>
+          <span className="dot dot--ok" aria-hidden="true" /> Tokens are kept in the {vault.keychainName}{' '}
+          keychain, never in the app’s files.
+        </p>
+        {atRest}
+      </>
     );
   }
+  // One alert: the keychain is missing, so the data key is too.
   return (
     <div
       className="notice notice--warn"
@@ -39,7 +56,10 @@ function KeychainStatus({ vault }: { vault: SettingsView['vault'] }) {
       data-testid="keychain-status"
       data-backend={vault.backend}
     >
-      <strong>No keychain available.</strong> {vault.problem}
+      <strong>No keychain available.</strong> {vault.problem}{' '}
+      <span data-testid="data-at-rest" data-mode={vault.dataAtRest}>
+        Drafts, queued answers and the RFI cache are stored unencrypted on this computer.
+      </span>
     </div>
   );
 }
