@@ -42,7 +42,7 @@ async function newRfi(services: Services, description: string, questionType = 't
   const sb = services.sandbox!;
   const r = await fetch(`${sb.url}/v1/sandbox/rfis`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...sb.controlHeaders() },
     body: JSON.stringify({
       type: 'account',
       related_id: sb.fixtures.legal_entities[0]!.accounts[0]!.id,
@@ -381,7 +381,7 @@ describe('state files of the real services', () => {
     try {
       const res = await fetch(`${sandbox.url}/v1/sandbox/rfis`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...sandbox.controlHeaders() },
         body: JSON.stringify({
           type: 'account',
           related_id: sandbox.fixtures.legal_entities[0]!.accounts[0]!.id,

@@ -101,7 +101,7 @@ describe('queued answers are bound to their bank', () => {
   it('an answer queued for an unreachable bank is not sent to a profile the page activates', async () => {
     const res = await fetch(`${sandbox.url}/v1/sandbox/rfis`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...sandbox.controlHeaders() },
       body: JSON.stringify({
         type: 'account',
         related_id: sandbox.fixtures.legal_entities[0]!.accounts[0]!.id,
@@ -129,7 +129,9 @@ describe('queued answers are bound to their bank', () => {
       () => (t.services.rfiAnswers.outbox.get(queued.id)?.failures ?? 0) > 0,
     );
 
-    // The page points main at its own listener and asks for the answer again.
+    // The page points main at its own listener and asks for the answer again. Even with the
+    // analyst approving that address (tricked into it), the queued answer stays with its bank.
+    t.platform.nextConfirmAnswers.push(true);
     let view = await call<SettingsView>('settings.addProfile', { name: 'Elsewhere', baseUrl: attackerUrl });
     const evil = view.profiles.find((p) => p.name === 'Elsewhere')!.id;
     view = await call<SettingsView>('vault.setToken', { profileId: evil, token: 'attacker-token-123456' });

@@ -248,7 +248,7 @@ describe('returns service: following survives a restart', () => {
     const account = le.accounts.find((a) => a.name === 'Alder USD operating')!;
     const res = await fetch(`${own.url}/v1/sandbox/incoming-transfers`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...own.controlHeaders() },
       body: JSON.stringify({ legal_entity_id: le.id, creditor_account_id: account.id, amount: '300000' }),
     });
     const id = ((await res.json()) as { transaction_id: string }).transaction_id;

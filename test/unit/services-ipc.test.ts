@@ -211,21 +211,14 @@ describe('settings channels', () => {
     expect((await call<SessionStatus>('session.status')).connection).toBe('connected');
   });
 
-  it('pins a webhook public key per environment, refuses anything else', async () => {
+  it('main pins the embedded sandbox’s webhook key itself; no page can pin one', async () => {
     const pem = t.services.sandbox!.publicKeyPem;
-    const view = await call<SettingsView>('settings.setWebhookPublicKey', {
-      profileId: 'sandbox',
-      publicKeyPem: pem,
-    });
+    const view = await call<SettingsView>('settings.get');
     expect(view.profiles.find((p) => p.id === 'sandbox')?.webhookPublicKeyPem?.trim()).toBe(pem.trim());
+    // Pinning decides which signatures the receiver trusts: no channel offers it to the renderer.
     expect(
-      await callError('settings.setWebhookPublicKey', { profileId: 'sandbox', publicKeyPem: 'garbage' }),
-    ).toMatchObject({
-      kind: 'invalid_argument',
-    });
-    expect(
-      await callError('settings.setWebhookPublicKey', { profileId: 'nope', publicKeyPem: null }),
-    ).toMatchObject({ kind: 'not_found' });
+      await callError('settings.setWebhookPublicKey', { profileId: 'sandbox', publicKeyPem: pem }),
+    ).toMatchObject({ kind: 'unknown_channel' });
   });
 
   it('reports a corrupt settings file found at start and lets the analyst dismiss it', async () => {

@@ -9,7 +9,6 @@ type SettingsChannels =
   | 'settings.updateProfile'
   | 'settings.removeProfile'
   | 'settings.activateProfile'
-  | 'settings.setWebhookPublicKey'
   | 'settings.dismissProblem';
 
 /** Profiles, polling and notification preferences. Every answer is the whole settings view. */
@@ -52,10 +51,6 @@ export function settingsHandlers(core: ServiceCore): Pick<Handlers, SettingsChan
     },
     'settings.activateProfile': async ({ profileId }) => {
       await core.session.activate(profileId);
-      return core.settingsView();
-    },
-    'settings.setWebhookPublicKey': async ({ profileId, publicKeyPem }) => {
-      core.settings.setWebhookPublicKey(profileId, publicKeyPem);
       return core.settingsView();
     },
     'settings.dismissProblem': async ({ id }) => {

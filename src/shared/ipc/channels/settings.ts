@@ -148,11 +148,6 @@ export const settingsChannels = {
     args: z.strictObject({ profileId: profileIdSchema }),
     result: settingsViewSchema,
   }),
-  'settings.setWebhookPublicKey': channel({
-    summary: 'Pin (PEM, ECDSA P-256) or unpin (null) the webhook signing key of an environment.',
-    args: z.strictObject({ profileId: profileIdSchema, publicKeyPem: z.string().max(10_000).nullable() }),
-    result: settingsViewSchema,
-  }),
   'settings.dismissProblem': channel({
     summary: 'Acknowledge a reported local file problem.',
     args: z.strictObject({ id: z.string().max(100) }),
