@@ -4,25 +4,25 @@
  */
 import type { RunningSandbox } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
-import type { AuditLog } from './audit';
+import type { AuditLog } from './bank/audit';
 import type { BankClient } from './bank/client';
-import type { ServerClock } from './clock';
+import type { ServerClock } from './bank/clock';
 import type { CryptoService } from './crypto/service';
-import type { DestinationGuard } from './destinations';
-import type { EventHub } from './events';
+import type { DestinationGuard } from './session/destinations';
+import type { EventHub } from './infra/events';
 import type { Handlers } from './ipc/dispatcher';
-import type { IdempotencyLedger } from './ledger';
-import type { Logger } from './log';
-import type { Operations } from './operations';
-import type { Platform } from './platform';
-import type { ReadAfterCreate } from './read-after-create';
+import type { IdempotencyLedger } from './bank/ledger';
+import type { Logger } from './infra/log';
+import type { Operations } from './bank/operations';
+import type { Platform } from './infra/platform';
+import type { ReadAfterCreate } from './bank/read-after-create';
 import type { ReturnsService } from './returns/service';
 import type { RfiAnswers } from './rfi-answers';
 import type { RfiService, WebhookService } from './rfis';
-import type { Environment, SessionManager } from './session';
-import type { SettingsStore } from './settings';
-import type { Stores } from './stores';
-import type { TokenVault } from './vault';
+import type { Environment, SessionManager } from './session/session';
+import type { SettingsStore } from './session/settings';
+import type { Stores } from './infra/stores';
+import type { TokenVault } from './infra/vault';
 
 /** What every handler can reach. */
 export interface ServiceCore {

@@ -1,5 +1,5 @@
 /**
- * The app's keyboard shortcuts as data: the application menu (src/main/menu-template.ts) takes
+ * The app's keyboard shortcuts as data: the application menu (src/main/electron/menu/template.ts) takes
  * its accelerators from here and the help overlay (ShortcutsHelp.tsx) lists them, so what the
  * analyst reads is what the keys do. Accelerators use Electron's syntax.
  */

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { test, expect } from './fixtures';
 import { seriousA11yViolations } from './axe';
 import { startHarness } from '../harness/harness';
-import { unavailableKeyringBackend } from '../../src/main/keyring';
-import type { KeyringBackend } from '../../src/main/keyring';
+import { unavailableKeyringBackend } from '../../src/main/infra/keyring';
+import type { KeyringBackend } from '../../src/main/infra/keyring';
 
 /**
  * The settings and activity screens (issue 4) in Chromium, over the harness with the real services

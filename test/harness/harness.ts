@@ -17,12 +17,12 @@ import type { Services } from '../../src/main/core';
 import type { ServicesOptions } from '../../src/main/services';
 import { createDispatcher, createSenderPolicy } from '../../src/main/ipc/dispatcher';
 import type { Dispatch } from '../../src/main/ipc/dispatcher';
-import { resolveAppAsset } from '../../src/main/app-protocol';
-import { securityHeaders } from '../../src/main/security-policy';
-import { createHeadlessPlatform } from '../../src/main/platform';
-import type { HeadlessPlatform } from '../../src/main/platform';
-import { createLogger, memorySink } from '../../src/main/log';
-import type { LogRecord } from '../../src/main/log';
+import { resolveAppAsset } from '../../src/main/electron/protocol/resolve';
+import { securityHeaders } from '../../src/main/electron/protocol/policy';
+import { createHeadlessPlatform } from '../../src/main/infra/platform';
+import type { HeadlessPlatform } from '../../src/main/infra/platform';
+import { createLogger, memorySink } from '../../src/main/infra/log';
+import type { LogRecord } from '../../src/main/infra/log';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '../..');

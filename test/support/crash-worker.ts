@@ -8,8 +8,8 @@
  * Config comes as JSON in TD_CRASH_WORKER; bundled and run by test/support/scenarios/crash.ts.
  */
 import { writeSync } from 'node:fs';
-import { createLogger, memorySink } from '../../src/main/log';
-import { createHeadlessPlatform } from '../../src/main/platform';
+import { createLogger, memorySink } from '../../src/main/infra/log';
+import { createHeadlessPlatform } from '../../src/main/infra/platform';
 import { createServices } from '../../src/main/services';
 import type { DocumentType } from '../../src/shared/catalogue';
 import { createRng } from './rng';

@@ -1,8 +1,8 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { csvCell, openAuditLog, toCsv } from '../../src/main/audit';
-import { createLogger, memorySink } from '../../src/main/log';
+import { csvCell, openAuditLog, toCsv } from '../../src/main/bank/audit';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { tempDir } from './support/services';
 
 const context = {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServerClock } from '../../src/main/clock';
+import { createServerClock } from '../../src/main/bank/clock';
 import { startServices } from './support/services';
 import type { TestServices } from './support/services';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createServerClock } from '../../src/main/clock';
+import { createServerClock } from '../../src/main/bank/clock';
 import { ConfirmRefused, decideConfirm, guardedConfirm } from '../../src/main/crypto/guard';
 
 /**

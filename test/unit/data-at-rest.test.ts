@@ -3,11 +3,11 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { AsyncEntry } from '@napi-rs/keyring';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AtRestError, createAtRestCodec } from '../../src/main/at-rest';
-import { DATA_KEY_ACCOUNT } from '../../src/main/data-key';
-import { createLogger, memorySink } from '../../src/main/log';
-import { openVault } from '../../src/main/vault';
-import { napiKeyringBackend, unavailableKeyringBackend } from '../../src/main/keyring';
+import { AtRestError, createAtRestCodec } from '../../src/main/infra/at-rest';
+import { DATA_KEY_ACCOUNT } from '../../src/main/infra/data-key';
+import { createLogger, memorySink } from '../../src/main/infra/log';
+import { openVault } from '../../src/main/infra/vault';
+import { napiKeyringBackend, unavailableKeyringBackend } from '../../src/main/infra/keyring';
 import type { Services } from '../../src/main/core';
 import { startSandbox } from '../../src/sandbox/index';
 import { startServices, tempDir } from './support/services';

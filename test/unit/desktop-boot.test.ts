@@ -8,8 +8,8 @@ import { electronEventChannel, electronInvokeChannel } from '../../src/shared/ip
 import type { Envelope } from '../../src/shared/ipc/errors';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
 import type { ReceiverStatusView } from '../../src/shared/ipc/channels/webhook';
-import { appEntryUrl, appOrigin, appScheme, securityHeaders } from '../../src/main/security-policy';
-import { SANDBOX_SEED_FILE } from '../../src/main/sandbox-seed';
+import { appEntryUrl, appOrigin, appScheme, securityHeaders } from '../../src/main/electron/protocol/policy';
+import { SANDBOX_SEED_FILE } from '../../src/main/session/sandbox-seed';
 import { startSandbox } from '../../src/sandbox';
 import {
   bootShell,

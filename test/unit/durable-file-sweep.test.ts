@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sweepInterruptedWrites, writeFileDurable } from '../../src/main/durable-file';
+import { sweepInterruptedWrites, writeFileDurable } from '../../src/main/infra/durable-file';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, createSenderPolicy, originOf } from '../../src/main/ipc/dispatcher';
 import type { Handlers } from '../../src/main/ipc/dispatcher';
-import { createLogger, memorySink } from '../../src/main/log';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { DeskFailure } from '../../src/shared/ipc/errors';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
 

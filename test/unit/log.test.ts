@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, memorySink } from '../../src/main/log';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 
 describe('logger redaction', () => {
   it('never writes a registered secret, a bearer value or a token-named field', () => {

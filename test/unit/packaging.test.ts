@@ -4,7 +4,7 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { appId, productName } from '../../src/main/app-identity';
+import { appId, productName } from '../../src/main/electron/app-identity';
 
 /**
  * Packaging cannot run here (no Electron binary), so its configuration is checked instead:

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDelay, defaultReadAfterCreateTiming } from '../../src/main/read-after-create';
-import type { ProgressUpdate } from '../../src/main/read-after-create';
+import { readDelay, defaultReadAfterCreateTiming } from '../../src/main/bank/read-after-create';
+import type { ProgressUpdate } from '../../src/main/bank/read-after-create';
 import { startFaultProxy } from './support/fault-proxy';
 import type { FaultProxy } from './support/fault-proxy';
 import { startServices } from './support/services';

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger, memorySink } from '../../src/main/log';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { openDraftStore } from '../../src/main/rfi-answers/drafts';
 import { CHUNK_BYTES, openFileArea, sniffContentType } from '../../src/main/rfi-answers/files';
 

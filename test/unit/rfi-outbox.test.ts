@@ -6,8 +6,8 @@ import type { Rfi } from '../../src/shared/api/rfis';
 import type { AnswerView } from '../../src/shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../src/shared/ipc/errors';
 import type { RfiResponseBody } from '../../src/main/bank/client';
-import type { BankScope } from '../../src/main/bank-scope';
-import { createLogger, memorySink } from '../../src/main/log';
+import type { BankScope } from '../../src/main/bank/scope';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { findOwnResponse, openOutbox } from '../../src/main/rfi-answers/outbox';
 import type { NewAnswer, Outbox, OutboxBank, OutboxOptions } from '../../src/main/rfi-answers/outbox';
 

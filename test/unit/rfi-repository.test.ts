@@ -2,7 +2,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BankClient } from '../../src/main/bank/client';
-import { createLogger, memorySink } from '../../src/main/log';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { ChangeDetector, newsOf } from '../../src/main/rfis/notifier';
 import { openRfiRepository, sameJson, SHARD_COUNT, shardOf } from '../../src/main/rfis/repository';
 import { syncRepository } from '../../src/main/rfis/sync';

@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger, memorySink } from '../../src/main/log';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { keyFingerprint, loadPublicKey, verifyWebhookSignature } from '../../src/main/rfis/signature';
 import { createWebhookReceiver } from '../../src/main/rfis/webhook-receiver';
 import type { WebhookReceiver } from '../../src/main/rfis/webhook-receiver';

@@ -8,7 +8,7 @@ import type { Envelope } from '../../src/shared/ipc/errors';
 import { startFaultProxy } from './support/fault-proxy';
 import { startServices, tempDir } from './support/services';
 import type { TestServices } from './support/services';
-import type { KeyringBackend } from '../../src/main/keyring';
+import type { KeyringBackend } from '../../src/main/infra/keyring';
 
 /**
  * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger, memorySink } from '../../src/main/log';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { createPoller, nextDelay } from '../../src/main/rfis/watcher';
 import { startServices } from './support/services';
 import type { TestServices } from './support/services';
-import type { KeyringBackend } from '../../src/main/keyring';
+import type { KeyringBackend } from '../../src/main/infra/keyring';
 
 /**
  * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by

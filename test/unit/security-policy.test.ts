@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveAppAsset } from '../../src/main/app-protocol';
+import { resolveAppAsset } from '../../src/main/electron/protocol/resolve';
 import {
   appOrigin,
   contentSecurityPolicy,
   isAllowedExternalUrl,
   isInAppNavigation,
   isPermissionAllowed,
-} from '../../src/main/security-policy';
+} from '../../src/main/electron/protocol/policy';
 
 const root = path.resolve('/srv/renderer');
 

@@ -2,9 +2,9 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { confStoreFactory, createStores } from '../../src/main/stores';
-import { openSettings, checkBaseUrl } from '../../src/main/settings';
-import { createLogger, memorySink } from '../../src/main/log';
+import { confStoreFactory, createStores } from '../../src/main/infra/stores';
+import { openSettings, checkBaseUrl } from '../../src/main/session/settings';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { tempDir } from './support/services';
 
 const draftSchema = z.object({

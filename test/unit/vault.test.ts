@@ -5,9 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { AsyncEntry } from '@napi-rs/keyring';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openVault } from '../../src/main/vault';
-import { napiKeyringBackend, unavailableKeyringBackend } from '../../src/main/keyring';
-import { createLogger, memorySink } from '../../src/main/log';
+import { openVault } from '../../src/main/infra/vault';
+import { napiKeyringBackend, unavailableKeyringBackend } from '../../src/main/infra/keyring';
+import { createLogger, memorySink } from '../../src/main/infra/log';
 import { startServices } from './support/services';
 
 /**

@@ -11,12 +11,12 @@ import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger, memorySink } from '../../src/main/log';
-import type { LogRecord } from '../../src/main/log';
+import { createLogger, memorySink } from '../../src/main/infra/log';
+import type { LogRecord } from '../../src/main/infra/log';
 import { createWebhookReceiver } from '../../src/main/rfis/webhook-receiver';
 import type { ReceiverOptions, WebhookReceiver } from '../../src/main/rfis/webhook-receiver';
 import { SEEN_EVENTS_FILE } from '../../src/main/rfis/webhooks';
-import type { KeyringBackend } from '../../src/main/keyring';
+import type { KeyringBackend } from '../../src/main/infra/keyring';
 import type { WebhookEvent } from '../../src/shared/api/webhooks';
 import { startServices } from './support/services';
 

@@ -3,20 +3,20 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { mainWindowOptions } from '../../src/main/window-options';
-import { hardenSession, hardenWebContents } from '../../src/main/window-hardening';
-import type { SessionLike, WebContentsLike } from '../../src/main/window-hardening';
+import { mainWindowOptions } from '../../src/main/electron/window/options';
+import { hardenSession, hardenWebContents } from '../../src/main/electron/window/hardening';
+import type { SessionLike, WebContentsLike } from '../../src/main/electron/window/hardening';
 import {
   defaultWindowSize,
   loadWindowState,
   restoreWindowState,
   saveWindowState,
   windowStateFileName,
-} from '../../src/main/window-state';
-import { buildMenuTemplate } from '../../src/main/menu-template';
-import type { MenuItemSpec } from '../../src/main/menu-template';
+} from '../../src/main/electron/window/state';
+import { buildMenuTemplate } from '../../src/main/electron/menu/template';
+import type { MenuItemSpec } from '../../src/main/electron/menu/template';
 import { shortcuts } from '../../src/shared/shortcuts';
-import { appId, productName } from '../../src/main/app-identity';
+import { appId, productName } from '../../src/main/electron/app-identity';
 
 /** The Electron shell's rules, tested as the pure functions the shell hands to Electron. */
 describe('main window options', () => {

@@ -6,10 +6,10 @@ import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes, SANDBOX_CONTROL_HEADER } from '../../shared/api';
 import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
-import { isLoopbackHost } from '../destinations';
+import { isLoopbackHost } from '../session/destinations';
 import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
-import type { ServerClock } from '../clock';
-import type { Logger } from '../log';
+import type { ServerClock } from './clock';
+import type { Logger } from '../infra/log';
 import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
 
 /**

@@ -2,7 +2,7 @@
  * The confirm guard: main refuses to send PUT /v1/crypto/order unless the confirm surely reaches
  * the bank before quote_valid_until, whatever the UI shows.
  *
- * Server time is estimated from the bank's Date headers (src/main/clock.ts): the true server time
+ * Server time is estimated from the bank's Date headers (src/main/bank/clock.ts): the true server time
  * lies within `now() ± uncertaintyMs`. A confirm is allowed only when
  *
  *   validUntil − (serverNow + uncertainty) > margin + roundTrip

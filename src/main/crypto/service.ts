@@ -10,16 +10,16 @@ import { formatMinor, isPositiveMinorUnits, parseMinor } from '../../shared/mone
 import type { BankClient } from '../bank/client';
 import { createFollower } from '../bank/follower';
 import type { FollowPolicy, FollowUpdate } from '../bank/follower';
-import type { ServerClock } from '../clock';
-import type { EventHub } from '../events';
-import type { IdempotencyLedger } from '../ledger';
-import type { Logger } from '../log';
-import type { Platform } from '../platform';
-import type { ReadAfterCreate } from '../read-after-create';
-import type { Operations } from '../operations';
-import type { SessionManager } from '../session';
-import type { SettingsStore } from '../settings';
-import type { Stores, TypedStore } from '../stores';
+import type { ServerClock } from '../bank/clock';
+import type { EventHub } from '../infra/events';
+import type { IdempotencyLedger } from '../bank/ledger';
+import type { Logger } from '../infra/log';
+import type { Platform } from '../infra/platform';
+import type { ReadAfterCreate } from '../bank/read-after-create';
+import type { Operations } from '../bank/operations';
+import type { SessionManager } from '../session/session';
+import type { SettingsStore } from '../session/settings';
+import type { Stores, TypedStore } from '../infra/stores';
 import {
   ConfirmRefused,
   DEFAULT_CONFIRM_MARGIN_MS,

@@ -1,7 +1,7 @@
 import { ipcMain } from 'electron';
 import type { WebContents } from 'electron';
 import type { Dispatch } from '../ipc/dispatcher';
-import type { EventHub } from '../events';
+import type { EventHub } from '../infra/events';
 import { electronEventChannel, electronInvokeChannel } from '../../shared/ipc/bridge';
 
 /**

@@ -1,6 +1,6 @@
 import type { BrowserWindow } from 'electron';
 import { app, dialog, net, Notification, powerMonitor } from 'electron';
-import type { Platform, SystemEvent } from '../platform';
+import type { Platform, SystemEvent } from '../infra/platform';
 
 /** The desktop features the services use, implemented with Electron. */
 export function createElectronPlatform(getWindow: () => BrowserWindow | null): Platform {

@@ -1,12 +1,12 @@
 import { app, session, shell } from 'electron';
 import type { Session, WebContents } from 'electron';
-import { hardenSession, hardenWebContents } from '../window-hardening';
-import type { SessionLike, WebContentsLike } from '../window-hardening';
-import { isAllowedExternalUrl } from '../security-policy';
+import { hardenSession, hardenWebContents } from './window/hardening';
+import type { SessionLike, WebContentsLike } from './window/hardening';
+import { isAllowedExternalUrl } from './protocol/policy';
 
 /**
  * Applies the Electron security checklist (docs/security.md) to the default session and to every
- * web contents the app creates. The rules themselves live in src/main/window-hardening.ts.
+ * web contents the app creates. The rules themselves live in src/main/electron/window/hardening.ts.
  */
 export function hardenApp(
   allowedOrigins: () => readonly string[],

@@ -1,5 +1,5 @@
 import ElectronStore from 'electron-store';
-import type { StoreFactory } from '../stores';
+import type { StoreFactory } from '../infra/stores';
 
 /** electron-store as the state-file engine in the app (atomic writes, 0600 like conf in Node). */
 export const electronStoreFactory: StoreFactory = (o) =>

@@ -3,7 +3,7 @@ import { channels, isChannelName } from '../../shared/ipc/contract';
 import type { ChannelName, ChannelResult, ParsedArgs } from '../../shared/ipc/contract';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError, Envelope } from '../../shared/ipc/errors';
-import type { Logger } from '../log';
+import type { Logger } from '../infra/log';
 
 /** Who is calling, as the transport saw it (Electron's senderFrame, Playwright's source frame). */
 export interface SenderInfo {

@@ -8,16 +8,16 @@ import type { ReturnReasonCode } from '../../shared/catalogue';
 import { createFollower } from '../bank/follower';
 import type { FollowUpdate } from '../bank/follower';
 import type { BankClient } from '../bank/client';
-import type { EventHub } from '../events';
-import type { IdempotencyLedger } from '../ledger';
-import type { Logger } from '../log';
-import type { Operations } from '../operations';
-import type { Platform } from '../platform';
-import type { ReadAfterCreate } from '../read-after-create';
-import type { Environment, SessionManager } from '../session';
-import type { SettingsStore } from '../settings';
-import type { Stores } from '../stores';
-import type { TypedStore } from '../stores';
+import type { EventHub } from '../infra/events';
+import type { IdempotencyLedger } from '../bank/ledger';
+import type { Logger } from '../infra/log';
+import type { Operations } from '../bank/operations';
+import type { Platform } from '../infra/platform';
+import type { ReadAfterCreate } from '../bank/read-after-create';
+import type { Environment, SessionManager } from '../session/session';
+import type { SettingsStore } from '../session/settings';
+import type { Stores } from '../infra/stores';
+import type { TypedStore } from '../infra/stores';
 import { explainReturnFailure, toTransferView } from './view';
 
 /**

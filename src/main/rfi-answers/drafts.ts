@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { plainCodec } from '../at-rest';
-import type { AtRestCodec } from '../at-rest';
-import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../durable-file';
-import type { Logger } from '../log';
+import { plainCodec } from '../infra/at-rest';
+import type { AtRestCodec } from '../infra/at-rest';
+import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../infra/durable-file';
+import type { Logger } from '../infra/log';
 
 /**
  * Drafts of answers, one file per RFI and bank (`drafts/<hash of bank scope + RFI id>.json`), each

@@ -7,16 +7,16 @@ import { DOCUMENT_TYPES, UPLOAD_CONTENT_TYPES } from '../../shared/catalogue';
 import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { plainCodec } from '../at-rest';
-import type { AtRestCodec } from '../at-rest';
+import { plainCodec } from '../infra/at-rest';
+import type { AtRestCodec } from '../infra/at-rest';
 import {
   createSerialQueue,
   moveAside,
   privateFileMode,
   readSealed,
   writeSealedDurable,
-} from '../durable-file';
-import type { Logger } from '../log';
+} from '../infra/durable-file';
+import type { Logger } from '../infra/log';
 
 /**
  * Files an answer will upload. The renderer never names a path: the native picker (in main)

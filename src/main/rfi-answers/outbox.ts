@@ -5,13 +5,13 @@ import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { AnswerState, AnswerView, StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
-import { plainCodec } from '../at-rest';
-import type { AtRestCodec } from '../at-rest';
+import { plainCodec } from '../infra/at-rest';
+import type { AtRestCodec } from '../infra/at-rest';
 import type { RfiResponseBody } from '../bank/client';
-import { scopeAllows } from '../bank-scope';
-import type { BankScope } from '../bank-scope';
-import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../durable-file';
-import type { Logger } from '../log';
+import { scopeAllows } from '../bank/scope';
+import type { BankScope } from '../bank/scope';
+import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../infra/durable-file';
+import type { Logger } from '../infra/log';
 
 /**
  * The durable outbox of RFI answers.

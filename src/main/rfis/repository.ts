@@ -5,10 +5,16 @@ import { Rfi } from '../../shared/api/rfis';
 import type { Rfi as RfiWire } from '../../shared/api/rfis';
 import { countSummaries, deadlineBand, isUnread, queryRfis, summarizeRfi } from '../../shared/rfi-view';
 import type { RfiCounts, RfiFilter, RfiSort, RfiSummary } from '../../shared/rfi-view';
-import { plainCodec } from '../at-rest';
-import type { AtRestCodec } from '../at-rest';
-import { createSerialQueue, fileExists, moveAside, readSealed, writeSealedDurable } from '../durable-file';
-import type { Logger } from '../log';
+import { plainCodec } from '../infra/at-rest';
+import type { AtRestCodec } from '../infra/at-rest';
+import {
+  createSerialQueue,
+  fileExists,
+  moveAside,
+  readSealed,
+  writeSealedDurable,
+} from '../infra/durable-file';
+import type { Logger } from '../infra/log';
 
 /**
  * The on-disk RFI cache of one scope (environment + legal entity).

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
-import type { AtRestCodec } from '../at-rest';
-import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank-scope';
+import type { AtRestCodec } from '../infra/at-rest';
+import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank/scope';
 import type { Rfi } from '../../shared/api/rfis';
 import type {
   RfiChangedView,
@@ -14,13 +14,13 @@ import type {
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { BankClient } from '../bank/client';
-import type { ServerClock } from '../clock';
-import { fileExists, writeFileDurable } from '../durable-file';
-import type { EventHub } from '../events';
-import type { Logger } from '../log';
-import type { Platform } from '../platform';
-import type { SessionManager } from '../session';
-import type { SettingsStore } from '../settings';
+import type { ServerClock } from '../bank/clock';
+import { fileExists, writeFileDurable } from '../infra/durable-file';
+import type { EventHub } from '../infra/events';
+import type { Logger } from '../infra/log';
+import type { Platform } from '../infra/platform';
+import type { SessionManager } from '../session/session';
+import type { SettingsStore } from '../session/settings';
 import { ChangeDetector } from './notifier';
 import { openRfiRepository } from './repository';
 import type { RfiDiff, RfiRepository } from './repository';

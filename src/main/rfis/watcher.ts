@@ -1,5 +1,5 @@
-import type { Logger } from '../log';
-import type { SystemEvent } from '../platform';
+import type { Logger } from '../infra/log';
+import type { SystemEvent } from '../infra/platform';
 
 /**
  * Polling of the RFI list: every interval (from settings, never below the floor) with jitter so

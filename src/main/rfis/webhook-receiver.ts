@@ -5,8 +5,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WebhookEvent } from '../../shared/api/webhooks';
 import type { WebhookEvent as WebhookEventBody } from '../../shared/api/webhooks';
-import { writeFileDurable } from '../durable-file';
-import type { Logger } from '../log';
+import { writeFileDurable } from '../infra/durable-file';
+import type { Logger } from '../infra/log';
 import { FAILURE_TEXT, verifyWebhookSignature } from './signature';
 import type { SignatureFailure } from './signature';
 

@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { createServices } from '../../../src/main/services';
-import { createHeadlessPlatform } from '../../../src/main/platform';
-import { createLogger, memorySink } from '../../../src/main/log';
-import { unavailableKeyringBackend } from '../../../src/main/keyring';
+import { createHeadlessPlatform } from '../../../src/main/infra/platform';
+import { createLogger, memorySink } from '../../../src/main/infra/log';
+import { unavailableKeyringBackend } from '../../../src/main/infra/keyring';
 import type { BenchResult, BenchSuite } from '../types';
 
 const MB = 1024 * 1024;

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { createServices } from '../../../src/main/services';
 import type { Services } from '../../../src/main/core';
 import type { ServicesOptions } from '../../../src/main/services';
-import { createHeadlessPlatform } from '../../../src/main/platform';
-import type { HeadlessPlatform } from '../../../src/main/platform';
-import { createLogger, memorySink } from '../../../src/main/log';
-import type { LogRecord } from '../../../src/main/log';
+import { createHeadlessPlatform } from '../../../src/main/infra/platform';
+import type { HeadlessPlatform } from '../../../src/main/infra/platform';
+import { createLogger, memorySink } from '../../../src/main/infra/log';
+import type { LogRecord } from '../../../src/main/infra/log';
 import type { PushMessage } from '../../../src/shared/ipc/bridge';
 
 export interface TestServices {

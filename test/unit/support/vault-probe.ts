@@ -1,7 +1,7 @@
 /** Run in a child process without a session bus: what does the real vault report? */
-import { openVault } from '../../../src/main/vault';
-import { napiKeyringBackend } from '../../../src/main/keyring';
-import { createLogger, memorySink } from '../../../src/main/log';
+import { openVault } from '../../../src/main/infra/vault';
+import { napiKeyringBackend } from '../../../src/main/infra/keyring';
+import { createLogger, memorySink } from '../../../src/main/infra/log';
 
 const vault = await openVault({
   backend: napiKeyringBackend(),

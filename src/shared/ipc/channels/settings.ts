@@ -3,7 +3,7 @@ import { channel, event, noArgs } from '../define';
 
 /**
  * Settings and environment profiles (issue 4). The schemas here are both the IPC shapes and the
- * schema of the settings file main keeps (src/main/settings.ts).
+ * schema of the settings file main keeps (src/main/session/settings.ts).
  */
 export const profileIdSchema = z
   .string()

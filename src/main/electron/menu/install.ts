@@ -1,8 +1,8 @@
 import { Menu, shell } from 'electron';
 import type { BrowserWindow, MenuItemConstructorOptions } from 'electron';
-import { buildMenuTemplate } from '../menu-template';
+import { buildMenuTemplate } from './template';
 
-/** Installs the application menu (src/main/menu-template.ts). */
+/** Installs the application menu (src/main/electron/menu/template.ts). */
 export function installMenu(options: {
   isPackaged: boolean;
   productName: string;

@@ -1,16 +1,16 @@
-import { startSandbox } from '../sandbox';
-import type { RunningSandbox, SandboxOptions } from '../sandbox';
-import type { SessionStatus } from '../shared/ipc/channels/session';
-import type { Profile, SandboxCredential } from '../shared/ipc/channels/settings';
-import { DeskFailure } from '../shared/ipc/errors';
-import type { BankClient, BankIdentity } from './bank/client';
+import { startSandbox } from '../../sandbox';
+import type { RunningSandbox, SandboxOptions } from '../../sandbox';
+import type { SessionStatus } from '../../shared/ipc/channels/session';
+import type { Profile, SandboxCredential } from '../../shared/ipc/channels/settings';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { BankClient, BankIdentity } from '../bank/client';
 import { bankOrigin } from './destinations';
 import type { DestinationGuard } from './destinations';
-import type { EventHub } from './events';
-import type { Logger } from './log';
+import type { EventHub } from '../infra/events';
+import type { Logger } from '../infra/log';
 import type { SettingsStore } from './settings';
 import { sandboxProfileId } from './settings';
-import type { TokenVault } from './vault';
+import type { TokenVault } from '../infra/vault';
 
 /**
  * The active environment: which profile, its base URL (the embedded sandbox is started in-process

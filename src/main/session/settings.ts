@@ -1,14 +1,14 @@
 import { createPublicKey, randomBytes } from 'node:crypto';
-import { DeskFailure } from '../shared/ipc/errors';
-import { settingsFileSchema } from '../shared/ipc/channels/settings';
+import { DeskFailure } from '../../shared/ipc/errors';
+import { settingsFileSchema } from '../../shared/ipc/channels/settings';
 import type {
   NotificationPrefs,
   Profile,
   SandboxCredential,
   SettingsFile,
-} from '../shared/ipc/channels/settings';
+} from '../../shared/ipc/channels/settings';
 import { bankOrigin } from './destinations';
-import type { MainStores, TypedStore } from './stores';
+import type { MainStores, TypedStore } from '../infra/stores';
 
 /**
  * Settings and environment profiles, kept in `<dataDir>/settings.json` (schema-checked, 0600;

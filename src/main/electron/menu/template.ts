@@ -1,9 +1,9 @@
 /**
  * The application menu as data (File, Edit, View, Window, Help; the app menu first on macOS),
- * built from the shortcut list in src/shared/shortcuts.ts. src/main/electron/menu.ts hands it to
+ * built from the shortcut list in src/shared/shortcuts.ts. src/main/electron/menu/install.ts hands it to
  * Menu.buildFromTemplate; test/unit/menu-template.test.ts checks it against the shortcuts.
  */
-import { acceleratorFor, shortcutById } from '../shared/shortcuts';
+import { acceleratorFor, shortcutById } from '../../../shared/shortcuts';
 
 /** The subset of Electron's MenuItemConstructorOptions the app uses. */
 export interface MenuItemSpec {

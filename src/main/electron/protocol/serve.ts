@@ -1,7 +1,7 @@
 import { net, protocol } from 'electron';
 import { pathToFileURL } from 'node:url';
-import { resolveAppAsset } from '../app-protocol';
-import { appOrigin, appScheme, securityHeaders } from '../security-policy';
+import { resolveAppAsset } from './resolve';
+import { appOrigin, appScheme, securityHeaders } from './policy';
 
 /** Must run before the app is ready. */
 export function registerAppScheme(): void {

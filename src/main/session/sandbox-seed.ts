@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileDurable } from './durable-file';
-import type { Logger } from './log';
+import { writeFileDurable } from '../infra/durable-file';
+import type { Logger } from '../infra/log';
 
 /**
  * The embedded sandbox's seed for this data folder: made at random the first time and kept in

@@ -1,7 +1,7 @@
 import { BrowserWindow, nativeTheme } from 'electron';
 import path from 'node:path';
-import { mainWindowOptions } from '../window-options';
-import type { WindowBounds } from '../window-state';
+import { mainWindowOptions } from './options';
+import type { WindowBounds } from './state';
 
 export interface WindowOptions {
   preloadPath: string;
@@ -13,7 +13,7 @@ export interface WindowOptions {
 }
 
 /**
- * The app window, built secure (src/main/window-options.ts): sandboxed, isolated renderer with
+ * The app window, built secure (src/main/electron/window/options.ts): sandboxed, isolated renderer with
  * no Node and no remote content, devtools only in development.
  */
 export function createMainWindow(options: WindowOptions): BrowserWindow {

@@ -1,5 +1,5 @@
 import { DeskFailure } from '../../shared/ipc/errors';
-import { checkWebhookUrl } from '../destinations';
+import { checkWebhookUrl } from '../session/destinations';
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../core';
 

@@ -1,4 +1,4 @@
-import type { CryptoOrderRequest, ReturnIntentRequest } from '../shared/api';
+import type { CryptoOrderRequest, ReturnIntentRequest } from '../../shared/api';
 
 /** Creating operations that go through the idempotency ledger and the audit log. */
 export interface Operations {

@@ -2,10 +2,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { DeskFailure } from '../shared/ipc/errors';
-import type { DeskError } from '../shared/ipc/errors';
-import { createSerialQueue, moveAside, writeFileDurable } from './durable-file';
-import type { Logger } from './log';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { DeskError } from '../../shared/ipc/errors';
+import { createSerialQueue, moveAside, writeFileDurable } from '../infra/durable-file';
+import type { Logger } from '../infra/log';
 
 /**
  * The idempotency ledger: one Idempotency-Key per intended operation (a return intent, a crypto

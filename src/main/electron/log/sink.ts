@@ -1,7 +1,7 @@
 import log from 'electron-log/main';
 import path from 'node:path';
-import type { LogRecord, LogSink } from '../log';
-import { formatLogLine, logFileName, logMaxSize, rotateLogFile } from '../log-file';
+import type { LogRecord, LogSink } from '../../infra/log';
+import { formatLogLine, logFileName, logMaxSize, rotateLogFile } from './file';
 
 export interface FileLog {
   /** The sink for createLogger(): lines arrive already redacted. */
@@ -11,7 +11,7 @@ export interface FileLog {
 }
 
 /**
- * electron-log as the file sink: rotated by size (src/main/log-file.ts), one JSON line per
+ * electron-log as the file sink: rotated by size (src/main/electron/log/file.ts), one JSON line per
  * record, nothing else routed to it (no renderer IPC transport, no error catching that would
  * bypass the redacting logger). Console output only in development.
  */

@@ -1,8 +1,8 @@
 import { screen } from 'electron';
 import type { BrowserWindow } from 'electron';
-import { restoreWindowState, saveWindowState } from '../window-state';
-import type { WindowBounds, WindowState } from '../window-state';
-import { loadWindowState } from '../window-state';
+import { restoreWindowState, saveWindowState } from './state';
+import type { WindowBounds, WindowState } from './state';
+import { loadWindowState } from './state';
 
 /** Saved bounds, clamped to the displays connected now (primary first). */
 export async function restoredWindowState(

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { DeskFailure } from '../shared/ipc/errors';
-import type { Logger } from './log';
-import type { Platform } from './platform';
-import type { Stores, TypedStore } from './stores';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { Logger } from '../infra/log';
+import type { Platform } from '../infra/platform';
+import type { Stores, TypedStore } from '../infra/stores';
 
 /**
  * Where main may send the bearer token and customer data, decided outside the renderer.

@@ -3,7 +3,7 @@ import { chmod, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Conf from 'conf';
 import type { z } from 'zod';
-import { DeskFailure } from '../shared/ipc/errors';
+import { DeskFailure } from '../../shared/ipc/errors';
 import { moveAside, privateFileMode } from './durable-file';
 import type { Logger } from './log';
 

@@ -6,7 +6,7 @@
  * The shape mirrors Electron's BrowserWindowConstructorOptions (this module may not import
  * electron, not even its types).
  */
-import type { WindowBounds } from './window-state';
+import type { WindowBounds } from './state';
 
 export interface SecureWebPreferences {
   preload: string;

@@ -5,7 +5,7 @@
  * (allow-listed https links go to the system browser), <webview> is refused, and every
  * permission, device and display-capture request is denied.
  */
-import { isAllowedExternalUrl, isInAppNavigation, isPermissionAllowed } from './security-policy';
+import { isAllowedExternalUrl, isInAppNavigation, isPermissionAllowed } from '../protocol/policy';
 
 interface Preventable {
   preventDefault(): void;

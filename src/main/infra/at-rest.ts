@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * AES-256-GCM from node:crypto with a random 96-bit IV per write; the authentication tag is
  * checked on every read, and the envelope's header (format, algorithm, key id) is bound to the
  * ciphertext as additional authenticated data, so a changed header fails like changed data. The
- * 256-bit data key comes from the OS keychain (src/main/data-key.ts); without one the codec writes
+ * 256-bit data key comes from the OS keychain (src/main/infra/data-key.ts); without one the codec writes
  * plain text and says so (`encrypted: false`).
  *
  * Reading accepts a plain (unsealed) file too: files written before encryption existed, or while

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { auditEntryViewSchema } from '../shared/ipc/channels/audit';
-import { DeskFailure } from '../shared/ipc/errors';
-import { appendLineDurable, createSerialQueue, privateFileMode } from './durable-file';
-import type { Logger } from './log';
+import { auditEntryViewSchema } from '../../shared/ipc/channels/audit';
+import { DeskFailure } from '../../shared/ipc/errors';
+import { appendLineDurable, createSerialQueue, privateFileMode } from '../infra/durable-file';
+import type { Logger } from '../infra/log';
 
 /**
  * The local audit log: an append-only record (one JSON line per entry, fsynced) of every write the

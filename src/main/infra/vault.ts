@@ -1,4 +1,4 @@
-import { DeskFailure } from '../shared/ipc/errors';
+import { DeskFailure } from '../../shared/ipc/errors';
 import type { DataKey } from './at-rest';
 import { loadDataKey } from './data-key';
 import type { KeyringBackend } from './keyring';

@@ -1,7 +1,7 @@
-import { DeskFailure } from '../shared/ipc/errors';
-import type { Transaction } from '../shared/api';
-import type { BankClient } from './bank/client';
-import { abortableSleep } from './bank/client';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { Transaction } from '../../shared/api';
+import type { BankClient } from './client';
+import { abortableSleep } from './client';
 
 /**
  * Read after create (api-gaps): a transaction created by POST answers 404 for a few seconds. We

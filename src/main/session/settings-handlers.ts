@@ -1,6 +1,6 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../core';
-import { checkBaseUrl } from '../settings';
+import { checkBaseUrl } from './settings';
 
 type SettingsChannels =
   | 'settings.get'

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { appOrigin } from './security-policy';
+import { appOrigin } from './policy';
 
 const contentTypes: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,12 +1,12 @@
 /**
  * The log file's rules, pure so they are tested in Node: one JSON line per record (already
- * redacted by src/main/log.ts before any sink sees it), a size limit, and rotation keeping a few
- * numbered archives (main.1.log is the newest). src/main/electron/log.ts plugs these into
+ * redacted by src/main/infra/log.ts before any sink sees it), a size limit, and rotation keeping a few
+ * numbered archives (main.1.log is the newest). src/main/electron/log/sink.ts plugs these into
  * electron-log's file transport.
  */
 import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { LogRecord } from './log';
+import type { LogRecord } from '../../infra/log';
 
 export const logFileName = 'main.log';
 /** Rotate when the current file passes 5 MiB. */

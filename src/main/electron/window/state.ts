@@ -1,7 +1,7 @@
 /**
  * The main window's size, position and maximized state, remembered between runs in
  * `window-state.json` in the user data folder. Pure rules here (parse, clamp to the displays that
- * exist now, serialize); src/main/electron/window-state.ts reads the window and the screens.
+ * exist now, serialize); src/main/electron/window/track-state.ts reads the window and the screens.
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,6 +1,6 @@
-import { events } from '../shared/ipc/contract';
-import type { EventName, EventPayload } from '../shared/ipc/contract';
-import type { PushMessage } from '../shared/ipc/bridge';
+import { events } from '../../shared/ipc/contract';
+import type { EventName, EventPayload } from '../../shared/ipc/contract';
+import type { PushMessage } from '../../shared/ipc/bridge';
 import type { Logger } from './log';
 
 /**

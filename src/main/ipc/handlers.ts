@@ -1,0 +1,26 @@
+import type { Handlers } from './dispatcher';
+import type { ServiceCore } from '../core';
+import { auditHandlers } from '../activity/handlers';
+import { cryptoHandlers } from '../crypto/handlers';
+import { returnsHandlers } from '../returns/handlers';
+import { rfiAnswersHandlers } from '../rfi-answers/handlers';
+import { rfisHandlers } from '../rfis/handlers';
+import { webhookHandlers } from '../rfis/webhook-handlers';
+import { sessionHandlers } from '../session/session-handlers';
+import { settingsHandlers } from '../session/settings-handlers';
+import { vaultHandlers } from '../session/vault-handlers';
+
+/** Joins every feature's handlers into the map the dispatcher serves. */
+export function buildHandlers(core: ServiceCore): Handlers {
+  return {
+    ...sessionHandlers(core),
+    ...settingsHandlers(core),
+    ...vaultHandlers(core),
+    ...auditHandlers(core),
+    ...cryptoHandlers(core),
+    ...returnsHandlers(core),
+    ...rfiAnswersHandlers(core),
+    ...rfisHandlers(core),
+    ...webhookHandlers(core),
+  };
+}
