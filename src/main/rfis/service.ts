@@ -12,6 +12,7 @@ import type {
   RfiSyncStateView,
 } from '../../shared/ipc/channels/rfis';
 import { DeskFailure } from '../../shared/ipc/errors';
+import { countSummaries } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
@@ -137,14 +138,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     events.emit('rfis.syncState', syncState());
   };
 
-  const emptyCounts = (): RfiCountsView => ({
-    total: 0,
-    unread: 0,
-    awaitingAction: 0,
-    byStatus: {},
-    byType: {},
-    byBand: { on_track: 0, at_risk: 0, breached: 0, none: 0 },
-  });
+  const emptyCounts = (): RfiCountsView => countSummaries([]);
 
   /**
    * The scope of the active environment: the legal entity of the credential; while it is not known
