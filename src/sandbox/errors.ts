@@ -1,6 +1,6 @@
 import { CANONICAL_STATUS } from '../shared/api/common';
 
-/** A refusal with the api-gaps error body. */
+/** A refusal with the error body of docs/api-decisions.md. */
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,

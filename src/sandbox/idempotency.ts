@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key handling (api-gaps): per credential, retained 24 h of sandbox time. Same key and
+ * Idempotency-Key handling (docs/api-decisions.md): per credential, retained 24 h of sandbox time. Same key and
  * same body → the stored answer; same key, other body → 422 IDEMPOTENCY_KEY_REUSED; same key while
  * the first request still runs → 409. Only successful answers are stored: a refusal releases the
  * key so the caller can retry once the condition is fixed.

@@ -1,7 +1,7 @@
 /**
  * The fastify server: registers every route of the shared route table, authenticates, validates
- * with the shared zod schemas, applies Idempotency-Key rules and answers errors in the api-gaps
- * body. Every response carries a Date header in sandbox time.
+ * with the shared zod schemas, applies Idempotency-Key rules and answers errors in the error
+ * body of docs/api-decisions.md. Every response carries a Date header in sandbox time.
  */
 import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -108,7 +108,7 @@ export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.code(err.statusCode).type('application/json').send(JSON.stringify(err.body()));
 }
 
-/** Any thrown value → the api-gaps error (fastify's own errors included); unknown → 500. */
+/** Any thrown value → the error body of docs/api-decisions.md (fastify's own errors included); unknown → 500. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as { statusCode?: number; code?: string; message?: string };

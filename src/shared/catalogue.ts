@@ -71,7 +71,7 @@ export function digitalAssetBySymbol(symbol: string): DigitalAsset | undefined {
   return DIGITAL_ASSETS.find((a) => a.symbol === symbol);
 }
 
-/** Transaction statuses seen publicly (api-gaps); any other value is unknown-but-valid. */
+/** Transaction statuses seen publicly (docs/api-decisions.md); any other value is unknown-but-valid. */
 export const TRANSACTION_STATUSES = [
   'pending_approval',
   'pending_execution',
@@ -236,7 +236,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'rfi.question.timeout',
 ] as const;
 
-/** Machine-readable reasons of refusals (api-gaps plus the sandbox's documented additions). */
+/** Machine-readable reasons of refusals (docs/api-decisions.md plus the sandbox's documented additions). */
 export const ERROR_REASONS = [
   'TRANSACTION_NOT_SETTLED',
   'INSUFFICIENT_BALANCE',

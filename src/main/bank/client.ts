@@ -13,7 +13,7 @@ import type { Logger } from '../infra/log';
 import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
 
 /**
- * The bank API client (spec + api-gaps), on got.
+ * The bank API client (the spec and docs/api-decisions.md), on got.
  *
  * - Every call is typed by the shared route table and its zod schemas; request bodies are checked
  *   before they leave (a clear invalid_argument naming the field), answers are validated (a
@@ -563,7 +563,7 @@ export class BankClient {
     return this.call('getRfi', { path: `/v1/rfis/${pathParam(rfiId, 'rfiId')}`, ...o });
   }
 
-  /** POST …/questions/:q/responses. Not retried automatically (see api-gaps: re-read first). */
+  /** POST …/questions/:q/responses. Not retried automatically (docs/api-decisions.md: re-read first). */
   async submitRfiResponse(
     rfiId: string,
     questionId: string,

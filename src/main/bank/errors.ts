@@ -1,7 +1,7 @@
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
 
-/** The error body of the bank (api-gaps): {"error": {code, status, message, reason?}}. */
+/** The error body of the bank (docs/api-decisions.md): {"error": {code, status, message, reason?}}. */
 interface BankErrorBody {
   error?: { code?: unknown; status?: unknown; message?: unknown; reason?: unknown };
 }

@@ -20,7 +20,7 @@ import type { Logger } from '../infra/log';
  * - failed: the bank definitively refused (4xx other than 409/429): nothing was created, so the
  *   next begin() of the same operation starts a new attempt with a fresh key.
  *
- * The bank keeps keys for 24 h (api-gaps); a pending entry older than that is not resent
+ * The bank keeps keys for 24 h (docs/api-decisions.md); a pending entry older than that is not resent
  * automatically (the key may be forgotten and a resend could create a second transaction).
  */
 export const operationKinds = ['return_intent', 'crypto_order'] as const;

@@ -4,7 +4,7 @@ import type { BankClient } from './client';
 import { abortableSleep } from './client';
 
 /**
- * Read after create (api-gaps): a transaction created by POST answers 404 for a few seconds. We
+ * Read after create (docs/api-decisions.md): a transaction created by POST answers 404 for a few seconds. We
  * read it at once, then after about 1 s, then with jittered exponential backoff capped at 15 s.
  * After 60 s the state becomes 'still_processing' (the UI says so) and checking continues in the
  * background until the record shows up, the caller aborts, or the give-up time passes. A 404

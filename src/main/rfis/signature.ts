@@ -3,7 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import { parseSignatureHeader } from '../../shared/api/webhooks';
 
 /**
- * Webhook signature check (api-gaps "Webhooks"): `Service-Signature: t=<unix seconds>,v1=<base64>`,
+ * Webhook signature check (docs/api-decisions.md, "Webhooks"): `Service-Signature: t=<unix seconds>,v1=<base64>`,
  * ECDSA P-256 with SHA-256 over the raw body bytes followed by the decimal t. The signature may
  * be DER or 64-byte raw r‖s (IEEE P1363). Several v1 values (key rotation) are allowed; one
  * valid is enough. t must be within the tolerance of now, in either direction.

@@ -5,7 +5,7 @@ export function msg(text: string): (iss: { input?: unknown }) => string {
   return (iss) => (iss.input === undefined ? 'required' : text);
 }
 
-/** A response-side enum: the known values are listed, any other string still parses (api-gaps). */
+/** A response-side enum: the known values are listed, any other string still parses (docs/api-decisions.md). */
 export function tolerantEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.union([z.enum(values), z.string()]);
 }
@@ -46,7 +46,7 @@ export const bankId = z.string({ error: msg('must be a string') }).regex(BANK_ID
 export const freeText = (max = 2000) =>
   z.string({ error: msg('must be a string') }).max(max, `must be at most ${max} characters`);
 
-/** Error body (api-gaps): code is the HTTP status as a string. */
+/** Error body (docs/api-decisions.md): code is the HTTP status as a string. */
 export const ErrorBody = z.looseObject({
   error: z.looseObject({
     code: z.string(),

@@ -29,7 +29,7 @@ export const RfiResponse = z.looseObject({
 export type RfiResponse = z.infer<typeof RfiResponse>;
 
 /**
- * The spec names only the question's id and type (2.5); the rest is the public shape of api-gaps.
+ * The spec names only the question's id and type (2.5); the rest is the public shape recorded in docs/api-decisions.md.
  * A bank that leaves those fields out still parses: they default to empty.
  */
 export const RfiQuestion = z.looseObject({

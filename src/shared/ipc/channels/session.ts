@@ -67,7 +67,7 @@ export const clockStatusSchema = z.object({
   samples: z.number(),
 });
 
-/** Progress of reading a just-created transaction through the 404 window (api-gaps). */
+/** Progress of reading a just-created transaction through the 404 window (docs/api-decisions.md). */
 export const transactionProgressSchema = z.object({
   transactionId: z.string(),
   state: z.enum(['processing', 'still_processing', 'visible', 'failed']),
