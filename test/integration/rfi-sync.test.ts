@@ -12,7 +12,7 @@ import type { KeyringBackend } from '../../src/main/infra/keyring';
 
 /**
  * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by
- * test/unit/vault.test.ts), and must not depend on a session bus shared with other runs.
+ * test/integration/vault.test.ts), and must not depend on a session bus shared with other runs.
  */
 const keychainEntries = new Map<string, string>();
 const keyring: KeyringBackend = {

@@ -29,7 +29,7 @@ import type { TestServices } from '../support/services';
 /**
  * An in-process keychain that survives a restart of the services (the tampered-settings case
  * restarts them): these tests are about destinations, the Secret Service is covered by
- * test/unit/vault.test.ts.
+ * test/integration/vault.test.ts.
  */
 const keychainEntries = new Map<string, string>();
 const keyring: KeyringBackend = {

@@ -4,7 +4,7 @@ import { channels, events } from '../../src/shared/ipc/contract';
 
 /**
  * The whole IPC surface as JSON Schema. A new or changed channel changes this snapshot, so it
- * shows up in review. Update with: npx vitest run -u test/unit/ipc-surface.test.ts
+ * shows up in review. Update with: npx vitest run -u test/repo/ipc-surface.test.ts
  */
 function schema(s: z.ZodType): unknown {
   return z.toJSONSchema(s, { unrepresentable: 'any', io: 'input' });

@@ -5,7 +5,7 @@
  * line only after the app acknowledged the write (the promise resolved). Lines go out with
  * writeSync so an acknowledged write is never lost in a stdout buffer.
  *
- * Config comes as JSON in TD_CRASH_WORKER; bundled and run by test/support/scenarios/crash.ts.
+ * Config comes as JSON in TD_CRASH_WORKER; bundled and run by test/reliability/support/scenarios/crash.ts.
  */
 import { writeSync } from 'node:fs';
 import { createLogger, memorySink } from '../../../src/main/infra/log';

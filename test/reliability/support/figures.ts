@@ -1,7 +1,7 @@
 /**
  * Figures of a reliability run: each scenario writes its own JSON to
  * test-results/reliability/<name>.json (soak runs to soak-<name>.json); `npm run test:soak`
- * then renders the soak figures into docs/reliability.md (test/support/reliability-report.ts).
+ * then renders the soak figures into docs/reliability.md (test/reliability/support/reliability-report.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * The application menu as data (File, Edit, View, Window, Help; the app menu first on macOS),
  * built from the shortcut list in src/shared/shortcuts.ts. src/main/electron/menu/install.ts hands it to
- * Menu.buildFromTemplate; test/unit/menu-template.test.ts checks it against the shortcuts.
+ * Menu.buildFromTemplate; test/unit/window-shell.test.ts checks it against the shortcuts.
  */
 import { acceleratorFor, shortcutById } from '../../../shared/shortcuts';
 

@@ -1,6 +1,6 @@
 /**
  * The Electron security checklist's runtime rules, written against the few Electron shapes they
- * need (structural types, no electron import) so test/unit/security-shell.test.ts drives them
+ * need (structural types, no electron import) so test/unit/window-shell.test.ts drives them
  * with fakes: navigation, redirects and frame navigation stay in the app, new windows are refused
  * (allow-listed https links go to the system browser), <webview> is refused, and every
  * permission, device and display-capture request is denied.

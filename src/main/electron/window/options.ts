@@ -1,6 +1,6 @@
 /**
  * The main window's construction options as a pure function, so the security-relevant
- * webPreferences are tested in Node (test/unit/window-options.test.ts) and the Electron shell
+ * webPreferences are tested in Node (test/unit/window-shell.test.ts) and the Electron shell
  * only passes the result to `new BrowserWindow()`.
  *
  * The shape mirrors Electron's BrowserWindowConstructorOptions (this module may not import
