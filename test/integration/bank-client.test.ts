@@ -11,8 +11,8 @@ import { createServerClock } from '../../src/main/bank/clock';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { DeskFailure } from '../../src/shared/ipc/errors';
 import type { DeskErrorKind } from '../../src/shared/ipc/errors';
-import { startFaultProxy } from './support/fault-proxy';
-import type { FaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
+import type { FaultProxy } from '../support/fault-proxy';
 
 /**
  * The bank client against the real sandbox over HTTP: every endpoint, and every error kind the

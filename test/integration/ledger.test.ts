@@ -6,7 +6,7 @@ import type { RunningSandbox } from '../../src/sandbox';
 import { canonicalJson, hashBody, openLedger } from '../../src/main/bank/ledger';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { DeskFailure } from '../../src/shared/ipc/errors';
-import { startFaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 
 const log = createLogger(memorySink());

@@ -11,8 +11,8 @@ import type { RunningSandbox } from '../../src/sandbox/index';
 import type { Envelope } from '../../src/shared/ipc/errors';
 import type { AnswerView } from '../../src/shared/ipc/channels/rfi-answers';
 import type { SettingsView } from '../../src/shared/ipc/channels/settings';
-import { startFaultProxy } from './support/fault-proxy';
-import type { FaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
+import type { FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDelay, defaultReadAfterCreateTiming } from '../../src/main/bank/read-after-create';
 import type { ProgressUpdate } from '../../src/main/bank/read-after-create';
-import { startFaultProxy } from './support/fault-proxy';
-import type { FaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
+import type { FaultProxy } from '../support/fault-proxy';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
 

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
 import type { ReturnEntry } from '../../src/shared/ipc/channels/returns';
-import { startFaultProxy } from './support/fault-proxy';
-import type { FaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
+import type { FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 

@@ -5,7 +5,7 @@ import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import { channels } from '../../src/shared/ipc/contract';
 import type { ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
 import type { Envelope } from '../../src/shared/ipc/errors';
-import { startFaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 import type { KeyringBackend } from '../../src/main/infra/keyring';

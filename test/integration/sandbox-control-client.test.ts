@@ -13,7 +13,7 @@ import { SANDBOX_SEED_FILE } from '../../src/main/session/sandbox-seed';
 import type { KeyringBackend } from '../../src/main/infra/keyring';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { DeskFailure } from '../../src/shared/ipc/errors';
-import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 
 /** An in-process keychain: these tests are about the sandbox, not the Secret Service. */

@@ -13,8 +13,8 @@ import type { KeyringBackend } from '../../src/main/infra/keyring';
 import { channels } from '../../src/shared/ipc/contract';
 import type { ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
 import type { DeskError, Envelope } from '../../src/shared/ipc/errors';
-import { startFaultProxy } from './support/fault-proxy';
-import type { FaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
+import type { FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 

@@ -7,7 +7,7 @@ import type { Envelope } from '../../src/shared/ipc/errors';
 import type { SettingsView } from '../../src/shared/ipc/channels/settings';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
 import { channels } from '../../src/shared/ipc/contract';
-import { startFaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import { channelNames } from '../../src/shared/ipc/contract';
-import { startFaultProxy } from './support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
 import { startServices } from '../support/services';
 
 /**
