@@ -1,7 +1,5 @@
 /** Builds the real services over a temp data folder for tests, and cleans up. */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { createServices } from '../../src/main/services';
 import type { Services } from '../../src/main/core';
 import type { ServicesOptions } from '../../src/main/services';
@@ -10,6 +8,10 @@ import type { HeadlessPlatform } from '../../src/main/infra/platform';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import type { LogRecord } from '../../src/main/infra/log';
 import type { PushMessage } from '../../src/shared/ipc/bridge';
+import { tempDir } from './temp-dir';
+
+// Integration tests take both from here.
+export { tempDir };
 
 export interface TestServices {
   services: Services;
@@ -21,10 +23,6 @@ export interface TestServices {
   stop(): Promise<void>;
   /** Disposes and removes the data folder. */
   close(): Promise<void>;
-}
-
-export async function tempDir(prefix = 'td-test-'): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), prefix));
 }
 
 export async function startServices(
