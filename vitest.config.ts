@@ -1,19 +1,35 @@
 import { defineConfig } from 'vitest/config';
+import type { TestProjectInlineConfiguration } from 'vitest/config';
 
-// Two projects: Node-side code (shared, main services, sandbox) and the renderer under jsdom.
+// One project per kind of test, so each runs alone (`npx vitest run --project integration`):
+// - unit: pure logic, no network, no sandbox, no keychain;
+// - integration: the real services, the sandbox over HTTP, the keychain, real sockets;
+// - sandbox: the sandbox bank's conformance to the API, over real HTTP;
+// - reliability: the fault-injection scenarios (`npm run test:soak` runs them at full counts);
+// - repo: checks of the repository itself (packaging config, IPC surface, dependency rules, the
+//   built shell and preload; those need `npm run build`);
+// - renderer: components and stores under jsdom.
 // Keychain tests need a Secret Service; `npm test` runs vitest inside scripts/with-keyring.sh.
+function nodeProject(name: string): TestProjectInlineConfiguration {
+  return {
+    test: {
+      name,
+      environment: 'node',
+      include: [`test/${name}/**/*.test.ts`],
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+    },
+  };
+}
+
 export default defineConfig({
   test: {
     projects: [
-      {
-        test: {
-          name: 'node',
-          environment: 'node',
-          include: ['test/unit/**/*.test.ts', 'test/sandbox/**/*.test.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
-        },
-      },
+      nodeProject('unit'),
+      nodeProject('integration'),
+      nodeProject('sandbox'),
+      nodeProject('reliability'),
+      nodeProject('repo'),
       {
         test: {
           name: 'renderer',

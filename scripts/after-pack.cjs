@@ -2,7 +2,7 @@
 // app cannot be turned into a plain Node runtime or be fed code from outside its signed ASAR.
 const path = require('node:path');
 
-/** The fuses, by @electron/fuses option name. Exported for test/unit/packaging.test.ts. */
+/** The fuses, by @electron/fuses option name. Exported for test/repo/packaging.test.ts. */
 const fuses = {
   RunAsNode: false,
   EnableNodeOptionsEnvironmentVariable: false,

@@ -4,8 +4,8 @@ import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
 import { startHarness } from '../harness/harness';
 import type { Harness } from '../harness/harness';
-import { startFaultProxy } from '../unit/support/fault-proxy';
-import type { FaultProxy } from '../unit/support/fault-proxy';
+import { startFaultProxy } from '../support/fault-proxy';
+import type { FaultProxy } from '../support/fault-proxy';
 
 /**
  * Returns over a network that misbehaves: a loopback proxy between main and the sandbox sees every

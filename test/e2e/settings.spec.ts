@@ -11,7 +11,7 @@ import type { KeyringBackend } from '../../src/main/infra/keyring';
  * The settings and activity screens (issue 4) in Chromium, over the harness with the real services
  * and the embedded sandbox. Playwright runs without a session bus, so these tests pick the keychain
  * explicitly: an in-process stand-in for the "keychain available" screens, and the unavailable
- * backend for the warning. (The real Secret Service is covered by test/unit/vault.test.ts.)
+ * backend for the warning. (The real Secret Service is covered by test/integration/vault.test.ts.)
  */
 function standInKeychain(): KeyringBackend {
   const entries = new Map<string, string>();

@@ -17,9 +17,19 @@
  *     hang-after     the server processes it; no answer ever comes
  *   with optional latency before forwarding (`delayMs`) and before answering (`answerDelayMs`).
  * - `down`: while set, the server "stops answering": every new request hangs.
+ * - Rules, for tests that script one exchange: `rules` is checked first, in order, for every
+ *   request; the first rule answering an action decides it:
+ *     respond        the proxy answers this status, body and headers itself
+ *     drop           the connection is dropped before the request reaches the server
+ *     lose-answer    the server processes it, then the connection is dropped
+ *     rewrite        the server's JSON answer is rewritten before the client gets it
+ *   A rule answering undefined passes the request on to the next rule, then to the plan.
  *
- * Every request is logged with its plan and, when forwarded, the server's status, so a scenario
- * can tell "committed at the bank" from "never reached it".
+ * Every request is in `seen` (method, path, headers) as soon as it arrives. Every request the
+ * rules leave to the plan is logged with its plan and, when forwarded, the server's status, so a
+ * scenario can tell "committed at the bank" from "never reached it".
+ *
+ * Used by the reliability scenarios, the integration tests and the e2e network test.
  */
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -76,6 +86,23 @@ export interface ProxyLogEntry {
 
 export type PlanFn = (req: RequestInfo) => FaultPlan;
 
+/** What a rule makes of one request (see the header). */
+export type FaultAction =
+  | { kind: 'respond'; status: number; body?: unknown; headers?: Record<string, string> }
+  | { kind: 'drop' }
+  /** The request reaches the bank, but its answer is lost (connection dropped). */
+  | { kind: 'lose-answer' }
+  | { kind: 'rewrite'; fn: (json: unknown) => unknown };
+
+/** A request as it arrived, before its body was read. */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+}
+
+export type FaultRule = (req: SeenRequest) => FaultAction | undefined;
+
 export interface FaultProxyOptions {
   /** The server to forward to; must be a loopback http URL. */
   target: string;
@@ -93,6 +120,10 @@ export interface FaultProxyOptions {
 export interface FaultProxy {
   readonly url: string;
   readonly log: ProxyLogEntry[];
+  /** Every request as it arrived (a test may empty it: `seen.length = 0`). */
+  readonly seen: SeenRequest[];
+  /** First matching rule wins; checked before the plan (a test may empty it: `rules.length = 0`). */
+  readonly rules: FaultRule[];
   setPlan(plan: PlanFn): void;
   setConnectionFaults(fn: ((n: number) => ConnectionFault) | null): void;
   /** While true, every new request hangs (a server that stops answering). */
@@ -144,7 +175,10 @@ function reset(socket: Socket): void {
   }
 }
 
-export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+/** `startFaultProxy(url)` is `startFaultProxy({ target: url })`: everything passes until told. */
+export async function startFaultProxy(targetOrOptions: string | FaultProxyOptions): Promise<FaultProxy> {
+  const options: FaultProxyOptions =
+    typeof targetOrOptions === 'string' ? { target: targetOrOptions } : targetOrOptions;
   const target = assertLoopback(options.target);
   let plan = options.plan ?? passAll;
   let connectionFault = options.connection ?? null;
@@ -152,6 +186,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   let requests = 0;
   let connections = 0;
   const log: ProxyLogEntry[] = [];
+  const seen: SeenRequest[] = [];
+  const rules: FaultRule[] = [];
   const sockets = new Set<Socket>();
   let closed = false;
 
@@ -178,6 +214,32 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const arrived: SeenRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers };
+    seen.push(arrived);
+    let action: FaultAction | undefined;
+    for (const rule of rules) {
+      action = rule(arrived);
+      if (action) break;
+    }
+    if (action?.kind === 'drop') {
+      req.socket.destroy();
+      return;
+    }
+    if (action?.kind === 'respond') {
+      const body =
+        action.body === undefined
+          ? ''
+          : typeof action.body === 'string'
+            ? action.body
+            : JSON.stringify(action.body);
+      res.writeHead(action.status, {
+        'content-type': 'application/json',
+        date: new Date().toUTCString(),
+        ...action.headers,
+      });
+      res.end(body);
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
@@ -190,7 +252,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       idempotencyKey: typeof keyHeader === 'string' ? keyHeader : null,
       body,
     };
-    const p: FaultPlan = down ? { kind: 'hang' } : plan(info);
+    // A rule that forwards (lose-answer, rewrite) decides this request: the plan is not asked.
+    const p: FaultPlan = down ? { kind: 'hang' } : action ? { kind: 'pass' } : plan(info);
     const entry: ProxyLogEntry = {
       n: info.n,
       method: info.method,
@@ -239,6 +302,14 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       return;
     }
     entry.upstreamStatus = up.status;
+    if (action?.kind === 'lose-answer') {
+      entry.delivered = 'reset';
+      req.socket.destroy();
+      return;
+    }
+    if (action?.kind === 'rewrite') {
+      up.body = Buffer.from(JSON.stringify(action.fn(JSON.parse(up.body.toString('utf8')) as unknown)));
+    }
     if (options.rewrite) up.body = options.rewrite(info, up.body);
     await sleep(p.answerDelayMs);
     if (socket.destroyed) {
@@ -311,6 +382,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   return {
     url: `http://127.0.0.1:${address.port}`,
     log,
+    seen,
+    rules,
     setPlan(fn) {
       plan = fn;
     },

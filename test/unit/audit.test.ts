@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { csvCell, openAuditLog, toCsv } from '../../src/main/bank/audit';
 import { createLogger, memorySink } from '../../src/main/infra/log';
-import { tempDir } from './support/services';
+import { tempDir } from '../support/temp-dir';
 
 const context = {
   who: () => 'Alder admin (admin, le_a)',

@@ -18,7 +18,7 @@ import {
   queryRfis,
   summarizeRfi,
 } from '../../src/shared/rfi-view';
-import { tempDir } from './support/services';
+import { tempDir } from '../support/temp-dir';
 
 const DAY = 24 * 3600_000;
 const NOW = Date.parse('2026-03-01T00:00:00.000Z');

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { confStoreFactory, createStores } from '../../src/main/infra/stores';
 import { openSettings, checkBaseUrl } from '../../src/main/session/settings';
 import { createLogger, memorySink } from '../../src/main/infra/log';
-import { tempDir } from './support/services';
+import { tempDir } from '../support/temp-dir';
 
 const draftSchema = z.object({
   items: z.array(z.object({ id: z.string(), amount: z.string().regex(/^\d+$/) })),

@@ -11,7 +11,7 @@ import { webhookChannels, webhookEvents } from './channels/webhook';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
- * them here; test/unit/ipc-surface.test.ts snapshots the result so review sees every change.
+ * them here; test/repo/ipc-surface.test.ts snapshots the result so review sees every change.
  */
 export const channels = {
   ...sessionChannels,
