@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import type { AtRestCodec } from './at-rest';
 
@@ -19,11 +20,45 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** Renames a file; the durable write's last step. Replaceable in tests (a failing rename). */
+export type RenameFile = (from: string, to: string) => Promise<void>;
+
+/** Rename errors Windows answers while another process (antivirus, indexer) holds the target. */
+const busyRenameCodes = new Set(['EPERM', 'EACCES', 'EBUSY']);
+const renameAttempts = 5;
+
+/**
+ * Renames, retrying a few times (20, 40, 80, 160 ms apart) on the errors Windows answers while the
+ * target is briefly held open by another process; any other error, or the last one, is thrown.
+ */
+export async function renameWithRetry(from: string, to: string, renameFile: RenameFile = rename): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await renameFile(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt >= renameAttempts || code === undefined || !busyRenameCodes.has(code)) throw err;
+      await sleep(10 * 2 ** attempt);
+    }
+  }
+}
+
+export interface DurableWriteOptions {
+  /** The rename used (tests inject a failing one). */
+  rename?: RenameFile;
+}
+
 /**
  * Writes a whole file so that after a crash it holds either the old or the new content, never a
- * mix: temp file in the same folder, fsync, rename over the target, fsync the folder.
+ * mix: temp file in the same folder, fsync, rename over the target (retried on Windows' transient
+ * rename errors), fsync the folder.
  */
-export async function writeFileDurable(file: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileDurable(
+  file: string,
+  data: string | Uint8Array,
+  options: DurableWriteOptions = {},
+): Promise<void> {
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(tmp, 'wx', privateFileMode);
@@ -37,7 +72,7 @@ export async function writeFileDurable(file: string, data: string | Uint8Array):
   }
   await handle.close();
   try {
-    await rename(tmp, file);
+    await renameWithRetry(tmp, file, options.rename);
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
@@ -114,14 +149,19 @@ export async function fileExists(file: string): Promise<boolean> {
   }
 }
 
+/** Where a file that could not be read is kept: `name.corrupt-<time>.ext` beside it. */
+export function asideName(file: string, now: Date = new Date()): string {
+  const ext = path.extname(file);
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  return path.join(path.dirname(file), `${path.basename(file, ext)}.corrupt-${stamp}${ext}`);
+}
+
 /**
  * Moves a file that could not be read aside (name.corrupt-<time>.ext) so nothing is lost and a
  * fresh one can be started; answers the new path.
  */
 export async function moveAside(file: string, now: Date = new Date()): Promise<string> {
-  const ext = path.extname(file);
-  const stamp = now.toISOString().replace(/[:.]/g, '-');
-  const target = path.join(path.dirname(file), `${path.basename(file, ext)}.corrupt-${stamp}${ext}`);
+  const target = asideName(file, now);
   await rename(file, target);
   return target;
 }
