@@ -4,7 +4,8 @@
  * the pre-check of the settings-like stores).
  *
  * Reading a file:
- *   1. read it (a missing file is no problem: the caller starts empty);
+ *   1. read it (a missing file is no problem: the caller starts empty; a file that cannot be read
+ *      at all is treated like a damaged one);
  *   2. open the at-rest envelope when it is sealed (infra/at-rest.ts; plain files are accepted and
  *      flagged so the caller rewrites them sealed);
  *   3. parse the JSON and check it against the file's own stored schema, which carries a
@@ -105,15 +106,15 @@ export async function loadStateFile<T>(
   decode: (raw: unknown) => T,
   o: StateFileOptions & { label: string; consequence: string },
 ): Promise<{ value: T; sealed: boolean } | null> {
-  let stored: string;
-  try {
-    stored = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
   let why: string;
   try {
+    let stored: string;
+    try {
+      stored = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
     const { text, sealed } = (o.codec ?? plainCodec).open(stored);
     let raw: unknown;
     try {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import type { AtRestCodec } from '../infra/at-rest';
 import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank/scope';
 import type { Rfi } from '../../shared/api/rfis';
@@ -15,7 +16,8 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
-import { fileExists, writeFileDurable } from '../infra/durable-file';
+import { fileExists } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
@@ -89,6 +91,23 @@ export interface RfiService {
 
 const ID_CAP = 1000;
 
+/**
+ * scopes.json: the last legal entity seen per environment. Version 0 (before the version field)
+ * was the map itself; values that are not strings were ignored then and are dropped now.
+ */
+const scopesSchema = z.object({ version: z.literal(1), scopes: z.record(z.string(), z.string()) });
+const scopesFormat = {
+  label: 'The list of the last legal entity per environment',
+  consequence: 'The RFI cache of the entity is found again at the next sign-in.',
+  version: 1,
+  schema: scopesSchema,
+  migrations: {
+    0: (raw: Record<string, unknown>) => ({
+      scopes: Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'string')),
+    }),
+  },
+};
+
 function safeSegment(s: string): string {
   const clean = s.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return `${clean}-${createHash('sha256').update(s).digest('hex').slice(0, 8)}`;
@@ -97,19 +116,17 @@ function safeSegment(s: string): string {
 export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService> {
   const { bank, clock, session, settings, events, platform, log } = deps;
   const root = path.join(deps.dataDir, 'rfis');
+  const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
   const scopesFile = path.join(root, 'scopes.json');
   const detector = new ChangeDetector();
   const appliedListeners = new Set<(diffs: RfiDiff[], source: ChangeSource) => void>();
 
-  let lastScopes: Record<string, string> = {};
-  try {
-    const raw = JSON.parse(await readFile(scopesFile, 'utf8')) as unknown;
-    if (raw && typeof raw === 'object') {
-      for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') lastScopes[k] = v;
-    }
-  } catch {
-    lastScopes = {};
-  }
+  const scopesStore = stateFile(scopesFormat, {
+    log,
+    report: (p) =>
+      deps.report?.({ file: rel(p.file), movedTo: p.movedTo === null ? null : rel(p.movedTo), message: p.message }),
+  });
+  let lastScopes: Record<string, string> = (await scopesStore.read(scopesFile))?.value.scopes ?? {};
 
   let repo: RfiRepository | null = null;
   let repoScope: string | null = null;
@@ -186,12 +203,11 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
         }
       }
       const r = await openRfiRepository({ dir, log, ...(deps.codec ? { codec: deps.codec } : {}) });
-      const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
       for (const p of r.problems) {
         deps.report?.({
           file: rel(p.file),
           movedTo: p.movedTo === null ? null : rel(p.movedTo),
-          message: `An RFI cache file could not be read (${p.message}); it was moved aside and the next sync refills it.`,
+          message: p.message,
         });
       }
       repo = r;
@@ -205,7 +221,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       };
       if (scope.le !== UNKNOWN_ENTITY && lastScopes[scope.env] !== scope.le) {
         lastScopes = { ...lastScopes, [scope.env]: scope.le };
-        await writeFileDurable(scopesFile, JSON.stringify(lastScopes)).catch((err: unknown) =>
+        await scopesStore.write(scopesFile, { version: 1, scopes: lastScopes }).catch((err: unknown) =>
           log.warn('rfis: last scope not saved', { error: err }),
         );
       }
