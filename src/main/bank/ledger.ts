@@ -118,7 +118,10 @@ export interface LedgerOptions {
   keyRetentionMs?: number;
   /** Settled entries are pruned after this long. Default 30 days. */
   keepSettledMs?: number;
-  /** Told when an unreadable ledger was moved aside (the services report it to the analyst). */
+  /**
+   * Told when an unreadable ledger was moved aside, with absolute paths (the services report it to
+   * the analyst).
+   */
   onProblem?(problem: { file: string; movedTo: string | null; message: string }): void;
 }
 
@@ -133,12 +136,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
   // Never silently drop keys: an unreadable ledger is kept aside for inspection and reported.
   const store = stateFile(ledgerFormat, {
     log: options.log,
-    report: (p) =>
-      options.onProblem?.({
-        file: path.basename(p.file),
-        movedTo: p.movedTo === null ? null : path.basename(p.movedTo),
-        message: p.message,
-      }),
+    ...(options.onProblem ? { report: options.onProblem } : {}),
   });
   const loaded = await store.read(file);
   for (const e of loaded?.value.entries ?? []) entries.set(e.operationId, e);

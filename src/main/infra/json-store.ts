@@ -55,7 +55,8 @@ export interface StateFileFormat<T> {
 }
 
 export interface StateFileOptions {
-  log: Logger;
+  /** Where unreadable files are logged (default: nowhere; `report` still tells). */
+  log?: Logger;
   /** Seals and opens the content (default: plain). */
   codec?: AtRestCodec;
   /** Told about every file moved aside. */
@@ -130,7 +131,7 @@ export async function loadStateFile<T>(
   try {
     movedTo = await moveAside(file);
   } catch (err) {
-    o.log.error('state file: could not be moved aside', { file, error: err });
+    o.log?.error('state file: could not be moved aside', { file, error: err });
   }
   const where = movedTo ? `It was moved aside to ${path.basename(movedTo)}.` : 'It could not be moved aside.';
   const problem: StateFileProblem = {
@@ -138,7 +139,7 @@ export async function loadStateFile<T>(
     movedTo,
     message: `${o.label} (${path.basename(file)}) could not be read (${why}). ${where} ${o.consequence}`,
   };
-  o.log.error('state file: unreadable, moved aside', { file, movedTo, why });
+  o.log?.error('state file: unreadable, moved aside', { file, movedTo, why });
   o.report?.(problem);
   return null;
 }

@@ -18,6 +18,7 @@ import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
 import { fileExists } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
+import type { StateFileProblem } from '../infra/json-store';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
@@ -56,7 +57,7 @@ export interface RfiServiceDeps {
   /** Seals and opens the cache files at rest (default: plain). */
   codec?: AtRestCodec;
   /** Tells the analyst about a cache file that could not be read and was moved aside. */
-  report?(problem: { file: string; movedTo: string | null; message: string }): void;
+  report?(problem: StateFileProblem): void;
 }
 
 export type ChangeSource = RfiChangedView['source'];
@@ -116,15 +117,13 @@ function safeSegment(s: string): string {
 export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService> {
   const { bank, clock, session, settings, events, platform, log } = deps;
   const root = path.join(deps.dataDir, 'rfis');
-  const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
   const scopesFile = path.join(root, 'scopes.json');
   const detector = new ChangeDetector();
   const appliedListeners = new Set<(diffs: RfiDiff[], source: ChangeSource) => void>();
 
   const scopesStore = stateFile(scopesFormat, {
     log,
-    report: (p) =>
-      deps.report?.({ file: rel(p.file), movedTo: p.movedTo === null ? null : rel(p.movedTo), message: p.message }),
+    ...(deps.report ? { report: deps.report } : {}),
   });
   let lastScopes: Record<string, string> = (await scopesStore.read(scopesFile))?.value.scopes ?? {};
 
@@ -203,13 +202,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
         }
       }
       const r = await openRfiRepository({ dir, log, ...(deps.codec ? { codec: deps.codec } : {}) });
-      for (const p of r.problems) {
-        deps.report?.({
-          file: rel(p.file),
-          movedTo: p.movedTo === null ? null : rel(p.movedTo),
-          message: p.message,
-        });
-      }
+      for (const p of r.problems) deps.report?.(p);
       repo = r;
       repoScope = key;
       const m = r.meta();
