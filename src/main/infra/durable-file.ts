@@ -31,7 +31,11 @@ const renameAttempts = 5;
  * Renames, retrying a few times (20, 40, 80, 160 ms apart) on the errors Windows answers while the
  * target is briefly held open by another process; any other error, or the last one, is thrown.
  */
-export async function renameWithRetry(from: string, to: string, renameFile: RenameFile = rename): Promise<void> {
+export async function renameWithRetry(
+  from: string,
+  to: string,
+  renameFile: RenameFile = rename,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await renameFile(from, to);

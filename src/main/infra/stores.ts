@@ -145,7 +145,8 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
           throw new Error('not a JSON object');
         }
         const r = schema.safeParse({ ...(defaults as object), ...parsed });
-        if (!r.success) throw new Error(`does not match the expected shape at ${firstIssue(r.error).message}`);
+        if (!r.success)
+          throw new Error(`does not match the expected shape at ${firstIssue(r.error).message}`);
         return r.data;
       },
       { log, report, label: 'A local state file', consequence: 'Defaults are used.' },

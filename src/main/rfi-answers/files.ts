@@ -141,8 +141,7 @@ export async function openFileArea(o: {
   // A plain registry (from before encryption, or a run without a key) is rewritten sealed.
   const rewrite = loaded?.stale ?? false;
   const staging = new Map<string, Staging>();
-  const persist = () =>
-    serial(() => store.write(registryFile, { version: 1, files: [...files.values()] }));
+  const persist = () => serial(() => store.write(registryFile, { version: 1, files: [...files.values()] }));
   if (rewrite) await persist();
 
   const tooLarge = (size: number): string =>

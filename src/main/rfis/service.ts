@@ -214,9 +214,9 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       };
       if (scope.le !== UNKNOWN_ENTITY && lastScopes[scope.env] !== scope.le) {
         lastScopes = { ...lastScopes, [scope.env]: scope.le };
-        await scopesStore.write(scopesFile, { version: 1, scopes: lastScopes }).catch((err: unknown) =>
-          log.warn('rfis: last scope not saved', { error: err }),
-        );
+        await scopesStore
+          .write(scopesFile, { version: 1, scopes: lastScopes })
+          .catch((err: unknown) => log.warn('rfis: last scope not saved', { error: err }));
       }
       emitChanged('load', [], [], []);
       return r;

@@ -115,10 +115,7 @@ export function restoreWindowState(
  * The saved state, or null when the file is missing or could not be read (then moved aside and,
  * with `report`, told to the analyst).
  */
-export async function loadWindowState(
-  dir: string,
-  o: StateFileOptions = {},
-): Promise<WindowState | null> {
+export async function loadWindowState(dir: string, o: StateFileOptions = {}): Promise<WindowState | null> {
   const loaded = await stateFile(windowStateFormat, o).read(path.join(dir, windowStateFileName));
   return loaded ? { bounds: loaded.value.bounds, maximized: loaded.value.maximized } : null;
 }
