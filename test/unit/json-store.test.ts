@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAtRestCodec, isSealed } from '../../src/main/infra/at-rest';
+import type { RenameFile } from '../../src/main/infra/durable-file';
 import { stateFile } from '../../src/main/infra/json-store';
 import type { StateFileFormat, StateFileProblem } from '../../src/main/infra/json-store';
 import { createLogger, memorySink } from '../../src/main/infra/log';
@@ -33,7 +34,7 @@ const format: StateFileFormat<z.infer<typeof schema>> = {
   },
 };
 
-function setup(o: { codec?: ReturnType<typeof createAtRestCodec>; rename?: typeof fsRename } = {}) {
+function setup(o: { codec?: ReturnType<typeof createAtRestCodec>; rename?: RenameFile } = {}) {
   const sink = memorySink();
   const problems: StateFileProblem[] = [];
   const store = stateFile(format, {
@@ -161,25 +162,28 @@ describe('durable JSON store', () => {
     const file = path.join(dir, 'names.json');
     await writeFile(file, JSON.stringify({ version: 2, names: ['old'] }));
 
-    let busy = 0;
-    const alwaysBusy = async (): Promise<void> => {
-      busy++;
-      throw Object.assign(new Error('EBUSY: resource busy'), { code: 'EBUSY' });
+    /** A rename that always fails with this code; counts its calls. */
+    const failing = (code: string) => {
+      const r = {
+        calls: 0,
+        rename: async (): Promise<void> => {
+          r.calls++;
+          throw Object.assign(new Error(`${code}: rename failed`), { code });
+        },
+      };
+      return r;
     };
+    const busy = failing('EBUSY');
     await expect(
-      setup({ rename: alwaysBusy }).store.write(file, { version: 2, names: ['new'] }),
+      setup({ rename: busy.rename }).store.write(file, { version: 2, names: ['new'] }),
     ).rejects.toThrow(/EBUSY/);
-    expect(busy).toBe(5);
+    expect(busy.calls).toBe(5);
 
-    let other = 0;
-    const noSpace = async (): Promise<void> => {
-      other++;
-      throw Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' });
-    };
+    const noSpace = failing('ENOSPC');
     await expect(
-      setup({ rename: noSpace }).store.write(file, { version: 2, names: ['new'] }),
+      setup({ rename: noSpace.rename }).store.write(file, { version: 2, names: ['new'] }),
     ).rejects.toThrow(/ENOSPC/);
-    expect(other).toBe(1);
+    expect(noSpace.calls).toBe(1);
 
     // The temp files were removed and the previous content is intact.
     expect(await readdir(dir)).toEqual(['names.json']);

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import type { AtRestCodec } from '../infra/at-rest';
 import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank/scope';
 import type { Rfi } from '../../shared/api/rfis';
@@ -19,6 +18,7 @@ import type { ServerClock } from '../bank/clock';
 import { fileExists } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
 import type { StateFileProblem } from '../infra/json-store';
+import { scopesFormat } from './scopes-file';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
@@ -91,23 +91,6 @@ export interface RfiService {
 }
 
 const ID_CAP = 1000;
-
-/**
- * scopes.json: the last legal entity seen per environment. Version 0 (before the version field)
- * was the map itself; values that are not strings were ignored then and are dropped now.
- */
-const scopesSchema = z.object({ version: z.literal(1), scopes: z.record(z.string(), z.string()) });
-const scopesFormat = {
-  label: 'The list of the last legal entity per environment',
-  consequence: 'The RFI cache of the entity is found again at the next sign-in.',
-  version: 1,
-  schema: scopesSchema,
-  migrations: {
-    0: (raw: Record<string, unknown>) => ({
-      scopes: Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'string')),
-    }),
-  },
-};
 
 function safeSegment(s: string): string {
   const clean = s.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
