@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import type { AtRestCodec } from './at-rest';
 
 /** Owner-only: the app's state files hold business data of the analyst's bank. */
 export const privateFileMode = 0o600;
@@ -82,28 +81,6 @@ export async function writeFileDurable(
     throw err;
   }
   await fsyncDir(dir);
-}
-
-/**
- * Writes a state file through the at-rest codec (sealed with the data key when there is one), with
- * the same durability as writeFileDurable. The files of drafts, the outbox and the RFI cache go
- * through here.
- */
-export async function writeSealedDurable(file: string, text: string, codec: AtRestCodec): Promise<void> {
-  await writeFileDurable(file, codec.seal(text));
-}
-
-/**
- * Reads a state file written by writeSealedDurable (or a plain one from before, or from a run
- * without a data key: `sealed` is then false and the caller rewrites it sealed when it can).
- * Throws like readFile (ENOENT for a missing file) and AtRestError for a file that cannot be
- * opened (wrong key, changed, truncated): callers handle that like any unreadable file.
- */
-export async function readSealed(
-  file: string,
-  codec: AtRestCodec,
-): Promise<{ text: string; sealed: boolean }> {
-  return codec.open(await readFile(file, 'utf8'));
 }
 
 /** The temp-file name writeFileDurable uses: `.<target>.<12 hex>.tmp` beside the target. */
