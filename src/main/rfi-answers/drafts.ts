@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AtRestCodec } from '../infra/at-rest';
 import { createSerialQueue } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
+import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
 /**
@@ -60,11 +61,12 @@ export async function openDraftStore(o: {
   scope?: () => string;
 }): Promise<DraftStore> {
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
-  const store = stateFile(draftFormat, {
+  const fileOptions = {
     log: o.log,
     ...(o.codec ? { codec: o.codec } : {}),
-    report: (p) => o.onProblem?.(p.message, p.file, p.movedTo),
-  });
+    report: (p: StateFileProblem) => o.onProblem?.(p.message, p.file, p.movedTo),
+  };
+  const store = stateFile(draftFormat, fileOptions);
   const scopeOf = o.scope ?? (() => '');
   const serial = createSerialQueue();
   /** Keyed by scope + RFI id. */
@@ -80,7 +82,8 @@ export async function openDraftStore(o: {
     rfiId: string,
     scope: string | null,
   ): Promise<{ value: DraftFile; stale: boolean } | null> =>
-    store.read(file, (f) => {
+    // Named by its RFI in what the analyst reads.
+    stateFile({ ...draftFormat, label: `The drafts of RFI ${rfiId}` }, fileOptions).read(file, (f) => {
       if (f.rfiId !== rfiId) return 'belongs to another RFI';
       if (scope !== null && (f.scope ?? '') !== scope) return 'belongs to another bank';
       return null;

@@ -8,7 +8,7 @@ import type { RfiCounts, RfiFilter, RfiSort, RfiSummary } from '../../shared/rfi
 import type { AtRestCodec } from '../infra/at-rest';
 import { createSerialQueue } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
-import type { StateFileFormat, StateFileOptions, StateFileProblem } from '../infra/json-store';
+import type { StateFile, StateFileFormat, StateFileOptions, StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
 /**
@@ -174,12 +174,9 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   const shardFile = stateFile(shardFormat, fileOptions);
   const seenFile = stateFile(seenFormat, fileOptions);
 
-  /** Files read in plain text while a data key is there: rewritten sealed at the next flush. */
+  /** Files to write again (plain while a data key is there, or an older format): at the next flush. */
   const plainFiles = new Set<string>();
-  const readJson = async <T>(
-    file: string,
-    store: { read(file: string): Promise<{ value: T; stale: boolean } | null> },
-  ): Promise<T | null> => {
+  const readJson = async <T>(file: string, store: StateFile<T>): Promise<T | null> => {
     const loaded = await store.read(file);
     if (loaded?.stale) plainFiles.add(path.basename(file));
     return loaded?.value ?? null;
