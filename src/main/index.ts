@@ -45,8 +45,9 @@ if (!app.requestSingleInstanceLock()) {
 
   const openWindow = async (): Promise<void> => {
     if (!services) return;
+    const { stores } = services;
     const userData = app.getPath('userData');
-    const state = await restoredWindowState(userData);
+    const state = await restoredWindowState(userData, { log, report: (p) => stores.report(p) });
     mainWindow = createMainWindow({
       preloadPath: path.join(here, '../preload/index.cjs'),
       url: devServerUrl ?? appEntryUrl,

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
-import { createSerialQueue, moveAside, writeFileDurable } from '../infra/durable-file';
+import { createSerialQueue } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
+import type { StateFileFormat } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
 /**
@@ -48,6 +49,14 @@ const entrySchema = z.object({
 export type LedgerEntry = z.infer<typeof entrySchema>;
 
 const fileSchema = z.object({ version: z.literal(1), entries: z.array(entrySchema) });
+
+const ledgerFormat: StateFileFormat<z.infer<typeof fileSchema>> = {
+  label: 'The record of sent operations',
+  consequence: 'Operations sent before may not be recognised: check the bank before repeating one.',
+  version: 1,
+  schema: fileSchema,
+  indent: 1,
+};
 
 export interface LedgerBegin {
   key: string;
@@ -109,8 +118,11 @@ export interface LedgerOptions {
   keyRetentionMs?: number;
   /** Settled entries are pruned after this long. Default 30 days. */
   keepSettledMs?: number;
-  /** Told when an unreadable ledger was moved aside (the services report it to the analyst). */
-  onProblem?(problem: { file: string; movedTo: string; message: string }): void;
+  /**
+   * Told when an unreadable ledger was moved aside, with absolute paths (the services report it to
+   * the analyst).
+   */
+  onProblem?(problem: { file: string; movedTo: string | null; message: string }): void;
 }
 
 export async function openLedger(options: LedgerOptions): Promise<IdempotencyLedger> {
@@ -121,40 +133,20 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
   const queue = createSerialQueue();
   const entries = new Map<string, LedgerEntry>();
 
-  let text: string | null = null;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  if (text !== null) {
-    let parsed: z.infer<typeof fileSchema> | null = null;
-    try {
-      const r = fileSchema.safeParse(JSON.parse(text));
-      if (r.success) parsed = r.data;
-    } catch {
-      parsed = null;
-    }
-    if (!parsed) {
-      // Never silently drop keys: the file is kept aside for inspection and the problem logged.
-      const aside = await moveAside(file);
-      options.log.error('ledger: the idempotency ledger could not be read; moved aside', { movedTo: aside });
-      options.onProblem?.({
-        file: path.basename(file),
-        movedTo: path.basename(aside),
-        message: `The record of sent operations (${path.basename(file)}) could not be read and was moved aside to ${path.basename(aside)}. Operations sent before may not be recognised: check the bank before repeating one.`,
-      });
-    } else {
-      for (const e of parsed.entries) entries.set(e.operationId, e);
-    }
-  }
+  // Never silently drop keys: an unreadable ledger is kept aside for inspection and reported.
+  const store = stateFile(ledgerFormat, {
+    log: options.log,
+    ...(options.onProblem ? { report: options.onProblem } : {}),
+  });
+  const loaded = await store.read(file);
+  for (const e of loaded?.value.entries ?? []) entries.set(e.operationId, e);
 
   const persist = async (): Promise<void> => {
     const cutoff = now() - keepSettled;
     for (const [id, e] of entries) {
       if (e.state !== 'pending' && Date.parse(e.updatedAt) < cutoff) entries.delete(id);
     }
-    await writeFileDurable(file, JSON.stringify({ version: 1, entries: [...entries.values()] }, null, 1));
+    await store.write(file, { version: 1, entries: [...entries.values()] });
   };
 
   const iso = (): string => new Date(now()).toISOString();

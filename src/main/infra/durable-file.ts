@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import type { AtRestCodec } from './at-rest';
 
 /** Owner-only: the app's state files hold business data of the analyst's bank. */
 export const privateFileMode = 0o600;
@@ -19,11 +19,49 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** Renames a file; the durable write's last step. Replaceable in tests (a failing rename). */
+export type RenameFile = (from: string, to: string) => Promise<void>;
+
+/** Rename errors Windows answers while another process (antivirus, indexer) holds the target. */
+const busyRenameCodes = new Set(['EPERM', 'EACCES', 'EBUSY']);
+const renameAttempts = 5;
+
+/**
+ * Renames, retrying a few times (20, 40, 80, 160 ms apart) on the errors Windows answers while the
+ * target is briefly held open by another process; any other error, or the last one, is thrown.
+ */
+export async function renameWithRetry(
+  from: string,
+  to: string,
+  renameFile: RenameFile = rename,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await renameFile(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt >= renameAttempts || code === undefined || !busyRenameCodes.has(code)) throw err;
+      await sleep(10 * 2 ** attempt);
+    }
+  }
+}
+
+export interface DurableWriteOptions {
+  /** The rename used (tests inject a failing one). */
+  rename?: RenameFile;
+}
+
 /**
  * Writes a whole file so that after a crash it holds either the old or the new content, never a
- * mix: temp file in the same folder, fsync, rename over the target, fsync the folder.
+ * mix: temp file in the same folder, fsync, rename over the target (retried on Windows' transient
+ * rename errors), fsync the folder.
  */
-export async function writeFileDurable(file: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileDurable(
+  file: string,
+  data: string | Uint8Array,
+  options: DurableWriteOptions = {},
+): Promise<void> {
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(tmp, 'wx', privateFileMode);
@@ -37,34 +75,12 @@ export async function writeFileDurable(file: string, data: string | Uint8Array):
   }
   await handle.close();
   try {
-    await rename(tmp, file);
+    await renameWithRetry(tmp, file, options.rename);
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
   }
   await fsyncDir(dir);
-}
-
-/**
- * Writes a state file through the at-rest codec (sealed with the data key when there is one), with
- * the same durability as writeFileDurable. The files of drafts, the outbox and the RFI cache go
- * through here.
- */
-export async function writeSealedDurable(file: string, text: string, codec: AtRestCodec): Promise<void> {
-  await writeFileDurable(file, codec.seal(text));
-}
-
-/**
- * Reads a state file written by writeSealedDurable (or a plain one from before, or from a run
- * without a data key: `sealed` is then false and the caller rewrites it sealed when it can).
- * Throws like readFile (ENOENT for a missing file) and AtRestError for a file that cannot be
- * opened (wrong key, changed, truncated): callers handle that like any unreadable file.
- */
-export async function readSealed(
-  file: string,
-  codec: AtRestCodec,
-): Promise<{ text: string; sealed: boolean }> {
-  return codec.open(await readFile(file, 'utf8'));
 }
 
 /** The temp-file name writeFileDurable uses: `.<target>.<12 hex>.tmp` beside the target. */
@@ -114,14 +130,19 @@ export async function fileExists(file: string): Promise<boolean> {
   }
 }
 
+/** Where a file that could not be read is kept: `name.corrupt-<time>.ext` beside it. */
+export function asideName(file: string, now: Date = new Date()): string {
+  const ext = path.extname(file);
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  return path.join(path.dirname(file), `${path.basename(file, ext)}.corrupt-${stamp}${ext}`);
+}
+
 /**
  * Moves a file that could not be read aside (name.corrupt-<time>.ext) so nothing is lost and a
  * fresh one can be started; answers the new path.
  */
 export async function moveAside(file: string, now: Date = new Date()): Promise<string> {
-  const ext = path.extname(file);
-  const stamp = now.toISOString().replace(/[:.]/g, '-');
-  const target = path.join(path.dirname(file), `${path.basename(file, ext)}.corrupt-${stamp}${ext}`);
+  const target = asideName(file, now);
   await rename(file, target);
   return target;
 }

@@ -1,10 +1,11 @@
 import { renameSync } from 'node:fs';
-import { chmod, readFile } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import path from 'node:path';
 import Conf from 'conf';
 import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { moveAside, privateFileMode } from './durable-file';
+import { asideName, privateFileMode } from './durable-file';
+import { loadStateFile } from './json-store';
 import type { Logger } from './log';
 
 /**
@@ -72,7 +73,10 @@ export interface Stores {
   ): Promise<TypedStore<z.output<S>>>;
   /** Files that were unreadable and moved aside during this run. */
   problems(): LocalProblem[];
-  /** Records a problem found by another part of main (e.g. the ledger). */
+  /**
+   * Records a problem found by another part of main (e.g. the ledger). Paths may be absolute or
+   * relative to the data folder; they are kept relative.
+   */
   report(problem: Omit<LocalProblem, 'id' | 'at'>): LocalProblem;
   dismiss(id: string): void;
   onProblem(listener: (p: LocalProblem) => void): () => void;
@@ -106,8 +110,15 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
   let seq = 0;
   const rel = (p: string): string => path.relative(dataDir, p).split(path.sep).join('/');
 
+  const inData = (p: string): string => (path.isAbsolute(p) ? rel(p) : p);
   const report: Stores['report'] = (p) => {
-    const problem: LocalProblem = { ...p, id: `problem-${++seq}`, at: new Date().toISOString() };
+    const problem: LocalProblem = {
+      file: inData(p.file),
+      movedTo: p.movedTo === null ? null : inData(p.movedTo),
+      message: p.message,
+      id: `problem-${++seq}`,
+      at: new Date().toISOString(),
+    };
     problems.push(problem);
     log.error('local state: problem', {
       file: problem.file,
@@ -116,15 +127,6 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
     });
     for (const l of [...listeners]) l(problem);
     return problem;
-  };
-
-  const quarantine = async (file: string, why: string): Promise<void> => {
-    const movedTo = await moveAside(file);
-    report({
-      file: rel(file),
-      movedTo: rel(movedTo),
-      message: `${path.basename(file)} could not be read (${why}). It was moved aside to ${path.basename(movedTo)} and defaults are used.`,
-    });
   };
 
   const openAt = async <S extends z.ZodType<Record<string, unknown>>>(
@@ -136,27 +138,19 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
     if (!/^[a-z0-9][a-z0-9._-]{0,63}$/i.test(name)) throw new Error(`bad store name: ${name}`);
     const file = path.join(dir, `${name}.json`);
     // Check the file before the engine sees it: conf would throw (or, configured so, reset).
-    let text: string | null = null;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    if (text !== null) {
-      let why: string | null = null;
-      try {
-        const parsed: unknown = JSON.parse(text);
+    await loadStateFile(
+      file,
+      (parsed) => {
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-          why = 'not a JSON object';
-        } else {
-          const r = schema.safeParse({ ...(defaults as object), ...parsed });
-          if (!r.success) why = `does not match the expected shape at ${firstIssue(r.error).message}`;
+          throw new Error('not a JSON object');
         }
-      } catch {
-        why = 'not valid JSON';
-      }
-      if (why) await quarantine(file, why);
-    }
+        const r = schema.safeParse({ ...(defaults as object), ...parsed });
+        if (!r.success)
+          throw new Error(`does not match the expected shape at ${firstIssue(r.error).message}`);
+        return r.data;
+      },
+      { log, report, label: 'A local state file', consequence: 'Defaults are used.' },
+    );
     const engine = factory({
       cwd: dir,
       name,
@@ -234,9 +228,7 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
 
 /** Synchronous move-aside for the read path (engines are synchronous). */
 function moveAsideSync(file: string): string | null {
-  const ext = path.extname(file);
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const target = path.join(path.dirname(file), `${path.basename(file, ext)}.corrupt-${stamp}${ext}`);
+  const target = asideName(file);
   try {
     renameSync(file, target);
     return target;

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
-import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../infra/durable-file';
+import { createSerialQueue } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
+import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
 /**
@@ -33,6 +34,13 @@ const draftFile = z.object({
 });
 type DraftFile = z.infer<typeof draftFile>;
 
+const draftFormat = {
+  label: 'The drafts of an RFI',
+  consequence: 'Its unsent drafts are no longer shown.',
+  version: 1,
+  schema: draftFile,
+};
+
 export interface DraftStore {
   get(rfiId: string): Promise<Record<string, DraftRecord>>;
   getOne(rfiId: string, questionId: string): Promise<DraftRecord | null>;
@@ -53,7 +61,12 @@ export async function openDraftStore(o: {
   scope?: () => string;
 }): Promise<DraftStore> {
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
-  const codec = o.codec ?? plainCodec;
+  const fileOptions = {
+    log: o.log,
+    ...(o.codec ? { codec: o.codec } : {}),
+    report: (p: StateFileProblem) => o.onProblem?.(p.message, p.file, p.movedTo),
+  };
+  const store = stateFile(draftFormat, fileOptions);
   const scopeOf = o.scope ?? (() => '');
   const serial = createSerialQueue();
   /** Keyed by scope + RFI id. */
@@ -68,23 +81,13 @@ export async function openDraftStore(o: {
     file: string,
     rfiId: string,
     scope: string | null,
-  ): Promise<{ value: DraftFile; sealed: boolean } | null> => {
-    try {
-      const { text, sealed } = await readSealed(file, codec);
-      const parsed = draftFile.safeParse(JSON.parse(text));
-      if (!parsed.success) throw new Error('does not match the draft schema');
-      if (parsed.data.rfiId !== rfiId) throw new Error('belongs to another RFI');
-      if (scope !== null && (parsed.data.scope ?? '') !== scope) throw new Error('belongs to another bank');
-      return { value: parsed.data, sealed };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      const movedTo = await moveAside(file).catch(() => null);
-      const message = `The drafts of RFI ${rfiId} could not be read (${err instanceof Error ? err.message : 'unreadable'}); the file was moved aside.`;
-      o.log.error('rfi-answers: drafts unreadable', { rfiId, movedTo, error: err });
-      o.onProblem?.(message, file, movedTo);
+  ): Promise<{ value: DraftFile; stale: boolean } | null> =>
+    // Named by its RFI in what the analyst reads.
+    stateFile({ ...draftFormat, label: `The drafts of RFI ${rfiId}` }, fileOptions).read(file, (f) => {
+      if (f.rfiId !== rfiId) return 'belongs to another RFI';
+      if (scope !== null && (f.scope ?? '') !== scope) return 'belongs to another bank';
       return null;
-    }
-  };
+    });
 
   const load = async (scope: string, rfiId: string): Promise<DraftFile> => {
     const key = keyOf(scope, rfiId);
@@ -105,11 +108,15 @@ export async function openDraftStore(o: {
     return value;
   };
 
+  /** Any draft file, whichever RFI and bank it is of (an unreadable one is moved aside and reported). */
+  const peek = (file: string): Promise<{ value: DraftFile; stale: boolean } | null> =>
+    store.read(file).catch(() => null);
+
   /** RFI id → file from before scoping, adopted by the active bank and removed at the next save. */
   const adopted = new Map<string, string>();
 
   const write = async (f: DraftFile): Promise<void> => {
-    await writeSealedDurable(fileOf(f.scope ?? '', f.rfiId), JSON.stringify(f), codec);
+    await store.write(fileOf(f.scope ?? '', f.rfiId), f);
     const legacy = adopted.get(f.rfiId);
     if (legacy && legacy !== fileOf(f.scope ?? '', f.rfiId)) {
       await rm(legacy, { force: true });
@@ -119,18 +126,12 @@ export async function openDraftStore(o: {
 
   // Plain files (from before encryption, or from a run without a data key) are rewritten sealed
   // now that a key is there; nothing else uses the store yet.
-  if (codec.encrypted) {
+  if (o.codec?.encrypted) {
     for (const name of await readdir(o.dir)) {
       if (!name.endsWith('.json') || name.startsWith('.')) continue;
       const file = path.join(o.dir, name);
-      try {
-        const { text, sealed } = await readSealed(file, codec);
-        if (!sealed && draftFile.safeParse(JSON.parse(text)).success) {
-          await writeSealedDurable(file, text, codec);
-        }
-      } catch {
-        // unreadable files are moved aside and reported when their RFI is opened
-      }
+      const found = await peek(file);
+      if (found?.stale) await store.write(file, found.value);
     }
   }
 
@@ -172,15 +173,10 @@ export async function openDraftStore(o: {
       const out = new Set<string>();
       for (const name of await readdir(o.dir)) {
         if (!name.endsWith('.json') || name.startsWith('.')) continue;
-        try {
-          const { text } = await readSealed(path.join(o.dir, name), codec);
-          const parsed = draftFile.safeParse(JSON.parse(text));
-          if (!parsed.success) continue;
-          const f = cache.get(keyOf(parsed.data.scope ?? '', parsed.data.rfiId)) ?? parsed.data;
-          for (const d of Object.values(f.drafts)) for (const ref of d.files) out.add(ref);
-        } catch {
-          // unreadable files are handled when their RFI is opened
-        }
+        const found = await peek(path.join(o.dir, name));
+        if (!found) continue;
+        const f = cache.get(keyOf(found.value.scope ?? '', found.value.rfiId)) ?? found.value;
+        for (const d of Object.values(f.drafts)) for (const ref of d.files) out.add(ref);
       }
       return out;
     },

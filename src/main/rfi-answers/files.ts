@@ -7,15 +7,9 @@ import { DOCUMENT_TYPES, UPLOAD_CONTENT_TYPES } from '../../shared/catalogue';
 import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
-import {
-  createSerialQueue,
-  moveAside,
-  privateFileMode,
-  readSealed,
-  writeSealedDurable,
-} from '../infra/durable-file';
+import { createSerialQueue, privateFileMode } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
 /**
@@ -40,6 +34,13 @@ const recordSchema = z.object({
 });
 export type StagedFile = z.infer<typeof recordSchema>;
 const fileSchema = z.object({ version: z.literal(1), files: z.array(recordSchema) });
+
+const registryFormat = {
+  label: 'The list of files added to answers',
+  consequence: 'Add the files of unsent answers again.',
+  version: 1,
+  schema: fileSchema,
+};
 
 /** The content type of a file from its first bytes; null when it is none the bank accepts. */
 export function sniffContentType(head: Uint8Array): UploadContentType | null {
@@ -125,40 +126,22 @@ export async function openFileArea(o: {
   /** Told when the registry could not be read and was moved aside. */
   onProblem?: (message: string, file: string, movedTo: string | null) => void;
 }): Promise<FileArea> {
-  const codec = o.codec ?? plainCodec;
   const stagingDir = path.join(o.dir, 'staging');
   const registryFile = path.join(o.dir, 'files.json');
   await mkdir(stagingDir, { recursive: true, mode: 0o700 });
   const serial = createSerialQueue();
   const files = new Map<string, StagedFile>();
-  let rewrite = false;
-  try {
-    const { text, sealed } = await readSealed(registryFile, codec);
-    const parsed = fileSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error('does not match the file registry schema');
-    for (const f of parsed.data.files) files.set(f.ref, f);
-    // A plain registry (from before encryption, or a run without a key) is rewritten sealed.
-    rewrite = !sealed && codec.encrypted;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      const moved = await moveAside(registryFile).catch(() => null);
-      o.log.error('rfi-answers: file registry unreadable; moved aside', { movedTo: moved, error: err });
-      o.onProblem?.(
-        `The list of files added to answers could not be read (${err instanceof Error ? err.message : 'unreadable'}); it was moved aside. Add the files of unsent answers again.`,
-        registryFile,
-        moved,
-      );
-    }
-  }
+  const store = stateFile(registryFormat, {
+    log: o.log,
+    ...(o.codec ? { codec: o.codec } : {}),
+    report: (p) => o.onProblem?.(p.message, p.file, p.movedTo),
+  });
+  const loaded = await store.read(registryFile);
+  for (const f of loaded?.value.files ?? []) files.set(f.ref, f);
+  // A plain registry (from before encryption, or a run without a key) is rewritten sealed.
+  const rewrite = loaded?.stale ?? false;
   const staging = new Map<string, Staging>();
-  const persist = () =>
-    serial(() =>
-      writeSealedDurable(
-        registryFile,
-        JSON.stringify({ version: 1, files: [...files.values()] } satisfies z.infer<typeof fileSchema>),
-        codec,
-      ),
-    );
+  const persist = () => serial(() => store.write(registryFile, { version: 1, files: [...files.values()] }));
   if (rewrite) await persist();
 
   const tooLarge = (size: number): string =>

@@ -10,6 +10,7 @@ import type { AtRestCodec } from '../infra/at-rest';
 import { bankKey } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
 import type { EventHub } from '../infra/events';
+import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import { openDraftStore } from './drafts';
@@ -45,8 +46,8 @@ export interface RfiAnswersDeps {
   scope?(): BankScope;
   /** Seals and opens drafts and the outbox at rest (default: plain). */
   codec?: AtRestCodec;
-  /** Tells the analyst about a file that could not be read and was moved aside. */
-  report?(problem: { file: string; movedTo: string | null; message: string }): void;
+  /** Tells the analyst about a file moved aside (absolute paths). */
+  report?(problem: StateFileProblem): void;
 }
 
 export interface DraftInput {
@@ -82,10 +83,8 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
   const maxBytes = (): number =>
     deps.options?.maxUploadBytes ?? deps.sandboxMaxUploadBytes() ?? DEFAULT_MAX_UPLOAD_BYTES;
   const codec = deps.codec ?? plainCodec;
-  const report = (message: string, file: string, movedTo: string | null): void => {
-    const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
-    deps.report?.({ file: rel(file), movedTo: movedTo === null ? null : rel(movedTo), message });
-  };
+  const report = (message: string, file: string, movedTo: string | null): void =>
+    deps.report?.({ file, movedTo, message });
   const files = await openFileArea({ dir, log: deps.log, maxBytes, codec, onProblem: report });
   const scope = deps.scope;
   const drafts = await openDraftStore({

@@ -5,12 +5,12 @@ import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { AnswerState, AnswerView, StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
-import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { RfiResponseBody } from '../bank/client';
 import { scopeAllows } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
-import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../infra/durable-file';
+import { createSerialQueue } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
 /**
@@ -105,6 +105,13 @@ const entrySchema = z.object({
 export type OutboxEntry = z.infer<typeof entrySchema>;
 export type OutboxDocument = z.infer<typeof docSchema>;
 const outboxFile = z.object({ version: z.literal(1), entries: z.array(entrySchema) });
+
+const outboxFormat = {
+  label: 'The outbox of RFI answers',
+  consequence: 'A new one was started.',
+  version: 1,
+  schema: outboxFile,
+};
 
 export interface OutboxRetry {
   baseMs: number;
@@ -237,7 +244,11 @@ const defaultScope = (): BankScope => ({ profileId: '', origin: '-', legalEntity
 export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   const retry = { ...defaultOutboxRetry, ...options.retry };
   const log = options.log;
-  const codec = options.codec ?? plainCodec;
+  const store = stateFile(outboxFormat, {
+    log,
+    ...(options.codec ? { codec: options.codec } : {}),
+    report: (p) => options.onProblem?.(p.message, p.file, p.movedTo),
+  });
   const activeScope = options.scope ?? defaultScope;
   const serial = createSerialQueue();
   const entries = new Map<string, OutboxEntry>();
@@ -245,25 +256,10 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   let lastError: DeskError | null = null;
   let disposed = false;
 
-  let rewrite = false;
-  try {
-    const { text, sealed } = await readSealed(options.file, codec);
-    const parsed = outboxFile.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error('does not match the outbox schema');
-    for (const e of parsed.data.entries) entries.set(e.id, e);
-    // A plain file (from before encryption, or a run without a key) is rewritten sealed.
-    rewrite = !sealed && codec.encrypted;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      const movedTo = await moveAside(options.file).catch(() => null);
-      log.error('rfi-answers: outbox unreadable; moved aside, starting empty', { movedTo, error: err });
-      options.onProblem?.(
-        `The outbox of RFI answers could not be read (${err instanceof Error ? err.message : 'unreadable'}); it was moved aside and a new one started.`,
-        options.file,
-        movedTo,
-      );
-    }
-  }
+  const loaded = await store.read(options.file);
+  for (const e of loaded?.value.entries ?? []) entries.set(e.id, e);
+  // A plain file (from before encryption, or a run without a key) is rewritten sealed.
+  let rewrite = loaded?.stale ?? false;
   // Entries from before scoping belong to the bank active when they are first opened.
   for (const e of entries.values()) {
     if (!e.scope) {
@@ -284,9 +280,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   }
 
   const persist = (): Promise<void> =>
-    serial(() =>
-      writeSealedDurable(options.file, JSON.stringify({ version: 1, entries: [...entries.values()] }), codec),
-    );
+    serial(() => store.write(options.file, { version: 1, entries: [...entries.values()] }));
   if (rewrite) await persist();
 
   const mine = (e: OutboxEntry): boolean => e.scope !== undefined && scopeAllows(e.scope, activeScope());

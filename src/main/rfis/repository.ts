@@ -5,15 +5,10 @@ import { Rfi } from '../../shared/api/rfis';
 import type { Rfi as RfiWire } from '../../shared/api/rfis';
 import { countSummaries, deadlineBand, isUnread, queryRfis, summarizeRfi } from '../../shared/rfi-view';
 import type { RfiCounts, RfiFilter, RfiSort, RfiSummary } from '../../shared/rfi-view';
-import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
-import {
-  createSerialQueue,
-  fileExists,
-  moveAside,
-  readSealed,
-  writeSealedDurable,
-} from '../infra/durable-file';
+import { createSerialQueue } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
+import type { StateFile, StateFileFormat, StateFileOptions, StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
 /**
@@ -56,6 +51,16 @@ export type RepositoryMeta = z.infer<typeof repositoryMetaSchema>;
 const shardFileSchema = z.object({ version: z.literal(FORMAT), rfis: z.array(z.unknown()) });
 const seenFileSchema = z.object({ version: z.literal(FORMAT), seen: z.record(z.string(), z.string()) });
 
+const cacheFile = <T>(schema: z.ZodType<T>): StateFileFormat<T> => ({
+  label: 'An RFI cache file',
+  consequence: 'The next sync refills it from the bank.',
+  version: FORMAT,
+  schema,
+});
+const metaFormat = cacheFile(repositoryMetaSchema);
+const shardFormat = cacheFile(shardFileSchema);
+const seenFormat = cacheFile(seenFileSchema);
+
 export function shardOf(id: string): number {
   // FNV-1a, 32 bit
   let h = 0x811c9dc5;
@@ -75,11 +80,7 @@ export interface RfiDiff {
   after: RfiWire;
 }
 
-export interface RepositoryProblem {
-  file: string;
-  movedTo: string | null;
-  message: string;
-}
+export type RepositoryProblem = StateFileProblem;
 
 export interface RfiRepository {
   readonly dir: string;
@@ -145,7 +146,6 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 export async function openRfiRepository(options: OpenRepositoryOptions): Promise<RfiRepository> {
   const { dir, log } = options;
-  const codec = options.codec ?? plainCodec;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const problems: RepositoryProblem[] = [];
   const byId = new Map<string, RfiWire>();
@@ -165,49 +165,35 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   let persistedSyncAt: string | null = null;
   const queue = createSerialQueue();
 
-  const setAside = async (file: string, message: string): Promise<void> => {
-    let movedTo: string | null = null;
-    try {
-      movedTo = await moveAside(file);
-    } catch (err) {
-      log.error('rfis: unreadable cache file could not be moved aside', { file, error: err });
-    }
-    problems.push({ file, movedTo, message });
-    log.warn('rfis: cache file unreadable, moved aside; the next sync refills it', {
-      file,
-      movedTo,
-      message,
-    });
+  const fileOptions: StateFileOptions = {
+    log,
+    ...(options.codec ? { codec: options.codec } : {}),
+    report: (p) => problems.push(p),
   };
+  const metaFile = stateFile(metaFormat, fileOptions);
+  const shardFile = stateFile(shardFormat, fileOptions);
+  const seenFile = stateFile(seenFormat, fileOptions);
 
-  /** Files read in plain text while a data key is there: rewritten sealed at the next flush. */
+  /** Files to write again (plain while a data key is there, or an older format): at the next flush. */
   const plainFiles = new Set<string>();
-  const readJson = async <T>(file: string, schema: z.ZodType<T>): Promise<T | null> => {
-    if (!(await fileExists(file))) return null;
-    try {
-      const { text, sealed } = await readSealed(file, codec);
-      const parsed = schema.safeParse(JSON.parse(text));
-      if (!sealed && codec.encrypted) plainFiles.add(path.basename(file));
-      if (parsed.success) return parsed.data;
-      await setAside(file, `not a cache file: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-    } catch (err) {
-      await setAside(file, err instanceof Error ? err.message : String(err));
-    }
-    return null;
+  const readJson = async <T>(file: string, store: StateFile<T>): Promise<T | null> => {
+    const loaded = await store.read(file);
+    if (loaded?.stale) plainFiles.add(path.basename(file));
+    return loaded?.value ?? null;
   };
 
   // ---- load ----
-  const m = await readJson(path.join(dir, 'meta.json'), repositoryMetaSchema);
+  const m = await readJson(path.join(dir, 'meta.json'), metaFile);
   if (m) meta = m;
   persistedSyncAt = meta.lastSyncedAt;
-  const s = await readJson(path.join(dir, 'seen.json'), seenFileSchema);
+  const s = await readJson(path.join(dir, 'seen.json'), seenFile);
   if (s) seen = Object.assign(Object.create(null) as Record<string, string>, s.seen);
   let lostShard = false;
   const files = new Set(await readdir(dir));
   for (let n = 0; n < SHARD_COUNT; n++) {
     const name = shardName(n);
     if (!files.has(name)) continue;
-    const shard = await readJson(path.join(dir, name), shardFileSchema);
+    const shard = await readJson(path.join(dir, name), shardFile);
     if (!shard) {
       lostShard = true;
       continue;
@@ -260,8 +246,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
     return out;
   };
 
-  const writeSeen = () =>
-    writeSealedDurable(path.join(dir, 'seen.json'), JSON.stringify({ version: FORMAT, seen }), codec);
+  const writeSeen = () => seenFile.write(path.join(dir, 'seen.json'), { version: FORMAT, seen });
 
   const repo: RfiRepository = {
     dir,
@@ -352,11 +337,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
             const writer = async (): Promise<void> => {
               for (let next = work.shift(); next; next = work.shift()) {
                 const [n, list] = next;
-                await writeSealedDurable(
-                  path.join(dir, shardName(n)),
-                  JSON.stringify({ version: FORMAT, rfis: list }),
-                  codec,
-                );
+                await shardFile.write(path.join(dir, shardName(n)), { version: FORMAT, rfis: list });
               }
             };
             const results = await Promise.allSettled(Array.from({ length: WRITE_CONCURRENCY }, writer));
@@ -370,7 +351,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
         }
         if (wantMeta || shards.length > 0) {
           const written = meta;
-          await writeSealedDurable(path.join(dir, 'meta.json'), JSON.stringify(written), codec);
+          await metaFile.write(path.join(dir, 'meta.json'), written);
           persistedSyncAt = written.lastSyncedAt;
         }
         if (seenPlain) {

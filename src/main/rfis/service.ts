@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { AtRestCodec } from '../infra/at-rest';
 import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank/scope';
@@ -16,7 +16,10 @@ import { countSummaries } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
-import { fileExists, writeFileDurable } from '../infra/durable-file';
+import { fileExists } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
+import type { StateFileProblem } from '../infra/json-store';
+import { scopesFormat } from './scopes-file';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
@@ -55,7 +58,7 @@ export interface RfiServiceDeps {
   /** Seals and opens the cache files at rest (default: plain). */
   codec?: AtRestCodec;
   /** Tells the analyst about a cache file that could not be read and was moved aside. */
-  report?(problem: { file: string; movedTo: string | null; message: string }): void;
+  report?(problem: StateFileProblem): void;
 }
 
 export type ChangeSource = RfiChangedView['source'];
@@ -102,15 +105,11 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
   const detector = new ChangeDetector();
   const appliedListeners = new Set<(diffs: RfiDiff[], source: ChangeSource) => void>();
 
-  let lastScopes: Record<string, string> = {};
-  try {
-    const raw = JSON.parse(await readFile(scopesFile, 'utf8')) as unknown;
-    if (raw && typeof raw === 'object') {
-      for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') lastScopes[k] = v;
-    }
-  } catch {
-    lastScopes = {};
-  }
+  const scopesStore = stateFile(scopesFormat, {
+    log,
+    ...(deps.report ? { report: deps.report } : {}),
+  });
+  let lastScopes: Record<string, string> = (await scopesStore.read(scopesFile))?.value.scopes ?? {};
 
   let repo: RfiRepository | null = null;
   let repoScope: string | null = null;
@@ -180,14 +179,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
         }
       }
       const r = await openRfiRepository({ dir, log, ...(deps.codec ? { codec: deps.codec } : {}) });
-      const rel = (p: string): string => path.relative(deps.dataDir, p).split(path.sep).join('/');
-      for (const p of r.problems) {
-        deps.report?.({
-          file: rel(p.file),
-          movedTo: p.movedTo === null ? null : rel(p.movedTo),
-          message: `An RFI cache file could not be read (${p.message}); it was moved aside and the next sync refills it.`,
-        });
-      }
+      for (const p of r.problems) deps.report?.(p);
       repo = r;
       repoScope = key;
       const m = r.meta();
@@ -199,9 +191,9 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       };
       if (scope.le !== UNKNOWN_ENTITY && lastScopes[scope.env] !== scope.le) {
         lastScopes = { ...lastScopes, [scope.env]: scope.le };
-        await writeFileDurable(scopesFile, JSON.stringify(lastScopes)).catch((err: unknown) =>
-          log.warn('rfis: last scope not saved', { error: err }),
-        );
+        await scopesStore
+          .write(scopesFile, { version: 1, scopes: lastScopes })
+          .catch((err: unknown) => log.warn('rfis: last scope not saved', { error: err }));
       }
       emitChanged('load', [], [], []);
       return r;

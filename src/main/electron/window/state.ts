@@ -3,9 +3,11 @@
  * `window-state.json` in the user data folder. Pure rules here (parse, clamp to the displays that
  * exist now, serialize); src/main/electron/window/track-state.ts reads the window and the screens.
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { stateFile } from '../../infra/json-store';
+import type { StateFileOptions } from '../../infra/json-store';
 
 export interface WindowBounds {
   /** Absent: let the OS centre the window. */
@@ -45,15 +47,13 @@ const stateSchema = z.object({
   maximized: z.boolean(),
 });
 
-/** A saved state, or null when the file is missing, corrupt or from another version. */
-export function parseWindowState(raw: unknown): WindowState | null {
-  const r = stateSchema.safeParse(raw);
-  return r.success ? { bounds: r.data.bounds, maximized: r.data.maximized } : null;
-}
-
-export function serializeWindowState(state: WindowState): string {
-  return `${JSON.stringify({ version: 1, bounds: state.bounds, maximized: state.maximized }, null, 2)}\n`;
-}
+const windowStateFormat = {
+  label: 'The saved window size and position',
+  consequence: 'The window opens at its default size.',
+  version: 1,
+  schema: stateSchema,
+  indent: 2,
+};
 
 function intersection(a: Rect, b: Rect): Rect | null {
   const x = Math.max(a.x, b.x);
@@ -111,24 +111,21 @@ export function restoreWindowState(
   return { bounds: fitSize(wanted, primary), maximized };
 }
 
-export async function loadWindowState(dir: string): Promise<WindowState | null> {
-  try {
-    return parseWindowState(JSON.parse(await readFile(path.join(dir, windowStateFileName), 'utf8')));
-  } catch {
-    return null;
-  }
+/**
+ * The saved state, or null when the file is missing or could not be read (then moved aside and,
+ * with `report`, told to the analyst).
+ */
+export async function loadWindowState(dir: string, o: StateFileOptions = {}): Promise<WindowState | null> {
+  const loaded = await stateFile(windowStateFormat, o).read(path.join(dir, windowStateFileName));
+  return loaded ? { bounds: loaded.value.bounds, maximized: loaded.value.maximized } : null;
 }
 
-/** Writes the state atomically (temp file + rename): a crash never leaves half a file. */
+/** Writes the state durably (temp file, fsync, rename): a crash never leaves half a file. */
 export async function saveWindowState(dir: string, state: WindowState): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const file = path.join(dir, windowStateFileName);
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    await writeFile(tmp, serializeWindowState(state), { mode: 0o600 });
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  await stateFile(windowStateFormat, {}).write(path.join(dir, windowStateFileName), {
+    version: 1,
+    bounds: state.bounds,
+    maximized: state.maximized,
+  });
 }

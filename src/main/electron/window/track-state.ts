@@ -1,18 +1,20 @@
 import { screen } from 'electron';
 import type { BrowserWindow } from 'electron';
+import type { StateFileOptions } from '../../infra/json-store';
 import { restoreWindowState, saveWindowState } from './state';
 import type { WindowBounds, WindowState } from './state';
 import { loadWindowState } from './state';
 
-/** Saved bounds, clamped to the displays connected now (primary first). */
+/** Saved bounds, clamped to the displays connected now (primary first); `o` reports a damaged file. */
 export async function restoredWindowState(
   dir: string,
+  o: StateFileOptions = {},
 ): Promise<{ bounds: WindowBounds; maximized: boolean }> {
   const primary = screen.getPrimaryDisplay();
   const displays = [primary, ...screen.getAllDisplays().filter((d) => d.id !== primary.id)].map(
     (d) => d.workArea,
   );
-  return restoreWindowState(await loadWindowState(dir), displays);
+  return restoreWindowState(await loadWindowState(dir, o), displays);
 }
 
 /** Remembers the window's normal bounds and maximized state (debounced, and on close). */

@@ -1,0 +1,194 @@
+/**
+ * The durable JSON store: the one way main reads and writes a state file (the idempotency ledger,
+ * drafts, the outbox, the file registry, the RFI cache, the last RFI scopes, the window state, and
+ * the pre-check of the settings-like stores).
+ *
+ * Reading a file:
+ *   1. read it (a missing file is no problem: the caller starts empty; a file that cannot be read
+ *      at all is treated like a damaged one);
+ *   2. open the at-rest envelope when it is sealed (infra/at-rest.ts; plain files are accepted and
+ *      flagged so the caller rewrites them sealed);
+ *   3. parse the JSON and check it against the file's own stored schema, which carries a
+ *      `version` field; an older version (or a file without one, version 0) is first upgraded by
+ *      the format's migrations, one version at a time;
+ *   4. a file that fails any of this is moved aside (`<name>.corrupt-<time>.<ext>`, bytes kept),
+ *      logged, and reported to the analyst through `report` (the problems list in Settings).
+ *
+ * Writing a file: the whole content, sealed by the codec, through writeFileDurable (temp file,
+ * fsync, rename with a bounded retry on Windows' EPERM/EACCES/EBUSY, fsync of the folder).
+ *
+ * Stored schemas live beside the module that owns the file, never in the IPC contract: a view can
+ * change without an analyst's state being moved aside as corrupt.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import { plainCodec } from './at-rest';
+import type { AtRestCodec } from './at-rest';
+import { moveAside, writeFileDurable } from './durable-file';
+import type { RenameFile } from './durable-file';
+import type { Logger } from './log';
+
+/** A file that could not be read: where it was, where its bytes are now, what the analyst reads. */
+export interface StateFileProblem {
+  file: string;
+  movedTo: string | null;
+  message: string;
+}
+
+/** Upgrades the content of one version to the next (version 0: a file without a version field). */
+export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
+
+export interface StateFileFormat<T> {
+  /** What the file holds, as the analyst reads it: "The outbox of RFI answers". */
+  label: string;
+  /** What follows for the analyst once the file is moved aside: "A new one was started." */
+  consequence: string;
+  /** The version new writes carry (and `schema` checks). */
+  version: number;
+  /** The stored shape of the current version, `version` field included. */
+  schema: z.ZodType<T>;
+  /** Upgrades by the version found: migrations[n] turns version n into n + 1. */
+  migrations?: Readonly<Record<number, Migration>>;
+  /** Spaces of indentation in the written JSON (default none). */
+  indent?: number;
+}
+
+export interface StateFileOptions {
+  /** Where unreadable files are logged (default: nowhere; `report` still tells). */
+  log?: Logger;
+  /** Seals and opens the content (default: plain). */
+  codec?: AtRestCodec;
+  /** Told about every file moved aside. */
+  report?(problem: StateFileProblem): void;
+  /** The rename of the durable write (tests inject a failing one). */
+  rename?: RenameFile;
+}
+
+export interface LoadedState<T> {
+  value: T;
+  /**
+   * The file should be written again: it was plain while a data key is there, or of an older
+   * version. Callers rewrite it when they are ready (at once, or at their next write).
+   */
+  stale: boolean;
+}
+
+export interface StateFile<T> {
+  /**
+   * The content of a file, or null when it is missing or could not be read (then moved aside and
+   * reported). `check` refuses a valid content that is not the one expected (another RFI's, another
+   * bank's): it answers why, or null to accept.
+   */
+  read(file: string, check?: (value: T) => string | null): Promise<LoadedState<T> | null>;
+  /** Writes the whole content durably (sealed when the codec has a key). */
+  write(file: string, value: T): Promise<void>;
+}
+
+/** Why a content was refused; thrown inside a read, caught there. */
+class Unreadable extends Error {}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const field = issue.path.map(String).join('.');
+  return field ? `${field}: ${issue.message}` : issue.message;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Reads, opens and decodes one file; moves it aside and reports it when any step fails. The
+ * building block of StateFile; the stores (infra/stores.ts) use it with their own decoding.
+ */
+export async function loadStateFile<T>(
+  file: string,
+  decode: (raw: unknown) => T,
+  o: StateFileOptions & { label: string; consequence: string },
+): Promise<{ value: T; sealed: boolean } | null> {
+  let why: string;
+  try {
+    let stored: string;
+    try {
+      stored = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    const { text, sealed } = (o.codec ?? plainCodec).open(stored);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new Unreadable('not valid JSON');
+    }
+    return { value: decode(raw), sealed };
+  } catch (err) {
+    why = err instanceof Error ? err.message : 'unreadable';
+  }
+  let movedTo: string | null = null;
+  try {
+    movedTo = await moveAside(file);
+  } catch (err) {
+    o.log?.error('state file: could not be moved aside', { file, error: err });
+  }
+  const where = movedTo ? `It was moved aside to ${path.basename(movedTo)}.` : 'It could not be moved aside.';
+  const problem: StateFileProblem = {
+    file,
+    movedTo,
+    message: `${o.label} (${path.basename(file)}) could not be read (${why}). ${where} ${o.consequence}`,
+  };
+  o.log?.error('state file: unreadable, moved aside', { file, movedTo, why });
+  o.report?.(problem);
+  return null;
+}
+
+/** Upgrades a parsed content to the format's version and checks it; throws Unreadable. */
+function decodeVersioned<T>(format: StateFileFormat<T>, raw: unknown): { value: T; migrated: boolean } {
+  if (!isObject(raw)) throw new Unreadable('not a JSON object');
+  const found = raw['version'] === undefined ? 0 : raw['version'];
+  if (typeof found !== 'number' || !Number.isInteger(found) || found < 0) {
+    throw new Unreadable('its version is not a number');
+  }
+  if (found > format.version) {
+    throw new Unreadable(`written by a newer version of the app (format ${found})`);
+  }
+  let content = raw;
+  for (let v = found; v < format.version; v++) {
+    const migrate = format.migrations?.[v];
+    if (!migrate) throw new Unreadable(`format ${v} is no longer read`);
+    content = { ...migrate(content), version: v + 1 };
+  }
+  const r = format.schema.safeParse(content);
+  if (!r.success) throw new Unreadable(`does not match the expected shape at ${firstIssue(r.error)}`);
+  return { value: r.data, migrated: found !== format.version };
+}
+
+/** A state file format bound to its codec, log and problem report. */
+export function stateFile<T>(format: StateFileFormat<T>, o: StateFileOptions): StateFile<T> {
+  const codec = o.codec ?? plainCodec;
+  const opts = { ...o, label: format.label, consequence: format.consequence };
+  return {
+    async read(file, check) {
+      let migrated = false;
+      const loaded = await loadStateFile(
+        file,
+        (raw) => {
+          const d = decodeVersioned(format, raw);
+          const refused = check?.(d.value) ?? null;
+          if (refused !== null) throw new Unreadable(refused);
+          migrated = d.migrated;
+          return d.value;
+        },
+        opts,
+      );
+      if (!loaded) return null;
+      return { value: loaded.value, stale: migrated || (!loaded.sealed && codec.encrypted) };
+    },
+    write(file, value) {
+      const text = JSON.stringify(value, null, format.indent);
+      return writeFileDurable(file, codec.seal(text), o.rename ? { rename: o.rename } : {});
+    },
+  };
+}
