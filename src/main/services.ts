@@ -5,6 +5,7 @@ import type { SandboxOptions } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
 import { DeskFailure } from '../shared/ipc/errors';
 import type { DeskError } from '../shared/ipc/errors';
+import { auditOutcomeOf } from '../shared/failure-policy';
 import type { CryptoOrderRequest, ReturnIntentRequest } from '../shared/api';
 import { openAuditLog } from './bank/audit';
 import type { ServiceCore, Services } from './core';
@@ -209,12 +210,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const outcomeOf = (err: unknown): { outcome: 'failed' | 'pending'; detail: string } => {
     const e: DeskError =
       err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
-    // A 2xx answer that could not be read (kind invalid, status < 300) may have done the write.
-    const ambiguous =
-      ['offline', 'server', 'conflict', 'rate_limited', 'internal'].includes(e.kind) ||
-      (e.kind === 'invalid' && (e.status ?? 0) < 300);
     return {
-      outcome: ambiguous ? 'pending' : 'failed',
+      outcome: auditOutcomeOf(e),
       detail: `${e.kind}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`,
     };
   };

@@ -16,7 +16,15 @@ import type { NewAnswer, Outbox, OutboxBank, OutboxOptions } from '../../src/mai
  * ambiguous failures (re-read before resending) and expired upload URLs.
  */
 
-type Fault = 'offline' | 'lose-answer' | 'server' | 'expired' | 'not-awaiting' | 'invalid' | 'rate-limited';
+type Fault =
+  | 'offline'
+  | 'lose-answer'
+  | 'server'
+  | 'expired'
+  | 'not-awaiting'
+  | 'invalid'
+  | 'rate-limited'
+  | 'in-flight';
 
 class FakeBank implements OutboxBank {
   rfi: Rfi;
@@ -84,6 +92,8 @@ class FakeBank implements OutboxBank {
         throw new DeskFailure({ kind: 'invalid', status: 400, message: 'q.response_text: required' });
       case 'rate-limited':
         throw new DeskFailure({ kind: 'rate_limited', status: 429, message: 'slow down', retryAfterMs: 0 });
+      case 'in-flight':
+        throw new DeskFailure({ kind: 'conflict', status: 409, message: 'still being processed' });
     }
   }
 
@@ -384,6 +394,17 @@ describe('outbox state machine', () => {
     expect(o.get(a.id)?.state).toBe('queued');
     await o.runDue();
     expect(o.get(a.id)?.state).toBe('sent');
+  });
+
+  it('409 (something still in flight) is ambiguous: the answer is verified before it is sent again', async () => {
+    bank.faults.submit.push('in-flight');
+    const o = await open();
+    const a = await o.enqueue(textAnswer);
+    await o.runDue();
+    expect(o.get(a.id)?.state).toBe('verifying');
+    await o.runDue();
+    expect(o.get(a.id)?.state).toBe('sent');
+    expect(bank.calls.filter((c) => c === 'submit')).toHaveLength(2);
   });
 
   it('a refusal (400) fails with why; retry runs it again; dismiss removes only finished answers', async () => {

@@ -4,6 +4,7 @@ import got from 'got';
 import type { Response } from 'got';
 import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
+import { classifyFailure } from '../../shared/failure-policy';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes, SANDBOX_CONTROL_HEADER } from '../../shared/api';
 import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
 import { isLoopbackHost } from '../session/destinations';
@@ -19,8 +20,9 @@ import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
  *   before they leave (a clear invalid_argument naming the field), answers are validated (a
  *   malformed answer is an `invalid` error naming the field; unknown enum values pass because
  *   the shared schemas are tolerant).
- * - Retries: GETs on network errors and 5xx with jittered exponential backoff; POSTs that carry
- *   an Idempotency-Key also on 409 (still in flight), always with the SAME key; other writes are
+ * - Retries (which failure is which: shared/failure-policy): GETs on network errors and 5xx with
+ *   jittered exponential backoff; POSTs that carry an Idempotency-Key on every failure that is not
+ *   a refusal (network, 5xx, 409 still in flight), always with the SAME key; other writes are
  *   never retried automatically. 429 waits Retry-After (any method: the bank did not process it).
  *   401 is never retried: it asks for a new token (onUnauthenticated).
  * - Every answer's Date header feeds the server clock.
@@ -199,7 +201,19 @@ function describeIssues(error: z.ZodError): { field: string; message: string } {
   return { field, message: issue?.message ?? 'unexpected shape' };
 }
 
-const transient = new Set([500, 502, 503, 504]);
+/** Answers that say "not now" (5xx of an overloaded or restarting bank) or "still in flight" (409). */
+const retryableStatus = new Set([409, 500, 502, 503, 504]);
+
+/**
+ * Whether a failed attempt may run again inside the call: a read when waiting may help; a keyed
+ * write unless refused (the same key makes a repeat safe); an unkeyed write only when nothing
+ * happened.
+ */
+function mayRetry(mode: RetryMode, failure: DeskFailure): boolean {
+  if (mode === 'safe') return classifyFailure(failure, 'read') === 'transient';
+  const cls = classifyFailure(failure, 'write');
+  return mode === 'idempotent' ? cls !== 'refused' : cls === 'transient';
+}
 
 function sameOrigin(a: string, b: string): boolean {
   try {
@@ -358,7 +372,7 @@ export class BankClient {
       } catch (err) {
         if (signal?.aborted) throw abortedBy(signal, err);
         const failure = offlineFailure(err);
-        if (mode !== 'none' && attempt < this.policy.attempts) {
+        if (mayRetry(mode, failure) && attempt < this.policy.attempts) {
           this.options.log.info('bank: network error, retrying', {
             method: req.method,
             path: shownPath,
@@ -399,9 +413,8 @@ export class BankClient {
         }
         throw failureFromResponse(status, body, retryAfter);
       }
-      const retryable =
-        (mode !== 'none' && transient.has(status)) || (mode === 'idempotent' && status === 409);
-      if (retryable && attempt < this.policy.attempts) {
+      const failure = failureFromResponse(status, body, retryAfter);
+      if (retryableStatus.has(status) && mayRetry(mode, failure) && attempt < this.policy.attempts) {
         this.options.log.info('bank: transient answer, retrying', {
           method: req.method,
           path: shownPath,
@@ -411,7 +424,7 @@ export class BankClient {
         await this.sleep(backoff(attempt, this.policy), signal);
         continue;
       }
-      throw failureFromResponse(status, body, retryAfter);
+      throw failure;
     }
   }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
+import { keepsIdempotencyKey } from '../../shared/failure-policy';
 import { createSerialQueue, moveAside, writeFileDurable } from '../infra/durable-file';
 import type { Logger } from '../infra/log';
 
@@ -84,21 +85,6 @@ export function canonicalJson(value: unknown): string {
 
 export function hashBody(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
-}
-
-/** Errors after which the request surely created nothing. Anything else is ambiguous. */
-function isDefinitiveRefusal(error: DeskError): boolean {
-  // `invalid` is a 400 refusal, or a 2xx answer that could not be read (cut, not JSON, wrong
-  // shape): the bank may have created the transaction, so the key must be kept.
-  if (error.kind === 'invalid' && (error.status === undefined || error.status < 300)) return false;
-  return [
-    'invalid',
-    'forbidden',
-    'not_found',
-    'precondition',
-    'unauthenticated',
-    'invalid_argument',
-  ].includes(error.kind);
 }
 
 export interface LedgerOptions {
@@ -250,7 +236,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
           const e = outcome.error;
           next = {
             ...existing,
-            state: isDefinitiveRefusal(e) ? 'failed' : 'pending',
+            state: keepsIdempotencyKey(e) ? 'pending' : 'failed',
             error: {
               kind: e.kind,
               message: e.message,

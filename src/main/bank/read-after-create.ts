@@ -1,4 +1,5 @@
 import { DeskFailure } from '../../shared/ipc/errors';
+import { isTransientRead } from '../../shared/failure-policy';
 import type { Transaction } from '../../shared/api';
 import type { BankClient } from './client';
 import { abortableSleep } from './client';
@@ -100,8 +101,7 @@ export function createReadAfterCreate(deps: {
       } catch (err) {
         if (options.signal?.aborted) throw err;
         // 404 is the visibility window; offline / 5xx (after the client's own retries) are waited out.
-        const waitable =
-          err instanceof DeskFailure && ['not_found', 'offline', 'server', 'rate_limited'].includes(err.kind);
+        const waitable = err instanceof DeskFailure && (err.kind === 'not_found' || isTransientRead(err));
         if (!waitable) {
           report('failed', err instanceof DeskFailure ? err.message : 'The transaction could not be read.');
           throw err;
