@@ -12,6 +12,7 @@ import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api'
 import type { ServerClock } from './clock';
 import type { Logger } from '../infra/log';
 import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
+import { backoffDelay } from '../infra/backoff';
 
 /**
  * The bank API client (spec + api-gaps), on got.
@@ -145,8 +146,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
 }
 
 function backoff(attempt: number, policy: RetryPolicy): number {
-  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(exp / 2 + Math.random() * (exp / 2));
+  return backoffDelay(attempt, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs });
 }
 
 /** An id that becomes one path segment: the shared id rule (no `.`/`..`, no `/`), encoded. */

@@ -1,5 +1,6 @@
 import { DeskFailure } from '../../shared/ipc/errors';
 import { isTransientRead } from '../../shared/failure-policy';
+import { backoffDelay } from '../infra/backoff';
 import type { Transaction } from '../../shared/api';
 import type { BankClient } from './client';
 import { abortableSleep } from './client';
@@ -54,9 +55,11 @@ export function readDelay(
   timing: ReadAfterCreateTiming,
   random: () => number = Math.random,
 ): number {
-  const base = Math.min(timing.maxDelayMs, timing.firstDelayMs * 2 ** (n - 1));
-  const jittered = base * (0.8 + 0.4 * random());
-  return Math.round(Math.min(timing.maxDelayMs, jittered));
+  return backoffDelay(
+    n,
+    { baseMs: timing.firstDelayMs, maxMs: timing.maxDelayMs, jitter: [0.8, 1.2] },
+    random,
+  );
 }
 
 export function createReadAfterCreate(deps: {

@@ -13,6 +13,7 @@ import { scopeAllows } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
 import { createSerialQueue, moveAside, readSealed, writeSealedDurable } from '../infra/durable-file';
 import type { Logger } from '../infra/log';
+import { backoffDelay } from '../infra/backoff';
 
 /**
  * The durable outbox of RFI answers.
@@ -347,14 +348,9 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     options.onChange?.(view(e));
   };
 
-  const backoff = (failures: number): number => {
-    const exp = Math.min(retry.maxMs, retry.baseMs * 2 ** Math.max(0, failures - 1));
-    return Math.round(exp / 2 + Math.random() * (exp / 2));
-  };
-
   const waitAgain = async (e: OutboxEntry, err: DeskError, state: AnswerState): Promise<void> => {
     const failures = e.failures + 1;
-    const delay = err.retryAfterMs ?? backoff(failures);
+    const delay = err.retryAfterMs ?? backoffDelay(failures, retry);
     lastError = err;
     await transition(e, { state, failures, lastError: shortError(err), nextAttemptAt: Date.now() + delay });
   };
