@@ -76,11 +76,6 @@ export interface ServicesOptions {
    * data folder's own random seed is used (`sandbox-seed`).
    */
   sandbox?: Partial<SandboxOptions>;
-  /**
-   * A sandbox started outside these services whose control routes `bank.staff.*` may call (tests
-   * that point a remote profile at it). The embedded sandbox's secret is always known.
-   */
-  sandboxControl?: { url: string; secret: string };
   /** The local clock (tests inject a skewed one). */
   localNow?: () => number;
   bankRetry?: Partial<RetryPolicy>;
@@ -159,16 +154,6 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.bankRetry ? { retry: options.bankRetry } : {}),
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
-    // The control secret goes only to the sandbox it belongs to (the client checks the origin).
-    sandboxControl: () => {
-      const running = sessionRef?.sandbox;
-      const embedded = running ? { url: running.url, secret: running.controlSecret } : null;
-      const active = sessionRef?.environment.baseUrl ?? '';
-      const origin = (u: string): string | null => (URL.canParse(u) ? new URL(u).origin : null);
-      const external = options.sandboxControl;
-      if (external && origin(active) !== null && origin(active) === origin(external.url)) return external;
-      return embedded;
-    },
   });
   const session = await createSession({
     settings,
