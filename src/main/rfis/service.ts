@@ -436,8 +436,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
           const fresh = await service.refresh(id, 'refresh');
           if (fresh) return detail(r, r.get(id) ?? fresh, false);
         } catch (err) {
-          if (!(err instanceof DeskFailure) || !isTransientRead(err))
-            throw err;
+          if (!(err instanceof DeskFailure) || !isTransientRead(err)) throw err;
         }
       }
       const cached = r.get(id);
