@@ -5,6 +5,7 @@ import type { SandboxOptions } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
 import { DeskFailure } from '../shared/ipc/errors';
 import type { DeskError } from '../shared/ipc/errors';
+import { auditOutcomeOf } from '../shared/failure-policy';
 import type { CryptoOrderRequest, ReturnIntentRequest } from '../shared/api';
 import { openAuditLog } from './bank/audit';
 import type { ServiceCore, Services } from './core';
@@ -75,11 +76,6 @@ export interface ServicesOptions {
    * data folder's own random seed is used (`sandbox-seed`).
    */
   sandbox?: Partial<SandboxOptions>;
-  /**
-   * A sandbox started outside these services whose control routes `bank.staff.*` may call (tests
-   * that point a remote profile at it). The embedded sandbox's secret is always known.
-   */
-  sandboxControl?: { url: string; secret: string };
   /** The local clock (tests inject a skewed one). */
   localNow?: () => number;
   bankRetry?: Partial<RetryPolicy>;
@@ -158,16 +154,6 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.bankRetry ? { retry: options.bankRetry } : {}),
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
-    // The control secret goes only to the sandbox it belongs to (the client checks the origin).
-    sandboxControl: () => {
-      const running = sessionRef?.sandbox;
-      const embedded = running ? { url: running.url, secret: running.controlSecret } : null;
-      const active = sessionRef?.environment.baseUrl ?? '';
-      const origin = (u: string): string | null => (URL.canParse(u) ? new URL(u).origin : null);
-      const external = options.sandboxControl;
-      if (external && origin(active) !== null && origin(active) === origin(external.url)) return external;
-      return embedded;
-    },
   });
   const session = await createSession({
     settings,
@@ -209,12 +195,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const outcomeOf = (err: unknown): { outcome: 'failed' | 'pending'; detail: string } => {
     const e: DeskError =
       err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
-    // A 2xx answer that could not be read (kind invalid, status < 300) may have done the write.
-    const ambiguous =
-      ['offline', 'server', 'conflict', 'rate_limited', 'internal'].includes(e.kind) ||
-      (e.kind === 'invalid' && (e.status ?? 0) < 300);
     return {
-      outcome: ambiguous ? 'pending' : 'failed',
+      outcome: auditOutcomeOf(e),
       detail: `${e.kind}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`,
     };
   };

@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
 import { seriousA11yViolations } from './axe';
 import type { Harness } from '../harness/harness';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * Digital-asset exchange (issue 7) in Chromium through the harness, against the in-process
@@ -38,7 +39,7 @@ async function waitInProgress(app: Page): Promise<void> {
 }
 
 async function sandboxTransaction(harness: Harness, transactionId: string) {
-  const list = await harness.services.bank.staff.listTransactions();
+  const list = await staffOf(harness.services).listTransactions();
   return list.data.find((d) => d.transaction.transaction_id === transactionId)?.transaction;
 }
 
@@ -122,11 +123,11 @@ test.describe('exchange: expiry and requote', () => {
     await expect(confirm).toBeEnabled();
 
     // 12 of 20 s pass at the bank: the countdown turns urgent (in words, not colour only).
-    await harness.services.bank.staff.advanceClock(12);
+    await staffOf(harness.services).advanceClock(12);
     await expect(app.getByTestId('crypto-countdown')).toHaveAttribute('data-state', 'urgent');
     await expect(app.getByTestId('crypto-countdown')).toContainText('Urgent:');
     // 18 s: less than the safety margin is left, Confirm is disabled.
-    await harness.services.bank.staff.advanceClock(6);
+    await staffOf(harness.services).advanceClock(6);
     await expect(confirm).toBeDisabled();
 
     // Even if the UI lagged, main would not send: the channel refuses and nothing reaches the bank.
@@ -146,7 +147,7 @@ test.describe('exchange: expiry and requote', () => {
     expect(['in_progress', 'expired']).toContain(atBank?.status);
     expect(atBank?.crypto_trade_v2?.quote_confirmed_at).toBeNull();
 
-    await harness.services.bank.staff.advanceClock(5);
+    await staffOf(harness.services).advanceClock(5);
     await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'expired');
     await expect(app.getByTestId('crypto-expired')).toBeVisible();
     await expect(confirm).toBeDisabled();
@@ -254,7 +255,7 @@ test.describe('exchange: skewed clocks', () => {
 
   test('the countdown follows the bank’s clock, not the page’s or main’s', async ({ harness, context }) => {
     // The bank's clock is an hour ahead of real time; the page's clock 7 minutes behind.
-    await harness.services.bank.staff.advanceClock(3600);
+    await staffOf(harness.services).advanceClock(3600);
     await context.clock.install({ time: Date.now() - 7 * 60_000 });
     await harness.attach(context);
     const app = await harness.open(context);
@@ -264,14 +265,14 @@ test.describe('exchange: skewed clocks', () => {
     const validUntil = Date.parse(view.crypto!.quote_valid_until);
 
     const pageNow = await app.evaluate(() => Date.now());
-    const bankNow = Date.parse((await harness.services.bank.staff.getClock()).now);
+    const bankNow = Date.parse((await staffOf(harness.services).getClock()).now);
     expect(bankNow - pageNow).toBeGreaterThan(3600_000);
 
     const countdown = app.getByTestId('crypto-countdown');
     await expect
       .poll(async () => {
         const shown = Number(await countdown.getAttribute('data-remaining-seconds'));
-        const clock = await harness.services.bank.staff.getClock();
+        const clock = await staffOf(harness.services).getClock();
         const expected = (validUntil - Date.parse(clock.now)) / 1000;
         return Math.abs(shown - expected);
       })

@@ -4,6 +4,7 @@ import type { Harness } from '../harness/harness';
 import type { Rfi } from '../../src/shared/api/rfis';
 import { rfiDeadline } from '../../src/shared/rfi-rules';
 import { deadlineBand } from '../../src/shared/rfi-view';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * The overview (home screen, issue 8) in Chromium through the harness, against the embedded
@@ -78,7 +79,7 @@ test.describe('overview', () => {
 
     // A new RFI at the bank: once synced, the overview follows (rfis.changed), no reload.
     const le = harness.services.sandbox!.fixtures.legal_entities[0]!;
-    await harness.services.bank.staff.createRfi({
+    await staffOf(harness.services).createRfi({
       type: 'account',
       related_id: le.accounts[0]!.id,
       description: 'Overview live refresh',

@@ -4,6 +4,7 @@ import { seriousA11yViolations } from './axe';
 import { startHarness } from '../harness/harness';
 import type { Harness } from '../harness/harness';
 import { keyFingerprint } from '../../src/main/rfis/signature';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * RFI notifications (issue 5, data in) in Chromium through the harness against the embedded
@@ -13,7 +14,7 @@ import { keyFingerprint } from '../../src/main/rfis/signature';
  */
 async function staffCreatesRfi(harness: Harness): Promise<string> {
   const le = harness.services.sandbox!.fixtures.legal_entities[0]!;
-  const created = await harness.services.bank.staff.createRfi({
+  const created = await staffOf(harness.services).createRfi({
     type: 'account',
     related_id: le.accounts[0]!.id,
     description: 'Unusual incoming payments: please explain',

@@ -6,6 +6,7 @@ import { seriousA11yViolations } from './axe';
 import { startHarness } from '../harness/harness';
 import { unavailableKeyringBackend } from '../../src/main/infra/keyring';
 import type { KeyringBackend } from '../../src/main/infra/keyring';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * The settings and activity screens (issue 4) in Chromium, over the harness with the real services
@@ -198,7 +199,7 @@ test.describe('activity', () => {
   test('lists the writes, updates live, exports CSV', async ({ app, harness }) => {
     const s = harness.services;
     const A = s.sandbox!.fixtures.legal_entities[0]!;
-    const transfer = await s.bank.staff.createIncomingTransfer({ legal_entity_id: A.id, amount: '2500' });
+    const transfer = await staffOf(s).createIncomingTransfer({ legal_entity_id: A.id, amount: '2500' });
     const created = await s.operations.createReturnIntent('e2e-return', {
       transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
       transaction_id: transfer.transaction_id,

@@ -13,6 +13,7 @@ import { DeskFailure } from '../../src/shared/ipc/errors';
 import type { DeskErrorKind } from '../../src/shared/ipc/errors';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
+import { sandboxStaff } from '../support/sandbox-staff';
 
 /**
  * The bank client against the real sandbox over HTTP: every endpoint, and every error kind the
@@ -39,9 +40,11 @@ function client(
     retry: { baseDelayMs: 10, maxDelayMs: 40 },
     timeoutMs: 3000,
     ...(opts.onUnauthenticated ? { onUnauthenticated: opts.onUnauthenticated } : {}),
-    sandboxControl: () => ({ url: sandbox.url, secret: sandbox.controlSecret }),
   });
 }
+
+/** The sandbox's staff endpoints (test support, not the app's client). */
+const staff = () => sandboxStaff(sandbox);
 
 async function failure(p: Promise<unknown>): Promise<DeskFailure> {
   try {
@@ -77,7 +80,7 @@ afterAll(async () => {
 describe('bank client: every endpoint against the sandbox', () => {
   it('returns: create intent, read it, cancel it, create again, confirm', async () => {
     const bank = client();
-    const t = await bank.staff.createIncomingTransfer({ legal_entity_id: A.id, amount: '50000' });
+    const t = await staff().createIncomingTransfer({ legal_entity_id: A.id, amount: '50000' });
     const body = {
       transfer_return_type: 'SWIFT_FI_TO_FI_RETURN' as const,
       transaction_id: t.transaction_id,
@@ -135,7 +138,7 @@ describe('bank client: every endpoint against the sandbox', () => {
     expect(all).toEqual(expect.arrayContaining(A.rfi_ids));
     expect(all.length).toBeGreaterThan(2);
 
-    const rfi = await bank.staff.createRfi({
+    const rfi = await staff().createRfi({
       type: 'transaction',
       related_id: A.incoming_transfers[0]!.transaction_id,
       description: 'client test',
@@ -180,7 +183,7 @@ describe('bank client: every endpoint against the sandbox', () => {
     expect(progress.at(-1)).toEqual([bytes.length, bytes.length]);
     const doc = await bank.getDocument(upload.id);
     expect(doc.size_bytes).toBe(bytes.length);
-    expect((await bank.staff.getDocument(upload.id)).uploaded).toBe(true);
+    expect((await staff().getDocument(upload.id)).uploaded).toBe(true);
 
     await bank.submitRfiResponse(rfi.id, qDoc!.id, {
       question_type: 'transaction.supporting_documents',
@@ -189,14 +192,14 @@ describe('bank client: every endpoint against the sandbox', () => {
     expect((await bank.getRfi(rfi.id)).status).toBe('pending_review');
 
     // Staff side: follow-up, approve both, close the RFI.
-    await bank.staff.adminResponse(rfi.id, qText!.id, { response_text: 'Which supplier?' });
+    await staff().adminResponse(rfi.id, qText!.id, { response_text: 'Which supplier?' });
     await bank.submitRfiResponse(rfi.id, qText!.id, {
       question_type: 'transaction.purpose',
       'transaction.purpose': { response_text: 'Harbour Freight', document_ids: [] },
     });
-    await bank.staff.questionAction(rfi.id, qText!.id, { action: 'approve' });
-    await bank.staff.questionAction(rfi.id, qDoc!.id, { action: 'approve' });
-    expect((await bank.staff.rfiAction(rfi.id, { action: 'approve' })).status).toBe('approved');
+    await staff().questionAction(rfi.id, qText!.id, { action: 'approve' });
+    await staff().questionAction(rfi.id, qDoc!.id, { action: 'approve' });
+    expect((await staff().rfiAction(rfi.id, { action: 'approve' })).status).toBe('approved');
   });
 
   it('webhook configuration: read and set', async () => {
@@ -209,16 +212,15 @@ describe('bank client: every endpoint against the sandbox', () => {
     expect((await bank.setWebhookUrl('')).webhook_url).toBe('');
   });
 
-  it('sandbox control: fixtures, clock get/advance, public key, inspection lists', async () => {
-    const bank = client({ token: null });
-    expect((await bank.staff.getFixtures()).legal_entities.length).toBeGreaterThanOrEqual(2);
-    const c0 = await bank.staff.getClock();
-    const c1 = await bank.staff.advanceClock(60);
+  it('sandbox control (test support on the same route table): fixtures, clock, public key, lists', async () => {
+    expect((await staff().getFixtures()).legal_entities.length).toBeGreaterThanOrEqual(2);
+    const c0 = await staff().getClock();
+    const c1 = await staff().advanceClock(60);
     expect(c1.offset_seconds - c0.offset_seconds).toBe(60);
-    expect((await bank.staff.getWebhookPublicKey()).public_key_pem).toContain('BEGIN PUBLIC KEY');
-    expect((await bank.staff.listTransactions()).data.length).toBeGreaterThan(0);
-    expect((await bank.staff.listAccounts()).data.length).toBeGreaterThan(0);
-    expect(Array.isArray((await bank.staff.listWebhookDeliveries()).data)).toBe(true);
+    expect((await staff().getWebhookPublicKey()).public_key_pem).toContain('BEGIN PUBLIC KEY');
+    expect((await staff().listTransactions()).data.length).toBeGreaterThan(0);
+    expect((await staff().listAccounts()).data.length).toBeGreaterThan(0);
+    expect(Array.isArray((await staff().listWebhookDeliveries()).data)).toBe(true);
   });
 });
 
@@ -441,7 +443,7 @@ describe('bank client: error kinds', () => {
   });
 
   it('a POST with an Idempotency-Key is retried with the same key after a dropped connection', async () => {
-    const t = await client().staff.createIncomingTransfer({ legal_entity_id: A.id, amount: '7000' });
+    const t = await staff().createIncomingTransfer({ legal_entity_id: A.id, amount: '7000' });
     let first = true;
     const keys: string[] = [];
     proxy.rules.push((r) => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerClock } from '../../src/main/bank/clock';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
+import { staffOf } from '../support/sandbox-staff';
 
 /** The server clock: offset from Date headers (1 s resolution), with a skewed local clock injected. */
 describe('server clock estimator', () => {
@@ -85,7 +86,7 @@ describe('server clock against the sandbox, local clock one hour slow', () => {
   });
 
   it('follows the sandbox when its clock is advanced (quote expiry uses server time)', async () => {
-    await t.services.bank.staff.advanceClock(600);
+    await staffOf(t.services).advanceClock(600);
     for (let i = 0; i < 4; i++) await t.services.bank.getWebhookConfig();
     expect(Math.abs(t.services.clock.now() - (Date.now() + 600_000))).toBeLessThan(1500);
   });

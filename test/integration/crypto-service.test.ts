@@ -7,6 +7,7 @@ import { channels } from '../../src/shared/ipc/contract';
 import { startSandbox } from '../../src/sandbox/index';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
+import { staffOf } from '../support/sandbox-staff';
 
 /** The exchange channels end to end through the dispatcher against the in-process sandbox. */
 let t: TestServices;
@@ -128,16 +129,16 @@ describe('crypto exchange service', () => {
     });
     await visible(quote.id);
     // 29 of 30 s pass in bank time: 1 s is left, less than the 2 s margin.
-    await t.services.bank.staff.advanceClock(29);
+    await staffOf(t.services).advanceClock(29);
     const err = await callError('crypto.confirm', { orderId: quote.id });
     expect(err).toMatchObject({ kind: 'precondition', reason: 'QUOTE_TOO_CLOSE_TO_EXPIRY' });
     // Nothing was sent: the bank still has the quote in progress.
-    const list = await t.services.bank.staff.listTransactions();
+    const list = await staffOf(t.services).listTransactions();
     const row = list.data.find((d) => d.transaction.transaction_id === quote.transactionId);
     expect(row?.transaction.status).toBe('in_progress');
     const audit = await t.services.audit.list({ limit: 5 });
     expect(audit.entries[0]).toMatchObject({ operation: 'crypto.confirm', outcome: 'failed' });
-    await t.services.bank.staff.advanceClock(5);
+    await staffOf(t.services).advanceClock(5);
     const expired = await call<OrderView>('crypto.order', { orderId: quote.id, refresh: true });
     expect(expired.displayStatus).toBe('expired');
     expect(expired.confirmable).toBe(false);
@@ -198,14 +199,14 @@ describe('crypto exchange service', () => {
       (await callError('crypto.quote', { ...base, requestedAsset: 'ETHEREUM-USDC', requestedAmount: '1' }))
         .kind,
     ).toBe('invalid_argument');
-    const before = (await t.services.bank.staff.listTransactions()).data.length;
+    const before = (await staffOf(t.services).listTransactions()).data.length;
     await call('session.useSandboxCredential', { credential: 'a-viewer' });
     const ctx = await call<CryptoContext>('crypto.context');
     expect(ctx.canTrade).toBe(false);
     expect(ctx.readOnlyReason).toContain('viewer');
     const err = await callError('crypto.quote', { ...base, requestedAmount: '1000000' });
     expect(err.kind).toBe('forbidden');
-    expect((await t.services.bank.staff.listTransactions()).data.length).toBe(before);
+    expect((await staffOf(t.services).listTransactions()).data.length).toBe(before);
     // The viewer of the same legal entity still sees the admin's orders (made by the tests above);
     // B does not. The list follows the credential once the bank has confirmed it, so poll.
     await expect

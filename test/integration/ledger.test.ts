@@ -62,6 +62,21 @@ describe('idempotency ledger (disk)', () => {
     expect(b.attempt).toBe(2);
   });
 
+  it('keeps the key exactly when the audit says pending: a local refusal fails, a 401 keeps it', async () => {
+    const dir = await tempDir();
+    const l = await openLedger({ dataDir: dir, log });
+    // Refused on our side before anything was sent: the entry fails, the next attempt is fresh.
+    const a = await l.begin('op-local', 'return_intent', { x: 1 });
+    await l.settle('op-local', { error: { kind: 'local', message: 'state refused' } });
+    expect(l.get('op-local')?.state).toBe('failed');
+    expect((await l.begin('op-local', 'return_intent', { x: 1 })).key).not.toBe(a.key);
+    // 401 after the client's attempts: an earlier attempt with this key may have reached the bank.
+    const b = await l.begin('op-401', 'return_intent', { x: 2 });
+    await l.settle('op-401', { error: { kind: 'unauthenticated', status: 401, message: 'token' } });
+    expect(l.get('op-401')?.state).toBe('pending');
+    expect((await l.begin('op-401', 'return_intent', { x: 2 })).key).toBe(b.key);
+  });
+
   it('does not resend a pending operation older than the bank keeps keys', async () => {
     const dir = await tempDir();
     let now = Date.parse('2026-01-01T00:00:00Z');

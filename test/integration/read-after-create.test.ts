@@ -5,6 +5,7 @@ import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
+import { staffOf } from '../support/sandbox-staff';
 
 /** The 404 window after a creating call (api-gaps), against the sandbox with a real delay. */
 describe('read-after-create backoff schedule', () => {
@@ -69,7 +70,7 @@ describe('read-after-create against the sandbox', () => {
       .map((m) => (m.payload as ProgressUpdate).state);
     expect(pushed).toEqual(['processing', 'still_processing', 'visible']);
     // One order in the bank for that key: the 404s did not create a second one.
-    const mine = (await t.services.bank.staff.listTransactions()).data.filter(
+    const mine = (await staffOf(t.services).listTransactions()).data.filter(
       (d) => d.idempotency_key === created.idempotencyKey,
     );
     expect(mine).toHaveLength(1);

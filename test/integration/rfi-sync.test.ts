@@ -9,6 +9,7 @@ import { startFaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 import type { KeyringBackend } from '../../src/main/infra/keyring';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by
@@ -94,7 +95,7 @@ describe('rfis.list filters, rfis.markSeen and unread markers', () => {
 
   it('markSeen clears the unread marker until the RFI changes again', async () => {
     const le = t.services.sandbox!.fixtures.legal_entities[0]!;
-    const made = (await t.services.bank.staff.createRfi({
+    const made = (await staffOf(t.services).createRfi({
       type: 'account',
       related_id: le.accounts[0]!.id,
       questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose?' }],
@@ -119,7 +120,7 @@ describe('rfis.list filters, rfis.markSeen and unread markers', () => {
       question_type: q.question_type,
       [q.question_type]: { response_text: 'Rent', document_ids: [] },
     });
-    await t.services.bank.staff.adminResponse(rfi.id, q.id, { response_text: 'Please add the lease' });
+    await staffOf(t.services).adminResponse(rfi.id, q.id, { response_text: 'Please add the lease' });
     const fresh = await call('rfis.get', { id: rfi.id, refresh: true });
     expect(fresh.fromCache).toBe(false);
     expect(fresh.summary.unread).toBe(true);

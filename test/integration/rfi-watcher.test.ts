@@ -4,6 +4,7 @@ import { createPoller, nextDelay } from '../../src/main/rfis/watcher';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
 import type { KeyringBackend } from '../../src/main/infra/keyring';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by
@@ -151,7 +152,7 @@ describe('one notification per change, by webhook, by polling and by both (real 
 
   async function newRfi(s: TestServices): Promise<string> {
     const le = s.services.sandbox!.fixtures.legal_entities[0]!;
-    const created = await s.services.bank.staff.createRfi({
+    const created = await staffOf(s.services).createRfi({
       type: 'account',
       related_id: le.accounts[0]!.id,
       description: 'Please explain the incoming payments',
@@ -165,7 +166,7 @@ describe('one notification per change, by webhook, by polling and by both (real 
 
   /** Every webhook delivery the sandbox made for `rfiId` is done (delivered or failed). */
   async function deliveriesDone(s: TestServices, rfiId: string): Promise<number> {
-    const d = await s.services.bank.staff.listWebhookDeliveries();
+    const d = await staffOf(s.services).listWebhookDeliveries();
     const mine = d.data.filter((x) => x.body.includes(rfiId));
     return mine.length > 0 && mine.every((x) => x.status === 'delivered') ? mine.length : 0;
   }
@@ -241,7 +242,7 @@ describe('one notification per change, by webhook, by polling and by both (real 
       question_type: q.question_type,
       [q.question_type]: { response_text: 'Salary', document_ids: [] },
     });
-    await t.services.bank.staff.questionAction(id, q.id, { action: 'close' });
+    await staffOf(t.services).questionAction(id, q.id, { action: 'close' });
     await expect.poll(() => t!.platform.notifications.length, { timeout: 10_000 }).toBe(2);
     const polls2 = t.services.rfis.poller.polls;
     await expect

@@ -1,7 +1,7 @@
 /**
- * Main's side of the embedded sandbox's guards, over real HTTP: the bank client sends the control
- * secret only on control routes and only to the sandbox it belongs to, never a bearer token there;
- * the embedded sandbox's seed belongs to the data folder.
+ * Main's side of the embedded sandbox's guards, over real HTTP: the app's bank client has no
+ * control calls and never sends the control secret (only test support does, never with a bearer
+ * token); the embedded sandbox's seed belongs to the data folder.
  */
 import { stat, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,9 +12,9 @@ import { createLogger, memorySink } from '../../src/main/infra/log';
 import { SANDBOX_SEED_FILE } from '../../src/main/session/sandbox-seed';
 import type { KeyringBackend } from '../../src/main/infra/keyring';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { DeskFailure } from '../../src/shared/ipc/errors';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
+import { sandboxStaff, staffOf, StaffCallError } from '../support/sandbox-staff';
 
 /** An in-process keychain: these tests are about the sandbox, not the Secret Service. */
 const entries = new Map<string, string>();
@@ -27,7 +27,7 @@ const keyring: KeyringBackend = {
 
 const log = createLogger(memorySink(), 'debug');
 
-describe('bank client: where the control secret goes', () => {
+describe('the control secret: only test support sends it, the app never does', () => {
   let sb: RunningSandbox;
   let proxy: FaultProxy;
   beforeAll(async () => {
@@ -40,40 +40,39 @@ describe('bank client: where the control secret goes', () => {
   });
 
   const token = () => sb.fixtures.legal_entities[0]!.tokens.admin;
-  const clientAt = (baseUrl: string, controlUrl: string) =>
-    new BankClient({
-      getBaseUrl: () => baseUrl,
+
+  it('the app bank client has no staff or control calls and sends no secret on bank routes', async () => {
+    const bank = new BankClient({
+      getBaseUrl: () => proxy.url,
       getToken: async () => token(),
       log,
       clock: createServerClock(),
       retry: { attempts: 1 },
-      sandboxControl: () => ({ url: controlUrl, secret: sb.controlSecret }),
     });
-
-  it('sends the secret, and no bearer token, on control routes of its own sandbox; no secret on bank routes', async () => {
-    const bank = clientAt(proxy.url, proxy.url);
+    expect('staff' in bank).toBe(false);
     proxy.seen.length = 0;
-    expect((await bank.staff.getFixtures()).legal_entities.length).toBe(2);
     await bank.getWebhookConfig();
-    const [control, api] = proxy.seen;
-    expect(control?.path).toBe('/v1/sandbox/fixtures');
-    expect(control?.headers['sandbox-control-secret']).toBe(sb.controlSecret);
-    expect(control?.headers.authorization).toBeUndefined();
+    const [api] = proxy.seen;
     expect(api?.path).toBe('/v1/webhook/url');
     expect(api?.headers['sandbox-control-secret']).toBeUndefined();
+    expect(JSON.stringify(api?.headers)).not.toContain(sb.controlSecret);
     expect(api?.headers.authorization).toBe(`Bearer ${token()}`);
   });
 
-  it('never sends the secret to another origin: the call goes out without it and is refused', async () => {
-    // the client holds the secret of the sandbox at sb.url, but its bank is now another origin
-    const bank = clientAt(proxy.url, sb.url);
+  it('test support sends the secret, and no bearer token, on control routes; without it the sandbox refuses', async () => {
     proxy.seen.length = 0;
-    const failure = await bank.staff.getFixtures().catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(DeskFailure);
-    expect((failure as DeskFailure).kind).toBe('forbidden');
-    expect(proxy.seen).toHaveLength(1);
-    expect(proxy.seen[0]!.headers['sandbox-control-secret']).toBeUndefined();
-    expect(JSON.stringify(proxy.seen[0]!.headers)).not.toContain(sb.controlSecret);
+    expect(
+      (await sandboxStaff({ url: proxy.url, controlSecret: sb.controlSecret }).getFixtures()).legal_entities,
+    ).toHaveLength(2);
+    const [control] = proxy.seen;
+    expect(control?.path).toBe('/v1/sandbox/fixtures');
+    expect(control?.headers['sandbox-control-secret']).toBe(sb.controlSecret);
+    expect(control?.headers.authorization).toBeUndefined();
+    const refused = await sandboxStaff({ url: proxy.url, controlSecret: 'wrong' })
+      .getFixtures()
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StaffCallError);
+    expect((refused as StaffCallError).status).toBe(403);
   });
 });
 
@@ -85,8 +84,8 @@ describe('embedded sandbox: a seed per data folder', () => {
       const first = await startServices({ dataDir: dirA, keyring, rfis: { autoStart: false } });
       const tokensA = first.services.sandbox!.fixtures.legal_entities.map((l) => l.tokens);
       const secretA = first.services.sandbox!.controlSecret;
-      // bank.staff reaches the embedded sandbox's control routes with its secret
-      expect((await first.services.bank.staff.getFixtures()).legal_entities.map((l) => l.tokens)).toEqual(
+      // the embedded sandbox's control routes answer its secret
+      expect((await staffOf(first.services).getFixtures()).legal_entities.map((l) => l.tokens)).toEqual(
         tokensA,
       );
       await first.stop();

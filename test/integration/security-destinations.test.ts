@@ -17,6 +17,7 @@ import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * Where the token and customer data may go (issue 13, findings 1, 2, 3 and 7), attacked the way a
@@ -568,7 +569,7 @@ describe('finding 3: main is no open proxy', () => {
 
     // The bank's events still come to this app's receiver, none to the attacker.
     const accepted = t.services.webhooks.status().accepted;
-    await t.services.bank.staff.createRfi({
+    await staffOf(t.services).createRfi({
       type: 'account',
       related_id: A().accounts[0]!.id,
       questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose?' }],

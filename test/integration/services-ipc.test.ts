@@ -10,6 +10,7 @@ import { channels } from '../../src/shared/ipc/contract';
 import { startFaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
+import { staffOf } from '../support/sandbox-staff';
 
 /** The issue-4 channels end to end through the dispatcher (the same path as Electron IPC). */
 let t: TestServices;
@@ -250,7 +251,7 @@ describe('settings channels', () => {
 describe('audit channels', () => {
   it('records writes made through operations, lists them, exports CSV through the save dialog', async () => {
     const A = t.services.sandbox!.fixtures.legal_entities[0]!;
-    const tr = await t.services.bank.staff.createIncomingTransfer({ legal_entity_id: A.id, amount: '5000' });
+    const tr = await staffOf(t.services).createIncomingTransfer({ legal_entity_id: A.id, amount: '5000' });
     const created = await t.services.operations.createReturnIntent('ipc-return-1', {
       transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
       transaction_id: tr.transaction_id,

@@ -19,6 +19,7 @@ import { SEEN_EVENTS_FILE } from '../../src/main/rfis/webhooks';
 import type { KeyringBackend } from '../../src/main/infra/keyring';
 import type { WebhookEvent } from '../../src/shared/api/webhooks';
 import { startServices } from '../support/services';
+import { staffOf } from '../support/sandbox-staff';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const T0 = Math.floor(Date.parse('2026-03-01T12:00:00Z') / 1000);
@@ -261,7 +262,7 @@ describe('the app keeps the seen event ids in its data folder', () => {
       await t.services.rfis.ready();
       await expect.poll(() => t.services.webhooks.status().autoConfigure?.state).toBe('done');
       const le = t.services.sandbox!.fixtures.legal_entities[0]!;
-      await t.services.bank.staff.createRfi({
+      await staffOf(t.services).createRfi({
         type: 'account',
         related_id: le.accounts[0]!.id,
         description: 'seen ids',
@@ -271,7 +272,7 @@ describe('the app keeps the seen event ids in its data folder', () => {
         .poll(() => t.services.webhooks.status().accepted, { timeout: 10_000 })
         .toBeGreaterThanOrEqual(2);
       const deliveredIds = async () =>
-        (await t.services.bank.staff.listWebhookDeliveries()).data
+        (await staffOf(t.services).listWebhookDeliveries()).data
           .filter((d) => d.status === 'delivered')
           .map((d) => d.event_id);
       await expect

@@ -16,7 +16,15 @@ import type { NewAnswer, Outbox, OutboxBank, OutboxOptions } from '../../src/mai
  * ambiguous failures (re-read before resending) and expired upload URLs.
  */
 
-type Fault = 'offline' | 'lose-answer' | 'server' | 'expired' | 'not-awaiting' | 'invalid' | 'rate-limited';
+type Fault =
+  | 'offline'
+  | 'lose-answer'
+  | 'server'
+  | 'expired'
+  | 'not-awaiting'
+  | 'invalid'
+  | 'rate-limited'
+  | 'in-flight';
 
 class FakeBank implements OutboxBank {
   rfi: Rfi;
@@ -84,6 +92,8 @@ class FakeBank implements OutboxBank {
         throw new DeskFailure({ kind: 'invalid', status: 400, message: 'q.response_text: required' });
       case 'rate-limited':
         throw new DeskFailure({ kind: 'rate_limited', status: 429, message: 'slow down', retryAfterMs: 0 });
+      case 'in-flight':
+        throw new DeskFailure({ kind: 'conflict', status: 409, message: 'still being processed' });
     }
   }
 
@@ -305,17 +315,22 @@ describe('outbox state machine', () => {
     expect(states()).toEqual(['queued', 'queued', 'sending', 'verifying', 'sent']);
   });
 
-  it('ambiguous failure, response not stored: re-read shows it still awaits a response, so it is sent once', async () => {
-    bank.faults.submit.push('server');
-    const o = await open();
-    const a = await o.enqueue(textAnswer);
-    await o.runDue();
-    expect(o.get(a.id)?.state).toBe('verifying');
-    await o.runDue();
-    expect(o.get(a.id)?.state).toBe('sent');
-    expect(bank.calls).toEqual(['getRfi', 'submit', 'getRfi', 'submit']);
-    expect(bank.customerResponses()).toBe(1);
-  });
+  for (const [fault, what] of [
+    ['server', '5xx'],
+    ['in-flight', '409, something still in flight'],
+  ] as const) {
+    it(`ambiguous failure (${what}), response not stored: re-read shows it still awaits a response, so it is sent once`, async () => {
+      bank.faults.submit.push(fault);
+      const o = await open();
+      const a = await o.enqueue(textAnswer);
+      await o.runDue();
+      expect(o.get(a.id)?.state).toBe('verifying');
+      await o.runDue();
+      expect(o.get(a.id)?.state).toBe('sent');
+      expect(bank.calls).toEqual(['getRfi', 'submit', 'getRfi', 'submit']);
+      expect(bank.customerResponses()).toBe(1);
+    });
+  }
 
   it('verifying while still offline stays verifying and retries later', async () => {
     bank.faults.submit.push('lose-answer');

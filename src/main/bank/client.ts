@@ -4,13 +4,15 @@ import got from 'got';
 import type { Response } from 'got';
 import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes, SANDBOX_CONTROL_HEADER } from '../../shared/api';
+import { classifyFailure } from '../../shared/failure-policy';
+import { fillRoutePath, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
 import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
 import { isLoopbackHost } from '../session/destinations';
 import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
 import type { ServerClock } from './clock';
 import type { Logger } from '../infra/log';
 import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
+import { backoffDelay } from '../infra/backoff';
 
 /**
  * The bank API client (the spec and docs/api-decisions.md), on got.
@@ -19,8 +21,9 @@ import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
  *   before they leave (a clear invalid_argument naming the field), answers are validated (a
  *   malformed answer is an `invalid` error naming the field; unknown enum values pass because
  *   the shared schemas are tolerant).
- * - Retries: GETs on network errors and 5xx with jittered exponential backoff; POSTs that carry
- *   an Idempotency-Key also on 409 (still in flight), always with the SAME key; other writes are
+ * - Retries (which failure is which: shared/failure-policy): GETs on network errors and 5xx with
+ *   jittered exponential backoff; POSTs that carry an Idempotency-Key on every failure that is not
+ *   a refusal (network, 5xx, 409 still in flight), always with the SAME key; other writes are
  *   never retried automatically. 429 waits Retry-After (any method: the bank did not process it).
  *   401 is never retried: it asks for a new token (onUnauthenticated).
  * - Every answer's Date header feeds the server clock.
@@ -64,7 +67,7 @@ export interface BankIdentity {
 export interface BankClientOptions {
   /**
    * The active environment's identity, resolved once per request (the session's). `withToken`
-   * is false for calls that carry no token (sandbox control endpoints).
+   * is false for calls that carry no token (the signed upload URL).
    */
   identity?(options: { withToken: boolean }): Promise<BankIdentity>;
   /** Simpler form (tests, benches): base URL and token, bound to the base URL's origin. */
@@ -79,11 +82,6 @@ export interface BankClientOptions {
   onUnauthenticated?(): void;
   /** Waiting between attempts (tests may speed it up). */
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
-  /**
-   * The sandbox whose control secret this client holds (the embedded one), or null. The secret is
-   * sent only on control routes and only when the request goes to that sandbox's origin.
-   */
-  sandboxControl?(): { url: string; secret: string } | null;
 }
 
 export type RetryMode = 'safe' | 'idempotent' | 'none';
@@ -94,10 +92,8 @@ export interface RawRequest<S extends z.ZodType> {
   schema: S;
   query?: Record<string, string | undefined>;
   body?: unknown;
-  /** Attach the bearer token (false for the sandbox control endpoints). */
+  /** Attach the bearer token (default true). */
   auth?: boolean;
-  /** A sandbox control route: attach the control secret when the base URL is that sandbox. */
-  control?: boolean;
   idempotencyKey?: string;
   retry?: RetryMode;
   signal?: AbortSignal;
@@ -143,8 +139,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
 }
 
 function backoff(attempt: number, policy: RetryPolicy): number {
-  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(exp / 2 + Math.random() * (exp / 2));
+  return backoffDelay(attempt, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs });
 }
 
 /** An id that becomes one path segment: the shared id rule (no `.`/`..`, no `/`), encoded. */
@@ -199,14 +194,18 @@ function describeIssues(error: z.ZodError): { field: string; message: string } {
   return { field, message: issue?.message ?? 'unexpected shape' };
 }
 
-const transient = new Set([500, 502, 503, 504]);
+/** Answers that say "not now" (5xx of an overloaded or restarting bank) or "still in flight" (409). */
+const retryableStatus = new Set([409, 500, 502, 503, 504]);
 
-function sameOrigin(a: string, b: string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
+/**
+ * Whether a failed attempt may run again inside the call: a read when waiting may help; a keyed
+ * write unless refused (the same key makes a repeat safe); an unkeyed write only when nothing
+ * happened.
+ */
+function mayRetry(mode: RetryMode, failure: DeskFailure): boolean {
+  if (mode === 'safe') return classifyFailure(failure, 'read') === 'transient';
+  const cls = classifyFailure(failure, 'write');
+  return mode === 'idempotent' ? cls !== 'refused' : cls === 'transient';
 }
 
 /**
@@ -314,10 +313,6 @@ export class BankClient {
       headers['authorization'] = `Bearer ${identity.token}`;
     }
     if (req.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = req.idempotencyKey;
-    if (req.control) {
-      const c = this.options.sandboxControl?.();
-      if (c && sameOrigin(c.url, base)) headers[SANDBOX_CONTROL_HEADER] = c.secret;
-    }
     const linked = linkSignals([req.signal, identity.signal]);
     try {
       return await this.attempts(req, mode, url, headers, linked.signal);
@@ -358,7 +353,7 @@ export class BankClient {
       } catch (err) {
         if (signal?.aborted) throw abortedBy(signal, err);
         const failure = offlineFailure(err);
-        if (mode !== 'none' && attempt < this.policy.attempts) {
+        if (mayRetry(mode, failure) && attempt < this.policy.attempts) {
           this.options.log.info('bank: network error, retrying', {
             method: req.method,
             path: shownPath,
@@ -399,9 +394,8 @@ export class BankClient {
         }
         throw failureFromResponse(status, body, retryAfter);
       }
-      const retryable =
-        (mode !== 'none' && transient.has(status)) || (mode === 'idempotent' && status === 409);
-      if (retryable && attempt < this.policy.attempts) {
+      const failure = failureFromResponse(status, body, retryAfter);
+      if (retryableStatus.has(status) && mayRetry(mode, failure) && attempt < this.policy.attempts) {
         this.options.log.info('bank: transient answer, retrying', {
           method: req.method,
           path: shownPath,
@@ -411,7 +405,7 @@ export class BankClient {
         await this.sleep(backoff(attempt, this.policy), signal);
         continue;
       }
-      throw failureFromResponse(status, body, retryAfter);
+      throw failure;
     }
   }
 
@@ -444,10 +438,14 @@ export class BankClient {
     return parsed.data;
   }
 
+  /**
+   * One endpoint of the shared route table: its method, its path with `params` filled in (each id
+   * checked), its auth, its body schema (checked before sending) and its answer schema.
+   */
   private async call<K extends RouteId>(
     id: K,
     opts: {
-      path?: string;
+      params?: Record<string, string>;
       body?: unknown;
       query?: Record<string, string | undefined>;
       idempotencyKey?: string;
@@ -455,13 +453,17 @@ export class BankClient {
     } = {},
   ): Promise<Res<K>> {
     const r = routes[id];
+    if (r.auth === 'control')
+      throw new Error(`${id} is a sandbox control route; the app does not call those.`);
+    const params = opts.params ?? {};
+    // The route's `transactionID` is reported as the field `transactionId`.
+    for (const [name, value] of Object.entries(params)) pathParam(value, name.replace(/ID$/, 'Id'));
     if (opts.body !== undefined) this.checkBody(id, opts.body);
     return this.request({
       method: r.method,
-      path: opts.path ?? r.path,
+      path: fillRoutePath(r.path, params),
       schema: r.response as z.ZodType<Res<K>>,
-      auth: r.auth !== 'none' && r.auth !== 'control',
-      control: r.auth === 'control',
+      auth: r.auth !== 'none',
       ...(opts.body !== undefined ? { body: opts.body } : {}),
       ...(opts.query ? { query: opts.query } : {}),
       ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
@@ -485,7 +487,7 @@ export class BankClient {
   /** GET /v1/transactions/:id. 404 right after creation: use readAfterCreate for that window. */
   async getTransaction(transactionId: string, o: CallOptions = {}): Promise<Res<'getTransaction'>> {
     return this.call('getTransaction', {
-      path: `/v1/transactions/${pathParam(transactionId, 'transactionId')}`,
+      params: { transactionID: transactionId },
       ...o,
     });
   }
@@ -510,7 +512,7 @@ export class BankClient {
   /** DELETE /v1/transfer/return/:id: cancels an unconfirmed intent (not retried automatically). */
   async cancelReturn(transactionId: string, o: CallOptions = {}): Promise<Res<'cancelReturn'>> {
     return this.call('cancelReturn', {
-      path: `/v1/transfer/return/${pathParam(transactionId, 'transactionId')}`,
+      params: { transactionID: transactionId },
       ...o,
     });
   }
@@ -560,7 +562,7 @@ export class BankClient {
   }
 
   async getRfi(rfiId: string, o: CallOptions = {}): Promise<Res<'getRfi'>> {
-    return this.call('getRfi', { path: `/v1/rfis/${pathParam(rfiId, 'rfiId')}`, ...o });
+    return this.call('getRfi', { params: { rfiID: rfiId }, ...o });
   }
 
   /** POST …/questions/:q/responses. Not retried automatically (docs/api-decisions.md: re-read first). */
@@ -571,7 +573,7 @@ export class BankClient {
     o: CallOptions & { idempotencyKey?: string } = {},
   ): Promise<Res<'submitRfiResponse'>> {
     return this.call('submitRfiResponse', {
-      path: `/v1/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/responses`,
+      params: { rfiID: rfiId, questionID: questionId },
       body,
       ...(o.idempotencyKey !== undefined ? { idempotencyKey: BankClient.key(o.idempotencyKey) } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
@@ -585,7 +587,7 @@ export class BankClient {
   }
 
   async getDocument(documentId: string, o: CallOptions = {}): Promise<Res<'getDocument'>> {
-    return this.call('getDocument', { path: `/v1/documents/${pathParam(documentId, 'documentId')}`, ...o });
+    return this.call('getDocument', { params: { documentID: documentId }, ...o });
   }
 
   /**
@@ -701,54 +703,4 @@ export class BankClient {
   async setWebhookUrl(url: string, o: CallOptions = {}): Promise<Res<'setWebhookUrl'>> {
     return this.call('setWebhookUrl', { body: { webhook_url: url }, ...o });
   }
-
-  // ---- Sandbox staff and control endpoints (sandbox only; no token; the control secret) ----
-
-  readonly staff = {
-    getFixtures: async (o: CallOptions = {}) => this.call('getFixtures', o),
-    getClock: async (o: CallOptions = {}) => this.call('getClock', o),
-    advanceClock: async (seconds: number, o: CallOptions = {}) =>
-      this.call('advanceClock', { body: { advance_seconds: seconds }, ...o }),
-    createIncomingTransfer: async (body: Body<'createIncomingTransfer'> = {}, o: CallOptions = {}) =>
-      this.call('createIncomingTransfer', { body, ...o }),
-    listTransactions: async (o: CallOptions = {}) => this.call('listSandboxTransactions', o),
-    listAccounts: async (o: CallOptions = {}) => this.call('listSandboxAccounts', o),
-    getWebhookPublicKey: async (o: CallOptions = {}) => this.call('getWebhookPublicKey', o),
-    listWebhookDeliveries: async (o: CallOptions = {}) => this.call('listWebhookDeliveries', o),
-    getDocument: async (documentId: string, o: CallOptions = {}) =>
-      this.call('getSandboxDocument', {
-        path: `/v1/sandbox/documents/${pathParam(documentId, 'documentId')}`,
-        ...o,
-      }),
-    createRfi: async (body: Body<'staffCreateRfi'>, o: CallOptions = {}) =>
-      this.call('staffCreateRfi', { body, ...o }),
-    questionAction: async (
-      rfiId: string,
-      questionId: string,
-      body: Body<'staffQuestionAction'>,
-      o: CallOptions = {},
-    ) =>
-      this.call('staffQuestionAction', {
-        path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/action`,
-        body,
-        ...o,
-      }),
-    adminResponse: async (
-      rfiId: string,
-      questionId: string,
-      body: Body<'staffAdminResponse'>,
-      o: CallOptions = {},
-    ) =>
-      this.call('staffAdminResponse', {
-        path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/questions/${pathParam(questionId, 'questionId')}/admin-responses`,
-        body,
-        ...o,
-      }),
-    rfiAction: async (rfiId: string, body: Body<'staffRfiAction'>, o: CallOptions = {}) =>
-      this.call('staffRfiAction', {
-        path: `/v1/sandbox/rfis/${pathParam(rfiId, 'rfiId')}/action`,
-        body,
-        ...o,
-      }),
-  };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
+import { keepsIdempotencyKey } from '../../shared/failure-policy';
 import { createSerialQueue } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
 import type { StateFileFormat } from '../infra/json-store';
@@ -93,21 +94,6 @@ export function canonicalJson(value: unknown): string {
 
 export function hashBody(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
-}
-
-/** Errors after which the request surely created nothing. Anything else is ambiguous. */
-function isDefinitiveRefusal(error: DeskError): boolean {
-  // `invalid` is a 400 refusal, or a 2xx answer that could not be read (cut, not JSON, wrong
-  // shape): the bank may have created the transaction, so the key must be kept.
-  if (error.kind === 'invalid' && (error.status === undefined || error.status < 300)) return false;
-  return [
-    'invalid',
-    'forbidden',
-    'not_found',
-    'precondition',
-    'unauthenticated',
-    'invalid_argument',
-  ].includes(error.kind);
 }
 
 export interface LedgerOptions {
@@ -242,7 +228,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
           const e = outcome.error;
           next = {
             ...existing,
-            state: isDefinitiveRefusal(e) ? 'failed' : 'pending',
+            state: keepsIdempotencyKey(e) ? 'pending' : 'failed',
             error: {
               kind: e.kind,
               message: e.message,

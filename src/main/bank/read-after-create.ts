@@ -1,4 +1,6 @@
 import { DeskFailure } from '../../shared/ipc/errors';
+import { isTransientRead } from '../../shared/failure-policy';
+import { backoffDelay } from '../infra/backoff';
 import type { Transaction } from '../../shared/api';
 import type { BankClient } from './client';
 import { abortableSleep } from './client';
@@ -53,9 +55,11 @@ export function readDelay(
   timing: ReadAfterCreateTiming,
   random: () => number = Math.random,
 ): number {
-  const base = Math.min(timing.maxDelayMs, timing.firstDelayMs * 2 ** (n - 1));
-  const jittered = base * (0.8 + 0.4 * random());
-  return Math.round(Math.min(timing.maxDelayMs, jittered));
+  return backoffDelay(
+    n,
+    { baseMs: timing.firstDelayMs, maxMs: timing.maxDelayMs, jitter: [0.8, 1.2] },
+    random,
+  );
 }
 
 export function createReadAfterCreate(deps: {
@@ -100,8 +104,7 @@ export function createReadAfterCreate(deps: {
       } catch (err) {
         if (options.signal?.aborted) throw err;
         // 404 is the visibility window; offline / 5xx (after the client's own retries) are waited out.
-        const waitable =
-          err instanceof DeskFailure && ['not_found', 'offline', 'server', 'rate_limited'].includes(err.kind);
+        const waitable = err instanceof DeskFailure && (err.kind === 'not_found' || isTransientRead(err));
         if (!waitable) {
           report('failed', err instanceof DeskFailure ? err.message : 'The transaction could not be read.');
           throw err;

@@ -4,6 +4,7 @@ import { formatMinor, parseMinor } from '../../shared/money';
 import { recentTransferSchema, returnEntrySchema } from '../../shared/ipc/channels/returns';
 import type { RecentTransfer, ReturnEntry, TransferView } from '../../shared/ipc/channels/returns';
 import { DeskFailure } from '../../shared/ipc/errors';
+import { isTransientRead } from '../../shared/failure-policy';
 import type { ReturnReasonCode } from '../../shared/catalogue';
 import { createFollower } from '../bank/follower';
 import type { FollowUpdate } from '../bank/follower';
@@ -292,8 +293,8 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     },
     onBatchError: (err) => core.log.warn('returns: recording followed statuses failed', { error: err }),
     onError: (transactionId, err) => {
-      const kind = err instanceof DeskFailure ? err.kind : 'internal';
-      if (['offline', 'server', 'rate_limited', 'not_found'].includes(kind)) return 'retry';
+      // not_found: the transaction is not visible yet (read-after-create window).
+      if (err instanceof DeskFailure && (err.kind === 'not_found' || isTransientRead(err))) return 'retry';
       core.log.warn('returns: following stopped', { transactionId, error: err });
       return 'stop';
     },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Rfi, RfiQuestion } from '../../shared/api/rfis';
+import { classifyFailure } from '../../shared/failure-policy';
 import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { AnswerState, AnswerView, StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
@@ -12,6 +13,7 @@ import type { BankScope } from '../bank/scope';
 import { createSerialQueue } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
 import type { Logger } from '../infra/log';
+import { backoffDelay } from '../infra/backoff';
 
 /**
  * The durable outbox of RFI answers.
@@ -22,12 +24,13 @@ import type { Logger } from '../infra/log';
  *
  *   queued ──► uploading ──► sending ──► sent
  *     ▲  │         │            │
- *     │  │         │            ├─ ambiguous failure (network error, timeout, 5xx) ─► verifying
+ *     │  │         │            ├─ ambiguous failure (network error, timeout, 5xx, 409) ─► verifying
  *     │  │         │            ├─ 422 QUESTION_NOT_AWAITING_RESPONSE ─► conflict
  *     │  │         │            └─ other refusal ─► failed
  *     │  │         └─ 403 UPLOAD_URL_EXPIRED ─► fresh upload URL, PUT again
  *     │  └─ the question is no longer action_required (checked before any upload) ─► conflict
- *     └─ transient failure (offline, 5xx, 429): retry with backoff
+ *     └─ transient failure (429, 401) or a failed read: retry with backoff
+ *   (which failure is which: shared/failure-policy)
  *   verifying: re-reads the RFI. Our response is there (a new customer response with our text and
  *   document ids) ─► sent; the question still awaits a response ─► sending again; else ─► conflict.
  *
@@ -169,7 +172,6 @@ export interface Outbox {
   dispose(): Promise<void>;
 }
 
-const TRANSIENT = new Set(['offline', 'server', 'rate_limited', 'conflict', 'internal', 'unauthenticated']);
 const FINISHED: ReadonlySet<AnswerState> = new Set(['sent', 'failed', 'conflict']);
 
 function asDeskError(err: unknown): DeskError {
@@ -340,14 +342,9 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     options.onChange?.(view(e));
   };
 
-  const backoff = (failures: number): number => {
-    const exp = Math.min(retry.maxMs, retry.baseMs * 2 ** Math.max(0, failures - 1));
-    return Math.round(exp / 2 + Math.random() * (exp / 2));
-  };
-
   const waitAgain = async (e: OutboxEntry, err: DeskError, state: AnswerState): Promise<void> => {
     const failures = e.failures + 1;
-    const delay = err.retryAfterMs ?? backoff(failures);
+    const delay = err.retryAfterMs ?? backoffDelay(failures, retry);
     lastError = err;
     await transition(e, { state, failures, lastError: shortError(err), nextAttemptAt: Date.now() + delay });
   };
@@ -495,19 +492,17 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         if (e.failures >= 3) return fail(e, de);
         return waitAgain(e, de, 'queued');
       }
-      // 429, 401, 409: the bank did not process the request; run it again later.
-      if (de.kind === 'rate_limited' || de.kind === 'unauthenticated' || de.kind === 'conflict') {
-        return waitAgain(e, de, 'queued');
+      switch (classifyFailure(de, 'write')) {
+        case 'transient':
+          // 429, 401: the bank did not process the request; run it again later.
+          return waitAgain(e, de, 'queued');
+        case 'ambiguous':
+          // Network error, timeout, 5xx, 409, or a 2xx we could not read: the bank may have
+          // stored it. Re-read before sending again.
+          return waitAgain(e, de, 'verifying');
+        case 'refused':
+          return fail(e, de);
       }
-      // Network error, timeout, 5xx, or a 2xx we could not read: the bank may have stored it.
-      // Re-read before sending again.
-      const ambiguous =
-        de.kind === 'offline' ||
-        de.kind === 'server' ||
-        de.kind === 'internal' ||
-        (de.kind === 'invalid' && (de.status ?? 0) < 300);
-      if (ambiguous) return waitAgain(e, de, 'verifying');
-      return fail(e, de);
     }
   };
 
@@ -556,9 +551,9 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         await transition(e, { state, nextAttemptAt: Date.now() });
         return;
       }
-      // A 2xx answer that could not be read (cut, not JSON) is as transient as a network error.
-      const unreadable = de.kind === 'invalid' && (de.status ?? 0) < 300;
-      if (TRANSIENT.has(de.kind) || unreadable || (state === 'verifying' && de.kind !== 'not_found')) {
+      // Anything but a refusal (of the reads, the upload or the send) is waited out; while
+      // verifying, only a vanished RFI or question ends the answer.
+      if (classifyFailure(de, 'write') !== 'refused' || (state === 'verifying' && de.kind !== 'not_found')) {
         await waitAgain(e, de, state);
       } else {
         await fail(e, de);

@@ -12,6 +12,7 @@ import type {
   RfiSyncStateView,
 } from '../../shared/ipc/channels/rfis';
 import { DeskFailure } from '../../shared/ipc/errors';
+import { isTransientRead } from '../../shared/failure-policy';
 import { countSummaries } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { BankClient } from '../bank/client';
@@ -421,8 +422,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
           const fresh = await service.refresh(id, 'refresh');
           if (fresh) return detail(r, r.get(id) ?? fresh, false);
         } catch (err) {
-          if (!(err instanceof DeskFailure) || !['offline', 'server', 'rate_limited'].includes(err.kind))
-            throw err;
+          if (!(err instanceof DeskFailure) || !isTransientRead(err)) throw err;
         }
       }
       const cached = r.get(id);

@@ -1,4 +1,5 @@
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, verify } from 'node:crypto';
+import { p256PublicKey } from '../infra/p256';
 import type { KeyObject } from 'node:crypto';
 import { parseSignatureHeader } from '../../shared/api/webhooks';
 
@@ -38,10 +39,8 @@ export interface VerifyInput {
 
 /** The public key from PEM; throws with a readable message when it is not an ECDSA P-256 key. */
 export function loadPublicKey(pem: string): KeyObject {
-  const key = createPublicKey(pem);
-  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    throw new Error('The pinned webhook key must be an ECDSA P-256 public key.');
-  }
+  const key = p256PublicKey(pem);
+  if (!key) throw new Error('The pinned webhook key must be an ECDSA P-256 public key.');
   return key;
 }
 

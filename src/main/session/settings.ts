@@ -1,4 +1,5 @@
-import { createPublicKey, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { p256PublicKey } from '../infra/p256';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { settingsFileSchema } from '../../shared/ipc/channels/settings';
 import type {
@@ -88,13 +89,8 @@ export function checkBaseUrl(raw: string): string {
 
 /** Accepts an ECDSA P-256 public key in PEM (SPKI); answers it normalised. */
 export function checkWebhookPublicKey(pem: string): string {
-  try {
-    const key = createPublicKey(pem);
-    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-      throw new Error('not P-256');
-    }
-    return key.export({ type: 'spki', format: 'pem' }).toString();
-  } catch {
+  const key = p256PublicKey(pem);
+  if (!key) {
     throw new DeskFailure({
       kind: 'invalid_argument',
       field: 'publicKeyPem',
@@ -102,6 +98,7 @@ export function checkWebhookPublicKey(pem: string): string {
         'The webhook public key must be an ECDSA P-256 public key in PEM ("-----BEGIN PUBLIC KEY-----").',
     });
   }
+  return key.export({ type: 'spki', format: 'pem' }).toString();
 }
 
 /** A random profile id (the keychain account of its token). */

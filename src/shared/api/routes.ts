@@ -476,3 +476,12 @@ export const SANDBOX_CONTROL_HEADER = 'Sandbox-Control-Secret';
 export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export { Empty, TransactionIdBody };
+
+/** A route's path with its `:name` parameters filled in, each value URI-encoded as one segment. */
+export function fillRoutePath(path: string, params: Readonly<Record<string, string>>): string {
+  return path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`The path ${path} needs the parameter ${name}.`);
+    return encodeURIComponent(value);
+  });
+}

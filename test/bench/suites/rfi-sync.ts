@@ -18,6 +18,7 @@ import { openRfiRepository } from '../../../src/main/rfis/repository';
 import { PAGE_SIZE, syncRepository } from '../../../src/main/rfis/sync';
 import { startSandbox } from '../../../src/sandbox/index';
 import type { BenchResult, BenchSuite } from '../types';
+import { sandboxStaff } from '../../support/sandbox-staff';
 
 const COUNT = 10_000;
 const ROUNDS = Number.parseInt(process.env.BENCH_ROUNDS ?? '3', 10);
@@ -89,7 +90,6 @@ const suite: BenchSuite = {
         getToken: async () => token,
         log,
         clock: createServerClock(),
-        sandboxControl: () => ({ url: sb.url, secret: sb.controlSecret }),
       });
 
       // warm both paths once (JIT, connections)
@@ -128,8 +128,8 @@ const suite: BenchSuite = {
 
       // incremental: an hour later one RFI is new (picked up once), then nothing changes
       const repo = await openRfiRepository({ dir: lastDir, log });
-      await bank.staff.advanceClock(3600);
-      await bank.staff.createRfi({
+      await sandboxStaff(sb).advanceClock(3600);
+      await sandboxStaff(sb).createRfi({
         type: 'account',
         related_id: le.accounts[0]?.id ?? le.id,
         questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose?' }],

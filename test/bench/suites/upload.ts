@@ -16,6 +16,7 @@ import { createHeadlessPlatform } from '../../../src/main/infra/platform';
 import { createLogger, memorySink } from '../../../src/main/infra/log';
 import { unavailableKeyringBackend } from '../../../src/main/infra/keyring';
 import type { BenchResult, BenchSuite } from '../types';
+import { staffOf } from '../../support/sandbox-staff';
 
 const MB = 1024 * 1024;
 const SIZE = Number.parseInt(process.env['BENCH_UPLOAD_MB'] ?? '200', 10) * MB;
@@ -79,7 +80,7 @@ const suite: BenchSuite = {
       const le = services.sandbox?.fixtures.legal_entities[0];
       if (!le?.accounts[0]) throw new Error('no sandbox fixtures');
       const newRfi = () =>
-        services.bank.staff.createRfi({
+        staffOf(services).createRfi({
           type: 'account',
           related_id: le.accounts[0]!.id,
           description: 'Bench upload',

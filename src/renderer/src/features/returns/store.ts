@@ -3,6 +3,7 @@ import type { TransactionProgress } from '../../../../shared/ipc/channels/sessio
 import type { RecentTransfer, ReturnEntry, TransferView } from '../../../../shared/ipc/channels/returns';
 import { isReturnReasonCode } from '../../../../shared/catalogue';
 import type { ReturnReasonCode } from '../../../../shared/catalogue';
+import { maySendAgain } from '../../../../shared/failure-policy';
 import { DeskCallError, call, errorMessage } from '../../lib/desk';
 import { onEvents, sharedSubscription } from '../../lib/events';
 
@@ -77,8 +78,6 @@ export interface ReturnsStore {
   /** Subscribes to progress and status pushes; returns the unsubscribe. */
 }
 
-const ambiguousKinds = ['offline', 'server', 'conflict', 'rate_limited', 'internal'];
-
 function newOperationId(): string {
   return `ret-${crypto.randomUUID()}`;
 }
@@ -115,7 +114,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         phase: 'form',
         sendProblem: {
           message: errorMessage(err),
-          retryable: e ? ambiguousKinds.includes(e.kind) : false,
+          retryable: e ? maySendAgain(e) : false,
           field: e?.field,
         },
       });
