@@ -92,7 +92,7 @@ describe('durable JSON store', () => {
     expect(await readFile(p.movedTo!, 'utf8')).toBe(content);
     expect(p.message).toMatch(why);
     expect(p.message).toMatch(
-      /^The list of names \(names\.json\) could not be read .*moved aside to names\.corrupt-/,
+      /^The list of names: names\.json could not be read .*moved aside to names\.corrupt-/,
     );
     expect(p.message).toMatch(/A new one was started\.$/);
     expect(sink.records.some((r) => r.level === 'error' && r.message.includes('moved aside'))).toBe(true);

@@ -137,7 +137,7 @@ export async function loadStateFile<T>(
   const problem: StateFileProblem = {
     file,
     movedTo,
-    message: `${o.label} (${path.basename(file)}) could not be read (${why}). ${where} ${o.consequence}`,
+    message: `${o.label}: ${path.basename(file)} could not be read (${why}). ${where} ${o.consequence}`,
   };
   o.log?.error('state file: unreadable, moved aside', { file, movedTo, why });
   o.report?.(problem);
