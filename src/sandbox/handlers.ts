@@ -1,3 +1,9 @@
+/**
+ * The sandbox's handler for every operation of the shared route table (src/shared/api/routes.ts),
+ * keyed by operation id: bank calls go to the bank model, control calls to the clock, fixtures,
+ * webhooks and staff RFI actions.
+ */
+
 import { iso } from './clock';
 import type { Bank } from './bank';
 import { serializeResponse } from './bank';

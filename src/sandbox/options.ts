@@ -1,3 +1,8 @@
+/**
+ * The sandbox's options (timings, limits, webhook retries, rate limits), their defaults, and
+ * resolveOptions(), which fills in defaults and refuses invalid values.
+ */
+
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../shared/catalogue';
 import { CONTROL_SECRET_RE } from './guard';
 

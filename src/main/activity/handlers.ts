@@ -1,6 +1,7 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../core';
 
+/** The audit log behind the Activity screen: its entries, and a CSV export to a file the analyst picks. */
 export function auditHandlers(core: ServiceCore): Pick<Handlers, 'audit.list' | 'audit.exportCsv'> {
   return {
     'audit.list': (args) => core.audit.list(args ?? {}),

@@ -1,3 +1,11 @@
+/**
+ * The local audit log: an append-only record (one JSON line per entry, fsynced) of every write the
+ * analyst made — when, who (the credential as the bank reported it), which environment, the
+ * operation, its idempotency key, the target and the outcome. Entries are never edited or
+ * removed; a line that cannot be parsed (a torn write after a crash) is skipped and counted, not
+ * dropped from the file.
+ */
+
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,13 +15,6 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import { appendLineDurable, createSerialQueue, privateFileMode } from '../infra/durable-file';
 import type { Logger } from '../infra/log';
 
-/**
- * The local audit log: an append-only record (one JSON line per entry, fsynced) of every write the
- * analyst made — when, who (the credential as the bank reported it), which environment, the
- * operation, its idempotency key, the target and the outcome. Entries are never edited or
- * removed; a line that cannot be parsed (a torn write after a crash) is skipped and counted, not
- * dropped from the file.
- */
 /** One entry as stored on disk: the same shape the audit.* channels carry (src/shared/ipc/channels/audit.ts). */
 export const auditEntrySchema = auditEntryViewSchema;
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -1,19 +1,3 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import got from 'got';
-import type { Response } from 'got';
-import type { z } from 'zod';
-import { DeskFailure } from '../../shared/ipc/errors';
-import { classifyFailure } from '../../shared/failure-policy';
-import { fillRoutePath, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
-import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
-import { isLoopbackHost } from '../session/destinations';
-import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
-import type { ServerClock } from './clock';
-import type { Logger } from '../infra/log';
-import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
-import { backoffDelay } from '../infra/backoff';
-
 /**
  * The bank API client (the spec and docs/api-decisions.md), on got.
  *
@@ -34,6 +18,23 @@ import { backoffDelay } from '../infra/backoff';
  * - Ids that go into a path are checked (no `.`/`..`, no `/`); upload URLs must be https unless
  *   they point at loopback.
  */
+
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import got from 'got';
+import type { Response } from 'got';
+import type { z } from 'zod';
+import { DeskFailure } from '../../shared/ipc/errors';
+import { classifyFailure } from '../../shared/failure-policy';
+import { fillRoutePath, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
+import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
+import { isLoopbackHost } from '../session/destinations';
+import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
+import type { ServerClock } from './clock';
+import type { Logger } from '../infra/log';
+import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
+import { backoffDelay } from '../infra/backoff';
+
 export interface RetryPolicy {
   /** Total attempts for retryable failures (network, 5xx, 409 on idempotent POSTs). */
   attempts: number;

@@ -1,3 +1,8 @@
+/**
+ * Bank failures as the app's typed errors: non-2xx answers and their error body mapped to one
+ * DeskFailure, network failures, and Retry-After parsing.
+ */
+
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
 

@@ -1,14 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { z } from 'zod';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DeskError } from '../../shared/ipc/errors';
-import { keepsIdempotencyKey } from '../../shared/failure-policy';
-import { createSerialQueue } from '../infra/durable-file';
-import { stateFile } from '../infra/json-store';
-import type { StateFileFormat } from '../infra/json-store';
-import type { Logger } from '../infra/log';
-
 /**
  * The idempotency ledger: one Idempotency-Key per intended operation (a return intent, a crypto
  * order), written to disk with a hash of the body BEFORE the request goes out, so every retry
@@ -25,6 +14,18 @@ import type { Logger } from '../infra/log';
  * The bank keeps keys for 24 h (docs/api-decisions.md); a pending entry older than that is not resent
  * automatically (the key may be forgotten and a resend could create a second transaction).
  */
+
+import { createHash, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { DeskError } from '../../shared/ipc/errors';
+import { keepsIdempotencyKey } from '../../shared/failure-policy';
+import { createSerialQueue } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
+import type { StateFileFormat } from '../infra/json-store';
+import type { Logger } from '../infra/log';
+
 export const operationKinds = ['return_intent', 'crypto_order'] as const;
 export type OperationKind = (typeof operationKinds)[number];
 

@@ -1,10 +1,3 @@
-import { DeskFailure } from '../../shared/ipc/errors';
-import { isTransientRead } from '../../shared/failure-policy';
-import { backoffDelay } from '../infra/backoff';
-import type { Transaction } from '../../shared/api';
-import type { BankClient } from './client';
-import { abortableSleep } from './client';
-
 /**
  * Read after create (docs/api-decisions.md): a transaction created by POST answers 404 for a few seconds. We
  * read it at once, then after about 1 s, then with jittered exponential backoff capped at 15 s.
@@ -12,6 +5,14 @@ import { abortableSleep } from './client';
  * background until the record shows up, the caller aborts, or the give-up time passes. A 404
  * never leads to a second POST: this only ever reads.
  */
+
+import { DeskFailure } from '../../shared/ipc/errors';
+import { isTransientRead } from '../../shared/failure-policy';
+import { backoffDelay } from '../infra/backoff';
+import type { Transaction } from '../../shared/api';
+import type { BankClient } from './client';
+import { abortableSleep } from './client';
+
 export type ProgressState = 'processing' | 'still_processing' | 'visible' | 'failed';
 
 export interface ProgressUpdate {

@@ -1,3 +1,10 @@
+/**
+ * The digital-asset exchange, main side: the account book, this workstation's orders
+ * (kept in a schema-checked state file), quotes created through the idempotency ledger and read
+ * through the bank's visibility window, confirmation under the server-time guard (never queued),
+ * and following a confirmed order to its settlement with a native notification.
+ */
+
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { CryptoTradeV2 } from '../../shared/api/transactions';
@@ -27,13 +34,6 @@ import {
   guardedConfirm,
   requiredHeadroomMs,
 } from './guard';
-
-/**
- * The digital-asset exchange (issue 7), main side: the account book, this workstation's orders
- * (kept in a schema-checked state file), quotes created through the idempotency ledger and read
- * through the bank's visibility window, confirmation under the server-time guard (never queued),
- * and following a confirmed order to its settlement with a native notification.
- */
 
 export interface CryptoDeps {
   bank: BankClient;

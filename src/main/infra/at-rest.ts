@@ -1,5 +1,3 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-
 /**
  * Encryption of state files at rest: the one place that seals and opens their content.
  *
@@ -19,6 +17,9 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * truncated) throws `AtRestError`: the caller treats it like a corrupt file (moved aside,
  * reported).
  */
+
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
 export interface DataKey {
   /** A random id stored with the key; written into every envelope. */
   id: string;

@@ -1,14 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import type { DataKey } from './at-rest';
-import type { Logger } from './log';
-import type { KeyringBackend } from './keyring';
-
 /**
  * The data key that encrypts drafts, the outbox and the RFI cache at rest: 256 random bits in the
  * OS keychain, in the same keychain service as the tokens under its own account. The account name
  * contains a colon, which no profile id can (profile ids are checked against [A-Za-z0-9._-]), so
  * it never meets a token entry. Created once, read at every start, never written to a file.
  */
+
+import { randomBytes } from 'node:crypto';
+import type { DataKey } from './at-rest';
+import type { Logger } from './log';
+import type { KeyringBackend } from './keyring';
+
+/** The keychain account of the data key; its colon keeps it apart from every profile id. */
 export const DATA_KEY_ACCOUNT = 'treasury-desk:data-key';
 
 interface StoredKey {

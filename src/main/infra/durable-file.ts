@@ -1,3 +1,9 @@
+/**
+ * Durable writes of the app's state files: owner-only mode, temp file + fsync + rename (retrying a
+ * rename Windows refuses while the target is busy), durable appended lines, sweeping temp files
+ * an interrupted write left, moving unreadable files aside, and a one-at-a-time write queue.
+ */
+
 import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';

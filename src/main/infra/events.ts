@@ -1,13 +1,14 @@
-import { events } from '../../shared/ipc/contract';
-import type { EventName, EventPayload } from '../../shared/ipc/contract';
-import type { PushMessage } from '../../shared/ipc/bridge';
-import type { Logger } from './log';
-
 /**
  * Push events from the services to every attached renderer (Electron windows, harness pages).
  * Payloads are validated against the contract before they leave, so a renderer never receives
  * something its types do not describe.
  */
+
+import { events } from '../../shared/ipc/contract';
+import type { EventName, EventPayload } from '../../shared/ipc/contract';
+import type { PushMessage } from '../../shared/ipc/bridge';
+import type { Logger } from './log';
+
 export interface EventHub {
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
   /** Attach a transport; returns a detach function. */

@@ -1,3 +1,13 @@
+/**
+ * Schema-validated local state files (settings, drafts, caches, lists). The engine is `conf` in
+ * Node and electron-store in the app (both write atomically); a factory passed to createServices
+ * picks it. Every file is owner-only (0600).
+ *
+ * A file that cannot be parsed or does not match its schema is never silently reset: it is moved
+ * aside (name.corrupt-<time>.json), the defaults start a new one, and the problem is reported
+ * (log, `problems()`, and the `settings.problem` push event) so the analyst knows.
+ */
+
 import { renameSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,15 +18,6 @@ import { asideName, privateFileMode } from './durable-file';
 import { loadStateFile } from './json-store';
 import type { Logger } from './log';
 
-/**
- * Schema-validated local state files (settings, drafts, caches, lists). The engine is `conf` in
- * Node and electron-store in the app (both write atomically); a factory passed to createServices
- * picks it. Every file is owner-only (0600).
- *
- * A file that cannot be parsed or does not match its schema is never silently reset: it is moved
- * aside (name.corrupt-<time>.json), the defaults start a new one, and the problem is reported
- * (log, `problems()`, and the `settings.problem` push event) so the analyst knows.
- */
 export interface StoreEngine {
   readonly path: string;
   store: Record<string, unknown>;

@@ -1,9 +1,3 @@
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DataKey } from './at-rest';
-import { loadDataKey } from './data-key';
-import type { KeyringBackend } from './keyring';
-import type { Logger } from './log';
-
 /**
  * The token vault: one OS keychain entry per environment profile (service "treasury-desk",
  * account = profile id). The token is read only inside main (by the bank client); nothing that
@@ -13,6 +7,12 @@ import type { Logger } from './log';
  * vault says so in status() and keeps tokens in memory for this run only. It never writes a token
  * to disk itself.
  */
+
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { DataKey } from './at-rest';
+import { loadDataKey } from './data-key';
+import type { KeyringBackend } from './keyring';
+import type { Logger } from './log';
 
 export interface VaultStatus {
   backend: 'keychain' | 'memory';

@@ -1,7 +1,7 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { ServiceCore } from '../core';
 
-/** Returns of settled incoming SWIFT transfers (issue 6). */
+/** Returns of settled incoming SWIFT transfers. */
 export function returnsHandlers(
   core: ServiceCore,
 ): Pick<

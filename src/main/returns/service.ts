@@ -1,3 +1,9 @@
+/**
+ * The returns feature in main. Local state (`state/returns.json`): the transfers looked
+ * up recently and every intent made from this workstation, so the Returns list survives a
+ * restart and an ambiguous send can be retried with its operationId (hence its Idempotency-Key).
+ */
+
 import { z } from 'zod';
 import type { ReturnIntentRequest } from '../../shared/api';
 import { formatMinor, parseMinor } from '../../shared/money';
@@ -21,11 +27,6 @@ import type { Stores } from '../infra/stores';
 import type { TypedStore } from '../infra/stores';
 import { explainReturnFailure, toTransferView } from './view';
 
-/**
- * The returns feature in main (issue 6). Local state (`state/returns.json`): the transfers looked
- * up recently and every intent made from this workstation, so the Returns list survives a
- * restart and an ambiguous send can be retried with its operationId (hence its Idempotency-Key).
- */
 const stateSchema = z.object({
   recent: z.array(recentTransferSchema),
   entries: z.array(returnEntrySchema),

@@ -1,3 +1,8 @@
+/**
+ * The returns feature's view of the bank: whether a transfer can be returned (and why not), the
+ * bank's record as the renderer shows it, and failures re-worded for the analyst.
+ */
+
 import { describeReasonCode } from '../../shared/catalogue';
 import type { Transaction } from '../../shared/api';
 import type { TransferView } from '../../shared/ipc/channels/returns';

@@ -1,13 +1,3 @@
-import { createHash } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
-import path from 'node:path';
-import { z } from 'zod';
-import type { AtRestCodec } from '../infra/at-rest';
-import { createSerialQueue } from '../infra/durable-file';
-import { stateFile } from '../infra/json-store';
-import type { StateFileProblem } from '../infra/json-store';
-import type { Logger } from '../infra/log';
-
 /**
  * Drafts of answers, one file per RFI and bank (`drafts/<hash of bank scope + RFI id>.json`), each
  * holding the drafts of its questions. The bank scope (profile + origin) is written into the file
@@ -18,6 +8,17 @@ import type { Logger } from '../infra/log';
  * or decrypted is moved aside and reported, never silently reset. A file from before scoping
  * (named by the RFI id alone) is adopted by the bank active when it is first opened.
  */
+
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { AtRestCodec } from '../infra/at-rest';
+import { createSerialQueue } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
+import type { StateFileProblem } from '../infra/json-store';
+import type { Logger } from '../infra/log';
+
 const draftRecord = z.object({
   questionType: z.string(),
   text: z.string(),

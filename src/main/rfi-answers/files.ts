@@ -1,3 +1,11 @@
+/**
+ * Files an answer will upload. The renderer never names a path: the native picker (in main)
+ * answers paths that are registered here under opaque refs, and dropped files arrive as bytes in
+ * chunks written to a staging folder under the data folder, under a name main chooses. Every file
+ * is checked before it is accepted: its content type is read from its first bytes (PDF, PNG,
+ * JPEG: what the bank accepts), and its size against the upload limit.
+ */
+
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -12,13 +20,6 @@ import { createSerialQueue, privateFileMode } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
-/**
- * Files an answer will upload. The renderer never names a path: the native picker (in main)
- * answers paths that are registered here under opaque refs, and dropped files arrive as bytes in
- * chunks written to a staging folder under the data folder, under a name main chooses. Every file
- * is checked before it is accepted: its content type is read from its first bytes (PDF, PNG,
- * JPEG: what the bank accepts), and its size against the upload limit.
- */
 export const CHUNK_BYTES = 512 * 1024;
 export const UPLOAD_EXTENSIONS = ['pdf', 'png', 'jpg', 'jpeg'];
 

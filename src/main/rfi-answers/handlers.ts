@@ -13,7 +13,7 @@ type RfiAnswerChannels =
   | 'files.pick'
   | 'files.stageDropped';
 
-/** Drafts, staged files and the answer outbox (issue 5). */
+/** Drafts, staged files and the answer outbox. */
 export function rfiAnswersHandlers(core: ServiceCore): Pick<Handlers, RfiAnswerChannels> {
   const a = () => core.rfiAnswers;
   return {

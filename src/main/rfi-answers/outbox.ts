@@ -1,20 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
-import type { Rfi, RfiQuestion } from '../../shared/api/rfis';
-import { classifyFailure } from '../../shared/failure-policy';
-import type { DocumentType, UploadContentType } from '../../shared/catalogue';
-import type { AnswerState, AnswerView, StagedFileView } from '../../shared/ipc/channels/rfi-answers';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DeskError } from '../../shared/ipc/errors';
-import type { AtRestCodec } from '../infra/at-rest';
-import type { RfiResponseBody } from '../bank/client';
-import { scopeAllows } from '../bank/scope';
-import type { BankScope } from '../bank/scope';
-import { createSerialQueue } from '../infra/durable-file';
-import { stateFile } from '../infra/json-store';
-import type { Logger } from '../infra/log';
-import { backoffDelay } from '../infra/backoff';
-
 /**
  * The durable outbox of RFI answers.
  *
@@ -44,6 +27,23 @@ import { backoffDelay } from '../infra/backoff';
  * submitted twice. Nothing is dropped: failed and conflicting answers stay until the analyst
  * retries or dismisses them, and their drafts are kept.
  */
+
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Rfi, RfiQuestion } from '../../shared/api/rfis';
+import { classifyFailure } from '../../shared/failure-policy';
+import type { DocumentType, UploadContentType } from '../../shared/catalogue';
+import type { AnswerState, AnswerView, StagedFileView } from '../../shared/ipc/channels/rfi-answers';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { DeskError } from '../../shared/ipc/errors';
+import type { AtRestCodec } from '../infra/at-rest';
+import type { RfiResponseBody } from '../bank/client';
+import { scopeAllows } from '../bank/scope';
+import type { BankScope } from '../bank/scope';
+import { createSerialQueue } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
+import type { Logger } from '../infra/log';
+import { backoffDelay } from '../infra/backoff';
 
 export interface OutboxBank {
   getRfi(rfiId: string): Promise<Rfi>;

@@ -1,6 +1,3 @@
-import type { Rfi } from '../../shared/api/rfis';
-import type { RfiDiff } from './repository';
-
 /**
  * The change detector. Polling and the webhook receiver both end in the repository's upsert,
  * which runs one batch at a time and answers only real differences (before → after); this module
@@ -11,6 +8,10 @@ import type { RfiDiff } from './repository';
  * - and every notification carries a key (RFI, what, new status, updated_at) remembered for a
  *   while, so the same news is never shown twice even if the cache were re-filled in between.
  */
+
+import type { Rfi } from '../../shared/api/rfis';
+import type { RfiDiff } from './repository';
+
 export type RfiNewsKind = 'created' | 'status' | 'question';
 
 export interface RfiNews {

@@ -1,16 +1,3 @@
-import { mkdir, readdir } from 'node:fs/promises';
-import path from 'node:path';
-import { z } from 'zod';
-import { Rfi } from '../../shared/api/rfis';
-import type { Rfi as RfiWire } from '../../shared/api/rfis';
-import { countSummaries, deadlineBand, isUnread, queryRfis, summarizeRfi } from '../../shared/rfi-view';
-import type { RfiCounts, RfiFilter, RfiSort, RfiSummary } from '../../shared/rfi-view';
-import type { AtRestCodec } from '../infra/at-rest';
-import { createSerialQueue } from '../infra/durable-file';
-import { stateFile } from '../infra/json-store';
-import type { StateFile, StateFileFormat, StateFileOptions, StateFileProblem } from '../infra/json-store';
-import type { Logger } from '../infra/log';
-
 /**
  * The on-disk RFI cache of one scope (environment + legal entity).
  *
@@ -32,6 +19,20 @@ import type { Logger } from '../infra/log';
  * ~0.5 s for a full write, off the event loop. Opening the cache (zod-checked) takes ~0.1–0.5 s.
  * `npm run bench rfi-sync` reports the sync and open times.
  */
+
+import { mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { Rfi } from '../../shared/api/rfis';
+import type { Rfi as RfiWire } from '../../shared/api/rfis';
+import { countSummaries, deadlineBand, isUnread, queryRfis, summarizeRfi } from '../../shared/rfi-view';
+import type { RfiCounts, RfiFilter, RfiSort, RfiSummary } from '../../shared/rfi-view';
+import type { AtRestCodec } from '../infra/at-rest';
+import { createSerialQueue } from '../infra/durable-file';
+import { stateFile } from '../infra/json-store';
+import type { StateFile, StateFileFormat, StateFileOptions, StateFileProblem } from '../infra/json-store';
+import type { Logger } from '../infra/log';
+
 export const SHARD_COUNT = 64;
 const WRITE_CONCURRENCY = 8;
 const FORMAT = 1;

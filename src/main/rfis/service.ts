@@ -1,3 +1,9 @@
+/**
+ * The RFI "data in" service: the cache of the active scope (environment + legal entity), syncs,
+ * the change detector and its native notifications, unread markers and the app badge. The
+ * watcher (polling) and the webhook receiver both end in `sync()` / `refresh()`.
+ */
+
 import { createHash } from 'node:crypto';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
@@ -34,11 +40,6 @@ import type { SyncOutcome } from './sync';
 import { createPoller } from './watcher';
 import type { Poller, PollerOptions } from './watcher';
 
-/**
- * The RFI "data in" service: the cache of the active scope (environment + legal entity), syncs,
- * the change detector and its native notifications, unread markers and the app badge. The
- * watcher (polling) and the webhook receiver both end in `sync()` / `refresh()`.
- */
 export interface RfiServiceOptions {
   /** Polling: interval override (tests) and floor; default from settings, floor 5 s. */
   poll?: Partial<Pick<PollerOptions, 'intervalMs' | 'floorMs' | 'jitter'>>;

@@ -1,14 +1,15 @@
-import { createHash, verify } from 'node:crypto';
-import { p256PublicKey } from '../infra/p256';
-import type { KeyObject } from 'node:crypto';
-import { parseSignatureHeader } from '../../shared/api/webhooks';
-
 /**
  * Webhook signature check (docs/api-decisions.md, "Webhooks"): `Service-Signature: t=<unix seconds>,v1=<base64>`,
  * ECDSA P-256 with SHA-256 over the raw body bytes followed by the decimal t. The signature may
  * be DER or 64-byte raw r‖s (IEEE P1363). Several v1 values (key rotation) are allowed; one
  * valid is enough. t must be within the tolerance of now, in either direction.
  */
+
+import { createHash, verify } from 'node:crypto';
+import { p256PublicKey } from '../infra/p256';
+import type { KeyObject } from 'node:crypto';
+import { parseSignatureHeader } from '../../shared/api/webhooks';
+
 export type SignatureFailure =
   | 'no_pinned_key'
   | 'missing_signature'

@@ -1,10 +1,3 @@
-import { z } from 'zod';
-import { Rfi } from '../../shared/api/rfis';
-import { DeskFailure } from '../../shared/ipc/errors';
-import { followPages } from '../bank/client';
-import type { BankClient } from '../bank/client';
-import type { RfiDiff, RfiRepository } from './repository';
-
 /**
  * One sync of the cache with GET /v1/rfis.
  *
@@ -16,6 +9,14 @@ import type { RfiDiff, RfiRepository } from './repository';
  *   server refuses `updated_since` (400) or ignores it (answers older RFIs too), when part of the
  *   cache was lost, and every `fullEveryMs` to reconcile deletions.
  */
+
+import { z } from 'zod';
+import { Rfi } from '../../shared/api/rfis';
+import { DeskFailure } from '../../shared/ipc/errors';
+import { followPages } from '../bank/client';
+import type { BankClient } from '../bank/client';
+import type { RfiDiff, RfiRepository } from './repository';
+
 export const CURSOR_OVERLAP_MS = 60_000;
 export const PAGE_SIZE = 500;
 

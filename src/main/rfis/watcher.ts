@@ -1,12 +1,13 @@
-import type { Logger } from '../infra/log';
-import type { SystemEvent } from '../infra/platform';
-
 /**
  * Polling of the RFI list: every interval (from settings, never below the floor) with jitter so
  * many desks do not hit the bank in step; paused while the machine sleeps, the screen is locked
  * or the network is gone; one poll at once on resume, unlock and when back online. Polls never
  * overlap: the next one is scheduled when the previous finished.
  */
+
+import type { Logger } from '../infra/log';
+import type { SystemEvent } from '../infra/platform';
+
 export interface PollerOptions {
   /** The interval in ms, or a function read at every scheduling (settings may change). */
   intervalMs: number | (() => number);

@@ -1,15 +1,3 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { KeyObject } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { WebhookEvent } from '../../shared/api/webhooks';
-import type { WebhookEvent as WebhookEventBody } from '../../shared/api/webhooks';
-import { writeFileDurable } from '../infra/durable-file';
-import type { Logger } from '../infra/log';
-import { FAILURE_TEXT, verifyWebhookSignature } from './signature';
-import type { SignatureFailure } from './signature';
-
 /**
  * The local webhook receiver: node:http on 127.0.0.1 (loopback only), POST <path>, body limited
  * (413 beyond), Service-Signature verified against the pinned key of the active environment
@@ -27,6 +15,19 @@ import type { SignatureFailure } from './signature';
  * - the ids of accepted events are kept in `seenIdsFile` with their signature timestamp until that
  *   timestamp leaves the tolerance, so a captured event replayed after a restart is a duplicate.
  */
+
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { KeyObject } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { WebhookEvent } from '../../shared/api/webhooks';
+import type { WebhookEvent as WebhookEventBody } from '../../shared/api/webhooks';
+import { writeFileDurable } from '../infra/durable-file';
+import type { Logger } from '../infra/log';
+import { FAILURE_TEXT, verifyWebhookSignature } from './signature';
+import type { SignatureFailure } from './signature';
+
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_MAX_CONNECTIONS = 32;
 export const WEBHOOK_PATH = '/webhooks/rfi';

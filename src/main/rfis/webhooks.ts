@@ -1,3 +1,9 @@
+/**
+ * Webhooks: the local receiver (events → a re-read of the RFI through the same change
+ * detector as polling), the pinned key of the active environment, pointing the embedded
+ * sandbox's credential at the receiver, and the bank's webhook configuration for Settings.
+ */
+
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import type { WebhookEvent } from '../../shared/api/webhooks';
@@ -14,11 +20,6 @@ import { keyFingerprint, loadPublicKey } from './signature';
 import { createWebhookReceiver } from './webhook-receiver';
 import type { WebhookReceiver } from './webhook-receiver';
 
-/**
- * Webhooks of issue 5: the local receiver (events → a re-read of the RFI through the same change
- * detector as polling), the pinned key of the active environment, pointing the embedded
- * sandbox's credential at the receiver, and the bank's webhook configuration for Settings.
- */
 /** In the data folder: accepted event ids and their signature time, pruned past the tolerance. */
 export const SEEN_EVENTS_FILE = 'webhook-seen-events.json';
 

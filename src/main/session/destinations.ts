@@ -1,11 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { z } from 'zod';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { Logger } from '../infra/log';
-import type { Platform } from '../infra/platform';
-import type { Stores, TypedStore } from '../infra/stores';
-
 /**
  * Where main may send the bearer token and customer data, decided outside the renderer.
  *
@@ -21,6 +13,15 @@ import type { Stores, TypedStore } from '../infra/stores';
  * Only one such dialog is open at a time; a second request while one waits is refused, so a page
  * cannot stack dialogs.
  */
+
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { Logger } from '../infra/log';
+import type { Platform } from '../infra/platform';
+import type { Stores, TypedStore } from '../infra/stores';
+
 export type ApprovalSource = 'allow-list' | 'analyst' | 'main';
 
 export interface DestinationGuard {

@@ -1,14 +1,15 @@
+/**
+ * The embedded sandbox's seed for this data folder: made at random the first time and kept in
+ * `sandbox-seed` (owner-only), so its ids and tokens stay the same for this install across
+ * restarts but differ from every other install. A file that cannot be read as a seed is replaced.
+ */
+
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileDurable } from '../infra/durable-file';
 import type { Logger } from '../infra/log';
 
-/**
- * The embedded sandbox's seed for this data folder: made at random the first time and kept in
- * `sandbox-seed` (owner-only), so its ids and tokens stay the same for this install across
- * restarts but differ from every other install. A file that cannot be read as a seed is replaced.
- */
 export const SANDBOX_SEED_FILE = 'sandbox-seed';
 const SEED_RE = /^[0-9a-f]{32}$/;
 

@@ -1,3 +1,9 @@
+/**
+ * The active environment: which profile, its base URL (the embedded sandbox is started in-process
+ * on 127.0.0.1 at a free port when needed), the credential the bank reports for our token, and
+ * the connection state pushed as `session.changed`.
+ */
+
 import { startSandbox } from '../../sandbox';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox';
 import type { SessionStatus } from '../../shared/ipc/channels/session';
@@ -12,11 +18,6 @@ import type { SettingsStore } from './settings';
 import { sandboxProfileId } from './settings';
 import type { TokenVault } from '../infra/vault';
 
-/**
- * The active environment: which profile, its base URL (the embedded sandbox is started in-process
- * on 127.0.0.1 at a free port when needed), the credential the bank reports for our token, and
- * the connection state pushed as `session.changed`.
- */
 export type Environment = SessionStatus['environment'];
 export type Credential = NonNullable<SessionStatus['credential']>;
 

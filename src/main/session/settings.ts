@@ -1,3 +1,9 @@
+/**
+ * Settings and environment profiles, kept in `<dataDir>/settings.json` (schema-checked, 0600;
+ * a corrupt file is moved aside and reported by the stores). The embedded sandbox profile always
+ * exists; remote profiles point at a bank base URL.
+ */
+
 import { randomBytes } from 'node:crypto';
 import { p256PublicKey } from '../infra/p256';
 import { DeskFailure } from '../../shared/ipc/errors';
@@ -11,11 +17,6 @@ import type {
 import { bankOrigin } from './destinations';
 import type { MainStores, TypedStore } from '../infra/stores';
 
-/**
- * Settings and environment profiles, kept in `<dataDir>/settings.json` (schema-checked, 0600;
- * a corrupt file is moved aside and reported by the stores). The embedded sandbox profile always
- * exists; remote profiles point at a bank base URL.
- */
 export const sandboxProfileId = 'sandbox';
 
 export const defaultSettings: SettingsFile = {

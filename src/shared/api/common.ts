@@ -1,3 +1,8 @@
+/**
+ * Building blocks of the bank interface schemas: error messages, tolerant enums, ids, amounts in
+ * minor units, timestamps and the error body.
+ */
+
 import { z } from 'zod';
 
 /** A schema-level error message that still says `required` when the field is missing. */

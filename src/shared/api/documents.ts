@@ -1,3 +1,8 @@
+/**
+ * Schemas of documents: asking for a signed upload URL, the signed upload itself, and the
+ * document record.
+ */
+
 import { z } from 'zod';
 import { DOCUMENT_TYPES, UPLOAD_CONTENT_TYPES } from '../catalogue';
 import { id, timestampOut, msg } from './common';

@@ -1,3 +1,8 @@
+/**
+ * The bank interface shared by the app and the embedded sandbox: the zod schemas, the route table
+ * and the OpenAPI document built from them.
+ */
+
 export * from './common';
 export * from './transactions';
 export * from './rfis';

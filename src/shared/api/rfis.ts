@@ -1,3 +1,8 @@
+/**
+ * Schemas of RFIs: the RFI record, listing, answering a question, and the sandbox-only staff
+ * requests that create RFIs and act on them.
+ */
+
 import { z } from 'zod';
 import { RFI_STATUSES, RFI_TYPES } from '../catalogue';
 import { freeText, id, timestampOut, tolerantEnum, msg } from './common';

@@ -1,3 +1,8 @@
+/**
+ * Schemas of the sandbox-only control endpoints: fixtures, the sandbox clock, incoming transfers,
+ * the webhook public key and deliveries, and stored documents.
+ */
+
 import { z } from 'zod';
 import { ACCOUNT_ASSETS } from '../catalogue';
 import { id, minorOut, positiveMinor, timestampOut, tolerantEnum, msg } from './common';

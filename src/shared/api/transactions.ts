@@ -1,3 +1,8 @@
+/**
+ * Schemas of the bank's transactions: returns of incoming SWIFT transfers, crypto orders and the
+ * transaction record. Requests are strict (unknown keys refused); answers are loose and tolerant.
+ */
+
 import { z } from 'zod';
 import {
   BASE_ASSETS,

@@ -1,3 +1,8 @@
+/**
+ * Schemas of webhooks: the credential's webhook configuration, the event body, and the
+ * Service-Signature header.
+ */
+
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../catalogue';
 import { timestampOut, tolerantEnum, msg } from './common';

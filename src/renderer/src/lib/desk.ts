@@ -1,3 +1,8 @@
+/**
+ * The renderer's typed access to main through the preload bridge (`window.desk`): channel calls,
+ * push events, DeskCallError for failures and the message to show for one.
+ */
+
 import type {
   ChannelArgs,
   ChannelName,

@@ -1,13 +1,14 @@
-import { useEffect, useEffectEvent } from 'react';
-import type { EventName, EventPayload } from '../../../shared/ipc/contract';
-import { on } from './desk';
-
 /**
  * The one way the renderer listens to main's push events. A feature store describes its listeners
  * once with `sharedSubscription(() => onEvents({...}))`; screens mount it with `useSubscription`.
  * However many screens use a store at once, its events are subscribed once, from the first user
  * mounting to the last one leaving.
  */
+
+import { useEffect, useEffectEvent } from 'react';
+import type { EventName, EventPayload } from '../../../shared/ipc/contract';
+import { on } from './desk';
+
 export type EventHandlers = { [E in EventName]?: (payload: EventPayload<E>) => void };
 
 function onOne<E extends EventName>(event: E, handlers: EventHandlers): () => void {

@@ -1,9 +1,10 @@
-import { create } from 'zustand';
-
 /**
  * In-app routes live in the URL hash (#/rfis/rfi_123), so moving between screens never navigates
  * the document (the shell blocks document navigation) and the back key works.
  */
+
+import { create } from 'zustand';
+
 export interface RouteState {
   path: string;
   navigate(path: string): void;

@@ -1,7 +1,9 @@
+/** The audit.* channels: the local audit log of the analyst's writes. */
+
 import { z } from 'zod';
 import { channel, event } from '../define';
 
-/** The local audit log of the analyst's writes (issue 4). */
+/** One audit log entry as the audit.* channels carry it. */
 export const auditEntryViewSchema = z.object({
   id: z.string(),
   at: z.string(),

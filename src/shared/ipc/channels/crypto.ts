@@ -1,13 +1,13 @@
+/**
+ * Digital-asset exchange: the local account book, quotes created through the
+ * idempotency ledger, their review against the server clock, confirmation under main's expiry
+ * guard, and the settlement. Amounts cross as strings of integer minor units.
+ */
+
 import { z } from 'zod';
 import { CryptoTradeV2 } from '../../api/transactions';
 import { SYMBOLS } from '../../catalogue';
 import { channel, event, noArgs } from '../define';
-
-/**
- * Digital-asset exchange (issue 7): the local account book, quotes created through the
- * idempotency ledger, their review against the server clock, confirmation under main's expiry
- * guard, and the settlement. Amounts cross as strings of integer minor units.
- */
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 const accountId = z

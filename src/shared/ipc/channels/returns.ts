@@ -1,13 +1,13 @@
+/**
+ * Returns of settled incoming SWIFT transfers: find the transfer, create the intent
+ * through the idempotency ledger, wait out the read-after-create window, review, confirm or
+ * cancel, follow to return_completed. Amounts are strings of integer minor units.
+ */
+
 import { z } from 'zod';
 import { BANK_ID_RE } from '../../api/common';
 import { RETURN_REASON_CODE_LIST } from '../../catalogue';
 import { channel, event, noArgs } from '../define';
-
-/**
- * Returns of settled incoming SWIFT transfers (issue 6): find the transfer, create the intent
- * through the idempotency ledger, wait out the read-after-create window, review, confirm or
- * cancel, follow to return_completed. Amounts are strings of integer minor units.
- */
 
 const txId = z
   .string()

@@ -1,13 +1,13 @@
+/**
+ * The RFI answer workspace (the answers half of the RFI feature): drafts saved as the analyst
+ * types, staged files (native picker or dropped bytes), and the durable outbox that uploads
+ * documents and posts responses. The renderer only ever holds opaque file refs issued by main, never a path.
+ */
+
 import { z } from 'zod';
 import { bankId } from '../../api/common';
 import { DOCUMENT_TYPES, UPLOAD_CONTENT_TYPES } from '../../catalogue';
 import { channel, event, noArgs } from '../define';
-
-/**
- * The RFI answer workspace (issue 5, answers half): drafts saved as the analyst types, staged
- * files (native picker or dropped bytes), and the durable outbox that uploads documents and posts
- * responses. The renderer only ever holds opaque file refs issued by main, never a path.
- */
 
 const rfiId = bankId;
 const questionId = rfiId;

@@ -1,13 +1,13 @@
+/**
+ * The local RFI repository ("data in"): every RFI of the legal entity, synced from
+ * GET /v1/rfis and cached on disk, with derived fields (src/shared/rfi-view.ts) and unread
+ * markers. The queue and detail screens read from here; they work offline.
+ */
+
 import { z } from 'zod';
 import { bankId } from '../../api/common';
 import { Rfi } from '../../api/rfis';
 import { channel, event } from '../define';
-
-/**
- * The local RFI repository (issue 5, "data in"): every RFI of the legal entity, synced from
- * GET /v1/rfis and cached on disk, with derived fields (src/shared/rfi-view.ts) and unread
- * markers. The queue and detail screens read from here; they work offline.
- */
 
 export const deadlineBandSchema = z.enum(['on_track', 'at_risk', 'breached', 'none']);
 

@@ -1,10 +1,11 @@
+/**
+ * Settings and environment profiles. The schemas here are both the IPC shapes and the
+ * schema of the settings file main keeps (src/main/session/settings.ts).
+ */
+
 import { z } from 'zod';
 import { channel, event, noArgs } from '../define';
 
-/**
- * Settings and environment profiles (issue 4). The schemas here are both the IPC shapes and the
- * schema of the settings file main keeps (src/main/session/settings.ts).
- */
 export const profileIdSchema = z
   .string()
   .regex(

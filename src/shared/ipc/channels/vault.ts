@@ -1,11 +1,12 @@
-import { z } from 'zod';
-import { channel, noArgs } from '../define';
-import { profileIdSchema, settingsViewSchema, vaultStatusSchema } from './settings';
-
 /**
  * The token vault. A token goes in once (a password field) and never comes back out: no channel
  * answers it, only whether one is stored.
  */
+
+import { z } from 'zod';
+import { channel, noArgs } from '../define';
+import { profileIdSchema, settingsViewSchema, vaultStatusSchema } from './settings';
+
 export const vaultChannels = {
   'vault.status': channel({
     summary: 'Which keychain is used, or why tokens are kept in memory only.',

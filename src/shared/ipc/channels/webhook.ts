@@ -1,10 +1,10 @@
-import { z } from 'zod';
-import { channel, event } from '../define';
-
 /**
- * The webhook side of issue 5: the bank's webhook configuration of our credential
+ * The webhook side of the RFI feature: the bank's webhook configuration of our credential
  * (GET/PUT /v1/webhook/url) and the local receiver's status (Settings → Webhook).
  */
+
+import { z } from 'zod';
+import { channel, event } from '../define';
 
 export const webhookConfigSchema = z.object({
   webhook_name: z.string(),
