@@ -225,7 +225,7 @@ describe('state files of their owners', () => {
     const problems: StateFileProblem[] = [];
     expect(await loadWindowState(dir, { report: (p) => problems.push(p) })).toBeNull();
     expect(problems).toHaveLength(1);
-    expect(problems[0]!.message).toMatch(/window size and position .* could not be read \(not valid JSON\)/);
+    expect(problems[0]!.message).toMatch(/window size and position: .* could not be read \(not valid JSON\)/);
     expect(await readFile(problems[0]!.movedTo!, 'utf8')).toBe('{"version":1,"bounds":');
     expect(await readdir(dir)).toEqual([path.basename(problems[0]!.movedTo!)]);
   });
