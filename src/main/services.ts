@@ -3,14 +3,9 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SandboxOptions } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
-import { DeskFailure } from '../shared/ipc/errors';
-import type { DeskError } from '../shared/ipc/errors';
-import { auditOutcomeOf } from '../shared/failure-policy';
-import type { CryptoOrderRequest, ReturnIntentRequest } from '../shared/api';
 import { openAuditLog } from './bank/audit';
 import type { ServiceCore, Services } from './core';
-import type { CreateResult, Operations } from './bank/operations';
-import type { AuditRecordInput } from './bank/audit';
+import { createOperations } from './bank/operations';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './bank/clock';
@@ -29,7 +24,6 @@ import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './
 import { createEventHub } from './infra/events';
 import { buildHandlers } from './ipc/handlers';
 import { openLedger } from './bank/ledger';
-import type { OperationKind } from './bank/ledger';
 import { consoleSink, createLogger } from './infra/log';
 import type { Logger } from './infra/log';
 import type { Platform } from './infra/platform';
@@ -181,79 +175,17 @@ export async function createServices(options: ServicesOptions): Promise<Services
     publish: (u) => events.emit('transaction.progress', u),
   });
 
-  const record = async (input: AuditRecordInput): Promise<void> => {
-    try {
+  const operations = createOperations({
+    ledger,
+    audit,
+    bank,
+    events,
+    log,
+    // The audit line names who acted: learn the credential first if nothing checked it yet.
+    beforeRecord: async () => {
       if (!session.credential && !session.lastStatus) await session.check().catch(() => undefined);
-      const entry = await audit.record(input);
-      events.emit('audit.recorded', entry);
-    } catch (err) {
-      // The write itself happened; a failing audit line must not hide its result.
-      log.error('audit: entry not recorded', { operation: input.operation, error: err });
-    }
-  };
-
-  const outcomeOf = (err: unknown): { outcome: 'failed' | 'pending'; detail: string } => {
-    const e: DeskError =
-      err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
-    return {
-      outcome: auditOutcomeOf(e),
-      detail: `${e.kind}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`,
-    };
-  };
-
-  const create = async (
-    kind: OperationKind,
-    operation: string,
-    operationId: string,
-    body: ReturnIntentRequest | CryptoOrderRequest,
-    send: (key: string) => Promise<{ transaction_id: string }>,
-  ): Promise<CreateResult> => {
-    const begun = await ledger.begin(operationId, kind, body);
-    if (begun.state === 'succeeded' && begun.transactionId) {
-      return { transactionId: begun.transactionId, idempotencyKey: begun.key, alreadyDone: true };
-    }
-    const target = 'transaction_id' in body ? body.transaction_id : body.symbol;
-    try {
-      const res = await send(begun.key);
-      await ledger.settle(operationId, { transactionId: res.transaction_id });
-      await record({
-        operation,
-        idempotencyKey: begun.key,
-        target: res.transaction_id,
-        outcome: 'succeeded',
-      });
-      return { transactionId: res.transaction_id, idempotencyKey: begun.key, alreadyDone: false };
-    } catch (err) {
-      const error: DeskError =
-        err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
-      await ledger
-        .settle(operationId, { error })
-        .catch((e: unknown) => log.error('ledger: settle failed', { error: e }));
-      await record({ operation, idempotencyKey: begun.key, target, ...outcomeOf(err) });
-      throw err;
-    }
-  };
-
-  const operations: Operations = {
-    createReturnIntent: (operationId, body) =>
-      create('return_intent', 'return.create_intent', operationId, body, (key) =>
-        bank.createReturnIntent(body, { idempotencyKey: key }),
-      ),
-    createCryptoOrder: (operationId, body) =>
-      create('crypto_order', 'crypto.create_order', operationId, body, (key) =>
-        bank.createCryptoOrder(body, { idempotencyKey: key }),
-      ),
-    async audited(input, run) {
-      try {
-        const value = await run();
-        await record({ ...input, outcome: 'succeeded' });
-        return value;
-      } catch (err) {
-        await record({ ...input, ...outcomeOf(err) });
-        throw err;
-      }
     },
-  };
+  });
 
   const settingsView = async (): Promise<SettingsView> => {
     const s = settings.get();

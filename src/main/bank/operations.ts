@@ -1,4 +1,12 @@
 import type { CryptoOrderRequest, ReturnIntentRequest } from '../../shared/api';
+import { auditOutcomeOf } from '../../shared/failure-policy';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { DeskError } from '../../shared/ipc/errors';
+import type { EventHub } from '../infra/events';
+import type { Logger } from '../infra/log';
+import type { AuditLog, AuditRecordInput } from './audit';
+import type { BankClient } from './client';
+import type { IdempotencyLedger, OperationKind } from './ledger';
 
 /** Creating operations that go through the idempotency ledger and the audit log. */
 export interface Operations {
@@ -23,4 +31,96 @@ export interface CreateResult {
   alreadyDone: boolean;
 }
 
-/** What every handler can reach. */
+export interface OperationsDeps {
+  ledger: IdempotencyLedger;
+  audit: AuditLog;
+  bank: Pick<BankClient, 'createReturnIntent' | 'createCryptoOrder'>;
+  events: EventHub;
+  log: Logger;
+  /** Runs before an audit line is written (the session learns who the credential is). */
+  beforeRecord(): Promise<void>;
+}
+
+function toDeskError(err: unknown): DeskError {
+  return err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
+}
+
+/**
+ * The writes of every feature, each recorded once in the audit log with the outcome the failure
+ * policy gives it; creating writes also go through the idempotency ledger (key written before
+ * sending, reused on every retry and after a restart).
+ */
+export function createOperations(deps: OperationsDeps): Operations {
+  const { ledger, audit, bank, events, log } = deps;
+
+  const record = async (input: AuditRecordInput): Promise<void> => {
+    try {
+      await deps.beforeRecord();
+      const entry = await audit.record(input);
+      events.emit('audit.recorded', entry);
+    } catch (err) {
+      // The write itself happened; a failing audit line must not hide its result.
+      log.error('audit: entry not recorded', { operation: input.operation, error: err });
+    }
+  };
+
+  const outcomeOf = (err: unknown): { outcome: 'failed' | 'pending'; detail: string } => {
+    const e = toDeskError(err);
+    return {
+      outcome: auditOutcomeOf(e),
+      detail: `${e.kind}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`,
+    };
+  };
+
+  const create = async (
+    kind: OperationKind,
+    operation: string,
+    operationId: string,
+    body: ReturnIntentRequest | CryptoOrderRequest,
+    send: (key: string) => Promise<{ transaction_id: string }>,
+  ): Promise<CreateResult> => {
+    const begun = await ledger.begin(operationId, kind, body);
+    if (begun.state === 'succeeded' && begun.transactionId) {
+      return { transactionId: begun.transactionId, idempotencyKey: begun.key, alreadyDone: true };
+    }
+    const target = 'transaction_id' in body ? body.transaction_id : body.symbol;
+    try {
+      const res = await send(begun.key);
+      await ledger.settle(operationId, { transactionId: res.transaction_id });
+      await record({
+        operation,
+        idempotencyKey: begun.key,
+        target: res.transaction_id,
+        outcome: 'succeeded',
+      });
+      return { transactionId: res.transaction_id, idempotencyKey: begun.key, alreadyDone: false };
+    } catch (err) {
+      await ledger
+        .settle(operationId, { error: toDeskError(err) })
+        .catch((e: unknown) => log.error('ledger: settle failed', { error: e }));
+      await record({ operation, idempotencyKey: begun.key, target, ...outcomeOf(err) });
+      throw err;
+    }
+  };
+
+  return {
+    createReturnIntent: (operationId, body) =>
+      create('return_intent', 'return.create_intent', operationId, body, (key) =>
+        bank.createReturnIntent(body, { idempotencyKey: key }),
+      ),
+    createCryptoOrder: (operationId, body) =>
+      create('crypto_order', 'crypto.create_order', operationId, body, (key) =>
+        bank.createCryptoOrder(body, { idempotencyKey: key }),
+      ),
+    async audited(input, run) {
+      try {
+        const value = await run();
+        await record({ ...input, outcome: 'succeeded' });
+        return value;
+      } catch (err) {
+        await record({ ...input, ...outcomeOf(err) });
+        throw err;
+      }
+    },
+  };
+}
