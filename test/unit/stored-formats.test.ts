@@ -41,7 +41,8 @@ const cases: Case[] = [
     name: 'crypto-accounts',
     format: cryptoAccountsFormat as unknown as StoreFormat<{ version: number }>,
     defaults: { accounts: [] },
-    expectLoaded: (v) => expect(v['accounts']).toMatchObject([{ accountId: 'acc-usd-1', environmentId: 'sandbox' }]),
+    expectLoaded: (v) =>
+      expect(v['accounts']).toMatchObject([{ accountId: 'acc-usd-1', environmentId: 'sandbox' }]),
   },
   {
     name: 'returns',
@@ -94,7 +95,9 @@ describe.each(cases)('the $name store', ({ name, format, defaults, expectLoaded 
     expect(s.problems()).toHaveLength(1);
     expect(s.problems()[0]!).toMatchObject({ file: `state/${name}.json` });
     expect(s.problems()[0]!.message).toContain(format.label);
-    expect(await readFile(path.join(dir, s.problems()[0]!.movedTo!), 'utf8')).toBe(text.slice(0, text.length / 2));
+    expect(await readFile(path.join(dir, s.problems()[0]!.movedTo!), 'utf8')).toBe(
+      text.slice(0, text.length / 2),
+    );
   });
 
   it('moves a file of a newer version aside and reports it, never rewriting it', async () => {
@@ -157,7 +160,10 @@ describe('the settings store', () => {
 
   it('moves a settings.json of a newer version aside and reports it, never rewriting it', async () => {
     const dir = await tempDir();
-    const newer = (await readFile(path.join(fixtures, 'settings.json'), 'utf8')).replace('"version": 1', '"version": 2');
+    const newer = (await readFile(path.join(fixtures, 'settings.json'), 'utf8')).replace(
+      '"version": 1',
+      '"version": 2',
+    );
     await writeFile(path.join(dir, 'settings.json'), newer);
     const s = stores(dir);
     const settings = await openSettings(s, dir);

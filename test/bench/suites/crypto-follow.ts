@@ -37,7 +37,7 @@ import { confStoreFactory, createStores } from '../../../src/main/infra/stores';
 import type { StoreFactory } from '../../../src/main/infra/stores';
 import { cryptoOrdersFormat, storedOrdersSchema } from '../../../src/main/crypto/stored';
 import type { storedOrderRecordSchema } from '../../../src/main/crypto/stored';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { BenchResult, BenchSuite } from '../types';
 
 const ORDERS = Number.parseInt(process.env['BENCH_FOLLOW_ORDERS'] ?? '1000', 10);
