@@ -7,10 +7,17 @@ import { openSettings, checkBaseUrl } from '../../src/main/session/settings';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { tempDir } from '../support/temp-dir';
 
-const draftSchema = z.object({
-  items: z.array(z.object({ id: z.string(), amount: z.string().regex(/^\d+$/) })),
-  note: z.string(),
-});
+const draftSchema = {
+  label: 'The test drafts',
+  consequence: 'A new one was started.',
+  version: 1,
+  schema: z.object({
+    version: z.literal(1),
+    items: z.array(z.object({ id: z.string(), amount: z.string().regex(/^\d+$/) })),
+    note: z.string(),
+  }),
+  migrations: { 0: (raw: Record<string, unknown>) => raw },
+};
 const defaults = { items: [], note: '' };
 
 function stores(dataDir: string) {

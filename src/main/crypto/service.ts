@@ -6,11 +6,9 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { CryptoTradeV2 } from '../../shared/api/transactions';
+import type { z } from 'zod';
 import type { CryptoOrderRequest, Transaction } from '../../shared/api';
 import { digitalAssetBySymbol } from '../../shared/catalogue';
-import { accountBookEntrySchema, orderRequestSchema } from '../../shared/ipc/channels/crypto';
 import type { AccountBookEntry, CryptoContext, OrderView, QuoteArgs } from '../../shared/ipc/channels/crypto';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { formatMinor, isPositiveMinorUnits, parseMinor } from '../../shared/money';
@@ -34,6 +32,8 @@ import {
   guardedConfirm,
   requiredHeadroomMs,
 } from './guard';
+import { cryptoAccountsFormat, cryptoOrdersFormat } from './stored';
+import type { storedAccountSchema, storedOrderRecordSchema } from './stored';
 
 export interface CryptoDeps {
   bank: BankClient;
@@ -73,33 +73,8 @@ export interface CryptoService {
   dispose(): void;
 }
 
-const orderRecordSchema = z.object({
-  id: z.string(),
-  environmentId: z.string(),
-  /** The legal entity of the credential that created it (the list shows that entity's orders). */
-  legalEntityId: z.string().nullable().optional(),
-  createdAt: z.string(),
-  requoteOf: z.string().nullable(),
-  body: orderRequestSchema,
-  idempotencyKey: z.string().nullable(),
-  transactionId: z.string().nullable(),
-  phase: z.enum(['creating', 'not_visible', 'still_processing', 'visible', 'create_failed']),
-  status: z.string().nullable(),
-  crypto: CryptoTradeV2.nullable(),
-  error: z.object({ message: z.string(), reason: z.string().nullable() }).nullable(),
-  lastReadAt: z.string().nullable(),
-  /** The analyst confirmed it from this workstation. */
-  confirmedHere: z.boolean(),
-  /** A settlement notification was shown. */
-  notified: z.boolean(),
-});
-type OrderRecord = z.infer<typeof orderRecordSchema>;
-
-const ordersFileSchema = z.object({ orders: z.array(orderRecordSchema) });
-const accountsFileSchema = z.object({
-  accounts: z.array(accountBookEntrySchema.extend({ environmentId: z.string() })),
-});
-type StoredAccount = z.infer<typeof accountsFileSchema>['accounts'][number];
+type OrderRecord = z.infer<typeof storedOrderRecordSchema>;
+type StoredAccount = z.infer<typeof storedAccountSchema>;
 
 const MAX_ORDERS = 500;
 /** The quote-expiry reminder comes this long before quote_valid_until. */
@@ -126,14 +101,14 @@ export async function createCryptoService(
 ): Promise<CryptoService> {
   const { bank, clock, session, events, log } = deps;
   const marginMs = options.confirmMarginMs ?? DEFAULT_CONFIRM_MARGIN_MS;
-  const orders: TypedStore<z.infer<typeof ordersFileSchema>> = await deps.stores.open(
+  const orders: TypedStore<{ orders: OrderRecord[] }> = await deps.stores.open(
     'crypto-orders',
-    ordersFileSchema,
+    cryptoOrdersFormat,
     { orders: [] },
   );
-  const accounts: TypedStore<z.infer<typeof accountsFileSchema>> = await deps.stores.open(
+  const accounts: TypedStore<{ accounts: StoredAccount[] }> = await deps.stores.open(
     'crypto-accounts',
-    accountsFileSchema,
+    cryptoAccountsFormat,
     { accounts: [] },
   );
   const stop = new AbortController();

@@ -144,8 +144,17 @@ export async function loadStateFile<T>(
   return null;
 }
 
-/** Upgrades a parsed content to the format's version and checks it; throws Unreadable. */
-function decodeVersioned<T>(format: StateFileFormat<T>, raw: unknown): { value: T; migrated: boolean } {
+/**
+ * Upgrades a parsed content to the format's version and checks it; throws (with the reason the
+ * analyst reads) when it cannot. `fill` supplies fields an older writer left out (the stores'
+ * defaults); it applies after the migrations, never over what the file holds. Shared by
+ * `stateFile` and the settings-like stores (infra/stores.ts).
+ */
+export function decodeVersioned<T>(
+  format: StateFileFormat<T>,
+  raw: unknown,
+  fill?: Readonly<Record<string, unknown>>,
+): { value: T; migrated: boolean } {
   if (!isObject(raw)) throw new Unreadable('not a JSON object');
   const found = raw['version'] === undefined ? 0 : raw['version'];
   if (typeof found !== 'number' || !Number.isInteger(found) || found < 0) {
@@ -160,6 +169,7 @@ function decodeVersioned<T>(format: StateFileFormat<T>, raw: unknown): { value: 
     if (!migrate) throw new Unreadable(`format ${v} is no longer read`);
     content = { ...migrate(content), version: v + 1 };
   }
+  if (fill) content = { ...fill, ...content, version: format.version };
   const r = format.schema.safeParse(content);
   if (!r.success) throw new Unreadable(`does not match the expected shape at ${firstIssue(r.error)}`);
   return { value: r.data, migrated: found !== format.version };

@@ -15,7 +15,8 @@ import Conf from 'conf';
 import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { asideName, privateFileMode } from './durable-file';
-import { loadStateFile } from './json-store';
+import { decodeVersioned, loadStateFile } from './json-store';
+import type { StateFileFormat } from './json-store';
 import type { Logger } from './log';
 
 export interface StoreEngine {
@@ -57,6 +58,15 @@ export interface LocalProblem {
   at: string;
 }
 
+/**
+ * The stored format of a store's file, defined beside its owner (never an IPC view schema): its
+ * `schema` carries `version: z.literal(n)`; migrations[0] reads today's unversioned files.
+ */
+export type StoreFormat<T extends { version: number }> = StateFileFormat<T>;
+
+/** A store's content as its owner sees it: the stored shape without its `version` field. */
+export type StoreContent<T extends { version: number }> = Omit<T, 'version'>;
+
 export interface TypedStore<T> {
   readonly path: string;
   get(): T;
@@ -66,12 +76,16 @@ export interface TypedStore<T> {
 }
 
 export interface Stores {
-  /** Opens (or creates) `<dataDir>/state/<name>.json` checked against the schema. */
-  open<S extends z.ZodType<Record<string, unknown>>>(
+  /**
+   * Opens (or creates) `<dataDir>/state/<name>.json` in its stored format: an older version is
+   * migrated (and written back), a damaged file or one of a newer version is moved aside and
+   * reported, and the defaults start a new one.
+   */
+  open<T extends { version: number }>(
     name: string,
-    schema: S,
-    defaults: z.output<S>,
-  ): Promise<TypedStore<z.output<S>>>;
+    format: StoreFormat<T>,
+    defaults: StoreContent<T>,
+  ): Promise<TypedStore<StoreContent<T>>>;
   /** Files that were unreadable and moved aside during this run. */
   problems(): LocalProblem[];
   /**
@@ -97,12 +111,12 @@ export interface StoresOptions {
 
 /** Stores plus opening a file in a given folder (main's own settings live in the data folder itself). */
 export interface MainStores extends Stores {
-  openAt<S extends z.ZodType<Record<string, unknown>>>(
+  openAt<T extends { version: number }>(
     dir: string,
     name: string,
-    schema: S,
-    defaults: z.output<S>,
-  ): Promise<TypedStore<z.output<S>>>;
+    format: StoreFormat<T>,
+    defaults: StoreContent<T>,
+  ): Promise<TypedStore<StoreContent<T>>>;
 }
 
 export function createStores({ dataDir, factory, log }: StoresOptions): MainStores {
@@ -130,65 +144,66 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
     return problem;
   };
 
-  const openAt = async <S extends z.ZodType<Record<string, unknown>>>(
+  const openAt = async <T extends { version: number }>(
     dir: string,
     name: string,
-    schema: S,
-    defaults: z.output<S>,
-  ): Promise<TypedStore<z.output<S>>> => {
+    format: StoreFormat<T>,
+    defaults: StoreContent<T>,
+  ): Promise<TypedStore<StoreContent<T>>> => {
+    type C = StoreContent<T>;
     if (!/^[a-z0-9][a-z0-9._-]{0,63}$/i.test(name)) throw new Error(`bad store name: ${name}`);
     const file = path.join(dir, `${name}.json`);
-    // Check the file before the engine sees it: conf would throw (or, configured so, reset).
-    await loadStateFile(
-      file,
-      (parsed) => {
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-          throw new Error('not a JSON object');
-        }
-        const r = schema.safeParse({ ...(defaults as object), ...parsed });
-        if (!r.success)
-          throw new Error(`does not match the expected shape at ${firstIssue(r.error).message}`);
-        return r.data;
-      },
-      { log, report, label: 'A local state file', consequence: 'Defaults are used.' },
-    );
+    const fill = defaults as Record<string, unknown>;
+    const stored = (content: object): Record<string, unknown> => ({ ...content, version: format.version });
+    const content = (value: T): C => {
+      const { version: _version, ...rest } = value;
+      return rest as C;
+    };
+    // Check (and migrate) the file before the engine sees it, through json-store's shared path:
+    // conf would throw (or, configured so, reset); an unknown newer version must not be rewritten.
+    const loaded = await loadStateFile(file, (raw) => decodeVersioned(format, raw, fill), {
+      log,
+      report,
+      label: format.label,
+      consequence: format.consequence,
+    });
     const engine = factory({
       cwd: dir,
       name,
-      defaults: defaults as Record<string, unknown>,
+      defaults: stored(defaults as object),
       fileMode: privateFileMode,
     });
+    // An older version was read: write it back in the current one.
+    if (loaded?.value.migrated) engine.store = stored(loaded.value.value);
     await chmod(engine.path, privateFileMode).catch(() => undefined);
 
-    const read = (): z.output<S> => {
-      let raw: unknown;
+    const read = (): C => {
+      let why = 'unreadable';
       try {
-        raw = engine.store;
-      } catch {
-        raw = undefined;
+        return content(decodeVersioned(format, engine.store, fill).value);
+      } catch (err) {
+        if (err instanceof Error) why = err.message;
       }
-      const r = raw === undefined ? null : schema.safeParse({ ...(defaults as object), ...(raw as object) });
-      if (r?.success) return r.data;
-      // Changed under us (edited by hand, disk trouble): keep it aside, start from defaults.
+      // Changed under us (edited by hand, disk trouble, a newer app): keep it aside, start from defaults.
       try {
         const movedTo = moveAsideSync(engine.path);
         report({
           file: rel(engine.path),
           movedTo: movedTo ? rel(movedTo) : null,
-          message: `${path.basename(engine.path)} became unreadable and was moved aside; defaults are used.`,
+          message: `${format.label}: ${path.basename(engine.path)} became unreadable (${why}) and was moved aside. ${format.consequence}`,
         });
       } catch {
         // reported below by the write failing, if it does
       }
-      engine.store = defaults as Record<string, unknown>;
+      engine.store = stored(defaults as object);
       return defaults;
     };
 
-    const typed: TypedStore<z.output<S>> = {
+    const typed: TypedStore<C> = {
       path: engine.path,
       get: read,
       set(value) {
-        const r = schema.safeParse(value);
+        const r = format.schema.safeParse(stored(value as object));
         if (!r.success) {
           const { field, message } = firstIssue(r.error);
           throw new DeskFailure({ kind: 'invalid_argument', field, message: `Not saved: ${message}` });
@@ -202,7 +217,7 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
             { cause: err },
           );
         }
-        return r.data;
+        return content(r.data);
       },
       update(fn) {
         return typed.set(fn(read()));
@@ -213,7 +228,7 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
 
   return {
     openAt,
-    open: (name, schema, defaults) => openAt(path.join(dataDir, 'state'), name, schema, defaults),
+    open: (name, format, defaults) => openAt(path.join(dataDir, 'state'), name, format, defaults),
     problems: () => [...problems],
     report,
     dismiss(id) {

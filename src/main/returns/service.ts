@@ -4,10 +4,8 @@
  * restart and an ambiguous send can be retried with its operationId (hence its Idempotency-Key).
  */
 
-import { z } from 'zod';
 import type { ReturnIntentRequest } from '../../shared/api';
 import { formatMinor, parseMinor } from '../../shared/money';
-import { recentTransferSchema, returnEntrySchema } from '../../shared/ipc/channels/returns';
 import type { RecentTransfer, ReturnEntry, TransferView } from '../../shared/ipc/channels/returns';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { isTransientRead } from '../../shared/failure-policy';
@@ -25,13 +23,9 @@ import type { Environment, SessionManager } from '../session/session';
 import type { SettingsStore } from '../session/settings';
 import type { Stores } from '../infra/stores';
 import type { TypedStore } from '../infra/stores';
+import { returnsFormat } from './stored';
+import type { ReturnsState } from './stored';
 import { explainReturnFailure, toTransferView } from './view';
-
-const stateSchema = z.object({
-  recent: z.array(recentTransferSchema),
-  entries: z.array(returnEntrySchema),
-});
-type ReturnsState = z.infer<typeof stateSchema>;
 
 const MAX_RECENT = 20;
 const MAX_ENTRIES = 500;
@@ -97,7 +91,7 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
   const t = { ...defaultReturnsTiming, ...timing };
   let storePromise: Promise<TypedStore<ReturnsState>> | null = null;
   const store = (): Promise<TypedStore<ReturnsState>> => {
-    storePromise ??= core.stores.open('returns', stateSchema, { recent: [], entries: [] });
+    storePromise ??= core.stores.open('returns', returnsFormat, { recent: [], entries: [] });
     return storePromise;
   };
 

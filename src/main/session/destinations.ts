@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
-import type { Stores, TypedStore } from '../infra/stores';
+import type { StoreContent, StoreFormat, Stores, TypedStore } from '../infra/stores';
 
 export type ApprovalSource = 'allow-list' | 'analyst' | 'main';
 
@@ -37,7 +37,9 @@ export interface DestinationGuard {
   readonly allowList: { path: string | null; origins: string[]; problem: string | null };
 }
 
+/** approved-bank-origins.json, version 1 (version 0: the same content without a version). */
 const approvalsSchema = z.object({
+  version: z.literal(1),
   origins: z.array(
     z.object({
       origin: z.string().max(2000),
@@ -46,6 +48,14 @@ const approvalsSchema = z.object({
     }),
   ),
 });
+
+export const approvalsFormat: StoreFormat<z.infer<typeof approvalsSchema>> = {
+  label: 'The list of approved bank addresses',
+  consequence: 'A new list was started; each address is asked about again.',
+  version: 1,
+  schema: approvalsSchema,
+  migrations: { 0: (raw) => raw },
+};
 
 const allowListSchema = z.object({ origins: z.array(z.string().max(2000)).max(1000) });
 
@@ -191,9 +201,9 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
     });
   }
   const allowed = new Set(allowList.origins);
-  const store: TypedStore<z.infer<typeof approvalsSchema>> = await options.stores.open(
+  const store: TypedStore<StoreContent<z.infer<typeof approvalsSchema>>> = await options.stores.open(
     'approved-bank-origins',
-    approvalsSchema,
+    approvalsFormat,
     { origins: [] },
   );
 

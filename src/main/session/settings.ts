@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { p256PublicKey } from '../infra/p256';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { settingsFileSchema } from '../../shared/ipc/channels/settings';
 import type {
   NotificationPrefs,
   Profile,
@@ -15,7 +14,8 @@ import type {
   SettingsFile,
 } from '../../shared/ipc/channels/settings';
 import { bankOrigin } from './destinations';
-import type { MainStores, TypedStore } from '../infra/stores';
+import type { MainStores } from '../infra/stores';
+import { settingsFormat } from './settings-stored';
 
 export const sandboxProfileId = 'sandbox';
 
@@ -111,12 +111,16 @@ function newProfileId(taken: Set<string>): string {
 }
 
 export async function openSettings(stores: MainStores, dataDir: string): Promise<SettingsStore> {
-  const store: TypedStore<SettingsFile> = await stores.openAt(
-    dataDir,
-    'settings',
-    settingsFileSchema,
-    defaultSettings,
-  );
+  const { version: _version, ...defaults } = defaultSettings;
+  const file = await stores.openAt(dataDir, 'settings', settingsFormat, defaults);
+  // The stored format (settings-stored.ts) and the view (SettingsFile) are separate shapes.
+  const store = {
+    get: (): SettingsFile => ({ ...file.get(), version: 1 }),
+    update: (fn: (s: SettingsFile) => SettingsFile): SettingsFile => ({
+      ...file.update((c) => fn({ ...c, version: 1 })),
+      version: 1,
+    }),
+  };
   const listeners = new Set<(s: SettingsFile) => void>();
 
   // Repair what the schema cannot say: the sandbox profile exists, the active profile exists.

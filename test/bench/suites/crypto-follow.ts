@@ -35,9 +35,9 @@ import { createLogger, memorySink } from '../../../src/main/infra/log';
 import type { Logger } from '../../../src/main/infra/log';
 import { confStoreFactory, createStores } from '../../../src/main/infra/stores';
 import type { StoreFactory } from '../../../src/main/infra/stores';
-import { orderRequestSchema } from '../../../src/shared/ipc/channels/crypto';
-import { CryptoTradeV2 } from '../../../src/shared/api/transactions';
-import { z } from 'zod';
+import { cryptoOrdersFormat, storedOrdersSchema } from '../../../src/main/crypto/stored';
+import type { storedOrderRecordSchema } from '../../../src/main/crypto/stored';
+import type { z } from 'zod';
 import type { BenchResult, BenchSuite } from '../types';
 
 const ORDERS = Number.parseInt(process.env['BENCH_FOLLOW_ORDERS'] ?? '1000', 10);
@@ -90,25 +90,7 @@ async function startChildSandbox(options: Record<string, unknown>): Promise<Chil
 }
 
 /** The crypto service's order record, as the state file holds it. */
-const orderRecord = z.object({
-  id: z.string(),
-  environmentId: z.string(),
-  legalEntityId: z.string().nullable().optional(),
-  createdAt: z.string(),
-  requoteOf: z.string().nullable(),
-  body: orderRequestSchema,
-  idempotencyKey: z.string().nullable(),
-  transactionId: z.string().nullable(),
-  phase: z.enum(['creating', 'not_visible', 'still_processing', 'visible', 'create_failed']),
-  status: z.string().nullable(),
-  crypto: CryptoTradeV2.nullable(),
-  error: z.object({ message: z.string(), reason: z.string().nullable() }).nullable(),
-  lastReadAt: z.string().nullable(),
-  confirmedHere: z.boolean(),
-  notified: z.boolean(),
-});
-type OrderRecord = z.infer<typeof orderRecord>;
-const ordersFile = z.object({ orders: z.array(orderRecord) });
+type OrderRecord = z.infer<typeof storedOrderRecordSchema>;
 
 /** Makes and confirms `count` orders at the bank; answers them as the state file records them. */
 async function openOrders(bank: BankClient, fixtures: Fixtures, count: number): Promise<OrderRecord[]> {
@@ -221,7 +203,7 @@ async function side(sb: ChildSandbox, records: OrderRecord[]): Promise<Side> {
   await mkdir(path.join(dataDir, 'state'), { recursive: true });
   await writeFile(
     path.join(dataDir, 'state', 'crypto-orders.json'),
-    JSON.stringify(ordersFile.parse({ orders: records })),
+    JSON.stringify(storedOrdersSchema.parse({ version: 1, orders: records })),
     { mode: 0o600 },
   );
   const log = createLogger(memorySink(), 'error');
@@ -347,7 +329,7 @@ async function followerSide(s: Side): Promise<{ settled(): number; stop(): Promi
  */
 async function loopSide(s: Side): Promise<{ settled(): number; stop(): Promise<void> }> {
   const stores = createStores({ dataDir: s.dataDir, factory: s.counting.factory, log: s.log });
-  const orders = await stores.open('crypto-orders', ordersFile, { orders: [] });
+  const orders = await stores.open('crypto-orders', cryptoOrdersFormat, { orders: [] });
   const FINAL = new Set([
     'completed',
     'failed',
