@@ -1,6 +1,7 @@
 /**
- * Settings and environment profiles. The schemas here are both the IPC shapes and the
- * schema of the settings file main keeps (src/main/session/settings.ts).
+ * Settings and environment profiles as they cross IPC. The settings file main keeps has a stored
+ * format of its own (src/main/session/settings-stored.ts), so a change here never moves an
+ * analyst's file aside.
  */
 
 import { z } from 'zod';
