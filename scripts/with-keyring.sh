@@ -1,9 +1,10 @@
 #!/bin/sh
-# Runs a command with a Secret Service available, so keychain tests use the real OS keychain.
-# If a session bus is already there (a desktop session), the command runs as it is. Otherwise a
-# private D-Bus session is started with gnome-keyring unlocked by a throwaway password.
+# Runs a command with a Secret Service available, so keychain tests use a real OS keychain: a
+# private D-Bus session with gnome-keyring unlocked by a throwaway password, also on a desktop, so
+# tests never write into the analyst's own keychain. Where dbus-run-session is missing (macOS,
+# Windows) or this is already the private session, the command runs as it is.
 set -e
-if [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] || ! command -v dbus-run-session >/dev/null 2>&1; then
+if [ -n "${TREASURY_DESK_KEYRING_WRAPPED:-}" ] || ! command -v dbus-run-session >/dev/null 2>&1; then
   exec "$@"
 fi
 export TREASURY_DESK_KEYRING_WRAPPED=1

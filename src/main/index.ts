@@ -81,7 +81,8 @@ if (!app.requestSingleInstanceLock()) {
         platform: createElectronPlatform(() => mainWindow),
         log,
         storeFactory: electronStoreFactory,
-        keyringService: 'treasury-desk',
+        // An unpackaged run (npm start, the boot test) keeps its secrets apart from the installed app's.
+        keyringService: app.isPackaged ? 'treasury-desk' : 'treasury-desk-dev',
       });
       registerIpc(
         createDispatcher({
