@@ -23,15 +23,32 @@ beforeAll(() => {
   }
 });
 
-/** Every regular file under dir (recursively), with its bytes. */
+/**
+ * Every regular file under dir (recursively), with its bytes. The services may still be writing
+ * (a temp file renamed into place between listing and reading): a pass that lost a file is
+ * repeated, so the answer is a whole, consistent listing.
+ */
 async function filesUnder(dir: string): Promise<Array<{ file: string; bytes: Buffer }>> {
-  const out: Array<{ file: string; bytes: Buffer }> = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await filesUnder(full)));
-    else if (e.isFile()) out.push({ file: full, bytes: await readFile(full) });
+  for (let pass = 0; ; pass++) {
+    const out: Array<{ file: string; bytes: Buffer }> = [];
+    let vanished = false;
+    const walk = async (d: string): Promise<void> => {
+      for (const e of await readdir(d, { withFileTypes: true })) {
+        const full = path.join(d, e.name);
+        if (e.isDirectory()) await walk(full);
+        else if (e.isFile()) {
+          try {
+            out.push({ file: full, bytes: await readFile(full) });
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || pass >= 10) throw err;
+            vanished = true;
+          }
+        }
+      }
+    };
+    await walk(dir);
+    if (!vanished) return out;
   }
-  return out;
 }
 
 async function containing(dir: string, marker: string): Promise<string[]> {
