@@ -12,6 +12,7 @@ export interface MenuItemSpec {
   role?: string;
   type?: 'separator' | 'submenu' | 'normal';
   accelerator?: string;
+  enabled?: boolean;
   /** False: the accelerator is only displayed; the page handles the key itself. */
   registerAccelerator?: boolean;
   submenu?: MenuItemSpec[];
