@@ -435,14 +435,14 @@ class ElectronDouble {
       case 'tray-click': {
         const tray = this.s.trays.filter((t) => !t.destroyed).at(-1);
         if (!tray) throw new Error('no tray');
-        const item = findItem(tray.menu, req.id);
-        if (!item?.click) throw new Error(`no tray item ${req.id}`);
+        const item = findItem(tray.menu, req.item);
+        if (!item?.click) throw new Error(`no tray item ${req.item}`);
         (item.click as () => void)();
         return null;
       }
       case 'menu-click': {
-        const item = findItem(this.s.applicationMenu, req.id);
-        if (!item?.click) throw new Error(`no menu item ${req.id}`);
+        const item = findItem(this.s.applicationMenu, req.item);
+        if (!item?.click) throw new Error(`no menu item ${req.item}`);
         (item.click as () => void)();
         return null;
       }

@@ -14,8 +14,8 @@ export type DoubleRequest = { id: number } & (
   /** The analyst closes every window. */
   | { op: 'close-windows' }
   /** Clicks the item with this id in the latest tray menu / the application menu. */
-  | { op: 'tray-click'; id: string }
-  | { op: 'menu-click'; id: string }
+  | { op: 'tray-click'; item: string }
+  | { op: 'menu-click'; item: string }
   /** Queues answers of the next native dialogs (message box: button index; save: path or null). */
   | { op: 'dialog-answers'; messageBox?: number[]; savePaths?: Array<string | null> }
   | { op: 'quit' }
