@@ -23,6 +23,7 @@ import { createFileLog } from './electron/log/sink';
 import { installMenu } from './electron/menu/install';
 import { restoredWindowState, trackWindowState } from './electron/window/track-state';
 import { linkInArgv, linkScheme, parseLink } from './electron/links/parse';
+import { createLinkHandler } from './electron/links/handle';
 import { installTray } from './electron/tray/install';
 import type { InstalledTray } from './electron/tray/install';
 import { startCrashReporter } from './electron/crash';
@@ -110,16 +111,13 @@ if (!app.requestSingleInstanceLock()) {
 
   /** A link from the OS: parsed strictly; only ever navigates. Before ready it waits. */
   let pendingLink: LinkRoute | null = null;
-  const openLink = (raw: string, via: string): void => {
-    const parsed = parseLink(raw);
-    if (!parsed.ok) {
-      log.warn('links: ignored', { via, reason: parsed.reason, length: raw.length });
-      return;
-    }
-    log.info('links: open', { via, screen: parsed.route.screen });
-    if (!services) pendingLink = parsed.route;
-    else void openWindow(parsed.route);
-  };
+  const openLink = createLinkHandler({
+    log,
+    open(route) {
+      if (!services) pendingLink = route;
+      else void openWindow(route);
+    },
+  });
 
   app.on('second-instance', (_event, argv) => {
     const link = linkInArgv(argv);
@@ -255,9 +253,10 @@ if (!app.requestSingleInstanceLock()) {
       // A hidden start (login item) opens no window; a link at a cold start (argv on Windows and
       // Linux, open-url before ready on macOS) opens its screen.
       const coldLink = linkInArgv(process.argv);
-      const cold = coldLink === null ? null : parseLink(coldLink);
-      if (cold && !cold.ok) log.warn('links: ignored', { via: 'argv', reason: cold.reason });
-      const route = pendingLink ?? (cold?.ok ? cold.route : null);
+      let route = pendingLink;
+      if (coldLink && !route) {
+        createLinkHandler({ log, open: (r) => (route = r) })(coldLink, 'argv');
+      }
       pendingLink = null;
       const hidden =
         process.argv.includes(hiddenFlag) ||
