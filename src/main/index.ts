@@ -26,7 +26,7 @@ import { linkInArgv, linkScheme, parseLink } from './electron/links/parse';
 import { createLinkHandler } from './electron/links/handle';
 import { installTray } from './electron/tray/install';
 import type { InstalledTray } from './electron/tray/install';
-import { startCrashReporter } from './electron/crash';
+import { startCrashReporter } from './electron/crash/start';
 import { startUpdates } from './electron/updates';
 import type { UpdateController } from './desktop/updates';
 import { createNotificationPause, withNotificationPause } from './desktop/pause';

@@ -4,6 +4,7 @@
  */
 
 import { z } from 'zod';
+import { bankId } from '../../api/common';
 import { channel, event, noArgs } from '../define';
 
 export const desktopSettingsSchema = z.object({
@@ -14,11 +15,14 @@ export const desktopSettingsSchema = z.object({
 });
 export type DesktopSettingsView = z.infer<typeof desktopSettingsSchema>;
 
-/** The screens a link may open; each carries an id checked like the channel that reads it. */
+/**
+ * The screens a link may open. Main's parser (src/main/electron/links/parse.ts) checks each id
+ * with the schema of the channel that reads it; the event hub checks the shared id rule again.
+ */
 export const linkRouteSchema = z.discriminatedUnion('screen', [
-  z.object({ screen: z.literal('rfi'), id: z.string() }),
-  z.object({ screen: z.literal('transaction'), id: z.string() }),
-  z.object({ screen: z.literal('exchange'), id: z.string() }),
+  z.object({ screen: z.literal('rfi'), id: bankId }),
+  z.object({ screen: z.literal('transaction'), id: bankId }),
+  z.object({ screen: z.literal('exchange'), id: bankId }),
 ]);
 export type LinkRoute = z.infer<typeof linkRouteSchema>;
 

@@ -6,13 +6,10 @@
  * /etc/treasury-desk/crash-reports.json (Linux), /Library/Application Support/Treasury
  * Desk/crash-reports.json (macOS), %ProgramData%\Treasury Desk\crash-reports.json (Windows): places
  * an administrator writes and the analyst's processes usually cannot. The URL must be https.
- * `crashReporterOptions` is the pure rule; `startCrashReporter` reads the file and starts it.
+ * This is the pure rule; src/main/electron/crash/start.ts reads the file and starts the reporter.
  */
-import { crashReporter } from 'electron';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CrashReporterStartOptions } from 'electron';
-
 export function crashPolicyPath(
   platform: NodeJS.Platform = process.platform,
   env: NodeJS.ProcessEnv = process.env,
@@ -48,16 +45,4 @@ export function crashReporterOptions(
   if (url.protocol !== 'https:' || url.username || url.password)
     return { options: local, problem: 'crash upload URL must be https without credentials' };
   return { options: { ...local, submitURL: url.href, uploadToServer: true }, problem: null };
-}
-
-export function startCrashReporter(productName: string, warn: (message: string) => void): void {
-  let text: string | null = null;
-  try {
-    text = readFileSync(crashPolicyPath(), 'utf8');
-  } catch {
-    text = null;
-  }
-  const { options, problem } = crashReporterOptions(text, productName);
-  if (problem) warn(`crash reports: ${problem}; kept local only`);
-  crashReporter.start(options);
 }
