@@ -248,6 +248,8 @@ if (!app.requestSingleInstanceLock()) {
           quit,
         },
       );
+      // The menu is there at once (its count follows as soon as the cache answers).
+      tray.update({ productName, awaitingAction: null, urgent: [], pausedUntil: null });
       await refreshTray();
 
       // A hidden start (login item) opens no window; a link at a cold start (argv on Windows and

@@ -93,6 +93,12 @@ describe('the tray menu', () => {
       'T: no RFI awaits action (notifications paused)',
     );
     expect(trayRfiName({ type: '', description: '' })).toBe('RFI');
+    const checking = buildTrayMenu(
+      { productName: 'T', awaitingAction: null, urgent: [], pausedUntil: null },
+      actions,
+    );
+    expect(checking[0]!.label).toBe('Checking RFIs…');
+    expect(checking.map((i) => i.id)).toContain('tray.open');
   });
 });
 

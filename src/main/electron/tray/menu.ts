@@ -15,7 +15,8 @@ export interface TrayRfi {
 
 export interface TrayModel {
   productName: string;
-  awaitingAction: number;
+  /** Null until the RFI cache has answered (the menu says it is checking). */
+  awaitingAction: number | null;
   /** Open RFIs with a deadline, most urgent first (the caller sorts; at most `maxUrgent` shown). */
   urgent: TrayRfi[];
   /** When the pause ends (ISO, bank time), null when notifications are on. */
@@ -63,7 +64,7 @@ export function buildTrayMenu(m: TrayModel, actions: TrayActions): MenuItemSpec[
   const items: MenuItemSpec[] = [
     {
       id: 'tray.awaiting',
-      label: n === 1 ? '1 RFI awaiting action' : `${n} RFIs awaiting action`,
+      label: n === null ? 'Checking RFIs…' : n === 1 ? '1 RFI awaiting action' : `${n} RFIs awaiting action`,
       enabled: false,
     },
   ];
