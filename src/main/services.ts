@@ -252,6 +252,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events,
     platform: options.platform,
     serverNow: () => clock.now(),
+    busy,
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
     onSent: (rfiId) => afterAnswerSent(rfiId),
