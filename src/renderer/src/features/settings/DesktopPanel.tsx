@@ -30,8 +30,8 @@ export function DesktopPanel() {
 
   if (!view) return problem ? <p role="alert">{problem}</p> : <p role="status">Loading…</p>;
   return (
-    <fieldset>
-      <legend>When the window is closed</legend>
+    <fieldset className="settings__checks">
+      <legend>On this computer</legend>
       <label>
         <input
           type="checkbox"
