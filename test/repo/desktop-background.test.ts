@@ -204,6 +204,20 @@ describe('background mode, tray, links and diagnostics on the built shell', () =
     expect(s.trays.at(-1)!.tooltip).toMatch(/RFIs? awaits? action/);
   });
 
+  it('a notification clicked while no window is open opens one at that RFI', async () => {
+    const s0 = await shell.state();
+    expect(s0.windows.every((w) => w.destroyed)).toBe(true);
+    const before = notifications(s0).length;
+    const rfi = await raise('Clicked from the notification');
+    await call('rfis.sync');
+    await waitForState(shell, (x) => notifications(x).length > before);
+    await shell.call({ op: 'notification-click' });
+    const s = await waitForState(shell, (x) => x.windows.some((w) => !w.destroyed && w.visible));
+    expect(s.windows.filter((w) => !w.destroyed)).toHaveLength(1);
+    expect(s.windows.at(-1)!.loadedUrl).toBe(`${appEntryUrl}#/rfis/${rfi.id}`);
+    await shell.call({ op: 'close-windows' });
+  });
+
   it('pausing notifications for an hour really suppresses them; resuming turns them back on', async () => {
     const before = notifications(await shell.state()).length;
     await shell.call({ op: 'tray-click', item: 'tray.pause' });

@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBusyGuard, guardMethods } from '../../src/main/desktop/busy';
 import { createNotificationPause, pauseMs, withNotificationPause } from '../../src/main/desktop/pause';
 import { createDesktopSettings } from '../../src/main/desktop/settings';
-import { releaseNotesText } from '../../src/main/desktop/updates';
+import {
+  createUpdateController,
+  releaseNotesText,
+  updateCheckIntervalMs,
+} from '../../src/main/desktop/updates';
 import { crashPolicyPath, crashReporterOptions } from '../../src/main/electron/crash/policy';
 import { buildTrayMenu, trayRfiName, trayTooltip } from '../../src/main/electron/tray/menu';
 import type { TrayActions } from '../../src/main/electron/tray/menu';
@@ -234,5 +238,92 @@ describe('release notes', () => {
       }),
     ).toBe('1.1: a\n1.2:');
     expect(releaseNotesText({ version: '1' })).toBe('');
+  });
+});
+
+describe('the update controller', () => {
+  function fakeUpdater(available: boolean) {
+    const calls: string[] = [];
+    const updater = {
+      autoDownload: true,
+      autoInstallOnAppQuit: true,
+      checkForUpdates: async () => {
+        calls.push('check');
+        return { updateInfo: { version: '0.2.0', releaseNotes: 'Notes' }, isUpdateAvailable: available };
+      },
+      downloadUpdate: async () => {
+        calls.push('download');
+        return ['/tmp/x'];
+      },
+      quitAndInstall: () => void calls.push('install'),
+    };
+    return { updater, calls };
+  }
+  const log = { info: () => {}, warn: () => {} };
+
+  it('checks at start and every 6 hours, never downloads or installs on its own', async () => {
+    vi.useFakeTimers();
+    try {
+      const { updater, calls } = fakeUpdater(false);
+      const c = createUpdateController({
+        updater,
+        busy: createBusyGuard(),
+        askToRestart: async () => true,
+        log,
+      });
+      expect(updater.autoDownload).toBe(false);
+      expect(updater.autoInstallOnAppQuit).toBe(false);
+      c.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(calls).toEqual(['check']);
+      await vi.advanceTimersByTimeAsync(updateCheckIntervalMs - 1);
+      expect(calls).toEqual(['check']);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toEqual(['check', 'check']);
+      c.dispose();
+      await vi.advanceTimersByTimeAsync(updateCheckIntervalMs * 2);
+      expect(calls).toEqual(['check', 'check']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('"Later" keeps the downloaded update and asks again at the next check, without downloading again', async () => {
+    const { updater, calls } = fakeUpdater(true);
+    const answers = [false, true];
+    const asked: string[] = [];
+    const c = createUpdateController({
+      updater,
+      busy: createBusyGuard(),
+      askToRestart: async (i) => (asked.push(`${i.version}: ${i.notes}`), answers.shift() ?? false),
+      log,
+    });
+    await c.check();
+    expect(c.phase()).toBe('deferred');
+    await c.check();
+    expect(calls).toEqual(['check', 'download', 'install']);
+    expect(asked).toEqual(['0.2.0: Notes', '0.2.0: Notes']);
+  });
+
+  it('waits for work that started while the dialog was open before installing', async () => {
+    const { updater, calls } = fakeUpdater(true);
+    const busy = createBusyGuard();
+    let release: () => void = () => {};
+    const c = createUpdateController({
+      updater,
+      busy,
+      askToRestart: async () => {
+        // A confirmation starts while the analyst reads the dialog.
+        release = busy.hold('an exchange order is being confirmed');
+        return true;
+      },
+      log,
+    });
+    const done = c.check();
+    await vi.waitFor(() => expect(c.phase()).toBe('waiting-for-idle'));
+    expect(calls).toEqual(['check', 'download']);
+    release();
+    await done;
+    expect(calls).toEqual(['check', 'download', 'install']);
   });
 });

@@ -92,26 +92,29 @@ export function createUpdateController(deps: {
   let disposed = false;
   let downloaded: UpdateInfoLike | null = null;
 
+  const waitForIdle = async (): Promise<void> => {
+    while (busy.isBusy()) {
+      phase = 'waiting-for-idle';
+      log.info('update: restart deferred while busy', { reasons: busy.reasons() });
+      await busy.whenIdle();
+    }
+  };
+
   const offer = async (info: UpdateInfoLike): Promise<void> => {
-    for (;;) {
-      if (busy.isBusy()) {
-        phase = 'waiting-for-idle';
-        log.info('update: restart deferred while busy', { reasons: busy.reasons() });
-        await busy.whenIdle();
-      }
-      if (disposed) return;
-      phase = 'asking';
-      const yes = await deps.askToRestart({ version: info.version, notes: releaseNotesText(info) });
-      if (!yes) {
-        phase = 'deferred';
-        return;
-      }
-      // Something may have started while the dialog was open: wait for it too.
-      if (busy.isBusy()) continue;
-      phase = 'installing';
-      updater.quitAndInstall(false, true);
+    await waitForIdle();
+    if (disposed) return;
+    phase = 'asking';
+    const yes = await deps.askToRestart({ version: info.version, notes: releaseNotesText(info) });
+    if (!yes) {
+      phase = 'deferred';
       return;
     }
+    // Work that started while the dialog was open (an upload, a confirmation) finishes first; the
+    // analyst already agreed, so the restart follows without asking again.
+    await waitForIdle();
+    if (disposed) return;
+    phase = 'installing';
+    updater.quitAndInstall(false, true);
   };
 
   const run = async (): Promise<void> => {

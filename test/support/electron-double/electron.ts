@@ -83,6 +83,7 @@ interface DoubleInternals {
   /** What the next dialog.showSaveDialog answers; none queued = cancelled. */
   nextSavePaths: Array<string | null>;
   saveDialogs: Array<{ title?: string; defaultPath?: string }>;
+  shownNotifications: EventEmitter[];
 }
 
 /** A menu (application or tray) as the test sees it: labels, ids and whether each is enabled. */
@@ -333,6 +334,7 @@ class ElectronDouble {
       messageBoxes: [],
       nextSavePaths: [],
       saveDialogs: [],
+      shownNotifications: [],
     };
     if (process.send) {
       process.on('message', (message: DoubleRequest) => {
@@ -444,6 +446,12 @@ class ElectronDouble {
         const item = findItem(this.s.applicationMenu, req.item);
         if (!item?.click) throw new Error(`no menu item ${req.item}`);
         (item.click as () => void)();
+        return null;
+      }
+      case 'notification-click': {
+        const n = this.s.shownNotifications.at(-1);
+        if (!n) throw new Error('no notification was shown');
+        n.emit('click', preventable());
         return null;
       }
       case 'dialog-answers':
@@ -751,6 +759,7 @@ export class Notification extends EventEmitter implements Pick<ElectronNotificat
   }
   show(): void {
     s.log.push(`notification ${this.options.title ?? ''}`);
+    s.shownNotifications.push(this);
   }
   static isSupported(): boolean {
     return true;

@@ -16,6 +16,8 @@ export type DoubleRequest = { id: number } & (
   /** Clicks the item with this id in the latest tray menu / the application menu. */
   | { op: 'tray-click'; item: string }
   | { op: 'menu-click'; item: string }
+  /** The analyst clicks the last notification shown. */
+  | { op: 'notification-click' }
   /** Queues answers of the next native dialogs (message box: button index; save: path or null). */
   | { op: 'dialog-answers'; messageBox?: number[]; savePaths?: Array<string | null> }
   | { op: 'quit' }
