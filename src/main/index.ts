@@ -37,7 +37,7 @@ import type { LinkRoute } from '../shared/ipc/channels/desktop';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
 const allowedOrigins = devServerUrl ? [appOrigin, devServerUrl] : [appOrigin];
-/** The login item starts the app with this flag (Windows/Linux); macOS says wasOpenedAsHidden. */
+/** The login item starts the app with this flag (Windows); macOS reports wasOpenedAtLogin. */
 const hiddenFlag = '--hidden';
 
 if (!app.requestSingleInstanceLock()) {
@@ -74,39 +74,39 @@ if (!app.requestSingleInstanceLock()) {
   // One window at a time: a link or a tray click while the window is being created waits for it.
   let opening: Promise<void> | null = null;
   const openWindow = async (route?: LinkRoute): Promise<void> => {
-    if (opening) await opening;
+    while (opening) await opening;
     if (!services) return;
     if (mainWindow && !mainWindow.isDestroyed()) {
       showWindow(mainWindow);
       if (route) services.events.emit('desktop.openLink', route);
       return;
     }
-    const { stores } = services;
-    const userData = app.getPath('userData');
-    let done: () => void = () => {};
-    opening = new Promise<void>((r) => (done = r));
-    const state = await restoredWindowState(userData, { log, report: (p) => stores.report(p) }).finally(
-      () => {
-        opening = null;
-        done();
-      },
-    );
-    const entry = devServerUrl ?? appEntryUrl;
-    const win = createMainWindow({
-      preloadPath: path.join(here, '../preload/index.cjs'),
-      // A link opening a new window starts it at the link's screen (no event can reach a page
-      // that is not loaded yet).
-      url: route ? `${entry}#${routePath(route)}` : entry,
-      devTools: !app.isPackaged,
-      bounds: state.bounds,
-      maximized: state.maximized,
-    });
-    mainWindow = win;
-    trackWindowState(win, userData, (err) => log.warn('window state not saved', { error: err }));
-    forwardEvents(services.events, win.webContents);
-    win.on('closed', () => {
-      if (mainWindow === win) mainWindow = null;
-    });
+    const running = services;
+    let release: () => void = () => {};
+    opening = new Promise<void>((r) => (release = r));
+    try {
+      const userData = app.getPath('userData');
+      const state = await restoredWindowState(userData, { log, report: (p) => running.stores.report(p) });
+      const entry = devServerUrl ?? appEntryUrl;
+      const win = createMainWindow({
+        preloadPath: path.join(here, '../preload/index.cjs'),
+        // A link opening a new window starts it at the link's screen (no event can reach a page
+        // that is not loaded yet).
+        url: route ? `${entry}#${routePath(route)}` : entry,
+        devTools: !app.isPackaged,
+        bounds: state.bounds,
+        maximized: state.maximized,
+      });
+      mainWindow = win;
+      trackWindowState(win, userData, (err) => log.warn('window state not saved', { error: err }));
+      forwardEvents(running.events, win.webContents);
+      win.on('closed', () => {
+        if (mainWindow === win) mainWindow = null;
+      });
+    } finally {
+      opening = null;
+      release();
+    }
   };
 
   /** A link from the OS: parsed strictly; only ever navigates. Before ready it waits. */
