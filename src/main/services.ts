@@ -23,6 +23,8 @@ import { sandboxSeedFor } from './session/sandbox-seed';
 import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './session/destinations';
 import { createEventHub } from './infra/events';
 import { buildHandlers } from './ipc/handlers';
+import { createBusyGuard, guardMethods } from './desktop/busy';
+import { createDesktopSettings } from './desktop/settings';
 import { openLedger } from './bank/ledger';
 import { consoleSink, createLogger } from './infra/log';
 import type { Logger } from './infra/log';
@@ -140,6 +142,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   const clock = createServerClock(options.localNow ? { localNow: options.localNow } : {});
   let sessionRef: SessionManager | null = null;
+  // Uploads, answer sends and money confirmations hold the busy guard (the updater waits for it).
+  const busy = createBusyGuard();
   const bank = new BankClient({
     identity: async ({ withToken }) =>
       sessionRef ? sessionRef.identity({ withToken }) : { baseUrl: '', token: null, tokenOrigin: null },
@@ -148,6 +152,13 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.bankRetry ? { retry: options.bankRetry } : {}),
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
+  });
+  guardMethods(bank, busy, {
+    uploadDocument: 'an answer document is uploading',
+    submitRfiResponse: 'an answer is being sent',
+    confirmCryptoOrder: 'an exchange order is being confirmed',
+    confirmReturn: 'a return is being confirmed',
+    cancelReturn: 'a return is being cancelled',
   });
   const session = await createSession({
     settings,
@@ -241,6 +252,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events,
     platform: options.platform,
     serverNow: () => clock.now(),
+    busy,
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
     onSent: (rfiId) => afterAnswerSent(rfiId),
@@ -275,6 +287,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
   });
 
+  const desktop = await createDesktopSettings(stores, options.platform);
+
   const core: ServiceCore = {
     get environment() {
       return session.environment;
@@ -300,6 +314,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     get returns() {
       return returns;
     },
+    desktop,
+    busy,
     dataDir,
     hasToken: () => vault.has(session.profile.id),
     settingsView,

@@ -9,6 +9,7 @@ import { webhookHandlers } from '../rfis/webhook-handlers';
 import { sessionHandlers } from '../session/session-handlers';
 import { settingsHandlers } from '../session/settings-handlers';
 import { vaultHandlers } from '../session/vault-handlers';
+import { desktopHandlers } from '../desktop/handlers';
 
 /** Joins every feature's handlers into the map the dispatcher serves. */
 export function buildHandlers(core: ServiceCore): Handlers {
@@ -22,5 +23,6 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...rfiAnswersHandlers(core),
     ...rfisHandlers(core),
     ...webhookHandlers(core),
+    ...desktopHandlers(core),
   };
 }

@@ -12,6 +12,7 @@ import type { BankScope } from '../bank/scope';
 import type { EventHub } from '../infra/events';
 import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
+import type { BusyGuard } from '../desktop/busy';
 import type { Platform } from '../infra/platform';
 import { openDraftStore } from './drafts';
 import type { DraftRecord, DraftStore } from './drafts';
@@ -48,6 +49,8 @@ export interface RfiAnswersDeps {
   codec?: AtRestCodec;
   /** Tells the analyst about a file moved aside (absolute paths). */
   report?(problem: StateFileProblem): void;
+  /** Held while an answer is worked on (see desktop/busy.ts). */
+  busy?: Pick<BusyGuard, 'run'>;
 }
 
 export interface DraftInput {
@@ -130,6 +133,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     ...(scope ? { scope } : {}),
     filePath: (ref) => files.resolve(ref).path,
     now: deps.serverNow,
+    ...(deps.busy ? { busy: deps.busy } : {}),
     ...(deps.options?.retry ? { retry: deps.options.retry } : {}),
     onChange: (v) => deps.events.emit('answers.changed', v),
     onProgress: (p) => deps.events.emit('answers.progress', p),

@@ -3,6 +3,7 @@ import { segments, useRouter } from './lib/router';
 import { ConnectionStatus } from './features/session/ConnectionStatus';
 import { RfiAlerts } from './features/rfis/notifications';
 import { ShortcutsHelp } from './components/ShortcutsHelp';
+import { LinkNavigator } from './features/desktop/LinkNavigator';
 
 export function App() {
   const path = useRouter((s) => s.path);
@@ -48,6 +49,7 @@ export function App() {
         )}
       </main>
       <ShortcutsHelp />
+      <LinkNavigator />
     </div>
   );
 }
