@@ -98,6 +98,17 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
     return () => clearInterval(t);
   }, [id, load, loadFor]);
 
+  // When the RFI changes at the bank (a question closed or answered), re-read the drafts: what
+  // the analyst typed since this screen opened is on disk, and must show as "not sent" if its
+  // question no longer awaits an answer. (Composers take their draft only when they mount.)
+  const updatedAt = detail?.rfi.updated_at;
+  useEffect(() => {
+    if (!updatedAt) return;
+    void call('drafts.get', { rfiId: id })
+      .then((r) => setDrafts(Object.fromEntries(r.drafts.map((d) => [d.questionId, d]))))
+      .catch(() => undefined);
+  }, [id, updatedAt]);
+
   const back = inSplit ? null : (
     <p className="rfi-detail__back">
       <a

@@ -372,9 +372,10 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
                 if (next) setSort(next);
               }}
               activeId={activeId}
-              onActiveChange={(id) => {
+              onActiveChange={(id, cause) => {
                 setActive(id);
-                if (id) onSelect?.(id);
+                // Only a keyboard move opens the row beside the queue; a click opens it below.
+                if (id && cause === 'keyboard') onSelect?.(id);
               }}
               onOpen={(id) => {
                 setActive(id);
