@@ -11,7 +11,9 @@ function escapeRe(s: string): string {
 
 /** The button of the Select labelled `label` (its name is "<value> <label>"). */
 export function selectButton(scope: Page | Locator, label: string): Locator {
-  return scope.getByRole('button', { name: new RegExp(`(^|\\s)${escapeRe(label)}$`) });
+  return scope
+    .getByRole('button', { name: new RegExp(`(^|\\s)${escapeRe(label)}$`) })
+    .and(scope.locator('[aria-haspopup="listbox"]'));
 }
 
 /** Chooses `option` in the Select labelled `label`. */

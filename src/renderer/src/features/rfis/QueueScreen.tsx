@@ -193,7 +193,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
         id: 'updated',
         header: 'Updated',
         cell: (c) => <RelativeTime value={c.row.original.updatedAt} now={now} />,
-        meta: { width: '96px', align: 'end', title: () => undefined },
+        meta: { width: '112px', align: 'end', title: () => undefined },
       },
     ];
     return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);
