@@ -101,8 +101,8 @@ test.describe('overview', () => {
     await app.getByTestId(`overview-band-${band}`).focus();
     await app.keyboard.press('Enter');
     await expect(app).toHaveURL(/#\/rfis$/);
-    await expect(app.getByTestId('rfi-filter-band')).toHaveValue(band);
-    await expect(app.getByTestId('rfi-filter-status')).toHaveValue('action_required');
+    await expect(app.getByTestId('rfi-filter-band')).toHaveAttribute('data-value', band);
+    await expect(app.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', 'action_required');
     const rows = app.getByTestId('rfi-row');
     await expect(rows).toHaveCount(e.awaiting[band]);
     for (const row of await rows.all()) {
@@ -113,15 +113,15 @@ test.describe('overview', () => {
     await app.getByRole('link', { name: 'Overview' }).click();
     const [type, typeCount] = Object.entries(e.byType)[0]!;
     await app.getByTestId(`overview-type-${type}`).click();
-    await expect(app.getByTestId('rfi-filter-type')).toHaveValue(type);
-    await expect(app.getByTestId('rfi-filter-band')).toHaveValue('');
+    await expect(app.getByTestId('rfi-filter-type')).toHaveAttribute('data-value', type);
+    await expect(app.getByTestId('rfi-filter-band')).toHaveAttribute('data-value', '');
     await expect(rows).toHaveCount(typeCount);
 
     await app.getByRole('link', { name: 'Overview' }).click();
     const [status, statusCount] = Object.entries(e.byStatus).sort((a, b) => b[1] - a[1])[0]!;
     await app.getByTestId(`overview-status-${status}`).click();
-    await expect(app.getByTestId('rfi-filter-status')).toHaveValue(status);
-    await expect(app.getByTestId('rfi-filter-type')).toHaveValue('');
+    await expect(app.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', status);
+    await expect(app.getByTestId('rfi-filter-type')).toHaveAttribute('data-value', '');
     await expect(rows).toHaveCount(statusCount);
   });
 
