@@ -15,6 +15,7 @@ import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
+import { relatedNamesResolver } from './rfis/related-names';
 import { createReturnsService } from './returns/service';
 import { createRfiService, createWebhookService } from './rfis';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
@@ -148,6 +149,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.bankRetry ? { retry: options.bankRetry } : {}),
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
+    onReachability: (reachable) => sessionRef?.observeReachability(reachable),
   });
   const session = await createSession({
     settings,
@@ -258,6 +260,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
     platform: options.platform,
     log,
     ...(options.rfis ? { options: options.rfis } : {}),
+    relatedNames: relatedNamesResolver({
+      bank,
+      log,
+      accountNames: async () =>
+        new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
+    }),
   });
   afterAnswerSent = (rfiId) =>
     void rfis
