@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { channel, event } from '../define';
+import { activityFactsSchema } from '../../activity';
 
 /** One audit log entry as the audit.* channels carry it. */
 export const auditEntryViewSchema = z.object({
@@ -16,6 +17,10 @@ export const auditEntryViewSchema = z.object({
   target: z.string().nullable(),
   outcome: z.enum(['succeeded', 'failed', 'pending']),
   detail: z.string().nullable(),
+  /** What moved (amounts, counterparty, reason code, side), recorded with the write; null for older entries. */
+  facts: activityFactsSchema.nullable(),
+  /** The entry in words ("Return intent created — 12,500.00 USD to Harbour Freight Ltd, AC03"). */
+  summary: z.string(),
 });
 export type AuditEntryView = z.infer<typeof auditEntryViewSchema>;
 
