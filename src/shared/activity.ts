@@ -5,31 +5,31 @@
  * audit.recorded, the CSV export); the raw operation, key and ids stay beside it.
  */
 
-import { z } from 'zod';
 import { formatMinor, isMinorUnits, parseMinor } from './money';
 
-const fact = z.string().max(200);
-
-/** What moved, recorded with an audit entry when the write is made (all optional: old entries have none). */
-export const activityFactsSchema = z.object({
+/**
+ * What moved, recorded with an audit entry when the write is made (all optional: old entries have
+ * none). Its zod schema is in ipc/channels/audit.ts; this file stays free of zod, since the
+ * renderer's first chunk uses the describer.
+ */
+export interface ActivityFacts {
   /** Integer minor units of `currency` (returns: the amount returned). */
-  amount: fact.optional(),
-  currency: fact.optional(),
+  amount?: string;
+  currency?: string;
   /** Who the money goes to or came from (a return: the original transfer's debtor). */
-  counterparty: fact.optional(),
+  counterparty?: string;
   /** ISO return reason code (AC03, FOCR…). */
-  reasonCode: fact.optional(),
+  reasonCode?: string;
   /**
    * Exchange: buy or sell, the digital asset (base) and its amount, and the currency paid or
    * received for it (quote) with its amount (minor units); an amount not known yet is left out.
    */
-  side: fact.optional(),
-  baseAsset: fact.optional(),
-  baseAmount: fact.optional(),
-  quoteAsset: fact.optional(),
-  quoteAmount: fact.optional(),
-});
-export type ActivityFacts = z.infer<typeof activityFactsSchema>;
+  side?: string;
+  baseAsset?: string;
+  baseAmount?: string;
+  quoteAsset?: string;
+  quoteAmount?: string;
+}
 
 export interface DescribableEntry {
   operation: string;

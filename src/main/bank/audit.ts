@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { auditEntryViewSchema } from '../../shared/ipc/channels/audit';
+import { activityFactsSchema, auditEntryViewSchema } from '../../shared/ipc/channels/audit';
 import type { AuditEntryView } from '../../shared/ipc/channels/audit';
-import { activityFactsSchema, describeActivity } from '../../shared/activity';
+import { describeActivity } from '../../shared/activity';
 import type { ActivityFacts } from '../../shared/activity';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { appendLineDurable, createSerialQueue, privateFileMode } from '../infra/durable-file';

@@ -2,7 +2,22 @@
 
 import { z } from 'zod';
 import { channel, event } from '../define';
-import { activityFactsSchema } from '../../activity';
+import type { ActivityFacts } from '../../activity';
+
+const fact = z.string().max(200);
+
+/** What moved, recorded with the write (src/shared/activity.ts describes it in words). */
+export const activityFactsSchema = z.object({
+  amount: fact.optional(),
+  currency: fact.optional(),
+  counterparty: fact.optional(),
+  reasonCode: fact.optional(),
+  side: fact.optional(),
+  baseAsset: fact.optional(),
+  baseAmount: fact.optional(),
+  quoteAsset: fact.optional(),
+  quoteAmount: fact.optional(),
+}) satisfies z.ZodType<ActivityFacts>;
 
 /** One audit log entry as the audit.* channels carry it. */
 export const auditEntryViewSchema = z.object({

@@ -18,9 +18,13 @@ export function useStatusLine(): StatusLine {
   const counting = status?.connection === 'offline' && status.retryAt !== null;
   useEffect(() => {
     if (!counting) return;
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
+    const tick = () => setNow(Date.now());
+    const first = setTimeout(tick, 0);
+    const timer = setInterval(tick, 1000);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
   }, [counting, status?.retryAt]);
   return statusLine(status, now, online);
 }
