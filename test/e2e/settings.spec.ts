@@ -196,23 +196,37 @@ test('a corrupt settings file is reported on the settings screen, with the old f
 test.describe('activity', () => {
   test.use({ harnessOptions: { services: { environment: sandboxEnv, keyring: standInKeychain() } } });
 
-  test('lists the writes, updates live, exports CSV', async ({ app, harness }) => {
+  test('lists the writes in words, filters them, shows the raw record, updates live, exports CSV', async ({
+    app,
+    harness,
+  }) => {
     const s = harness.services;
     const A = s.sandbox!.fixtures.legal_entities[0]!;
-    const transfer = await staffOf(s).createIncomingTransfer({ legal_entity_id: A.id, amount: '2500' });
-    const created = await s.operations.createReturnIntent('e2e-return', {
-      transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
-      transaction_id: transfer.transaction_id,
-      return_amount: '2500',
-      status_reason_code: 'AC03',
+    const transfer = await staffOf(s).createIncomingTransfer({ legal_entity_id: A.id, amount: '250000' });
+    // As the Returns screen does it: look the transfer up, then create the intent.
+    const seen = await s.handlers['returns.lookup']({ transactionId: transfer.transaction_id });
+    const debtor = seen.incoming!.debtorName;
+    const created = await s.handlers['returns.createIntent']({
+      operationId: 'e2e-return',
+      transactionId: transfer.transaction_id,
+      amount: '250000',
+      reasonCode: 'AC03',
     });
 
     await app.getByRole('link', { name: 'Activity' }).click();
+    await expect(app.getByRole('grid', { name: 'Audit log entries' })).toBeVisible();
     const rows = app.getByTestId('audit-row');
     await expect(rows).toHaveCount(1);
-    await expect(rows.first()).toContainText('return.create_intent');
-    await expect(rows.first()).toContainText(created.idempotencyKey);
+    const sentence = `Return intent created — 2,500.00 USD to ${debtor}, AC03`;
+    await expect(rows.first()).toContainText(sentence);
     await expect(rows.first()).toContainText('Succeeded');
+    // the raw record is one selection away, not in the row
+    await expect(rows.first()).not.toContainText(created.idempotencyKey);
+    await rows.first().click();
+    const detail = app.getByRole('region', { name: 'Entry detail' });
+    await expect(detail.getByTestId('audit-operation')).toHaveText('return.create_intent');
+    await expect(detail).toContainText(created.idempotencyKey);
+    await expect(detail).toContainText(transfer.transaction_id);
 
     // A refused write appears live, at the top.
     await s.operations
@@ -221,16 +235,32 @@ test.describe('activity', () => {
       )
       .catch(() => undefined);
     await expect(rows).toHaveCount(2);
-    await expect(rows.first()).toContainText('return.cancel');
+    await expect(rows.first()).toContainText('Return not cancelled');
     await expect(rows.first()).toHaveAttribute('data-outcome', 'failed');
+
+    // Filters: outcome, kind (the empty state offers the way back).
+    const filters = app.getByRole('group', { name: 'Filters' });
+    await filters.getByRole('button', { name: /Outcome/ }).click();
+    await app.getByRole('option', { name: 'Refused' }).click();
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toHaveAttribute('data-operation', 'return.cancel');
+    await filters.getByRole('button', { name: /Kind/ }).click();
+    await app.getByRole('option', { name: 'Exchange' }).click();
+    await expect(rows).toHaveCount(0);
+    await expect(app.getByText('No entry matches these filters')).toBeVisible();
+    await app.getByRole('button', { name: 'Clear the filters' }).click();
+    await expect(rows).toHaveCount(2);
 
     const target = path.join(harness.dataDir, 'activity.csv');
     harness.platform.nextSaveAnswers.push(target);
     await app.getByTestId('audit-export').click();
     await expect(app.getByTestId('audit-export-notice')).toContainText('Exported 2 entries');
     const csv = await readFile(target, 'utf8');
-    expect(csv.split('\r\n')[0]).toContain('idempotencyKey');
+    expect(csv.split('\r\n')[0]).toBe(
+      'at,who,environmentId,environmentName,operation,idempotencyKey,target,outcome,detail,id,summary',
+    );
     expect(csv).toContain(created.idempotencyKey);
+    expect(csv).toContain(`"${sentence}"`);
     expect(await seriousA11yViolations(app)).toEqual([]);
   });
 });
