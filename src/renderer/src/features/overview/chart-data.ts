@@ -27,7 +27,6 @@ export function bandBars(
   }));
 }
 
-
 /** Monday 00:00 (local) of the week holding `ms`. */
 export function weekStart(ms: number): number {
   const d = new Date(ms);
