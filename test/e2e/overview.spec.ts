@@ -93,7 +93,7 @@ test.describe('overview', () => {
 
     // A mark in the SVG: the first awaiting-action segment (bands top to bottom, empty ones not
     // drawn) opens the queue filtered to its band and to awaiting action.
-    const first = (['breached', 'at_risk', 'on_track', 'none'] as const).find((b) => e.awaiting[b] > 0)!;
+    const first = (['breached', 'at_risk', 'on_track'] as const).find((b) => e.awaiting[b] > 0)!;
     await bands.locator('.chart__series--awaiting .recharts-bar-rectangle').first().locator('path').click();
     await expect(app).toHaveURL(new RegExp(`#/rfis\\?band=${first}&status=action_required$`));
     await expect(app.getByTestId('rfi-row')).toHaveCount(e.awaiting[first]);
