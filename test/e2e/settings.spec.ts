@@ -67,13 +67,19 @@ test.describe('settings', () => {
     const card = app.getByTestId('profile-sandbox');
     await card.getByRole('button', { name: 'Sign out' }).click();
     await expect(app.getByTestId('token-state-sandbox')).toHaveText('Signed out — no token stored');
-    await expect(app.getByTestId('connection-state')).toHaveText('No token');
+    const status = app.getByRole('status', { name: 'Connection' });
+    await expect(status).toContainText('Signed out');
+    await expect(status).toContainText('Enter a token in Settings');
+    // nothing to save yet: the button says so instead of looking ready
+    await expect(card.getByRole('button', { name: 'Save token' })).toBeDisabled();
+    await expect(card.getByRole('button', { name: 'Save token' })).not.toHaveClass(/ui-button--primary/);
 
     const input = card.getByLabel('Access token');
     await expect(input).toHaveAttribute('type', 'password');
     await input.fill('this-token-is-wrong-123456');
     await card.getByRole('button', { name: 'Save token' }).click();
-    await expect(app.getByTestId('connection-state')).toHaveText('Token refused');
+    await expect(status).toContainText('Signed out');
+    await expect(status).toContainText('The bank refused the token');
     await expect(app.getByTestId('token-state-sandbox')).toContainText('Token refused by the bank');
     await expect(card.getByLabel('Replace token')).toHaveValue('');
 
@@ -123,7 +129,7 @@ test.describe('settings', () => {
     expect(harness.platform.confirmations).toHaveLength(2);
     await card.getByRole('button', { name: 'Use this environment' }).click();
     await expect(card).toContainText('Active');
-    await expect(app.getByTestId('connection-state')).toHaveText('No token');
+    await expect(app.getByRole('status', { name: 'Connection' })).toContainText('Signed out');
     await expect(app.getByLabel('Sandbox credential')).toHaveCount(0);
 
     await app.getByTestId('profile-sandbox').getByRole('button', { name: 'Use this environment' }).click();
