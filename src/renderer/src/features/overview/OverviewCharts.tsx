@@ -218,8 +218,8 @@ export default function OverviewCharts() {
             </ResponsiveContainer>
             <p className="chart__note">
               This week: returns {usd(trends.volume.at(-1)?.returnsMinor ?? 0n)}, exchange{' '}
-              {usd(trends.volume.at(-1)?.exchangeMinor ?? 0n)}. <a href="#/returns">Open returns</a> ·{' '}
-              <a href="#/exchange">Open exchange</a>
+              {usd(trends.volume.at(-1)?.exchangeMinor ?? 0n)}. <a href="#/returns">See the return intents</a>{' '}
+              · <a href="#/exchange">See the quotes and orders</a>
             </p>
           </figure>
         </>
