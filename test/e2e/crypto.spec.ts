@@ -164,7 +164,13 @@ test.describe('exchange: expiry and requote', () => {
     // Confirm is disabled, with the reason.
     await staffOf(harness.services).advanceClock(6);
     // disabled inside the margin, gone once expired (real time runs on too)
-    await expect.poll(async () => (await confirm.count()) === 0 || (await confirm.isDisabled())).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await confirm.count()) === 0 || (await confirm.isDisabled({ timeout: 1_000 }).catch(() => true)),
+        { timeout: 15_000 },
+      )
+      .toBe(true);
 
     // Even if the UI lagged, main would not send: the channel refuses and nothing reaches the bank.
     const answer = (await app.evaluate(
