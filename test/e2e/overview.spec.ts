@@ -1,10 +1,9 @@
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
-import { selectButton } from './ui-controls';
 import type { Harness } from '../harness/harness';
 import type { Rfi } from '../../src/shared/api/rfis';
 import { rfiDeadline } from '../../src/shared/rfi-rules';
-import { BAND_LABELS, deadlineBand } from '../../src/shared/rfi-view';
+import { deadlineBand } from '../../src/shared/rfi-view';
 import { staffOf } from '../support/sandbox-staff';
 
 /**
@@ -144,8 +143,8 @@ test.describe('overview', () => {
     await app.getByTestId(`overview-band-${band}`).focus();
     await app.keyboard.press('Enter');
     await expect(app).toHaveURL(/#\/rfis$/);
-    await expect(selectButton(app, 'Deadline')).toHaveAccessibleName(`${BAND_LABELS[band]} Deadline`);
-    await expect(selectButton(app, 'Status')).not.toHaveAccessibleName(/^All statuses/);
+    await expect(app.getByTestId('rfi-filter-band')).toHaveAttribute('data-value', band);
+    await expect(app.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', 'action_required');
     const rows = app.getByTestId('rfi-row');
     await expect(rows).toHaveCount(e.awaiting[band]);
     for (const row of await rows.all()) {
@@ -156,15 +155,15 @@ test.describe('overview', () => {
     await app.getByRole('link', { name: 'Overview' }).click();
     const [type, typeCount] = Object.entries(e.byType)[0]!;
     await app.getByTestId(`overview-type-${type}`).click();
-    await expect(selectButton(app, 'Type')).not.toHaveAccessibleName(/^All types/);
-    await expect(selectButton(app, 'Deadline')).toHaveAccessibleName('All deadlines Deadline');
+    await expect(app.getByTestId('rfi-filter-type')).toHaveAttribute('data-value', type);
+    await expect(app.getByTestId('rfi-filter-band')).toHaveAttribute('data-value', '');
     await expect(rows).toHaveCount(typeCount);
 
     await app.getByRole('link', { name: 'Overview' }).click();
     const [status, statusCount] = Object.entries(e.byStatus).sort((a, b) => b[1] - a[1])[0]!;
     await app.getByTestId(`overview-status-${status}`).click();
-    await expect(selectButton(app, 'Status')).not.toHaveAccessibleName(/^All statuses/);
-    await expect(selectButton(app, 'Type')).toHaveAccessibleName('All types Type');
+    await expect(app.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', status);
+    await expect(app.getByTestId('rfi-filter-type')).toHaveAttribute('data-value', '');
     await expect(rows).toHaveCount(statusCount);
   });
 
