@@ -63,7 +63,8 @@ test.describe('exchange: quote, confirm, settle', () => {
         environment: {
           kind: 'embedded-sandbox',
           // A read-after-create window long enough to be seen even on a loaded machine.
-          sandbox: { ...sandboxBase, visibilityDelayMs: { min: 1500, max: 2000 } },
+          // A quote long enough to be reviewed, cancelled and confirmed on a loaded machine.
+          sandbox: { ...sandboxBase, quoteTtlSeconds: 90, visibilityDelayMs: { min: 1500, max: 2000 } },
         },
       },
     },
@@ -327,9 +328,9 @@ test.describe('exchange: the countdown at the confirm margin', () => {
   test.use({
     harnessOptions: {
       services: {
-        environment: { kind: 'embedded-sandbox', sandbox: sandboxBase },
+        environment: { kind: 'embedded-sandbox', sandbox: { ...sandboxBase, quoteTtlSeconds: 60 } },
         // A wide margin, so the "too late" zone lasts long enough to be seen on a loaded machine.
-        crypto: { confirmMarginMs: 8_000 },
+        crypto: { confirmMarginMs: 30_000 },
       },
     },
   });
@@ -344,8 +345,8 @@ test.describe('exchange: the countdown at the confirm margin', () => {
     const confirm = app.getByRole('button', { name: 'Confirm quote…' });
     await expect(countdown).toHaveAttribute('data-zone', 'ok');
     await expect(confirm).toBeEnabled();
-    // 14 of 20 s pass at the bank: under 8 s remain, inside the margin.
-    await staffOf(harness.services).advanceClock(14);
+    // 35 of 60 s pass at the bank: under 30 s remain, inside the margin.
+    await staffOf(harness.services).advanceClock(35);
     await expect(countdown).toHaveAttribute('data-zone', 'margin');
     await expect(countdown).toContainText('too late to confirm');
     await expect(countdown.locator('circle.countdown__arc')).toHaveCSS('stroke', /rgb\(/);
