@@ -263,7 +263,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
     count: rows.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => rowHeight,
-    overscan: 10,
+    overscan: 6,
     // The sticky header (one row high) sits inside the scroll container above the rows: the rows
     // start one row down, and a row under the header does not count as in view.
     scrollMargin: rowHeight,
