@@ -15,6 +15,8 @@ import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
+import type { CryptoOptions } from './crypto/service';
+import { relatedNamesResolver } from './rfis/related-names';
 import { createReturnsService } from './returns/service';
 import { createRfiService, createWebhookService } from './rfis';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
@@ -79,6 +81,8 @@ export interface ServicesOptions {
   readAfterCreate?: Partial<ReadAfterCreateTiming>;
   /** RFI answers: outbox retry timing, upload size limit. */
   rfiAnswers?: RfiAnswersOptions;
+  /** Exchange: the confirm margin and how orders are followed (tests shorten or widen them). */
+  crypto?: CryptoOptions;
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
@@ -152,6 +156,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.bankRetry ? { retry: options.bankRetry } : {}),
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
+    onReachability: (reachable) => sessionRef?.observeReachability(reachable),
   });
   guardMethods(bank, busy, {
     uploadDocument: 'an answer document is uploading',
@@ -217,19 +222,22 @@ export async function createServices(options: ServicesOptions): Promise<Services
     };
   };
 
-  const crypto = await createCryptoService({
-    bank,
-    clock,
-    stores,
-    operations,
-    ledger,
-    readAfterCreate,
-    session,
-    settings,
-    events,
-    platform: options.platform,
-    log,
-  });
+  const crypto = await createCryptoService(
+    {
+      bank,
+      clock,
+      stores,
+      operations,
+      ledger,
+      readAfterCreate,
+      session,
+      settings,
+      events,
+      platform: options.platform,
+      log,
+    },
+    options.crypto,
+  );
 
   // Drafts, the outbox and the RFI cache are sealed with the keychain-held data key (plain text,
   // said so in vault.status, without a keychain).
@@ -270,6 +278,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
     platform: options.platform,
     log,
     ...(options.rfis ? { options: options.rfis } : {}),
+    relatedNames: relatedNamesResolver({
+      bank,
+      log,
+      accountNames: async () =>
+        new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
+    }),
   });
   afterAnswerSent = (rfiId) =>
     void rfis

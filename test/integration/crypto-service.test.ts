@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatMinor, parseMinor } from '../../src/shared/money';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import type { Envelope, DeskError } from '../../src/shared/ipc/errors';
@@ -114,6 +115,14 @@ describe('crypto exchange service', () => {
     const ops = audit.entries.map((e) => `${e.operation}:${e.outcome}`);
     expect(ops).toContain('crypto.create_order:succeeded');
     expect(ops).toContain('crypto.confirm:succeeded');
+    // in words, with the bank's own amounts for this order (exact minor units, no floats)
+    const paid = formatMinor(parseMinor(done.crypto!.customer_pays_amount), 'USD');
+    expect(audit.entries.find((e) => e.operation === 'crypto.confirm')?.summary).toBe(
+      `Quote confirmed — buy 25.000000 USDT for ${paid}`,
+    );
+    expect(audit.entries.find((e) => e.operation === 'crypto.create_order')?.summary).toBe(
+      'Quote requested — buy 25.000000 USDT',
+    );
     expect((await call<{ orders: OrderView[] }>('crypto.list')).orders.map((o) => o.id)).toContain(quote.id);
   });
 

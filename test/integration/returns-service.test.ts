@@ -218,6 +218,7 @@ describe('returns service', () => {
   it('cancel puts the transfer back to completed and the entry to cancelled; both writes are audited', async () => {
     const s = await services();
     const id = await freshTransfer();
+    const transfer = await s.services.handlers['returns.lookup']({ transactionId: id });
     await s.services.handlers['returns.createIntent']({
       operationId: 'ret-svc-cancel-1',
       transactionId: id,
@@ -232,6 +233,13 @@ describe('returns service', () => {
     expect(audit.entries.map((e) => `${e.operation}:${e.outcome}`)).toEqual([
       'return.cancel:succeeded',
       'return.create_intent:succeeded',
+    ]);
+    // in words: the amount, the transfer's debtor as the bank has it, and the reason code
+    const debtor = transfer.incoming?.debtorName;
+    expect(debtor).toBeTruthy();
+    expect(audit.entries.map((e) => e.summary)).toEqual([
+      `Return cancelled — 5.00 USD to ${debtor}, FOCR`,
+      `Return intent created — 5.00 USD to ${debtor}, FOCR`,
     ]);
     // Cancelling again is refused in plain words.
     await expect(s.services.handlers['returns.cancel']({ transactionId: id })).rejects.toMatchObject({

@@ -186,7 +186,10 @@ describe('one notification per change, by webhook, by polling and by both (real 
     await t.services.webhooks.idle();
     expect(t.platform.notifications).toHaveLength(1);
     expect(t.platform.notifications[0]!.title).toBe('New RFI');
-    expect(t.platform.notifications[0]!.body).toContain(id);
+    // what the RFI is about, by name: its type, description and the account's name from the book
+    expect(t.platform.notifications[0]!.body).toBe(
+      'Account: Please explain the incoming payments — Alder Trade GmbH: Alder USD operating · action required',
+    );
     expect(t.services.rfis.poller.polls).toBe(pollsBefore);
     expect(t.services.webhooks.status().accepted).toBeGreaterThanOrEqual(3);
 
@@ -213,8 +216,34 @@ describe('one notification per change, by webhook, by polling and by both (real 
       .poll(() => t!.services.rfis.poller.polls, { timeout: 10_000 })
       .toBeGreaterThanOrEqual(polls + 3);
     expect(t.platform.notifications).toHaveLength(1);
-    expect(t.platform.notifications[0]!.body).toContain(id);
+    expect(t.platform.notifications[0]!.body).toContain('Alder USD operating');
+    expect(t.platform.notifications[0]!.body).not.toContain(id);
     expect(t.services.webhooks.status().accepted).toBe(0);
+  });
+
+  it('an RFI about a transaction names its counterparty and amount as the bank has them', async () => {
+    t = await startServices({
+      keyring,
+      rfis: { poll: { intervalMs: 150, floorMs: 100, jitter: 0 }, webhook: { autoConfigureSandbox: false } },
+    });
+    await t.services.rfis.ready();
+    const seeded = (await t.services.bank.listRfis({ page_size: '500' })).data.find(
+      (r) => r.description === 'Incoming transfer from Harbour Freight Ltd',
+    );
+    expect(seeded).toBeDefined();
+    const transfer = await t.services.bank.getTransaction(seeded!.related_id);
+    expect(transfer.fi_to_fi_swift_incoming?.debtor_name).toBe('Harbour Freight Ltd');
+    await staffOf(t.services).createRfi({
+      type: 'transaction',
+      related_id: seeded!.related_id,
+      description: 'Source of funds for the March freight payment',
+      questions: [{ question_type: 'transaction.purpose', question_text: 'What is the purpose?' }],
+    });
+    await expect.poll(() => t!.platform.notifications.length, { timeout: 10_000 }).toBe(1);
+    expect(t.platform.notifications[0]).toMatchObject({
+      title: 'New RFI',
+      body: 'Transaction: Source of funds for the March freight payment — Harbour Freight Ltd, 12,500.00 USD · action required',
+    });
   });
 
   it('both: webhook and polling report the same RFI and its status change, one notification each', async () => {

@@ -70,9 +70,11 @@ describe('audit log', () => {
     const csv = await readFile(out, 'utf8');
     const [header, row] = csv.split('\r\n');
     expect(header).toBe(
-      'at,who,environmentId,environmentName,operation,idempotencyKey,target,outcome,detail,id',
+      'at,who,environmentId,environmentName,operation,idempotencyKey,target,outcome,detail,id,summary',
     );
     expect(row).toContain(`"'=cmd|calc"`);
+    // the raw fields, then the sentence
+    expect(row!.endsWith(',"Rfi respond"')).toBe(true);
     expect(csv).toContain('"line1\nline2 ""quoted"""');
     expect(toCsv([])).toBe(`${header}\r\n`);
   });

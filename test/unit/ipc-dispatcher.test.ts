@@ -13,9 +13,12 @@ const status: SessionStatus = {
     baseUrl: 'http://127.0.0.1:1',
   },
   connection: 'connected',
-  credential: { webhookName: 'w', legalEntityId: 'le_a', role: 'admin' },
+  credential: { webhookName: 'w', legalEntityId: 'le_a', legalEntityName: 'Alder Trade GmbH', role: 'admin' },
   problem: null,
   checkedAt: new Date(0).toISOString(),
+  since: null,
+  retryAt: null,
+  keychainProblem: null,
 };
 
 function setup(handler: Handlers['session.status'] = async () => status) {

@@ -9,15 +9,28 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { z } from 'zod';
-import { auditEntryViewSchema } from '../../shared/ipc/channels/audit';
+import { activityFactsSchema, auditEntryViewSchema } from '../../shared/ipc/channels/audit';
+import type { AuditEntryView } from '../../shared/ipc/channels/audit';
+import { describeActivity } from '../../shared/activity';
+import type { ActivityFacts } from '../../shared/activity';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { appendLineDurable, createSerialQueue, privateFileMode } from '../infra/durable-file';
 import type { Logger } from '../infra/log';
 
-/** One entry as stored on disk: the same shape the audit.* channels carry (src/shared/ipc/channels/audit.ts). */
-export const auditEntrySchema = auditEntryViewSchema;
-export type AuditEntry = z.infer<typeof auditEntrySchema>;
+/**
+ * One entry as stored on disk: the shape the audit.* channels carry (src/shared/ipc/channels/audit.ts)
+ * without the sentence, which is made when read (so it follows the describer, not the day it was
+ * written); entries written before facts were recorded read with none.
+ */
+export const auditEntrySchema = auditEntryViewSchema
+  .omit({ summary: true, facts: true })
+  .extend({ facts: activityFactsSchema.nullable().default(null) });
+export type AuditEntry = Omit<AuditEntryView, 'summary'>;
+
+/** An entry as the channels, the push event and the CSV export carry it: with its sentence. */
+export function auditView(entry: AuditEntry): AuditEntryView {
+  return { ...entry, summary: describeActivity(entry) };
+}
 
 export interface AuditRecordInput {
   operation: string;
@@ -25,15 +38,17 @@ export interface AuditRecordInput {
   target?: string | null;
   outcome: AuditEntry['outcome'];
   detail?: string | null;
+  /** What moved, for the sentence (amounts in minor units, names, codes). */
+  facts?: ActivityFacts | null;
 }
 
 export interface AuditLog {
-  record(input: AuditRecordInput): Promise<AuditEntry>;
+  record(input: AuditRecordInput): Promise<AuditEntryView>;
   /** Newest first; `before` is an entry id (the page continues after it). */
   list(query?: {
     limit?: number;
     before?: string;
-  }): Promise<{ entries: AuditEntry[]; nextBefore: string | null; skipped: number }>;
+  }): Promise<{ entries: AuditEntryView[]; nextBefore: string | null; skipped: number }>;
   /** Writes every entry as CSV (oldest first); answers how many rows. */
   exportCsv(file: string): Promise<number>;
   readonly file: string;
@@ -55,6 +70,7 @@ const columns = [
   'outcome',
   'detail',
   'id',
+  'summary',
 ] as const;
 
 /** One CSV cell: quoted, and neutralised if a spreadsheet would read it as a formula. */
@@ -66,7 +82,7 @@ export function csvCell(value: string | null): string {
 
 export function toCsv(entries: AuditEntry[]): string {
   const lines = [columns.join(',')];
-  for (const e of entries) lines.push(columns.map((c) => csvCell(e[c])).join(','));
+  for (const e of entries.map(auditView)) lines.push(columns.map((c) => csvCell(e[c])).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }
 
@@ -114,6 +130,7 @@ export function openAuditLog(options: { dataDir: string; log: Logger; context: A
           target: input.target ?? null,
           outcome: input.outcome,
           detail: input.detail ? input.detail.slice(0, 500) : null,
+          facts: input.facts ?? null,
         };
         try {
           await appendLineDurable(file, JSON.stringify(entry));
@@ -124,7 +141,7 @@ export function openAuditLog(options: { dataDir: string; log: Logger; context: A
             { cause: err },
           );
         }
-        return entry;
+        return auditView(entry);
       });
     },
     async list(query = {}) {
@@ -139,7 +156,7 @@ export function openAuditLog(options: { dataDir: string; log: Logger; context: A
       const page = newestFirst.slice(start, start + limit);
       const more = start + limit < newestFirst.length;
       return {
-        entries: page,
+        entries: page.map(auditView),
         nextBefore: more && page.length > 0 ? page[page.length - 1]!.id : null,
         skipped,
       };

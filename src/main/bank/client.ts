@@ -81,6 +81,11 @@ export interface BankClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Told when the bank refuses the token (401), so the session can ask for a new one. */
   onUnauthenticated?(): void;
+  /**
+   * Told after every attempt whether the bank answered at all (any HTTP status: reachable) or the
+   * network failed (unreachable); the session's status line follows it.
+   */
+  onReachability?(reachable: boolean): void;
   /** Waiting between attempts (tests may speed it up). */
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
 }
@@ -354,6 +359,7 @@ export class BankClient {
       } catch (err) {
         if (signal?.aborted) throw abortedBy(signal, err);
         const failure = offlineFailure(err);
+        this.options.onReachability?.(false);
         if (mayRetry(mode, failure) && attempt < this.policy.attempts) {
           this.options.log.info('bank: network error, retrying', {
             method: req.method,
@@ -367,6 +373,7 @@ export class BankClient {
         throw failure;
       }
       this.options.clock.observe(response.headers.date, sentAt, this.options.clock.localNow());
+      this.options.onReachability?.(true);
 
       const status = response.statusCode;
       if (status >= 200 && status < 300) return this.parse(req, response);

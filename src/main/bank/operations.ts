@@ -4,6 +4,7 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
+import type { ActivityFacts } from '../../shared/activity';
 import type { AuditLog, AuditRecordInput } from './audit';
 import type { BankClient } from './client';
 import type { IdempotencyLedger, OperationKind } from './ledger';
@@ -14,12 +15,23 @@ export interface Operations {
    * POST /v1/transfer/return under the ledger: the key is written before sending, reused on every
    * retry and after a restart; a succeeded operation answers its transaction id without sending.
    */
-  createReturnIntent(operationId: string, body: ReturnIntentRequest): Promise<CreateResult>;
+  createReturnIntent(
+    operationId: string,
+    body: ReturnIntentRequest,
+    facts?: ActivityFacts,
+  ): Promise<CreateResult>;
   /** POST /v1/crypto/order, the same way. */
-  createCryptoOrder(operationId: string, body: CryptoOrderRequest): Promise<CreateResult>;
-  /** Runs any other write and records it in the audit log (succeeded/failed). */
+  createCryptoOrder(
+    operationId: string,
+    body: CryptoOrderRequest,
+    facts?: ActivityFacts,
+  ): Promise<CreateResult>;
+  /**
+   * Runs any other write and records it in the audit log (succeeded/failed); `facts` (what moved)
+   * make the entry's sentence.
+   */
   audited<T>(
-    input: { operation: string; target?: string; idempotencyKey?: string },
+    input: { operation: string; target?: string; idempotencyKey?: string; facts?: ActivityFacts },
     run: () => Promise<T>,
   ): Promise<T>;
 }
@@ -77,6 +89,7 @@ export function createOperations(deps: OperationsDeps): Operations {
     operation: string,
     operationId: string,
     body: ReturnIntentRequest | CryptoOrderRequest,
+    facts: ActivityFacts | undefined,
     send: (key: string) => Promise<{ transaction_id: string }>,
   ): Promise<CreateResult> => {
     const begun = await ledger.begin(operationId, kind, body);
@@ -92,24 +105,25 @@ export function createOperations(deps: OperationsDeps): Operations {
         idempotencyKey: begun.key,
         target: res.transaction_id,
         outcome: 'succeeded',
+        facts: facts ?? null,
       });
       return { transactionId: res.transaction_id, idempotencyKey: begun.key, alreadyDone: false };
     } catch (err) {
       await ledger
         .settle(operationId, { error: toDeskError(err) })
         .catch((e: unknown) => log.error('ledger: settle failed', { error: e }));
-      await record({ operation, idempotencyKey: begun.key, target, ...outcomeOf(err) });
+      await record({ operation, idempotencyKey: begun.key, target, facts: facts ?? null, ...outcomeOf(err) });
       throw err;
     }
   };
 
   return {
-    createReturnIntent: (operationId, body) =>
-      create('return_intent', 'return.create_intent', operationId, body, (key) =>
+    createReturnIntent: (operationId, body, facts) =>
+      create('return_intent', 'return.create_intent', operationId, body, facts, (key) =>
         bank.createReturnIntent(body, { idempotencyKey: key }),
       ),
-    createCryptoOrder: (operationId, body) =>
-      create('crypto_order', 'crypto.create_order', operationId, body, (key) =>
+    createCryptoOrder: (operationId, body, facts) =>
+      create('crypto_order', 'crypto.create_order', operationId, body, facts, (key) =>
         bank.createCryptoOrder(body, { idempotencyKey: key }),
       ),
     async audited(input, run) {

@@ -11,6 +11,7 @@ import type { CryptoOrderRequest, Transaction } from '../../shared/api';
 import { digitalAssetBySymbol } from '../../shared/catalogue';
 import type { AccountBookEntry, CryptoContext, OrderView, QuoteArgs } from '../../shared/ipc/channels/crypto';
 import { DeskFailure } from '../../shared/ipc/errors';
+import type { ActivityFacts } from '../../shared/activity';
 import { formatMinor, isPositiveMinorUnits, parseMinor } from '../../shared/money';
 import type { BankClient } from '../bank/client';
 import { createFollower } from '../bank/follower';
@@ -74,6 +75,31 @@ export interface CryptoService {
 }
 
 type OrderRecord = z.infer<typeof storedOrderRecordSchema>;
+
+/**
+ * What an order moves, for the audit log's sentence: the side, the digital asset and the currency,
+ * with the bank's amounts once it has quoted (else the amount asked for, on its side).
+ */
+export function orderFacts(r: {
+  body: Pick<
+    OrderRecord['body'],
+    'side' | 'base_asset' | 'quote_asset' | 'requested_asset' | 'requested_amount'
+  >;
+  crypto: OrderRecord['crypto'];
+}): ActivityFacts {
+  const { body, crypto } = r;
+  const facts: ActivityFacts = { side: body.side, baseAsset: body.base_asset, quoteAsset: body.quote_asset };
+  if (crypto) {
+    const buy = body.side === 'buy';
+    facts.baseAmount = buy ? crypto.customer_receives_amount : crypto.customer_pays_amount;
+    facts.quoteAmount = buy ? crypto.customer_pays_amount : crypto.customer_receives_amount;
+  } else if (body.requested_asset === body.base_asset) {
+    facts.baseAmount = body.requested_amount;
+  } else {
+    facts.quoteAmount = body.requested_amount;
+  }
+  return facts;
+}
 type StoredAccount = z.infer<typeof storedAccountSchema>;
 
 const MAX_ORDERS = 500;
@@ -521,7 +547,7 @@ export async function createCryptoService(
     });
     events.emit('crypto.orderChanged', view(getRecord(id)));
     try {
-      const res = await deps.operations.createCryptoOrder(id, body);
+      const res = await deps.operations.createCryptoOrder(id, body, orderFacts({ body, crypto: null }));
       const r = update(id, {
         transactionId: res.transactionId,
         idempotencyKey: res.idempotencyKey,
@@ -606,50 +632,52 @@ export async function createCryptoService(
       throw new DeskFailure({ kind: 'offline', ...error });
     }
     try {
-      await deps.operations.audited({ operation: 'crypto.confirm', target: transactionId }, () =>
-        guardedConfirm({
-          localNow: clock.localNow,
-          clock,
-          marginMs,
-          read: async () => {
-            const next = await read(orderId, transactionId);
-            return { status: next.status ?? '', validUntilMs: validUntilOf(next) };
-          },
-          send: async () => {
-            try {
-              return await bank.confirmCryptoOrder(transactionId, { signal: stop.signal });
-            } finally {
-              // Whatever the answer, the order was confirmed from here if it settles.
-              update(orderId, { confirmedHere: true });
+      await deps.operations.audited(
+        { operation: 'crypto.confirm', target: transactionId, facts: orderFacts(getRecord(orderId)) },
+        () =>
+          guardedConfirm({
+            localNow: clock.localNow,
+            clock,
+            marginMs,
+            read: async () => {
+              const next = await read(orderId, transactionId);
+              return { status: next.status ?? '', validUntilMs: validUntilOf(next) };
+            },
+            send: async () => {
+              try {
+                return await bank.confirmCryptoOrder(transactionId, { signal: stop.signal });
+              } finally {
+                // Whatever the answer, the order was confirmed from here if it settles.
+                update(orderId, { confirmedHere: true });
+              }
+            },
+          }).catch((err: unknown) => {
+            if (err instanceof ConfirmRefused) {
+              throw new DeskFailure({
+                kind: 'precondition',
+                reason:
+                  err.reason === 'EXPIRED'
+                    ? 'QUOTE_EXPIRED'
+                    : err.reason === 'NOT_CONFIRMABLE'
+                      ? 'QUOTE_NOT_CONFIRMABLE'
+                      : err.reason === 'TOO_CLOSE'
+                        ? 'QUOTE_TOO_CLOSE_TO_EXPIRY'
+                        : 'SERVER_TIME_UNKNOWN',
+                message: err.message,
+              });
             }
-          },
-        }).catch((err: unknown) => {
-          if (err instanceof ConfirmRefused) {
-            throw new DeskFailure({
-              kind: 'precondition',
-              reason:
-                err.reason === 'EXPIRED'
-                  ? 'QUOTE_EXPIRED'
-                  : err.reason === 'NOT_CONFIRMABLE'
-                    ? 'QUOTE_NOT_CONFIRMABLE'
-                    : err.reason === 'TOO_CLOSE'
-                      ? 'QUOTE_TOO_CLOSE_TO_EXPIRY'
-                      : 'SERVER_TIME_UNKNOWN',
-              message: err.message,
-            });
-          }
-          if (err instanceof DeskFailure && err.kind === 'offline') {
-            throw new DeskFailure(
-              {
-                kind: 'offline',
-                message:
-                  'The bank could not be reached while confirming. The confirmation was not queued and will not be retried; the quote is being re-read to see whether the bank received it.',
-              },
-              { cause: err },
-            );
-          }
-          throw err;
-        }),
+            if (err instanceof DeskFailure && err.kind === 'offline') {
+              throw new DeskFailure(
+                {
+                  kind: 'offline',
+                  message:
+                    'The bank could not be reached while confirming. The confirmation was not queued and will not be retried; the quote is being re-read to see whether the bank received it.',
+                },
+                { cause: err },
+              );
+            }
+            throw err;
+          }),
       );
     } catch (err) {
       update(orderId, { error: deskErrorOf(err) });

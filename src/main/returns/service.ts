@@ -4,6 +4,7 @@
  * restart and an ambiguous send can be retried with its operationId (hence its Idempotency-Key).
  */
 
+import type { ActivityFacts } from '../../shared/activity';
 import type { ReturnIntentRequest } from '../../shared/api';
 import { formatMinor, parseMinor } from '../../shared/money';
 import type { RecentTransfer, ReturnEntry, TransferView } from '../../shared/ipc/channels/returns';
@@ -154,6 +155,19 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
   };
 
   /** The newest local entry of a transaction in the active environment. */
+  /** What a return moves, for the audit log's sentence: amount, currency, to whom, why. */
+  const factsOf = async (transactionId: string): Promise<ActivityFacts> => {
+    const s = (await store()).get();
+    const e = [...s.entries].reverse().find((x) => x.transactionId === transactionId);
+    const recentItem = s.recent.find((r) => r.transactionId === transactionId);
+    const currency = e?.currency || recentItem?.currency || '';
+    return {
+      ...(e ? { amount: e.amount, reasonCode: e.reasonCode } : {}),
+      ...(currency ? { currency } : {}),
+      ...(recentItem?.debtorName ? { counterparty: recentItem.debtorName } : {}),
+    };
+  };
+
   const latestEntry = async (transactionId: string): Promise<ReturnEntry | undefined> => {
     const s = await store();
     const env = core.environment.id;
@@ -364,7 +378,11 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
       const recentItem = s.get().recent.find((r) => r.transactionId === input.transactionId);
       if (recentItem?.currency) await upsert(input.operationId, { currency: recentItem.currency });
       try {
-        const res = await core.operations.createReturnIntent(input.operationId, body);
+        const res = await core.operations.createReturnIntent(
+          input.operationId,
+          body,
+          await factsOf(input.transactionId),
+        );
         await upsert(input.operationId, {
           phase: 'created',
           idempotencyKey: res.idempotencyKey,
@@ -408,7 +426,8 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     async confirm(transactionId) {
       await requireAdmin('return.confirm', transactionId);
       try {
-        await core.operations.audited({ operation: 'return.confirm', target: transactionId }, () =>
+        const facts = await factsOf(transactionId);
+        await core.operations.audited({ operation: 'return.confirm', target: transactionId, facts }, () =>
           core.bank.confirmReturn(transactionId),
         );
       } catch (err) {
@@ -426,7 +445,8 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     async cancel(transactionId) {
       await requireAdmin('return.cancel', transactionId);
       try {
-        await core.operations.audited({ operation: 'return.cancel', target: transactionId }, () =>
+        const facts = await factsOf(transactionId);
+        await core.operations.audited({ operation: 'return.cancel', target: transactionId, facts }, () =>
           core.bank.cancelReturn(transactionId),
         );
       } catch (err) {

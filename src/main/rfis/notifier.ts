@@ -17,6 +17,10 @@ export type RfiNewsKind = 'created' | 'status' | 'question';
 export interface RfiNews {
   kind: RfiNewsKind;
   rfiId: string;
+  /** What the RFI is about: its type, description and related object (for the notification's words). */
+  rfiType: string;
+  description: string;
+  relatedId: string;
   /** created: the RFI's status; status: the new RFI status; question: the new question status. */
   status: string;
   from: string | null;
@@ -62,6 +66,9 @@ function news(
   return {
     kind,
     rfiId: rfi.id,
+    rfiType: rfi.type,
+    description: rfi.description,
+    relatedId: rfi.related_id,
     status,
     from,
     questionId,
@@ -89,6 +96,38 @@ export const SUMMARY_THRESHOLD = 5;
 
 const label = (status: string) => status.replace(/_/g, ' ');
 
+const typeWords: Record<string, string> = {
+  transaction: 'Transaction',
+  account: 'Account',
+  nominal_sub_account: 'Nominal sub-account',
+  nominal_sub_account_opening: 'Nominal sub-account opening',
+  segment_upgrade: 'Segment upgrade',
+  nominal_sub_account_kyc: 'Nominal sub-account KYC',
+  nominal_sub_account_kyb: 'Nominal sub-account KYB',
+};
+
+/** An RFI type in words ("nominal_sub_account_kyb" → "Nominal sub-account KYB"). */
+export function rfiTypeLabel(type: string): string {
+  const known = typeWords[type];
+  if (known) return known;
+  const words = label(type);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * Names of related objects (transactions, accounts) by id, as main could learn them; an RFI whose
+ * related object has no known name is shown with the id.
+ */
+export type RelatedNames = ReadonlyMap<string, string>;
+
+/** "Transaction: Incoming transfer from Harbour Freight Ltd — Harbour Freight Ltd, 12,500.00 USD". */
+export function aboutRfi(n: RfiNews, names: RelatedNames): string {
+  const related = n.relatedId ? (names.get(n.relatedId) ?? n.relatedId) : '';
+  const description = n.description.trim();
+  const what = [description, related && related !== description ? related : ''].filter(Boolean).join(' — ');
+  return `${rfiTypeLabel(n.rfiType)}${what ? `: ${what}` : ''}`;
+}
+
 /**
  * Remembers notification keys (bounded) and plans the notifications of one batch: one per RFI
  * (its news merged), or a single summary when many RFIs changed at once (back from offline).
@@ -113,7 +152,11 @@ export class ChangeDetector {
     return out;
   }
 
-  plan(diffs: readonly RfiDiff[], prefs: NotificationPrefs): NotificationPlan[] {
+  plan(
+    diffs: readonly RfiDiff[],
+    prefs: NotificationPrefs,
+    names: RelatedNames = new Map(),
+  ): NotificationPlan[] {
     const all = this.fresh(diffs.flatMap(newsOf));
     const wanted = all.filter((n) => (n.kind === 'created' ? prefs.newRfi : prefs.rfiStatus));
     const byRfi = new Map<string, RfiNews[]>();
@@ -137,12 +180,15 @@ export class ChangeDetector {
       const created = list.find((n) => n.kind === 'created');
       const rfiStatus = list.find((n) => n.kind === 'status');
       const questions = list.filter((n) => n.kind === 'question');
+      const first = list[0];
+      if (!first) continue;
+      const about = aboutRfi(first, names);
       if (created) {
-        plans.push({ title: 'New RFI', body: `${rfiId}: ${label(created.status)}`, rfiId, news: list });
+        plans.push({ title: 'New RFI', body: `${about} · ${label(created.status)}`, rfiId, news: list });
       } else if (rfiStatus) {
         plans.push({
           title: 'RFI status changed',
-          body: `${rfiId}: ${label(rfiStatus.from ?? '?')} → ${label(rfiStatus.status)}`,
+          body: `${about} · ${label(rfiStatus.from ?? '?')} → ${label(rfiStatus.status)}`,
           rfiId,
           news: list,
         });
@@ -152,8 +198,8 @@ export class ChangeDetector {
           title: 'RFI question changed',
           body:
             questions.length === 1 && q
-              ? `${rfiId}: ${q.questionType ?? 'question'} is now ${label(q.status)}`
-              : `${rfiId}: ${questions.length} questions changed status`,
+              ? `${about} · ${label(q.questionType ?? 'question')} is now ${label(q.status)}`
+              : `${about} · ${questions.length} questions changed status`,
           rfiId,
           news: list,
         });

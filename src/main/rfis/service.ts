@@ -32,7 +32,7 @@ import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { SessionManager } from '../session/session';
 import type { SettingsStore } from '../session/settings';
-import { ChangeDetector } from './notifier';
+import { ChangeDetector, newsOf, SUMMARY_THRESHOLD } from './notifier';
 import { openRfiRepository } from './repository';
 import type { RfiDiff, RfiRepository } from './repository';
 import { syncRepository } from './sync';
@@ -61,6 +61,8 @@ export interface RfiServiceDeps {
   codec?: AtRestCodec;
   /** Tells the analyst about a cache file that could not be read and was moved aside. */
   report?(problem: StateFileProblem): void;
+  /** Names of the objects a few RFIs are about (for notifications); ids are shown without it. */
+  relatedNames?(rfis: readonly Rfi[]): Promise<ReadonlyMap<string, string>>;
 }
 
 export type ChangeSource = RfiChangedView['source'];
@@ -244,10 +246,20 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     });
   }
 
-  const notify = (r: RfiRepository, diffs: RfiDiff[]): void => {
+  const notify = async (r: RfiRepository, diffs: RfiDiff[]): Promise<void> => {
     if (!r.meta().baseline) return;
     const prefs = settings.get().notifications;
-    for (const plan of detector.plan(diffs, { newRfi: prefs.newRfi, rfiStatus: prefs.rfiStatus })) {
+    // A few RFIs with news are named (one read each); many become one summary without names.
+    const withNews = diffs.filter((d) => newsOf(d).length > 0).map((d) => d.after);
+    const names =
+      deps.relatedNames && withNews.length > 0 && withNews.length <= SUMMARY_THRESHOLD
+        ? await deps.relatedNames(withNews).catch((err: unknown) => {
+            log.info('rfis: related objects not named', { error: err });
+            return new Map<string, string>();
+          })
+        : new Map<string, string>();
+    if (disposed) return;
+    for (const plan of detector.plan(diffs, { newRfi: prefs.newRfi, rfiStatus: prefs.rfiStatus }, names)) {
       const rfiId = plan.rfiId;
       try {
         platform.notify({
@@ -264,7 +276,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
   /** After an upsert: notifications (once), badge, the push event and listeners. */
   const applied = (r: RfiRepository, source: ChangeSource, diffs: RfiDiff[], removed: string[]): void => {
     if (r !== repo) return; // the scope changed meanwhile
-    notify(r, diffs);
+    void notify(r, diffs).catch((err: unknown) => log.warn('rfis: notifications failed', { error: err }));
     if (diffs.length > 0 || removed.length > 0) emitChanged(source, diffs, removed, []);
     else updateBadge(countsOf(r));
     for (const l of [...appliedListeners]) {

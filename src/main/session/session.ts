@@ -17,6 +17,8 @@ import type { Logger } from '../infra/log';
 import type { SettingsStore } from './settings';
 import { sandboxProfileId } from './settings';
 import type { TokenVault } from '../infra/vault';
+import { backoffDelay } from '../infra/backoff';
+import type { BackoffSchedule } from '../infra/backoff';
 
 export type Environment = SessionStatus['environment'];
 export type Credential = NonNullable<SessionStatus['credential']>;
@@ -54,6 +56,13 @@ export interface SessionManager {
   bindToken(profileId: string): void;
   /** The bank refused the token (401): publish that a new token is needed, without a new request. */
   markUnauthenticated(): void;
+  /**
+   * What the bank client saw on one attempt: an HTTP answer (reachable) or a network failure
+   * (unreachable). The one source of the status line: an unreachable bank is published at once
+   * (with the time of the first failure) and re-checked on the retry schedule; a reachable bank
+   * after a failure is re-checked at once.
+   */
+  observeReachability(reachable: boolean): void;
   /** Who acts, for the audit log. */
   who(): string;
   dispose(): Promise<void>;
@@ -67,7 +76,13 @@ export interface SessionDeps {
   bank: () => BankClient;
   destinations: DestinationGuard;
   sandboxOptions?: Partial<SandboxOptions>;
+  /** The re-check schedule while the bank cannot be reached (default 2 s doubling to 60 s). */
+  retry?: BackoffSchedule;
+  /** Local wall clock (tests). */
+  now?: () => number;
 }
+
+const defaultRetry: BackoffSchedule = { baseMs: 2_000, maxMs: 60_000, jitter: [0.8, 1] };
 
 const credentialIndex: Record<SandboxCredential, { entity: number; role: 'admin' | 'viewer' }> = {
   'a-admin': { entity: 0, role: 'admin' },
@@ -97,6 +112,41 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
     );
   };
   let inflight: { gen: number; promise: Promise<SessionStatus> } | null = null;
+  const now = deps.now ?? Date.now;
+  const retrySchedule = deps.retry ?? defaultRetry;
+  /** Since when the bank has been unreachable (first failure), the retries so far and the next one. */
+  let downSince: number | null = null;
+  let retries = 0;
+  let retryAt: number | null = null;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  let disposed = false;
+
+  const keychainProblem = (): string | null => {
+    const v = vault.status();
+    return v.available
+      ? null
+      : (v.problem ?? 'The keychain cannot be used: tokens are kept in memory for this run.');
+  };
+  const clearRetry = (): void => {
+    if (retryTimer) clearTimeout(retryTimer);
+    retryTimer = null;
+    retryAt = null;
+  };
+  /** Schedules the next re-check of an unreachable bank on the backoff schedule. */
+  const scheduleRetry = (): void => {
+    if (disposed) return;
+    clearRetry();
+    retries++;
+    const wait = backoffDelay(retries, retrySchedule);
+    retryAt = now() + wait;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      void manager.check().catch((err: unknown) => log.warn('session: re-check failed', { error: err }));
+    }, wait);
+    retryTimer.unref?.();
+  };
+  const legalEntityName = (legalEntityId: string): string | null =>
+    sandbox?.fixtures.legal_entities.find((le) => le.id === legalEntityId)?.name ?? null;
 
   const environmentOf = (p: Profile): Environment => ({
     id: p.id,
@@ -132,6 +182,30 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
   const originFor = (p: Profile): string | null => bankOrigin(environmentOf(p).baseUrl);
 
   const publish = (status: SessionStatus): SessionStatus => {
+    if (status.connection === 'offline') {
+      downSince ??= now();
+      if (!retryTimer) scheduleRetry();
+    } else {
+      downSince = null;
+      retries = 0;
+      clearRetry();
+    }
+    status = {
+      ...status,
+      since:
+        status.connection === 'connected'
+          ? null
+          : new Date(downSince ?? Date.parse(status.checkedAt)).toISOString(),
+      retryAt: retryAt === null ? null : new Date(retryAt).toISOString(),
+      keychainProblem: keychainProblem(),
+    };
+    if (
+      status.connection !== 'connected' &&
+      status.connection !== 'offline' &&
+      lastStatus?.connection === status.connection
+    ) {
+      status.since = lastStatus.since;
+    }
     lastStatus = status;
     events.emit('session.changed', status);
     return status;
@@ -139,12 +213,25 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
 
   const runCheck = async (): Promise<SessionStatus> => {
     const gen = generation;
-    const base = { environment: environmentOf(profile), checkedAt: new Date().toISOString() };
+    const base = {
+      environment: environmentOf(profile),
+      checkedAt: new Date(now()).toISOString(),
+      since: null,
+      retryAt: null,
+      keychainProblem: null,
+    };
+    // This check is the retry: the next one is scheduled again if it fails too.
+    if (retryTimer === null) retryAt = null;
     let status: SessionStatus;
     try {
       try {
         const cfg = await deps.bank().getWebhookConfig();
-        credential = { webhookName: cfg.webhook_name, legalEntityId: cfg.legal_entity_id, role: cfg.role };
+        credential = {
+          webhookName: cfg.webhook_name,
+          legalEntityId: cfg.legal_entity_id,
+          legalEntityName: legalEntityName(cfg.legal_entity_id),
+          role: cfg.role,
+        };
         status = { ...base, connection: 'connected', credential, problem: null };
       } catch (err) {
         // GET /v1/webhook/url exists only in sandbox and development environments (spec 4.13).
@@ -171,7 +258,10 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
               ? 'unauthenticated'
               : 'no_token'
             : 'error';
-      status = { ...base, connection, credential: null, problem: err.message };
+      // Unreachable: the credential last reported in this environment is still who we are.
+      const known =
+        connection === 'offline' && lastStatus?.environment.id === profile.id ? lastStatus.credential : null;
+      status = { ...base, connection, credential: known, problem: err.message };
     }
     // A check that raced a profile switch reports the old environment: do not publish it.
     if (gen !== generation) return lastStatus ?? status;
@@ -289,10 +379,35 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
       if (lastStatus?.connection === 'unauthenticated') return;
       publish({
         environment: environmentOf(profile),
-        checkedAt: new Date().toISOString(),
+        checkedAt: new Date(now()).toISOString(),
         connection: 'unauthenticated',
         credential: null,
         problem: 'The bank did not accept the stored token. Enter a new token in Settings.',
+        since: null,
+        retryAt: null,
+        keychainProblem: null,
+      });
+    },
+    observeReachability(reachable) {
+      if (disposed) return;
+      if (reachable) {
+        // Back after a failure: confirm with a real check (who we are), at once.
+        if (lastStatus?.connection === 'offline' && !inflight) {
+          clearRetry();
+          void manager.check().catch((err: unknown) => log.warn('session: re-check failed', { error: err }));
+        }
+        return;
+      }
+      if (lastStatus?.connection === 'offline' || inflight) return;
+      publish({
+        environment: environmentOf(profile),
+        checkedAt: new Date(now()).toISOString(),
+        connection: 'offline',
+        credential: lastStatus?.environment.id === profile.id ? lastStatus.credential : null,
+        problem: 'The bank could not be reached.',
+        since: null,
+        retryAt: null,
+        keychainProblem: null,
       });
     },
     who() {
@@ -300,6 +415,8 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
       return `${credential.webhookName} (${credential.role}, ${credential.legalEntityId})`;
     },
     async dispose() {
+      disposed = true;
+      clearRetry();
       controller.abort(new DeskFailure({ kind: 'offline', message: 'The app is closing.' }));
       const s = sandbox;
       sandbox = null;

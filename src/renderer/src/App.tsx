@@ -1,20 +1,66 @@
+import { Suspense, lazy, useEffect } from 'react';
+import { Search, WifiOff } from 'lucide-react';
 import { homePath, routes } from './routes';
 import { segments, useRouter } from './lib/router';
+import { useSubscription } from './lib/events';
+import { toastSubscription } from './lib/toast-sources';
 import { ConnectionStatus } from './features/session/ConnectionStatus';
+import { useStatusLine } from './features/session/status-line';
 import { RfiAlerts } from './features/rfis/notifications';
 import { ShortcutsHelp } from './components/ShortcutsHelp';
 import { LinkNavigator } from './features/desktop/LinkNavigator';
+import { ToastRegion } from './components/ToastRegion';
+import { installPaletteShortcut, usePalette } from './features/palette/store';
+import './styles/shell.css';
+
+// The palette (React Aria's Autocomplete and Menu) is loaded on first use, not with the shell.
+const CommandPalette = lazy(() =>
+  import('./features/palette/CommandPalette').then((m) => ({ default: m.CommandPalette })),
+);
+
+const isMac = typeof navigator !== 'undefined' && /Mac/i.test(navigator.platform);
+const paletteScreens = routes.filter((r) => r.nav).map((r) => ({ path: r.path, label: r.label }));
+
+/** This computer has no network: said once, above every screen. */
+function OfflineBanner() {
+  const line = useStatusLine();
+  if (!line.machineOffline) return null;
+  return (
+    <div className="offline-banner" role="alert" data-testid="offline-banner">
+      <WifiOff size={16} aria-hidden="true" />
+      <span>
+        This computer is offline. What you see is the copy saved here; answers wait in the outbox and are sent
+        when the network is back. Quotes cannot be confirmed offline.
+      </span>
+    </div>
+  );
+}
 
 export function App() {
   const path = useRouter((s) => s.path);
   const navigate = useRouter((s) => s.navigate);
   const [first = homePath, ...params] = segments(path);
   const route = routes.find((r) => r.path === first);
+  useSubscription(toastSubscription);
+  useEffect(() => installPaletteShortcut(), []);
+  const paletteLoaded = usePalette((s) => s.loaded);
 
   return (
     <div className="app">
       <header className="app__header">
         <span className="app__title">Treasury Desk</span>
+        {/* A plain button keeps React Aria out of the first chunk; styled as the design system's. */}
+        <button
+          type="button"
+          className="ui-button ui-button--ghost ui-button--sm palette-trigger"
+          onClick={() => usePalette.getState().setOpen(true)}
+          aria-keyshortcuts={isMac ? 'Meta+K' : 'Control+K'}
+        >
+          <Search size={16} aria-hidden="true" />
+          <span className="ui-button__label">
+            Search… <kbd>{isMac ? '⌘K' : 'Ctrl+K'}</kbd>
+          </span>
+        </button>
         <ConnectionStatus />
         <RfiAlerts />
       </header>
@@ -39,6 +85,7 @@ export function App() {
         </ul>
       </nav>
       <main className="app__main" id="main">
+        <OfflineBanner />
         {route ? (
           route.render(params)
         ) : (
@@ -48,6 +95,12 @@ export function App() {
           </section>
         )}
       </main>
+      <ToastRegion />
+      {paletteLoaded && (
+        <Suspense fallback={null}>
+          <CommandPalette screens={paletteScreens} />
+        </Suspense>
+      )}
       <ShortcutsHelp />
       <LinkNavigator />
     </div>

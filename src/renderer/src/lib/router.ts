@@ -31,7 +31,34 @@ if (typeof window !== 'undefined') {
   window.addEventListener('hashchange', () => useRouter.setState({ path: currentPath() }));
 }
 
-/** Splits '/rfis/abc' into ['rfis', 'abc']. */
+/**
+ * Splits '/rfis/abc' into ['rfis', 'abc']; a query ('/rfis?band=at_risk') is not a segment (see
+ * `routeQuery`).
+ */
 export function segments(path: string): string[] {
-  return path.split('/').filter(Boolean).map(decodeURIComponent);
+  const [bare = ''] = path.split('?');
+  return bare.split('/').filter(Boolean).map(decodeURIComponent);
+}
+
+/**
+ * The query of a route, e.g. '#/rfis?band=at_risk&status=action_required' → band, status. Screens
+ * that accept filters from a link (the overview's charts, the command palette) read them here.
+ */
+export function routeQuery(path: string): URLSearchParams {
+  const i = path.indexOf('?');
+  return new URLSearchParams(i < 0 ? '' : path.slice(i + 1));
+}
+
+/** A route with a query: `withQuery('/rfis', {band: 'at_risk'})` → '/rfis?band=at_risk'. */
+export function withQuery(path: string, query: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') q.set(k, v);
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/** The current route's query, re-read when the route changes. */
+export function useRouteQuery(): URLSearchParams {
+  const path = useRouter((s) => s.path);
+  return routeQuery(path);
 }

@@ -2,6 +2,22 @@
 
 import { z } from 'zod';
 import { channel, event } from '../define';
+import type { ActivityFacts } from '../../activity';
+
+const fact = z.string().max(200);
+
+/** What moved, recorded with the write (src/shared/activity.ts describes it in words). */
+export const activityFactsSchema = z.object({
+  amount: fact.optional(),
+  currency: fact.optional(),
+  counterparty: fact.optional(),
+  reasonCode: fact.optional(),
+  side: fact.optional(),
+  baseAsset: fact.optional(),
+  baseAmount: fact.optional(),
+  quoteAsset: fact.optional(),
+  quoteAmount: fact.optional(),
+}) satisfies z.ZodType<ActivityFacts>;
 
 /** One audit log entry as the audit.* channels carry it. */
 export const auditEntryViewSchema = z.object({
@@ -16,6 +32,10 @@ export const auditEntryViewSchema = z.object({
   target: z.string().nullable(),
   outcome: z.enum(['succeeded', 'failed', 'pending']),
   detail: z.string().nullable(),
+  /** What moved (amounts, counterparty, reason code, side), recorded with the write; null for older entries. */
+  facts: activityFactsSchema.nullable(),
+  /** The entry in words ("Return intent created — 12,500.00 USD to Harbour Freight Ltd, AC03"). */
+  summary: z.string(),
 });
 export type AuditEntryView = z.infer<typeof auditEntryViewSchema>;
 

@@ -30,12 +30,23 @@ export const sessionStatusSchema = z.object({
     .object({
       webhookName: z.string(),
       legalEntityId: z.string(),
+      /** The legal entity's name where main knows it (the embedded sandbox's fixtures); null otherwise. */
+      legalEntityName: z.string().nullable(),
       role: z.string(),
     })
     .nullable(),
   /** Why the connection is not 'connected', in words an analyst can read. */
   problem: z.string().nullable(),
   checkedAt: z.string(),
+  /**
+   * Since when the connection has been in its present state other than 'connected' (ISO 8601; the
+   * first failure, kept across retries); null while connected.
+   */
+  since: z.string().nullable(),
+  /** When main will check the bank again on its own (ISO 8601); null when no retry is scheduled. */
+  retryAt: z.string().nullable(),
+  /** The OS keychain cannot be used: tokens live in memory for this run (words for the analyst). */
+  keychainProblem: z.string().nullable(),
 });
 
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;

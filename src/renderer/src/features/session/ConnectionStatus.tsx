@@ -1,66 +1,77 @@
 import { useEffect } from 'react';
-import { useSubscription } from '../../lib/events';
-import { sessionSubscription, useSession } from './store';
+import { useSession } from './store';
+import { useStatusLine } from './status-line';
 
-const stateLabel: Record<string, string> = {
-  connected: 'Connected',
-  no_token: 'No token',
-  unauthenticated: 'Token refused',
-  offline: 'Offline',
-  error: 'Connection problem',
-};
-
-/** The environment, legal entity and role the bank reports for our credential. */
+/**
+ * The header's status line: the connection in words (connected / bank unreachable since hh:mm:ss,
+ * retrying in n s / signed out / keychain unavailable), the legal entity by name (id secondary),
+ * the role and the environment. One source: the session main pushes (features/session/status-line.ts).
+ */
 export function ConnectionStatus() {
   const status = useSession((s) => s.status);
   const error = useSession((s) => s.error);
   const loading = useSession((s) => s.loading);
   const refresh = useSession((s) => s.refresh);
-  useSubscription(sessionSubscription);
+  const line = useStatusLine();
 
   useEffect(() => {
     void refresh();
   }, [refresh]);
 
-  if (!status) {
-    return (
-      <div className="connection" role="status" aria-live="polite" data-testid="connection">
-        {error ? <span className="connection__problem">{error}</span> : <span>Connecting…</span>}
-      </div>
-    );
-  }
-  const connected = status.connection === 'connected';
+  const credential = status?.credential ?? null;
   return (
-    <div
-      className="connection"
-      role="status"
-      aria-live="polite"
-      data-testid="connection"
-      data-state={status.connection}
-    >
-      <span className={`dot dot--${connected ? 'ok' : 'bad'}`} aria-hidden="true" />
-      <span className="connection__state" data-testid="connection-state">
-        {stateLabel[status.connection] ?? status.connection}
-      </span>
-      <span
-        className="connection__env"
-        data-testid="connection-environment"
-        title={status.environment.baseUrl}
+    <div className="status-line" data-testid="connection" data-state={status?.connection ?? 'unknown'}>
+      <div
+        role="status"
+        aria-live="polite"
+        aria-label="Connection"
+        className={`status-line__state tone--${line.tone}`}
       >
-        {status.environment.name}
-      </span>
-      {status.credential && (
-        <>
-          <span data-testid="connection-legal-entity">
-            <span className="muted">Legal entity </span>
-            {status.credential.legalEntityId}
+        <span className="status-line__dot" aria-hidden="true" />
+        <span className="status-line__label" data-testid="connection-state">
+          {!status && error ? error : line.label}
+        </span>
+        {line.detail && (
+          <span
+            className="status-line__detail"
+            data-testid="connection-detail"
+            title={line.since ?? undefined}
+          >
+            {line.detail}
           </span>
-          <span data-testid="connection-role" className={`role role--${status.credential.role}`}>
-            {status.credential.role}
-          </span>
-        </>
+        )}
+      </div>
+      {line.keychainProblem && (
+        <span
+          className="status-line__keychain tone--warn"
+          title={line.keychainProblem}
+          data-testid="connection-keychain"
+        >
+          Keychain unavailable
+        </span>
       )}
-      {status.problem && <span className="connection__problem">{status.problem}</span>}
+      {credential && (
+        <span className="status-line__entity" data-testid="connection-legal-entity">
+          <span className="status-line__entity-name">{credential.legalEntityName ?? 'Legal entity'}</span>
+          <code className="status-line__id" title="Legal entity id">
+            {credential.legalEntityId}
+          </code>
+        </span>
+      )}
+      {credential && (
+        <span data-testid="connection-role" className={`role role--${credential.role}`}>
+          {credential.role}
+        </span>
+      )}
+      {status && (
+        <span
+          className="status-line__env"
+          data-testid="connection-environment"
+          title={status.environment.baseUrl}
+        >
+          {status.environment.name}
+        </span>
+      )}
       <button type="button" className="link" onClick={() => void refresh()} disabled={loading}>
         Re-check
       </button>

@@ -1,0 +1,135 @@
+/**
+ * Activity in words: the audit log's entries as sentences an analyst reads ("Return intent created
+ * — 12,500.00 USD to Harbour Freight Ltd, AC03"), from the operation, its outcome and the facts
+ * recorded with it. Pure: main adds the sentence to every entry it hands out (audit.list,
+ * audit.recorded, the CSV export); the raw operation, key and ids stay beside it.
+ */
+
+import { formatMinor, isMinorUnits, parseMinor } from './money';
+
+/**
+ * What moved, recorded with an audit entry when the write is made (all optional: old entries have
+ * none). Its zod schema is in ipc/channels/audit.ts; this file stays free of zod, since the
+ * renderer's first chunk uses the describer.
+ */
+export interface ActivityFacts {
+  /** Integer minor units of `currency` (returns: the amount returned). */
+  amount?: string;
+  currency?: string;
+  /** Who the money goes to or came from (a return: the original transfer's debtor). */
+  counterparty?: string;
+  /** ISO return reason code (AC03, FOCR…). */
+  reasonCode?: string;
+  /**
+   * Exchange: buy or sell, the digital asset (base) and its amount, and the currency paid or
+   * received for it (quote) with its amount (minor units); an amount not known yet is left out.
+   */
+  side?: string;
+  baseAsset?: string;
+  baseAmount?: string;
+  quoteAsset?: string;
+  quoteAmount?: string;
+}
+
+export interface DescribableEntry {
+  operation: string;
+  outcome: 'succeeded' | 'failed' | 'pending';
+  target: string | null;
+  facts?: ActivityFacts | null | undefined;
+}
+
+/** The kinds the Activity screen filters by. */
+export type ActivityKind = 'return' | 'exchange' | 'webhook' | 'other';
+
+export function activityKindOf(operation: string): ActivityKind {
+  if (operation.startsWith('return.')) return 'return';
+  if (operation.startsWith('crypto.')) return 'exchange';
+  if (operation.startsWith('webhook.')) return 'webhook';
+  return 'other';
+}
+
+const what: Record<string, { done: string; failed: string; pending: string }> = {
+  'return.create_intent': {
+    done: 'Return intent created',
+    failed: 'Return intent refused',
+    pending: 'Return intent sent, outcome not known yet',
+  },
+  'return.confirm': {
+    done: 'Return confirmed',
+    failed: 'Return not confirmed',
+    pending: 'Return confirmation sent',
+  },
+  'return.cancel': {
+    done: 'Return cancelled',
+    failed: 'Return not cancelled',
+    pending: 'Return cancellation sent',
+  },
+  'crypto.create_order': {
+    done: 'Quote requested',
+    failed: 'Quote refused',
+    pending: 'Quote requested, outcome not known yet',
+  },
+  'crypto.confirm': {
+    done: 'Quote confirmed',
+    failed: 'Quote not confirmed',
+    pending: 'Quote confirmation sent',
+  },
+  'webhook.set_url': {
+    done: 'Webhook address changed',
+    failed: 'Webhook address not changed',
+    pending: 'Webhook address change sent',
+  },
+};
+
+/** An asset as analysts name it: "ETHEREUM-USDT" → "USDT". */
+export function assetLabel(asset: string): string {
+  return asset.replace(/^ETHEREUM-/i, '');
+}
+
+/** "12,500.00 USD", "25.000000 USDT" from minor units; null when either is missing or not an amount. */
+function money(amount: string | undefined, currency: string | undefined): string | null {
+  if (!amount || !currency || !isMinorUnits(amount)) return null;
+  return `${formatMinor(parseMinor(amount), currency, { code: false })} ${assetLabel(currency)}`;
+}
+
+function fallbackWords(operation: string): string {
+  const words = operation.replace(/[._]/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** One sentence for one audit entry. */
+export function describeActivity(entry: DescribableEntry): string {
+  const words = what[entry.operation];
+  const head = words
+    ? entry.outcome === 'succeeded'
+      ? words.done
+      : entry.outcome === 'failed'
+        ? words.failed
+        : words.pending
+    : `${fallbackWords(entry.operation)}${entry.outcome === 'succeeded' ? '' : ` (${entry.outcome})`}`;
+  const f = entry.facts ?? {};
+  const parts: string[] = [];
+  switch (activityKindOf(entry.operation)) {
+    case 'return': {
+      const amount = money(f.amount, f.currency);
+      const to = f.counterparty ? `to ${f.counterparty}` : '';
+      const first = [amount, to].filter(Boolean).join(' ');
+      if (first) parts.push(first);
+      if (f.reasonCode) parts.push(f.reasonCode);
+      break;
+    }
+    case 'exchange': {
+      const side = f.side === 'sell' || f.side === 'buy' ? f.side : null;
+      const base = money(f.baseAmount, f.baseAsset) ?? (f.baseAsset ? assetLabel(f.baseAsset) : null);
+      const quote = money(f.quoteAmount, f.quoteAsset);
+      if (side && base) parts.push(`${side} ${base}${quote ? ` for ${quote}` : ''}`);
+      break;
+    }
+    case 'webhook':
+      if (entry.target) parts.push(entry.target);
+      break;
+    default:
+      break;
+  }
+  return parts.length > 0 ? `${head} — ${parts.join(', ')}` : head;
+}
