@@ -9,9 +9,11 @@
 //   package.json is what we review instead);
 // - the tool's translation download (its locales/i18n.js asks an S3 bucket with `got` before every
 //   run) is answered "unavailable" in-process, so the bundled en-US messages are used.
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { transform } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
 const electronVersion = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies
@@ -30,13 +32,16 @@ toolRequire.cache[gotPath] = { id: gotPath, filename: gotPath, loaded: true, exp
 
 const run = toolRequire('./dist/runner.js');
 
-/** Runs the tool over one folder and answers its findings as plain objects. */
-async function audit(input) {
+/**
+ * Runs the tool over one folder and answers its findings as plain objects. `input` is the folder
+ * named in the findings; `dir` the folder scanned (a lowered copy of it, see below).
+ */
+async function audit(input, dir = path.join(root, input)) {
   const quiet = console.log;
   console.log = () => {}; // the tool logs its translation fallback; the findings are printed below
   try {
     const result = await run({
-      input: path.join(root, input),
+      input: dir,
       isRelative: true,
       electronVersionOverride: electronVersion,
       excludeFromScan: ['AvailableSecurityFixesGlobalCheck'],
@@ -64,7 +69,31 @@ if (!existsSync(path.join(root, 'out/main/index.js'))) {
   console.error('out/ is not built: run "npm run build" first');
   process.exit(1);
 }
-const all = [...(await audit('src')), ...(await audit('out'))];
+
+// The tool's Babel traversal predates ES2022 classes (static blocks, private fields), which the
+// renderer's libraries (React Aria) ship and the build keeps, since Chromium runs them natively. The
+// audit scans a copy of out/ whose renderer chunks esbuild lowers to ES2021: the same code, every
+// call and option the checks look for intact, in a syntax the tool reads. Findings keep out/ paths;
+// their line numbers in renderer chunks refer to the lowered copy.
+const lowered = mkdtempSync(path.join(tmpdir(), 'electronegativity-'));
+let all;
+try {
+  cpSync(path.join(root, 'out'), lowered, { recursive: true });
+  const assets = path.join(lowered, 'renderer/assets');
+  for (const name of existsSync(assets) ? readdirSync(assets) : []) {
+    if (!name.endsWith('.js')) continue;
+    const file = path.join(assets, name);
+    const { code } = await transform(readFileSync(file, 'utf8'), {
+      target: 'es2021',
+      format: 'esm',
+      loader: 'js',
+    });
+    writeFileSync(file, code);
+  }
+  all = [...(await audit('src')), ...(await audit('out', lowered))];
+} finally {
+  rmSync(lowered, { recursive: true, force: true });
+}
 const findings = all
   .filter((f) => f.severity !== 'INFORMATIONAL')
   .sort((a, b) => `${a.file} ${a.location} ${a.check}`.localeCompare(`${b.file} ${b.location} ${b.check}`));
