@@ -2,6 +2,7 @@
  * The shape of the built services: what every handler can reach (ServiceCore) and what the
  * composition root (services.ts) hands the shell, the harness and the tests (Services).
  */
+import type { Desk } from './desk/desk';
 import type { RunningSandbox } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
 import type { AuditLog } from './bank/audit';
@@ -47,6 +48,8 @@ export interface ServiceCore {
   rfiAnswers: RfiAnswers;
   /** The RFI cache, sync, polling, notifications and unread markers. */
   rfis: RfiService;
+  /** Every watched profile's RFIs as one queue (the active profile's service is one member). */
+  desk: Desk;
   /** The local webhook receiver and the bank's webhook configuration. */
   webhooks: WebhookService;
   /** Digital-asset exchange. */

@@ -18,6 +18,7 @@ import { createCryptoService } from './crypto/service';
 import { relatedNamesResolver } from './rfis/related-names';
 import { createReturnsService } from './returns/service';
 import { createRfiService, createWebhookService } from './rfis';
+import { deskBuilder } from './desk/desk';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './infra/durable-file';
 import { sandboxSeedFor } from './session/sandbox-seed';
@@ -248,6 +249,10 @@ export async function createServices(options: ServicesOptions): Promise<Services
     onSent: (rfiId) => afterAnswerSent(rfiId),
   });
 
+  // The consolidated desk: the active profile's RFI service emits through it (counts and the
+  // badge cover every watched profile), then it watches every other profile with a token.
+  const deskParts = deskBuilder(events, options.platform, log);
+  let watchingOthers = (): boolean => false;
   const rfis = await createRfiService({
     codec: atRest,
     report: (p) => stores.report(p),
@@ -256,7 +261,11 @@ export async function createServices(options: ServicesOptions): Promise<Services
     clock,
     session,
     settings,
-    events,
+    events: deskParts.hub,
+    badge: deskParts.badge,
+    // Named once the desk covers several entities (then every notification says whose RFI it is).
+    entityName: () =>
+      watchingOthers() ? (session.credential?.legalEntityName ?? session.profile.name) : null,
     platform: options.platform,
     log,
     ...(options.rfis ? { options: options.rfis } : {}),
@@ -267,6 +276,24 @@ export async function createServices(options: ServicesOptions): Promise<Services
         new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
     }),
   });
+  const desk = deskParts.start({
+    dataDir,
+    settings,
+    vault,
+    destinations,
+    session,
+    primary: () => rfis,
+    events,
+    platform: options.platform,
+    log,
+    codec: atRest,
+    report: (p) => stores.report(p),
+    ...(options.rfis ? { rfiOptions: options.rfis } : {}),
+    ...(options.bankRetry ? { bankRetry: options.bankRetry } : {}),
+    ...(options.bankTimeoutMs ? { bankTimeoutMs: options.bankTimeoutMs } : {}),
+    ...(options.localNow ? { localNow: options.localNow } : {}),
+  });
+  watchingOthers = () => desk.watched().size > 0;
   afterAnswerSent = (rfiId) =>
     void rfis
       .refresh(rfiId, 'refresh')
@@ -303,6 +330,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     platform: options.platform,
     rfiAnswers,
     rfis,
+    desk,
     webhooks,
     crypto,
     get returns() {
@@ -352,6 +380,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       async dispose() {
         await rfiAnswers.dispose();
         await webhooks.dispose();
+        await desk.dispose();
         await rfis.dispose();
         crypto.dispose();
         await returns.dispose();
