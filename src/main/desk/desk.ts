@@ -30,6 +30,7 @@ import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { TokenVault } from '../infra/vault';
+import { relatedNamesResolver } from '../rfis/related-names';
 import { createRfiService } from '../rfis/service';
 import type { ListResult, RfiService, RfiServiceOptions } from '../rfis/service';
 import { bankOrigin } from '../session/destinations';
@@ -154,7 +155,14 @@ function startDesk(
   const watchers = new Map<string, Watcher>();
   let disposed = false;
 
-  const activeName = (): string => session.credential?.legalEntityName ?? session.profile.name;
+  /** The last name the bank gave each profile's entity: a signed-out entity keeps its name. */
+  const knownNames = new Map<string, string>();
+  const activeName = (): string => {
+    const id = session.profile.id;
+    const name = session.credential?.legalEntityName ?? session.lastStatus?.credential?.legalEntityName;
+    if (name) knownNames.set(id, name);
+    return name ?? knownNames.get(id) ?? session.profile.name;
+  };
 
   const members = (): Array<{
     profileId: string;
@@ -174,7 +182,11 @@ function startDesk(
     ...[...watchers.entries()].map(([profileId, w]) => ({
       profileId,
       rfis: w.rfis,
-      entityName: () => w.session.entityName(),
+      entityName: () => {
+        const name = w.session.entityName();
+        if (w.session.credential?.legalEntityName) knownNames.set(profileId, name);
+        return w.session.credential?.legalEntityName ? name : (knownNames.get(profileId) ?? name);
+      },
       status: () => ({
         connection: w.session.lastStatus?.connection ?? null,
         problem: w.session.lastStatus?.problem ?? null,
@@ -251,6 +263,8 @@ function startDesk(
       ...(deps.rfiOptions ? { options: deps.rfiOptions } : {}),
       badge: (n) => setBadge(profileId, n),
       entityName: () => ps.entityName(),
+      // Transactions named through this profile's own client; the account book is the active one's.
+      relatedNames: relatedNamesResolver({ bank: ps.bank, log, accountNames: async () => new Map() }),
     });
     const off = hub.attach((m: PushMessage) => {
       if (m.event === 'rfis.changed') changed(m.payload as RfiChangedView);
@@ -298,12 +312,9 @@ function startDesk(
   };
 
   const offSettings = settings.onChange(() => void reconcile());
-  let lastActive = session.profile.id;
   const offEvents = events.attach((m) => {
     if (m.event !== 'session.changed') return;
-    if (session.profile.id !== lastActive) {
-      lastActive = session.profile.id;
-    }
+    activeName(); // remembers the entity's name while the bank reports it
     void reconcile();
   });
   void reconcile();

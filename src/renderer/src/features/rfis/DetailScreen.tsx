@@ -37,6 +37,7 @@ export function DetailScreen({ id }: { id: string }) {
   const limits = useAnswers((s) => s.limits);
   const loadFor = useAnswers((s) => s.loadFor);
   const seenFor = useRef<string | null>(null);
+  const [acting, setActing] = useState(false);
 
   const load = useCallback(
     (refresh: boolean) =>
@@ -101,6 +102,17 @@ export function DetailScreen({ id }: { id: string }) {
   }
   const rfi = detail.rfi;
   const deadline = rfiDeadline(rfi);
+  const owner = detail.owner;
+  // Writes go out as the entity that owns the RFI, with its own credential only.
+  const canAct = !owner || owner.acting;
+  const actAsOwner = (): void => {
+    if (!owner) return;
+    setActing(true);
+    void call('settings.activateProfile', { profileId: owner.profileId })
+      .then(() => load(true))
+      .catch((err: unknown) => setError(errorMessage(err)))
+      .finally(() => setActing(false));
+  };
 
   return (
     <section className="screen rfi-detail" aria-labelledby="rfi-detail-title" data-testid="rfi-detail">
@@ -119,6 +131,12 @@ export function DetailScreen({ id }: { id: string }) {
         {rfi.type.replace(/_/g, ' ')} RFI <code>{rfi.id}</code>
       </h1>
       <dl className="rfi-detail__facts">
+        {owner && (
+          <div>
+            <dt>Legal entity</dt>
+            <dd data-testid="rfi-entity">{owner.entityName}</dd>
+          </div>
+        )}
         <div>
           <dt>Status</dt>
           <dd data-testid="rfi-status">
@@ -146,6 +164,20 @@ export function DetailScreen({ id }: { id: string }) {
           </dd>
         </div>
       </dl>
+      {owner && !owner.acting && (
+        <p className="rfi-detail__acting" role="note" data-testid="rfi-acting">
+          This RFI is addressed to {owner.entityName}. Answers go out with {owner.entityName}’s own
+          credential, so the app acts as {owner.entityName} to answer it.{' '}
+          <button type="button" onClick={actAsOwner} disabled={acting}>
+            Act as {owner.entityName}
+          </button>
+        </p>
+      )}
+      {owner?.acting && (
+        <p className="muted" data-testid="rfi-acting">
+          Answers go out as {owner.entityName}.
+        </p>
+      )}
       {detail.fromCache && (
         <p className="muted" role="status" data-testid="rfi-from-cache">
           The bank could not be reached: this is the copy saved on this computer.
@@ -217,6 +249,10 @@ export function DetailScreen({ id }: { id: string }) {
             )}
             {drafts === null ? (
               <p className="muted">Loading the draft…</p>
+            ) : !canAct ? (
+              answer ? (
+                <AnswerStatus answer={answer} draftSavedAt={null} />
+              ) : null
             ) : awaiting || (answer && answer.state !== 'sent') ? (
               <AnswerComposer
                 key={q.id}

@@ -3,7 +3,7 @@ import type { KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useShallow } from 'zustand/react/shallow';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
-import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
+import type { DeskEntityView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { BAND_LABELS, matchesFilter, queryRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
@@ -22,9 +22,10 @@ function options(known: readonly string[], counted: Record<string, number> | und
 
 /** Queue of every RFI (#/rfis): filters, search, deadline sort, unread markers, j/k/Enter and /. */
 export function QueueScreen() {
-  const { rows, counts, sync, loaded, total, error, filter, sort, now, activeId } = useQueue(
+  const { rows, counts, sync, entities, loaded, total, error, filter, sort, now, activeId } = useQueue(
     useShallow((s) => ({
       rows: s.rows,
+      entities: s.entities,
       counts: s.counts,
       sync: s.sync,
       loaded: s.loaded,
@@ -57,12 +58,15 @@ export function QueueScreen() {
       unreadOnly: filter.unreadOnly,
     };
     const any =
+      filter.entity !== '' ||
       filter.status !== '' ||
       filter.type !== '' ||
       filter.band !== '' ||
       filter.text.trim() !== '' ||
       filter.unreadOnly;
-    return any ? sorted.filter((r) => matchesFilter(r, f)) : sorted;
+    return any
+      ? sorted.filter((r) => (!filter.entity || r.profileId === filter.entity) && matchesFilter(r, f))
+      : sorted;
   }, [sorted, filter]);
 
   // TanStack Virtual hands back a mutable virtualizer that re-renders the list on scroll; this app
@@ -149,6 +153,17 @@ export function QueueScreen() {
         </div>
       </div>
 
+      {entities.length > 1 && (
+        <ul className="rfi-entities" aria-label="Legal entities watched" data-testid="rfi-entities">
+          {entities.map((e) => (
+            <li key={e.profileId} data-profile-id={e.profileId}>
+              <strong>{e.name}</strong> {e.total} RFIs · {entityState(e)}
+              {e.active ? ' · acts for answers, returns and quotes' : ''}
+            </li>
+          ))}
+        </ul>
+      )}
+
       <ul className="rfi-counts" aria-label="RFIs per status" data-testid="rfi-counts">
         <li>
           <button type="button" aria-pressed={filter.status === ''} onClick={() => setFilter({ status: '' })}>
@@ -193,6 +208,23 @@ export function QueueScreen() {
             data-testid="rfi-search"
           />
         </label>
+        {entities.length > 1 && (
+          <label>
+            Entity
+            <select
+              value={filter.entity}
+              onChange={(e) => setFilter({ entity: e.target.value })}
+              data-testid="rfi-filter-entity"
+            >
+              <option value="">All entities</option>
+              {entities.map((e) => (
+                <option key={e.profileId} value={e.profileId}>
+                  {e.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label>
           Status
           <select
@@ -315,6 +347,24 @@ export function QueueScreen() {
   );
 }
 
+/** One entity's watch in words: its outage or revoked token shows here, on it alone. */
+function entityState(e: DeskEntityView): string {
+  switch (e.connection) {
+    case 'connected':
+      return e.sync === 'error' ? `sync problem: ${e.problem ?? 'unknown'}` : 'connected';
+    case 'offline':
+      return `offline since the copy of ${formatTime(e.lastSyncedAt)}`;
+    case 'no_token':
+      return 'signed out (no token): its cached RFIs are shown';
+    case 'unauthenticated':
+      return 'the bank refused its token: sign in again';
+    case 'error':
+      return `problem: ${e.problem ?? 'unknown'}`;
+    default:
+      return 'checking…';
+  }
+}
+
 interface QueueRowProps {
   row: RfiSummaryView;
   index: number;
@@ -353,6 +403,7 @@ const QueueRow = memo(function QueueRow({ row: r, index, start, size, active, no
         ) : null}
       </span>
       <span className="rfi-row__type">
+        {r.entityName ? <span className="rfi-row__entity">{r.entityName}</span> : null}
         {r.type.replace(/_/g, ' ')}
         <span className="rfi-row__desc">{r.description}</span>
       </span>
