@@ -51,16 +51,19 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   const entities = app.getByRole('list', { name: 'Legal entities watched' });
   await expect(entities).toContainText(leA!.name);
   await expect(entities).toContainText(leB!.name);
-  const rows = app.getByRole('listbox', { name: 'RFIs' }).getByRole('option');
+  const rows = app.getByTestId('rfi-row');
   await expect(rows.filter({ hasText: leA!.name }).first()).toBeVisible();
   await expect(rows.filter({ hasText: leB!.name }).first()).toBeVisible();
   const all = (await harness.services.desk.list({})).total;
   expect(all).toBe(leA!.rfi_ids.length + leB!.rfi_ids.length);
 
   // Filter by entity: only B's rows.
-  await app.getByLabel('Entity').selectOption({ label: leB!.name });
+  const entitySelect = app.getByRole('button', { name: /Entity/ });
+  await entitySelect.click();
+  await app.getByRole('option', { name: leB!.name }).click();
   await expect(app.getByTestId('rfi-visible-count')).toContainText(`${leB!.rfi_ids.length} of ${all} RFIs`);
-  await app.getByLabel('Entity').selectOption({ label: 'All entities' });
+  await entitySelect.click();
+  await app.getByRole('option', { name: 'All entities' }).click();
 
   // A new RFI for either entity: exactly one notification each, naming it.
   const forB = await staff.createRfi({

@@ -40,7 +40,8 @@ export interface DataTableProps<T> {
   manualSorting?: boolean;
   /** The highlighted row (keyboard / selection); uncontrolled when omitted. */
   activeId?: string | null;
-  onActiveChange?(id: string | null): void;
+  /** The highlighted row moved: by the keyboard, a click, or focus entering the table. */
+  onActiveChange?(id: string | null, cause: 'keyboard' | 'pointer' | 'focus'): void;
   /** Enter or a click on a row. */
   onOpen?(id: string, row: T): void;
   /** Shown under the header when there is no row. */
@@ -92,9 +93,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const activeId = props.activeId !== undefined ? props.activeId : ownActive;
   const { onActiveChange, onSortingChange } = props;
   const setActive = useCallback(
-    (id: string | null) => {
+    (id: string | null, cause: 'keyboard' | 'pointer' | 'focus' = 'keyboard') => {
       setOwnActive(id);
-      onActiveChange?.(id);
+      onActiveChange?.(id, cause);
     },
     [onActiveChange],
   );
@@ -212,7 +213,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
         style={gridStyle}
         onKeyDown={onKeyDown}
         onFocus={(e) => {
-          if (e.target === e.currentTarget && activeIndex < 0 && rows[0]) setActive(rows[0].id);
+          if (e.target === e.currentTarget && activeIndex < 0 && rows[0]) setActive(rows[0].id, 'focus');
         }}
         data-testid={props['data-testid']}
       >
@@ -276,7 +277,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                 {...rowData?.(row.original)}
                 style={{ transform: `translateY(${v.start - rowHeight}px)`, height: v.size }}
                 onClick={() => {
-                  setActive(row.id);
+                  setActive(row.id, 'pointer');
                   onOpen?.(row.id, row.original);
                 }}
               >
