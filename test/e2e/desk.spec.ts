@@ -40,6 +40,7 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   app,
   harness,
 }) => {
+  test.setTimeout(120_000);
   const sandbox = harness.services.sandbox!;
   const [leA, leB] = sandbox.fixtures.legal_entities;
   const staff = staffOf(harness.services);
@@ -112,12 +113,18 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   await expect(row).toContainText(leB!.name, { timeout: 10_000 });
 
   // The answer to B's RFI goes out as B.
+  await app.getByRole('searchbox', { name: 'Search' }).fill('after A signed out');
+  await expect(app.getByTestId('rfi-visible-count')).toContainText('1 of');
   await row.click();
+  await expect(app).toHaveURL(new RegExp(`#/rfis/${afterSignOut.id}$`));
   await expect(app.getByTestId('rfi-entity')).toHaveText(leB!.name);
   await app.getByRole('button', { name: `Act as ${leB!.name}` }).click();
   await expect(app.getByTestId('rfi-acting')).toHaveText(`Answers go out as ${leB!.name}.`);
   const q = app.getByTestId(`question-${afterSignOut.questions[0]!.id}`);
   await q.getByLabel('Your answer').fill('Wholesale buyers in the EU.');
+  // A's sync failures while it was signed out left toasts; the analyst closes them.
+  const dismiss = app.getByTestId('toasts').getByRole('button', { name: /^Dismiss/ });
+  while ((await dismiss.count()) > 0) await dismiss.first().click();
   await q.getByTestId('answer-submit').click();
   await expect(q.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 15_000 });
 

@@ -266,11 +266,17 @@ function startDesk(
       // Transactions named through this profile's own client; the account book is the active one's.
       relatedNames: relatedNamesResolver({ bank: ps.bank, log, accountNames: async () => new Map() }),
     });
+    let lastState = '';
     const off = hub.attach((m: PushMessage) => {
       if (m.event === 'rfis.changed') changed(m.payload as RfiChangedView);
       else if (m.event === 'rfis.openRequested') events.emit('rfis.openRequested', m.payload as never);
       else if (m.event === 'rfis.syncState' || m.event === 'session.changed') {
-        // The entity's own state moved (an outage, a revoked token): the queue's entity list follows.
+        // The entity's own state moved (an outage, a revoked token): the queue's entity list
+        // follows. Every poll passes through 'syncing'; only a different outcome is news.
+        const sync = rfis.syncState();
+        const key = `${ps.lastStatus?.connection ?? ''}|${sync.state === 'syncing' ? 'idle' : sync.state}|${sync.lastError ?? ''}`;
+        if (key === lastState) return;
+        lastState = key;
         changed(emptyChange('sync'));
       }
     });
