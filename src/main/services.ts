@@ -15,6 +15,7 @@ import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
+import type { CryptoOptions } from './crypto/service';
 import { relatedNamesResolver } from './rfis/related-names';
 import { createReturnsService } from './returns/service';
 import { createRfiService, createWebhookService } from './rfis';
@@ -79,6 +80,8 @@ export interface ServicesOptions {
   readAfterCreate?: Partial<ReadAfterCreateTiming>;
   /** RFI answers: outbox retry timing, upload size limit. */
   rfiAnswers?: RfiAnswersOptions;
+  /** Exchange: the confirm margin and how orders are followed (tests shorten or widen them). */
+  crypto?: CryptoOptions;
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
@@ -209,19 +212,22 @@ export async function createServices(options: ServicesOptions): Promise<Services
     };
   };
 
-  const crypto = await createCryptoService({
-    bank,
-    clock,
-    stores,
-    operations,
-    ledger,
-    readAfterCreate,
-    session,
-    settings,
-    events,
-    platform: options.platform,
-    log,
-  });
+  const crypto = await createCryptoService(
+    {
+      bank,
+      clock,
+      stores,
+      operations,
+      ledger,
+      readAfterCreate,
+      session,
+      settings,
+      events,
+      platform: options.platform,
+      log,
+    },
+    options.crypto,
+  );
 
   // Drafts, the outbox and the RFI cache are sealed with the keychain-held data key (plain text,
   // said so in vault.status, without a keychain).

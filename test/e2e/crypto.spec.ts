@@ -39,6 +39,18 @@ async function waitInProgress(app: Page): Promise<void> {
   await expect(app.getByTestId('crypto-countdown')).toBeVisible();
 }
 
+/** The one confirm step: the dialog restates what moves, then the analyst confirms. */
+async function confirmQuote(app: Page, restated?: RegExp): Promise<void> {
+  await app.getByRole('button', { name: 'Confirm quote…' }).click();
+  const dialog = app.getByRole('alertdialog', { name: 'Confirm this quote?' });
+  await expect(dialog).toBeVisible();
+  if (restated) await expect(dialog.getByTestId('crypto-confirm-restate')).toHaveText(restated);
+  // Cancel has the initial focus: Enter alone never moves money.
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await dialog.getByRole('button', { name: /^(Buy|Sell) now$/ }).click();
+  await expect(dialog).toBeHidden();
+}
+
 async function sandboxTransaction(harness: Harness, transactionId: string) {
   const list = await staffOf(harness.services).listTransactions();
   return list.data.find((d) => d.transaction.transaction_id === transactionId)?.transaction;
@@ -84,7 +96,19 @@ test.describe('exchange: quote, confirm, settle', () => {
 
     const confirm = app.getByTestId('crypto-confirm');
     await expect(confirm).toBeEnabled();
+    // The amounts come before the button that moves them.
+    const amounts = app.getByRole('region', { name: 'What this order moves' });
+    expect((await amounts.boundingBox())!.y).toBeLessThan((await confirm.boundingBox())!.y);
+    // A first click only asks: nothing is sent until the dialog is confirmed.
     await confirm.click();
+    await app.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
+    const before = await harness.services.crypto.order(orderId);
+    expect(
+      (await sandboxTransaction(harness, before.transactionId!))?.crypto_trade_v2?.quote_confirmed_at,
+    ).toBeNull();
+    await confirmQuote(app, /^Buy 25\.500000 USDT for [\d,]+\.\d{2} USD$/);
+    const toasts = app.getByRole('status', { name: 'Notifications' });
+    await expect(toasts.getByText('Exchange settled')).toBeVisible({ timeout: 15_000 });
     await expect(app.getByTestId('crypto-settlement')).toBeVisible();
     await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'completed', {
       timeout: 15_000,
@@ -92,8 +116,14 @@ test.describe('exchange: quote, confirm, settle', () => {
     await expect(app.getByTestId('crypto-hash')).toContainText(/0x[0-9a-f]{64}/);
     await expect(app.getByTestId('crypto-testnet')).toHaveText('Test network: no value');
     await expect(app.getByTestId('crypto-settlement-state')).toHaveText('Settled.');
+    // The final state says what happened; no disabled Confirm is left behind.
+    await expect(app.getByTestId('crypto-outcome')).toHaveText(
+      /^Settled: bought 25\.500000 USDT for [\d,]+\.\d{2} USD at \d{1,2}:\d{2}:\d{2}( [AP]M)?\.$/,
+    );
+    await expect(confirm).toHaveCount(0);
+    // React Aria's announcer keeps a node naming the closed dialog for 7 s; axe runs after it.
+    await expect(app.locator('[data-live-announcer] [role="img"]')).toHaveCount(0, { timeout: 10_000 });
     expect(await seriousA11yViolations(app)).toEqual([]);
-    await expect(confirm).toBeDisabled();
 
     // Native notification, audit log, the exchange list.
     await expect
@@ -123,13 +153,18 @@ test.describe('exchange: expiry and requote', () => {
     const confirm = app.getByTestId('crypto-confirm');
     await expect(confirm).toBeEnabled();
 
-    // 12 of 20 s pass at the bank: the countdown turns urgent (in words, not colour only).
+    const countdown = app.getByTestId('crypto-countdown');
+    await expect(countdown).toHaveAttribute('data-zone', 'ok');
+    // 12 of 20 s pass at the bank: the countdown turns urgent (in words and colour).
     await staffOf(harness.services).advanceClock(12);
-    await expect(app.getByTestId('crypto-countdown')).toHaveAttribute('data-state', 'urgent');
-    await expect(app.getByTestId('crypto-countdown')).toContainText('Urgent:');
-    // 18 s: less than the safety margin is left, Confirm is disabled.
+    await expect(countdown).toHaveAttribute('data-state', 'urgent');
+    await expect(countdown).toHaveAttribute('data-zone', 'warn');
+    await expect(countdown).toContainText('Urgent:');
+    // 18 s: less than the safety margin is left: the ring turns to the "too late" colour and
+    // Confirm is disabled, with the reason.
     await staffOf(harness.services).advanceClock(6);
-    await expect(confirm).toBeDisabled();
+    // disabled inside the margin, gone once expired (real time runs on too)
+    await expect.poll(async () => (await confirm.count()) === 0 || (await confirm.isDisabled())).toBe(true);
 
     // Even if the UI lagged, main would not send: the channel refuses and nothing reaches the bank.
     const answer = (await app.evaluate(
@@ -150,11 +185,8 @@ test.describe('exchange: expiry and requote', () => {
 
     await staffOf(harness.services).advanceClock(5);
     await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'expired');
-    await expect(app.getByTestId('crypto-expired')).toBeVisible();
-    await expect(confirm).toBeDisabled();
-    await expect(app.getByTestId('crypto-confirm-hint')).toHaveText(
-      'The quote has expired; it can no longer be confirmed.',
-    );
+    await expect(app.getByTestId('crypto-expired')).toContainText('was not confirmed');
+    await expect(confirm).toHaveCount(0);
     expect((await sandboxTransaction(harness, view.transactionId!))?.status).toBe('expired');
     await app.goto(`${harness.url}#/exchange`);
     await expect(
@@ -203,7 +235,7 @@ test.describe('exchange: USDC liquidity', () => {
     expect(await seriousA11yViolations(app)).toEqual([]);
     await requestQuote(app, { asset: 'USDC-USD', amount: '5', expectMinor: '5000000' });
     await waitInProgress(app);
-    await app.getByTestId('crypto-confirm').click();
+    await confirmQuote(app, /^Buy 5\.000000 USDC for /);
     await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'failed', {
       timeout: 15_000,
     });
@@ -282,6 +314,56 @@ test.describe('exchange: skewed clocks', () => {
     expect(shown).toBeGreaterThan(60);
     expect(shown).toBeLessThanOrEqual(90);
     await expect(app.getByTestId('crypto-confirm')).toBeEnabled();
+  });
+});
+
+test.describe('exchange: the countdown at the confirm margin', () => {
+  test.use({
+    harnessOptions: {
+      services: {
+        environment: { kind: 'embedded-sandbox', sandbox: sandboxBase },
+        // A wide margin, so the "too late" zone lasts long enough to be seen on a loaded machine.
+        crypto: { confirmMarginMs: 8_000 },
+      },
+    },
+  });
+
+  test('the ring changes colour at the margin and Confirm says why it is disabled', async ({
+    app,
+    harness,
+  }) => {
+    await requestQuote(app, { amount: '4' });
+    await waitInProgress(app);
+    const countdown = app.getByTestId('crypto-countdown');
+    const confirm = app.getByRole('button', { name: 'Confirm quote…' });
+    await expect(countdown).toHaveAttribute('data-zone', 'ok');
+    await expect(confirm).toBeEnabled();
+    // 14 of 20 s pass at the bank: under 8 s remain, inside the margin.
+    await staffOf(harness.services).advanceClock(14);
+    await expect(countdown).toHaveAttribute('data-zone', 'margin');
+    await expect(countdown).toContainText('too late to confirm');
+    await expect(countdown.locator('circle.countdown__arc')).toHaveCSS('stroke', /rgb\(/);
+    const marginColour = await countdown
+      .locator('circle.countdown__arc')
+      .evaluate((c) => getComputedStyle(c).stroke);
+    await expect(confirm).toBeDisabled();
+    await expect(confirm).toHaveAccessibleDescription(
+      /^Confirm is disabled: less than \d+ s \(the safety margin\) remain on the quote\.$/,
+    );
+    // the colour is the "bad" token, not the running one
+    const okColour = await app.evaluate(() =>
+      getComputedStyle(document.documentElement).getPropertyValue('--color-ok').trim(),
+    );
+    expect(marginColour).not.toBe(okColour);
+    const bad = await app.evaluate(() => {
+      const probe = document.createElement('span');
+      probe.style.color = 'var(--color-bad)';
+      document.body.appendChild(probe);
+      const c = getComputedStyle(probe).color;
+      probe.remove();
+      return c;
+    });
+    expect(marginColour).toBe(bad);
   });
 });
 

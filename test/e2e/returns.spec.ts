@@ -94,17 +94,33 @@ test.describe('returns', () => {
     );
     await expect(app.getByTestId('return-description')).toHaveText('Beneficiary account unknown');
     await expect(app.getByTestId('return-initiated-by')).toContainText('Alex Morgan');
-    await expect(app.getByTestId('return-created-at')).toHaveText(/^\d{4}-\d\d-\d\dT/);
-    await expect(app.getByTestId('return-updated-at')).toHaveText(/^\d{4}-\d\d-\d\dT/);
+    // dates one way: relative, the exact time on hover and in the <time> element
+    const created = app.getByTestId('return-created-at').locator('time');
+    await expect(created).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
+    await expect(created).toHaveAttribute('title', /\d/);
+    await expect(app.getByTestId('return-updated-at').locator('time')).toHaveAttribute('datetime', /^\d{4}-/);
     await expect(review.getByTestId('transfer-amount')).toHaveText('12,500.00 USD');
+    // the amounts first, and each status named for what it is
+    const amounts = app.getByRole('region', { name: 'What this return moves' });
+    await expect(amounts).toContainText('100.50 USD');
+    await expect(amounts).toContainText('to Harbour Freight Ltd');
+    const statuses = app.getByTestId('return-statuses');
+    await expect(statuses).toContainText('Original transfer’s status');
+    await expect(statuses.getByTestId('return-original-status')).toHaveText('completed');
+    await expect(statuses).toContainText('This return’s status');
+    await expect(statuses).toContainText('intent created');
 
     // Confirmation step restates amount, currency and reason; Back leaves it unconfirmed.
     await app.getByRole('button', { name: 'Confirm return…' }).click();
     const step = app.getByRole('alertdialog', { name: 'Confirm the return?' });
     await expect(step).toContainText('100.50 USD');
-    await expect(step).toContainText('currency USD');
+    await expect(step).toContainText('Currency USD');
     await expect(step).toContainText('AC03');
-    await expect(step).toBeFocused();
+    await expect(step.getByTestId('return-confirm-restate')).toHaveText(
+      'Return 100.50 USD to Harbour Freight Ltd',
+    );
+    // focus moves into the step, on Back: Enter alone never confirms
+    await expect(step.getByRole('button', { name: 'Back' })).toBeFocused();
     await app.keyboard.press('Escape');
     await expect(step).toBeHidden();
     expect((await harness.services.bank.getTransaction(id)).status).toBe('intent_created');
@@ -112,9 +128,18 @@ test.describe('returns', () => {
     await app.getByRole('button', { name: 'Confirm return…' }).click();
     await app.getByRole('button', { name: 'Yes, confirm the return' }).click();
     await expect(app.getByTestId('return-following')).toBeVisible();
-    await expect(app.getByTestId('return-completed')).toHaveText('The return is completed.', {
-      timeout: 15_000,
-    });
+    await expect(app.getByTestId('return-completed')).toHaveText(
+      /^The return is completed: returned 100\.50 USD to Harbour Freight Ltd \(AC03\) at \d{1,2}:\d{2}:\d{2}( [AP]M)?\.$/,
+      { timeout: 15_000 },
+    );
+    // and a toast says so, with a link to the transfer
+    const toasts = app.getByRole('status', { name: 'Notifications' });
+    await expect(toasts.getByText('Return completed')).toBeVisible();
+    await expect(toasts).toContainText('100.50 USD returned (AC03)');
+    await expect(toasts.getByRole('link', { name: 'Open the transfer' })).toHaveAttribute(
+      'href',
+      `#/returns/${id}`,
+    );
     await expect(app.getByTestId('return-status')).toHaveText('return completed');
 
     await expect

@@ -62,7 +62,10 @@ test.describe('RFI notifications', () => {
     await harness.services.webhooks.idle();
     expect(harness.platform.notifications).toHaveLength(1);
     expect(harness.platform.notifications[0]!.title).toBe('New RFI');
-    expect(harness.platform.notifications[0]!.body).toContain(id);
+    // what it is about, by name, not by id
+    expect(harness.platform.notifications[0]!.body).toBe(
+      'Account: Unusual incoming payments: please explain — Alder Trade GmbH: Alder USD operating · action required',
+    );
 
     // clicking the native notification opens that RFI; opening it clears its unread marker
     harness.platform.notifications[0]!.onClick?.();
@@ -95,7 +98,8 @@ test('polling alone (no webhook URL) raises exactly one notification for a new R
       .poll(() => harness.services.rfis.poller.polls, { timeout: 10_000 })
       .toBeGreaterThanOrEqual(polls + 3);
     expect(harness.platform.notifications).toHaveLength(1);
-    expect(harness.platform.notifications[0]!.body).toContain(id);
+    expect(harness.platform.notifications[0]!.body).toContain('Unusual incoming payments: please explain');
+    expect(harness.platform.notifications[0]!.body).not.toContain(id);
     expect(harness.services.webhooks.status().accepted).toBe(0);
   } finally {
     await context.close();

@@ -67,13 +67,19 @@ test.describe('settings', () => {
     const card = app.getByTestId('profile-sandbox');
     await card.getByRole('button', { name: 'Sign out' }).click();
     await expect(app.getByTestId('token-state-sandbox')).toHaveText('Signed out — no token stored');
-    await expect(app.getByTestId('connection-state')).toHaveText('No token');
+    const status = app.getByRole('status', { name: 'Connection' });
+    await expect(status).toContainText('Signed out');
+    await expect(status).toContainText('Enter a token in Settings');
+    // nothing to save yet: the button says so instead of looking ready
+    await expect(card.getByRole('button', { name: 'Save token' })).toBeDisabled();
+    await expect(card.getByRole('button', { name: 'Save token' })).not.toHaveClass(/ui-button--primary/);
 
     const input = card.getByLabel('Access token');
     await expect(input).toHaveAttribute('type', 'password');
     await input.fill('this-token-is-wrong-123456');
     await card.getByRole('button', { name: 'Save token' }).click();
-    await expect(app.getByTestId('connection-state')).toHaveText('Token refused');
+    await expect(status).toContainText('Signed out');
+    await expect(status).toContainText('The bank refused the token');
     await expect(app.getByTestId('token-state-sandbox')).toContainText('Token refused by the bank');
     await expect(card.getByLabel('Replace token')).toHaveValue('');
 
@@ -123,7 +129,7 @@ test.describe('settings', () => {
     expect(harness.platform.confirmations).toHaveLength(2);
     await card.getByRole('button', { name: 'Use this environment' }).click();
     await expect(card).toContainText('Active');
-    await expect(app.getByTestId('connection-state')).toHaveText('No token');
+    await expect(app.getByRole('status', { name: 'Connection' })).toContainText('Signed out');
     await expect(app.getByLabel('Sandbox credential')).toHaveCount(0);
 
     await app.getByTestId('profile-sandbox').getByRole('button', { name: 'Use this environment' }).click();
@@ -196,23 +202,37 @@ test('a corrupt settings file is reported on the settings screen, with the old f
 test.describe('activity', () => {
   test.use({ harnessOptions: { services: { environment: sandboxEnv, keyring: standInKeychain() } } });
 
-  test('lists the writes, updates live, exports CSV', async ({ app, harness }) => {
+  test('lists the writes in words, filters them, shows the raw record, updates live, exports CSV', async ({
+    app,
+    harness,
+  }) => {
     const s = harness.services;
     const A = s.sandbox!.fixtures.legal_entities[0]!;
-    const transfer = await staffOf(s).createIncomingTransfer({ legal_entity_id: A.id, amount: '2500' });
-    const created = await s.operations.createReturnIntent('e2e-return', {
-      transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
-      transaction_id: transfer.transaction_id,
-      return_amount: '2500',
-      status_reason_code: 'AC03',
+    const transfer = await staffOf(s).createIncomingTransfer({ legal_entity_id: A.id, amount: '250000' });
+    // As the Returns screen does it: look the transfer up, then create the intent.
+    const seen = await s.handlers['returns.lookup']({ transactionId: transfer.transaction_id });
+    const debtor = seen.incoming!.debtorName;
+    const created = await s.handlers['returns.createIntent']({
+      operationId: 'e2e-return',
+      transactionId: transfer.transaction_id,
+      amount: '250000',
+      reasonCode: 'AC03',
     });
 
     await app.getByRole('link', { name: 'Activity' }).click();
+    await expect(app.getByRole('grid', { name: 'Audit log entries' })).toBeVisible();
     const rows = app.getByTestId('audit-row');
     await expect(rows).toHaveCount(1);
-    await expect(rows.first()).toContainText('return.create_intent');
-    await expect(rows.first()).toContainText(created.idempotencyKey);
+    const sentence = `Return intent created — 2,500.00 USD to ${debtor}, AC03`;
+    await expect(rows.first()).toContainText(sentence);
     await expect(rows.first()).toContainText('Succeeded');
+    // the raw record is one selection away, not in the row
+    await expect(rows.first()).not.toContainText(created.idempotencyKey);
+    await rows.first().click();
+    const detail = app.getByRole('region', { name: 'Entry detail' });
+    await expect(detail.getByTestId('audit-operation')).toHaveText('return.create_intent');
+    await expect(detail).toContainText(created.idempotencyKey);
+    await expect(detail).toContainText(transfer.transaction_id);
 
     // A refused write appears live, at the top.
     await s.operations
@@ -221,16 +241,32 @@ test.describe('activity', () => {
       )
       .catch(() => undefined);
     await expect(rows).toHaveCount(2);
-    await expect(rows.first()).toContainText('return.cancel');
+    await expect(rows.first()).toContainText('Return not cancelled');
     await expect(rows.first()).toHaveAttribute('data-outcome', 'failed');
+
+    // Filters: outcome, kind (the empty state offers the way back).
+    const filters = app.getByRole('group', { name: 'Filters' });
+    await filters.getByRole('button', { name: /Outcome/ }).click();
+    await app.getByRole('option', { name: 'Refused' }).click();
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toHaveAttribute('data-operation', 'return.cancel');
+    await filters.getByRole('button', { name: /Kind/ }).click();
+    await app.getByRole('option', { name: 'Exchange' }).click();
+    await expect(rows).toHaveCount(0);
+    await expect(app.getByText('No entry matches these filters')).toBeVisible();
+    await app.getByRole('button', { name: 'Clear the filters' }).click();
+    await expect(rows).toHaveCount(2);
 
     const target = path.join(harness.dataDir, 'activity.csv');
     harness.platform.nextSaveAnswers.push(target);
     await app.getByTestId('audit-export').click();
     await expect(app.getByTestId('audit-export-notice')).toContainText('Exported 2 entries');
     const csv = await readFile(target, 'utf8');
-    expect(csv.split('\r\n')[0]).toContain('idempotencyKey');
+    expect(csv.split('\r\n')[0]).toBe(
+      'at,who,environmentId,environmentName,operation,idempotencyKey,target,outcome,detail,id,summary',
+    );
     expect(csv).toContain(created.idempotencyKey);
+    expect(csv).toContain(`"${sentence}"`);
     expect(await seriousA11yViolations(app)).toEqual([]);
   });
 });

@@ -1,50 +1,184 @@
-import { useEffect } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { Download } from 'lucide-react';
 import { useShallow } from 'zustand/react/shallow';
+import type { AuditEntryView } from '../../../../shared/ipc/channels/audit';
+import {
+  Badge,
+  Button,
+  CopyableId,
+  DataTable,
+  EmptyState,
+  ErrorState,
+  RelativeTime,
+  Select,
+  Skeleton,
+} from '../../components/ui';
+import type { BadgeTone, DataColumn } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
+import { filterActivity, noFilter } from './filter';
+import type { ActivityFilter } from './filter';
 import { activitySubscription, useActivity } from './store';
+import './activity.css';
 
-const outcomeLabel: Record<string, string> = {
+const outcomeLabel: Record<AuditEntryView['outcome'], string> = {
   succeeded: 'Succeeded',
   failed: 'Refused',
   pending: 'Unclear — check at the bank',
 };
+const outcomeTone: Record<AuditEntryView['outcome'], BadgeTone> = {
+  succeeded: 'ok',
+  failed: 'bad',
+  pending: 'warn',
+};
 
-/** The local audit log of every write the analyst made, with CSV export. */
+const kindOptions = [
+  { value: 'all', label: 'All kinds' },
+  { value: 'return', label: 'Returns' },
+  { value: 'exchange', label: 'Exchange' },
+  { value: 'webhook', label: 'Webhook' },
+  { value: 'other', label: 'Other' },
+];
+const outcomeOptions = [
+  { value: 'all', label: 'Any outcome' },
+  { value: 'succeeded', label: 'Succeeded' },
+  { value: 'failed', label: 'Refused' },
+  { value: 'pending', label: 'Unclear' },
+];
+const dateOptions = [
+  { value: 'any', label: 'Any time' },
+  { value: 'today', label: 'Today' },
+  { value: '7', label: 'Last 7 days' },
+  { value: '30', label: 'Last 30 days' },
+];
+
+/** 'YYYY-MM-DD' of the local day `daysAgo` days before today. */
+function localDay(daysAgo: number): string {
+  const d = new Date();
+  d.setDate(d.getDate() - daysAgo);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+const columns: DataColumn<AuditEntryView>[] = [
+  {
+    id: 'at',
+    accessorKey: 'at',
+    header: 'When',
+    cell: (c) => <RelativeTime value={c.row.original.at} />,
+    meta: { width: '110px' },
+  },
+  {
+    id: 'summary',
+    accessorKey: 'summary',
+    header: 'What',
+    meta: { width: 'minmax(0, 3fr)' },
+  },
+  {
+    id: 'outcome',
+    accessorKey: 'outcome',
+    header: 'Outcome',
+    cell: (c) => (
+      <Badge tone={outcomeTone[c.row.original.outcome]}>{outcomeLabel[c.row.original.outcome]}</Badge>
+    ),
+    meta: { width: '200px', title: (r) => outcomeLabel[r.outcome] },
+  },
+  { id: 'who', accessorKey: 'who', header: 'Who', meta: { width: 'minmax(0, 1fr)' } },
+  {
+    id: 'environment',
+    accessorKey: 'environmentName',
+    header: 'Environment',
+    meta: { width: 'minmax(0, 1fr)' },
+  },
+];
+
+/** The raw record of one entry: operation, idempotency key, ids, detail (nothing wraps). */
+function EntryDetail({ entry }: { entry: AuditEntryView }) {
+  return (
+    <section className="activity-detail" aria-label="Entry detail" data-testid="audit-detail">
+      <h2 className="activity-detail__title">{entry.summary}</h2>
+      <dl className="facts activity-detail__facts">
+        <dt>Operation</dt>
+        <dd>
+          <code data-testid="audit-operation">{entry.operation}</code>
+        </dd>
+        <dt>Target</dt>
+        <dd>{entry.target ? <CopyableId id={entry.target} kind="target" /> : '—'}</dd>
+        <dt>Idempotency key</dt>
+        <dd>
+          {entry.idempotencyKey ? <CopyableId id={entry.idempotencyKey} kind="idempotency key" /> : '—'}
+        </dd>
+        <dt>When</dt>
+        <dd>
+          <RelativeTime value={entry.at} /> <span className="muted">({entry.at})</span>
+        </dd>
+        <dt>Outcome</dt>
+        <dd>{outcomeLabel[entry.outcome]}</dd>
+        {entry.detail && (
+          <>
+            <dt>Detail</dt>
+            <dd>{entry.detail}</dd>
+          </>
+        )}
+        <dt>Entry</dt>
+        <dd>
+          <CopyableId id={entry.id} kind="entry id" />
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+/** The local audit log of every write the analyst made, in words, with CSV export. */
 export function ActivityScreen() {
-  const { entries, nextBefore, skipped, loading, error, exportNotice } = useActivity(
+  const { entries, nextBefore, skipped, loading, loaded, error, exportNotice } = useActivity(
     useShallow((s) => ({
       entries: s.entries,
       nextBefore: s.nextBefore,
       skipped: s.skipped,
       loading: s.loading,
+      loaded: s.loaded,
       error: s.error,
       exportNotice: s.exportNotice,
     })),
   );
   const { load, loadMore, exportCsv } = useActivity.getState();
   useSubscription(activitySubscription);
+  const [filter, setFilter] = useState<ActivityFilter>(noFilter);
+  const [datePreset, setDatePreset] = useState('any');
+  const [activeId, setActiveId] = useState<string | null>(null);
 
   useEffect(() => {
     void load();
   }, [load]);
 
+  const shown = useMemo(() => filterActivity(entries, filter), [entries, filter]);
+  const active = shown.find((e) => e.id === activeId) ?? null;
+
+  const onDate = (v: string): void => {
+    setDatePreset(v);
+    setFilter((f) => ({
+      ...f,
+      from: v === 'any' ? '' : v === 'today' ? localDay(0) : localDay(Number(v) - 1),
+      to: '',
+    }));
+  };
+
   return (
     <section aria-labelledby="activity-title" className="screen activity">
       <div className="activity__head">
         <h1 id="activity-title">Activity</h1>
-        <button type="button" onClick={() => void exportCsv()} data-testid="audit-export">
+        <Button
+          icon={<Download size={16} aria-hidden="true" />}
+          onPress={() => void exportCsv()}
+          data-testid="audit-export"
+        >
           Export CSV…
-        </button>
+        </Button>
       </div>
       <p className="muted">
-        Every write you made from this computer, newest first. Entries are never changed.
+        Every write you made from this computer, newest first. Entries are never changed. The export keeps
+        every raw field and adds the sentence.
       </p>
       <div aria-live="polite">
-        {error && (
-          <p className="notice notice--bad" role="alert">
-            {error}
-          </p>
-        )}
         {exportNotice && (
           <p className="notice notice--ok" data-testid="audit-export-notice">
             {exportNotice}
@@ -56,53 +190,85 @@ export function ActivityScreen() {
           </p>
         )}
       </div>
-      {entries.length === 0 && !loading ? (
-        <p data-testid="audit-empty">No writes recorded yet.</p>
+      <div className="activity__filters" role="group" aria-label="Filters">
+        <Select
+          label="Kind"
+          options={kindOptions}
+          value={filter.kind}
+          onChange={(v) => setFilter((f) => ({ ...f, kind: v as ActivityFilter['kind'] }))}
+        />
+        <Select
+          label="Outcome"
+          options={outcomeOptions}
+          value={filter.outcome}
+          onChange={(v) => setFilter((f) => ({ ...f, outcome: v as ActivityFilter['outcome'] }))}
+        />
+        <Select label="Date" options={dateOptions} value={datePreset} onChange={onDate} />
+      </div>
+      {error ? (
+        <ErrorState
+          title="The audit log could not be read"
+          action={
+            <Button variant="primary" onPress={() => void load()}>
+              Try again
+            </Button>
+          }
+        >
+          {error}
+        </ErrorState>
+      ) : !loaded ? (
+        <Skeleton label="Loading the audit log" lines={6} />
+      ) : entries.length === 0 ? (
+        <EmptyState
+          title="No writes recorded yet"
+          action={
+            <a href="#/returns" className="ui-button ui-button--secondary">
+              Return a transfer
+            </a>
+          }
+        >
+          Returns, quotes and webhook changes you make appear here as they happen.
+        </EmptyState>
       ) : (
-        <div className="table-wrap" role="region" aria-label="Audit log entries" tabIndex={0}>
-          <table className="audit" data-testid="audit-table">
-            <caption className="visually-hidden">Audit log</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">Environment</th>
-                <th scope="col">Operation</th>
-                <th scope="col">Target</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Idempotency key</th>
-                <th scope="col">Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id} data-testid="audit-row" data-outcome={e.outcome}>
-                  <td>
-                    <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time>
-                  </td>
-                  <td>{e.who}</td>
-                  <td>{e.environmentName}</td>
-                  <td>
-                    <code>{e.operation}</code>
-                  </td>
-                  <td>
-                    <code>{e.target ?? '—'}</code>
-                  </td>
-                  <td className={`outcome outcome--${e.outcome}`}>{outcomeLabel[e.outcome] ?? e.outcome}</td>
-                  <td>
-                    <code className="audit__key">{e.idempotencyKey ?? '—'}</code>
-                  </td>
-                  <td>{e.detail ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <div className="activity__body">
+          <DataTable
+            data={shown}
+            columns={columns}
+            getRowId={(e) => e.id}
+            label="Audit log entries"
+            activeId={activeId}
+            onActiveChange={setActiveId}
+            onOpen={(id) => setActiveId(id)}
+            rowTestId="audit-row"
+            rowData={(e) => ({ 'data-outcome': e.outcome, 'data-operation': e.operation })}
+            data-testid="audit-table"
+            empty={
+              <EmptyState
+                title="No entry matches these filters"
+                action={
+                  <Button
+                    onPress={() => {
+                      setFilter(noFilter);
+                      setDatePreset('any');
+                    }}
+                  >
+                    Clear the filters
+                  </Button>
+                }
+              />
+            }
+          />
+          {active ? (
+            <EntryDetail entry={active} />
+          ) : (
+            <p className="muted activity-detail__hint">Select an entry to see its operation, key and ids.</p>
+          )}
         </div>
       )}
       {nextBefore && (
-        <button type="button" onClick={() => void loadMore()} disabled={loading}>
+        <Button onPress={() => void loadMore()} isDisabled={loading}>
           Show older entries
-        </button>
+        </Button>
       )}
     </section>
   );

@@ -11,6 +11,8 @@ export interface ActivityStore {
   nextBefore: string | null;
   skipped: number;
   loading: boolean;
+  /** The first page has been read (the screen shows a skeleton until then). */
+  loaded: boolean;
   error: string | null;
   exportNotice: string | null;
   load(): Promise<void>;
@@ -23,13 +25,20 @@ export const useActivity = create<ActivityStore>((set, get) => ({
   nextBefore: null,
   skipped: 0,
   loading: false,
+  loaded: false,
   error: null,
   exportNotice: null,
   async load() {
     set({ loading: true, error: null });
     try {
       const page = await call('audit.list', { limit: pageSize });
-      set({ entries: page.entries, nextBefore: page.nextBefore, skipped: page.skipped, loading: false });
+      set({
+        entries: page.entries,
+        nextBefore: page.nextBefore,
+        skipped: page.skipped,
+        loading: false,
+        loaded: true,
+      });
     } catch (err) {
       set({ loading: false, error: errorMessage(err) });
     }

@@ -1,4 +1,4 @@
-import { useEffect, useId } from 'react';
+import { Suspense, lazy, useEffect, useId } from 'react';
 import type { MouseEvent, ReactNode } from 'react';
 import { BAND_LABELS } from '../../../../shared/rfi-view';
 import type { DeadlineBand } from '../../../../shared/rfi-view';
@@ -12,6 +12,9 @@ import { initialFilter, useQueue } from '../rfis/queue-store';
 import type { QueueFilter } from '../rfis/queue-store';
 import { AWAITING_STATUS, RUNNING_BANDS, overviewSubscription, useOverview } from './store';
 import type { RunningBand } from './store';
+
+/** The charts (recharts) are a chunk of their own, not in the first paint's JS. */
+const OverviewCharts = lazy(() => import('./OverviewCharts'));
 
 /** Icons beside the words (never colour alone); the same marks as the queue's deadline column. */
 const BAND_MARKS: Record<DeadlineBand, string> = { on_track: '✓', at_risk: '⚠', breached: '✕', none: '–' };
@@ -228,6 +231,9 @@ export function OverviewScreen() {
           )}
         </section>
       </div>
+      <Suspense fallback={<p className="muted">Loading the charts…</p>}>
+        <OverviewCharts />
+      </Suspense>
     </section>
   );
 }

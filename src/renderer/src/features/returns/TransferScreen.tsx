@@ -11,6 +11,8 @@ import { ReturnForm } from './ReturnForm';
 import { ReviewPane } from './ReviewPane';
 import { returnsSubscription, useReturns } from './store';
 import { TransferDetails } from './TransferDetails';
+import { ConfirmDialog } from '../../components/ui';
+import { clockTime } from '../../lib/status-line';
 
 type WithIncoming = TransferView & { incoming: NonNullable<TransferView['incoming']> };
 
@@ -36,7 +38,6 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
   const s = { ...data, askConfirm, backToReview, cancel, confirm, recheck, startForm };
   const navigate = useRouter((r) => r.navigate);
   const id = useId();
-  const confirmRef = useRef<HTMLDivElement>(null);
 
   useSubscription(returnsSubscription);
   useEffect(() => {
@@ -53,9 +54,6 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
     const cur = useReturns.getState();
     if (['idle', 'cancelled', 'form', 'review', 'completed'].includes(cur.phase)) void open(transactionId);
   }, [open, transactionId, credentialKey]);
-  useEffect(() => {
-    if (s.phase === 'confirm-step') confirmRef.current?.focus();
-  }, [s.phase]);
 
   const back = (
     <p>
@@ -202,40 +200,28 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
                 )}
               </div>
             )}
-            {s.phase === 'confirm-step' && (
-              <div
-                className="confirm-step"
-                role="alertdialog"
-                aria-modal="false"
-                aria-labelledby={`${id}-confirm-title`}
-                aria-describedby={`${id}-confirm-body`}
-                tabIndex={-1}
-                ref={confirmRef}
-                data-testid="return-confirm-step"
-                onKeyDown={(e) => {
-                  if (e.key === 'Escape') s.backToReview();
-                }}
-              >
-                <h2 id={`${id}-confirm-title`}>Confirm the return?</h2>
-                <p id={`${id}-confirm-body`}>
-                  Return <Money amount={review.returnDetails?.amount} currency={currency} /> (currency{' '}
-                  {currency}) to {review.incoming?.debtorName ?? 'the debtor'} with reason{' '}
-                  <strong>{review.returnDetails?.reasonCode}</strong> —{' '}
-                  {review.returnDetails?.reasonCode
-                    ? describeReasonCode(review.returnDetails.reasonCode)
-                    : ''}
-                  . The bank sends the SWIFT return message; this cannot be undone.
-                </p>
-                <div className="actions">
-                  <button type="button" className="primary" onClick={() => void s.confirm()}>
-                    Yes, confirm the return
-                  </button>
-                  <button type="button" onClick={s.backToReview}>
-                    Back
-                  </button>
-                </div>
-              </div>
-            )}
+            <ConfirmDialog
+              isOpen={s.phase === 'confirm-step'}
+              onOpenChange={(open) => {
+                if (!open) s.backToReview();
+              }}
+              title="Confirm the return?"
+              confirmLabel="Yes, confirm the return"
+              cancelLabel="Back"
+              onConfirm={() => void s.confirm()}
+            >
+              <p className="confirm-restate" data-testid="return-confirm-restate">
+                <strong>
+                  Return <Money amount={review.returnDetails?.amount} currency={currency} /> to{' '}
+                  {review.incoming?.debtorName ?? 'the debtor'}
+                </strong>
+              </p>
+              <p data-testid="return-confirm-step">
+                Currency {currency}; reason <strong>{review.returnDetails?.reasonCode}</strong> —{' '}
+                {review.returnDetails?.reasonCode ? describeReasonCode(review.returnDetails.reasonCode) : ''}.
+                The bank sends the SWIFT return message; this cannot be undone.
+              </p>
+            </ConfirmDialog>
             {s.phase === 'following' && (
               <p
                 className="notice notice--info"
@@ -248,8 +234,11 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
               </p>
             )}
             {s.phase === 'completed' && (
-              <p className="notice notice--ok" role="status" data-testid="return-completed">
-                The return is completed.
+              <p className="outcome outcome--ok" role="status" data-testid="return-completed">
+                The return is completed: returned{' '}
+                <Money amount={review.returnDetails?.amount} currency={currency} /> to{' '}
+                {review.incoming?.debtorName ?? 'the debtor'} ({review.returnDetails?.reasonCode})
+                {review.returnDetails?.updatedAt ? ` at ${clockTime(review.returnDetails.updatedAt)}` : ''}.
               </p>
             )}
           </>

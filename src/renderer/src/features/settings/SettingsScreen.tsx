@@ -4,6 +4,7 @@ import type { SettingsView } from '../../../../shared/ipc/channels/settings';
 import { useShallow } from 'zustand/react/shallow';
 import { useSubscription } from '../../lib/events';
 import { useSession } from '../session/store';
+import { Button, TextField } from '../../components/ui';
 import { settingsPanels } from './panels';
 import { settingsSubscription, useSettings } from './store';
 
@@ -69,28 +70,30 @@ function TokenForm({ profile }: { profile: ProfileView }) {
   const [token, setToken] = useState('');
   const busy = useSettings((s) => s.busy);
   const save = useSettings((s) => s.setToken);
-  const id = useId();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    if (token.trim() === '') return;
     const value = token;
     setToken('');
     await save(profile.id, value);
   };
+  // The button is a real, enabled-looking action only when there is something to save; empty, it
+  // is the secondary style and says why in its description, never a primary that does nothing.
+  const empty = token.trim() === '';
   return (
     <form className="settings__token" onSubmit={(e) => void submit(e)}>
-      <label htmlFor={id}>{profile.hasToken ? 'Replace token' : 'Access token'}</label>
-      <input
-        id={id}
+      <TextField
+        label={profile.hasToken ? 'Replace token' : 'Access token'}
         type="password"
         autoComplete="off"
-        spellCheck={false}
         value={token}
-        onChange={(e) => setToken(e.target.value)}
+        onChange={setToken}
+        description={empty ? 'Paste the token from your bank to save it.' : undefined}
         data-testid={`token-input-${profile.id}`}
       />
-      <button type="submit" className="primary" disabled={token.trim() === '' || busy !== null}>
+      <Button type="submit" variant={empty ? 'secondary' : 'primary'} isDisabled={empty || busy !== null}>
         Save token
-      </button>
+      </Button>
     </form>
   );
 }
@@ -131,24 +134,24 @@ function ProfileCard({ profile, active }: { profile: ProfileView; active: boolea
       <TokenForm profile={profile} />
       <div className="profile__actions">
         {!active && (
-          <button type="button" onClick={() => void activate(profile.id)} disabled={busy !== null}>
+          <Button onPress={() => void activate(profile.id)} isDisabled={busy !== null}>
             Use this environment
-          </button>
+          </Button>
         )}
         {profile.hasToken && (
-          <button type="button" onClick={() => void signOut(profile.id)} disabled={busy !== null}>
+          <Button onPress={() => void signOut(profile.id)} isDisabled={busy !== null}>
             Sign out
-          </button>
+          </Button>
         )}
         {profile.kind === 'remote' && (
-          <button
-            type="button"
-            onClick={() => void removeProfile(profile.id)}
-            disabled={busy !== null}
+          <Button
+            variant="danger"
+            onPress={() => void removeProfile(profile.id)}
+            isDisabled={busy !== null}
             aria-label={`Remove ${profile.name}`}
           >
             Remove
-          </button>
+          </Button>
         )}
       </div>
     </li>
@@ -169,23 +172,18 @@ function AddProfileForm() {
   };
   return (
     <form className="settings__add" onSubmit={(e) => void submit(e)} aria-label="Add a bank environment">
-      <label>
-        Name
-        <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} />
-      </label>
-      <label>
-        Base URL
-        <input
-          value={baseUrl}
-          onChange={(e) => setBaseUrl(e.target.value)}
-          required
-          placeholder="https://api.bank.example"
-          inputMode="url"
-        />
-      </label>
-      <button type="submit" disabled={busy !== null || !name.trim() || !baseUrl.trim()}>
+      <TextField label="Name" value={name} onChange={setName} isRequired maxLength={80} />
+      <TextField
+        label="Base URL"
+        value={baseUrl}
+        onChange={setBaseUrl}
+        isRequired
+        placeholder="https://api.bank.example"
+        inputMode="url"
+      />
+      <Button type="submit" isDisabled={busy !== null || !name.trim() || !baseUrl.trim()}>
         Add environment
-      </button>
+      </Button>
       <p className="muted" data-testid="add-profile-hint">
         The app asks you to approve a new bank address in its own window; your token is then sent to that
         address only.

@@ -1,0 +1,229 @@
+import { useEffect, useMemo, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { DeadlineBand } from '../../../../shared/rfi-view';
+import { BAND_LABELS } from '../../../../shared/rfi-view';
+import { call } from '../../lib/desk';
+import { useRouter, withQuery } from '../../lib/router';
+import { Button, ErrorState, Skeleton } from '../../components/ui';
+import { initialFilter, useQueue } from '../rfis/queue-store';
+import { useOverview } from './store';
+import { bandBars, usd, weeklyRfis, weeklyVolume } from './chart-data';
+import type { WeekBar, VolumeBar } from './chart-data';
+import './charts.css';
+
+/** Series colours come from the tokens through classes (fill: var(--…)); never colour alone. */
+const AXIS_TICK = { className: 'chart__tick' };
+
+interface Loaded {
+  weeks: WeekBar[];
+  volume: VolumeBar[];
+}
+
+async function loadTrends(): Promise<Loaded> {
+  const [list, returns, orders] = await Promise.all([
+    call('rfis.list', { sort: 'created_desc' }),
+    call('returns.list', undefined),
+    call('crypto.list', undefined),
+  ]);
+  const now = Date.now();
+  return {
+    weeks: weeklyRfis(list.items, now),
+    volume: weeklyVolume(
+      returns.entries,
+      orders.orders.map((o) => ({
+        status: o.displayStatus,
+        at: o.crypto?.updated_at ?? o.createdAt,
+        usdAmount: o.crypto
+          ? o.request.side === 'buy'
+            ? o.crypto.customer_pays_amount
+            : o.crypto.customer_receives_amount
+          : null,
+      })),
+      now,
+    ),
+  };
+}
+
+/**
+ * The overview's charts (recharts: SVG drawn with attributes, no <style> injected, so the CSP
+ * holds), loaded as a chunk of their own. Every mark opens the list behind it, and the same
+ * targets are links under each chart for the keyboard.
+ */
+export default function OverviewCharts() {
+  const counts = useOverview((s) => s.counts);
+  const awaiting = useOverview((s) => s.awaiting);
+  const navigate = useRouter((s) => s.navigate);
+  const [trends, setTrends] = useState<Loaded | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    let live = true;
+    loadTrends()
+      .then((t) => {
+        if (live) {
+          setTrends(t);
+          setError(null);
+        }
+      })
+      .catch((err: unknown) => {
+        if (live) setError(err instanceof Error ? err.message : String(err));
+      });
+    return () => {
+      live = false;
+    };
+  }, [attempt, counts]);
+
+  const bands = useMemo(
+    () => (counts && awaiting ? bandBars(counts.byBand, { ...awaiting }) : null),
+    [counts, awaiting],
+  );
+
+  const openQueue = (band: DeadlineBand, awaitingOnly: boolean): void => {
+    useQueue.getState().setFilter({ ...initialFilter, band, status: awaitingOnly ? 'action_required' : '' });
+    navigate(withQuery('/rfis', { band, status: awaitingOnly ? 'action_required' : undefined }));
+  };
+  const openWeek = (week: string): void => {
+    useQueue.getState().setFilter({ ...initialFilter });
+    navigate(withQuery('/rfis', { week, sort: 'created_desc' }));
+  };
+
+  return (
+    <section className="overview-charts" aria-label="Charts">
+      <figure className="chart" data-testid="chart-bands">
+        <figcaption className="chart__title">RFIs by deadline band</figcaption>
+        {bands ? (
+          <>
+            <ResponsiveContainer width="100%" height={220}>
+              <BarChart data={bands} layout="vertical" margin={{ left: 24, right: 16 }} accessibilityLayer>
+                <CartesianGrid className="chart__grid" horizontal={false} />
+                <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />
+                <YAxis
+                  type="category"
+                  dataKey="band"
+                  width={90}
+                  tick={AXIS_TICK}
+                  tickFormatter={(b: DeadlineBand) => BAND_LABELS[b]}
+                />
+                <Tooltip labelFormatter={(b) => BAND_LABELS[b as DeadlineBand] ?? String(b)} />
+                <Legend />
+                <Bar
+                  dataKey="awaiting"
+                  name="Awaiting action"
+                  stackId="band"
+                  className="chart__series chart__series--awaiting"
+                  cursor="pointer"
+                  onClick={(d) => openQueue((d as unknown as { band: DeadlineBand }).band, true)}
+                />
+                <Bar
+                  dataKey="other"
+                  name="Other RFIs"
+                  stackId="band"
+                  className="chart__series chart__series--other"
+                  cursor="pointer"
+                  onClick={(d) => openQueue((d as unknown as { band: DeadlineBand }).band, false)}
+                />
+              </BarChart>
+            </ResponsiveContainer>
+            <ul className="chart__links" aria-label="Open the RFIs of a band">
+              {bands.map((b) => (
+                <li key={b.band}>
+                  <a
+                    href={`#${withQuery('/rfis', { band: b.band, status: 'action_required' })}`}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      openQueue(b.band, true);
+                    }}
+                    data-testid={`chart-band-${b.band}`}
+                  >
+                    {BAND_LABELS[b.band]}: {b.awaiting} awaiting action
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : (
+          <Skeleton label="Loading the deadline chart" lines={4} />
+        )}
+      </figure>
+
+      {error ? (
+        <ErrorState
+          title="The trends could not be read"
+          action={<Button onPress={() => setAttempt((n) => n + 1)}>Try again</Button>}
+        >
+          {error}
+        </ErrorState>
+      ) : !trends ? (
+        <Skeleton label="Loading the trends" lines={6} />
+      ) : (
+        <>
+          <figure className="chart" data-testid="chart-weeks">
+            <figcaption className="chart__title">
+              RFIs opened and answered per week (last 12 weeks)
+            </figcaption>
+            <ResponsiveContainer width="100%" height={220}>
+              <BarChart data={trends.weeks} accessibilityLayer>
+                <CartesianGrid className="chart__grid" vertical={false} />
+                <XAxis dataKey="label" tick={AXIS_TICK} />
+                <YAxis allowDecimals={false} tick={AXIS_TICK} width={32} />
+                <Tooltip />
+                <Legend />
+                <Bar
+                  dataKey="opened"
+                  name="Opened"
+                  className="chart__series chart__series--opened"
+                  cursor="pointer"
+                  onClick={(d) => openWeek((d as unknown as WeekBar).week)}
+                />
+                <Bar
+                  dataKey="answered"
+                  name="Answered or closed (by last change)"
+                  className="chart__series chart__series--answered"
+                  cursor="pointer"
+                  onClick={(d) => openWeek((d as unknown as WeekBar).week)}
+                />
+              </BarChart>
+            </ResponsiveContainer>
+          </figure>
+          <figure className="chart" data-testid="chart-volume">
+            <figcaption className="chart__title">Returns and exchange volume per week (USD)</figcaption>
+            <ResponsiveContainer width="100%" height={220}>
+              <BarChart data={trends.volume} accessibilityLayer>
+                <CartesianGrid className="chart__grid" vertical={false} />
+                <XAxis dataKey="label" tick={AXIS_TICK} />
+                <YAxis tick={AXIS_TICK} width={64} />
+                <Tooltip
+                  formatter={(_v, name, item) => {
+                    const p = item.payload as VolumeBar;
+                    return [usd(name === 'Returns' ? p.returnsMinor : p.exchangeMinor), name];
+                  }}
+                />
+                <Legend />
+                <Bar
+                  dataKey="returns"
+                  name="Returns"
+                  className="chart__series chart__series--returns"
+                  cursor="pointer"
+                  onClick={() => navigate('/returns')}
+                />
+                <Bar
+                  dataKey="exchange"
+                  name="Exchange (settled)"
+                  className="chart__series chart__series--exchange"
+                  cursor="pointer"
+                  onClick={() => navigate('/exchange')}
+                />
+              </BarChart>
+            </ResponsiveContainer>
+            <p className="chart__note">
+              This week: returns {usd(trends.volume.at(-1)?.returnsMinor ?? 0n)}, exchange{' '}
+              {usd(trends.volume.at(-1)?.exchangeMinor ?? 0n)}. <a href="#/returns">See the return intents</a>{' '}
+              · <a href="#/exchange">See the quotes and orders</a>
+            </p>
+          </figure>
+        </>
+      )}
+    </section>
+  );
+}
