@@ -289,6 +289,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     destinations,
     session,
     primary: () => rfis,
+    clock,
+    stores,
     events,
     platform: options.platform,
     log,

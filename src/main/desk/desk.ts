@@ -23,6 +23,9 @@ import { compareSummaries, countSummaries, matchesFilter } from '../../shared/rf
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { RetryPolicy } from '../bank/client';
 import { createServerClock } from '../bank/clock';
+import type { ServerClock } from '../bank/clock';
+import type { Stores } from '../infra/stores';
+import { createReminders } from './reminders';
 import type { AtRestCodec } from '../infra/at-rest';
 import { createEventHub } from '../infra/events';
 import type { EventHub } from '../infra/events';
@@ -62,6 +65,8 @@ export interface Desk {
   sync(full: boolean): Promise<{ sync: RfiSyncStateView; counts: RfiCountsView }>;
   /** Watched profiles other than the active one (tests, diagnostics). */
   watched(): ReadonlyMap<string, { session: ProfileSession; rfis: RfiService }>;
+  /** Deadline reminders over every member now (also after each change and once a minute). */
+  checkReminders(): Promise<number>;
   /** Starts and stops watchers to match the profiles with a token (also run on every change). */
   reconcile(): Promise<void>;
   dispose(): Promise<void>;
@@ -84,10 +89,16 @@ export interface DeskDeps {
   bankRetry?: Partial<RetryPolicy>;
   bankTimeoutMs?: number;
   localNow?: () => number;
+  /** The active profile's bank clock (reminders follow each entity's bank time). */
+  clock: ServerClock;
+  stores: Stores;
+  /** Reminder thresholds in hours before the timeout (default 168, 48, 24). */
+  reminderHours?: readonly number[];
 }
 
 interface Watcher {
   session: ProfileSession;
+  clock: ServerClock;
   rfis: RfiService;
   hub: EventHub;
   off: () => void;
@@ -167,12 +178,14 @@ function startDesk(
   const members = (): Array<{
     profileId: string;
     rfis: RfiService;
+    now: () => number;
     entityName: () => string;
     status: () => { connection: DeskEntityView['connection']; problem: string | null };
   }> => [
     {
       profileId: session.profile.id,
       rfis: deps.primary(),
+      now: () => deps.clock.now(),
       entityName: activeName,
       status: () => ({
         connection: session.lastStatus?.connection ?? null,
@@ -182,6 +195,7 @@ function startDesk(
     ...[...watchers.entries()].map(([profileId, w]) => ({
       profileId,
       rfis: w.rfis,
+      now: () => w.clock.now(),
       entityName: () => {
         const name = w.session.entityName();
         if (w.session.credential?.legalEntityName) knownNames.set(profileId, name);
@@ -207,6 +221,7 @@ function startDesk(
       .then(async () => {
         const counts = await consolidatedCounts();
         if (!disposed) events.emit('rfis.changed', { ...payload, counts });
+        if (payload.updated.length > 0 || payload.removed.length > 0) void checkReminders();
       })
       .catch((err: unknown) => log.warn('desk: change not published', { error: err }));
   };
@@ -280,7 +295,7 @@ function startDesk(
         changed(emptyChange('sync'));
       }
     });
-    return { session: ps, rfis, hub, off };
+    return { session: ps, clock, rfis, hub, off };
   };
 
   const stopWatcher = async (profileId: string): Promise<void> => {
@@ -317,6 +332,26 @@ function startDesk(
     return reconciling;
   };
 
+  const reminders = createReminders({
+    stores: deps.stores,
+    platform: deps.platform,
+    events,
+    log,
+    ...(deps.reminderHours ? { hours: deps.reminderHours } : {}),
+    members: () =>
+      members().map((m) => ({
+        rows: async () => (await m.rfis.list({})).items,
+        now: m.now,
+        entityName: () => (watchers.size > 0 ? m.entityName() : null),
+      })),
+  });
+  const checkReminders = async (): Promise<number> => {
+    if (disposed) return 0;
+    return (await reminders).check();
+  };
+  const reminderTimer = setInterval(() => void checkReminders(), 60_000);
+  reminderTimer.unref?.();
+
   const offSettings = settings.onChange(() => void reconcile());
   const offEvents = events.attach((m) => {
     if (m.event !== 'session.changed') return;
@@ -341,6 +376,7 @@ function startDesk(
 
   const desk: Desk & { changed(payload: RfiChangedView): void } = {
     changed,
+    checkReminders,
     watched: () => watchers,
     reconcile,
     async list(args) {
@@ -416,10 +452,12 @@ function startDesk(
       const results = await Promise.allSettled(all.map((m) => m.rfis.sync('sync', full)));
       const first = results[0];
       if (first?.status === 'rejected' && all.length === 1) throw first.reason;
+      await checkReminders();
       return { sync: deps.primary().syncState(), counts: await consolidatedCounts() };
     },
     async dispose() {
       disposed = true;
+      clearInterval(reminderTimer);
       offSettings();
       offEvents();
       await reconciling.catch(() => undefined);
