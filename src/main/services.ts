@@ -21,6 +21,7 @@ import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './infra/durable-file';
 import { sandboxSeedFor } from './session/sandbox-seed';
 import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './session/destinations';
+import type { OriginDecision } from './session/destinations';
 import { createEventHub } from './infra/events';
 import { buildHandlers } from './ipc/handlers';
 import { openLedger } from './bank/ledger';
@@ -107,7 +108,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
   vault.onToken((t) => log.addSecret(t));
 
   const settings = await openSettings(stores, dataDir);
+  // Changes to the approved bank addresses are audited once the audit log exists (main's own
+  // approvals at start come before it: they wait in this list).
+  const originDecisions: OriginDecision[] = [];
+  let auditOrigin: (d: OriginDecision) => void = (d) => void originDecisions.push(d);
   const destinations = await createDestinationGuard({
+    onDecision: (d) => auditOrigin(d),
     dataDir,
     stores,
     platform: options.platform,
@@ -187,6 +193,20 @@ export async function createServices(options: ServicesOptions): Promise<Services
     },
   });
 
+  auditOrigin = (d) =>
+    void operations.record({
+      operation: 'bank_origin.approve',
+      target: d.origin,
+      outcome: d.decision === 'declined' ? 'failed' : 'succeeded',
+      detail:
+        d.decision === 'declined'
+          ? 'declined in the confirmation dialog; nothing was sent there'
+          : d.decision === 'approved-by-analyst'
+            ? 'approved by the analyst in the confirmation dialog'
+            : 'approved by main (the environment the app was started with)',
+    });
+  for (const d of originDecisions.splice(0)) auditOrigin(d);
+
   const settingsView = async (): Promise<SettingsView> => {
     const s = settings.get();
     const profiles = await Promise.all(
@@ -244,6 +264,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
     onSent: (rfiId) => afterAnswerSent(rfiId),
+    // Every upload and response is a write to the bank: audited like the others.
+    audit: (line) => operations.record(line),
   });
 
   const rfis = await createRfiService({

@@ -18,7 +18,7 @@ import type { DraftRecord, DraftStore } from './drafts';
 import { CHUNK_BYTES, UPLOAD_EXTENSIONS, openFileArea } from './files';
 import type { FileArea } from './files';
 import { openOutbox } from './outbox';
-import type { Outbox, OutboxBank, OutboxEntry, OutboxRetry } from './outbox';
+import type { Outbox, OutboxAuditLine, OutboxBank, OutboxEntry, OutboxRetry } from './outbox';
 
 export type { Outbox, OutboxBank, OutboxEntry } from './outbox';
 export { sniffContentType } from './files';
@@ -48,6 +48,8 @@ export interface RfiAnswersDeps {
   codec?: AtRestCodec;
   /** Tells the analyst about a file moved aside (absolute paths). */
   report?(problem: StateFileProblem): void;
+  /** Records every upload and response in the audit log (must not throw). */
+  audit?(line: OutboxAuditLine): Promise<void>;
 }
 
 export interface DraftInput {
@@ -129,6 +131,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     onProblem: report,
     ...(scope ? { scope } : {}),
     filePath: (ref) => files.resolve(ref).path,
+    ...(deps.audit ? { audit: deps.audit } : {}),
     now: deps.serverNow,
     ...(deps.options?.retry ? { retry: deps.options.retry } : {}),
     onChange: (v) => deps.events.emit('answers.changed', v),
