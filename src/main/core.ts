@@ -18,6 +18,7 @@ import type { Platform } from './infra/platform';
 import type { ReadAfterCreate } from './bank/read-after-create';
 import type { ReturnsService } from './returns/service';
 import type { RfiAnswers } from './rfi-answers';
+import type { Locker } from './locker/service';
 import type { RfiService, WebhookService } from './rfis';
 import type { Environment, SessionManager } from './session/session';
 import type { SettingsStore } from './session/settings';
@@ -51,6 +52,8 @@ export interface ServiceCore {
   webhooks: WebhookService;
   /** Digital-asset exchange. */
   crypto: CryptoService;
+  /** The evidence locker: documents kept encrypted and reused in answers. */
+  locker: Locker;
   /** Returns of settled incoming transfers: lookup, intents, confirm, following to completion. */
   readonly returns: ReturnsService;
   dataDir: string;

@@ -13,6 +13,7 @@ import { createAtRestCodec } from './infra/at-rest';
 import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
+import { createLocker } from './locker/service';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
 import { createReturnsService } from './returns/service';
@@ -78,6 +79,8 @@ export interface ServicesOptions {
   readAfterCreate?: Partial<ReadAfterCreateTiming>;
   /** RFI answers: outbox retry timing, upload size limit. */
   rfiAnswers?: RfiAnswersOptions;
+  /** Evidence locker: how often expiry is checked (default hourly). */
+  locker?: { checkEveryMs?: number };
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
@@ -297,6 +300,25 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
   });
 
+  const locker = await createLocker({
+    dataDir,
+    log,
+    events,
+    platform: options.platform,
+    codec: atRest,
+    report: (p) => stores.report(p),
+    now: () => clock.now(),
+    maxBytes: () => rfiAnswers.limits().maxBytes,
+    staged: (ref) => {
+      const f = rfiAnswers.files.resolve(ref);
+      return { path: f.path, name: f.name };
+    },
+    releaseStaged: (ref) => rfiAnswers.releaseUnused([ref]),
+    stageForAnswer: (o) => rfiAnswers.files.adoptBytes(o),
+    rfiStatus: async (rfiId) => (await rfis.get(rfiId, false)).rfi.status,
+    ...(options.locker ? options.locker : {}),
+  });
+
   const core: ServiceCore = {
     get environment() {
       return session.environment;
@@ -319,6 +341,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     rfis,
     webhooks,
     crypto,
+    locker,
     get returns() {
       return returns;
     },
@@ -364,6 +387,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       handlers: buildHandlers(core),
       sandbox: null,
       async dispose() {
+        locker.dispose();
         await rfiAnswers.dispose();
         await webhooks.dispose();
         await rfis.dispose();

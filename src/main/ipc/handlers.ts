@@ -6,6 +6,7 @@ import { returnsHandlers } from '../returns/handlers';
 import { rfiAnswersHandlers } from '../rfi-answers/handlers';
 import { rfisHandlers } from '../rfis/handlers';
 import { webhookHandlers } from '../rfis/webhook-handlers';
+import { lockerHandlers } from '../locker/handlers';
 import { sessionHandlers } from '../session/session-handlers';
 import { settingsHandlers } from '../session/settings-handlers';
 import { vaultHandlers } from '../session/vault-handlers';
@@ -22,5 +23,6 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...rfiAnswersHandlers(core),
     ...rfisHandlers(core),
     ...webhookHandlers(core),
+    ...lockerHandlers(core),
   };
 }

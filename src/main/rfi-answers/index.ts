@@ -70,6 +70,8 @@ export interface RfiAnswers {
   submit(d: DraftInput): Promise<AnswerView>;
   pick(documentType: DocumentType, multiple: boolean): ReturnType<FileArea['registerPicked']>;
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
+  /** Forgets staged files that no draft and no unfinished answer uses (deleting dropped bytes). */
+  releaseUnused(refs: string[]): Promise<void>;
   /** Removes a sent, failed or conflicting answer and deletes its staged copies no longer used. */
   dismiss(answerId: string): Promise<void>;
   status(): {
@@ -272,6 +274,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
         }),
       });
     },
+    releaseUnused,
     async dismiss(answerId) {
       const e = await outbox.dismiss(answerId);
       await releaseUnused(e.documents.map((d) => d.ref));
