@@ -1,0 +1,305 @@
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import type { CSSProperties, KeyboardEvent, ReactNode } from 'react';
+import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable } from '@tanstack/react-table';
+import type { ColumnDef, Header, Row, RowData, SortingState } from '@tanstack/react-table';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react';
+import { Button as AriaButton } from 'react-aria-components';
+import { cx } from './cx';
+import { ROW_HEIGHTS, useDensity } from './density';
+
+declare module '@tanstack/react-table' {
+  // Declaration merging must repeat TanStack's own type parameters, used or not.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  interface ColumnMeta<TData extends RowData, TValue> {
+    /** The column's CSS grid track, the same for every row: '120px', 'minmax(160px, 2fr)'. */
+    width?: string;
+    align?: 'start' | 'end';
+    /** Full text for the hover title; defaults to the cell's value when it is text or a number. */
+    title?: (row: TData) => string | undefined;
+    /** Class on every cell of the column. */
+    className?: string;
+    /** The header's visible text is hidden (an icon column); the header still names the column. */
+    hideHeader?: boolean;
+  }
+}
+
+// TanStack's ColumnDef is invariant in the value type; a table mixes value types across columns.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DataColumn<T> = ColumnDef<T, any>;
+
+export interface DataTableProps<T> {
+  data: readonly T[];
+  columns: DataColumn<T>[];
+  getRowId(row: T): string;
+  /** The table's accessible name. */
+  label: string;
+  /** Controlled sort state. With `manualSorting` the caller sorts `data` itself. */
+  sorting?: SortingState;
+  onSortingChange?(sorting: SortingState): void;
+  manualSorting?: boolean;
+  /** The highlighted row (keyboard / selection); uncontrolled when omitted. */
+  activeId?: string | null;
+  onActiveChange?(id: string | null): void;
+  /** Enter or a click on a row. */
+  onOpen?(id: string, row: T): void;
+  /** Shown under the header when there is no row. */
+  empty?: ReactNode;
+  rowClassName?(row: T): string | undefined;
+  /** data-* attributes per row (tests and styling). */
+  rowData?(row: T): Record<`data-${string}`, string | undefined>;
+  /** data-testid of every row. */
+  rowTestId?: string;
+  className?: string;
+  'data-testid'?: string;
+}
+
+function ariaSort(h: Header<unknown, unknown>): 'ascending' | 'descending' | 'none' | undefined {
+  if (!h.column.getCanSort()) return undefined;
+  const s = h.column.getIsSorted();
+  return s === 'asc' ? 'ascending' : s === 'desc' ? 'descending' : 'none';
+}
+
+function cellTitle<T>(
+  row: Row<T>,
+  columnId: string,
+  meta: { title?: (r: T) => string | undefined } | undefined,
+): string | undefined {
+  if (meta?.title) return meta.title(row.original);
+  const v = row.getValue(columnId);
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+}
+
+/**
+ * The one data table: TanStack Table (columns, sorting) over TanStack Virtual (only the rows in
+ * view are in the DOM). Every row is a CSS grid on the same column template, so columns line up
+ * and their widths hold whatever the content; cells are one line, truncated with an ellipsis and
+ * the full value as the title. The header is sticky and sorts on click (aria-sort). Keyboard:
+ * the grid is one tab stop; ArrowUp/ArrowDown or k/j move the highlighted row, Home/End and
+ * PageUp/PageDown jump, Enter opens. Row height follows the analyst's density.
+ */
+export function DataTable<T>(props: DataTableProps<T>) {
+  const { data, columns, getRowId, label, manualSorting, onOpen, empty, rowClassName, rowData, rowTestId } =
+    props;
+  const [density] = useDensity();
+  const rowHeight = ROW_HEIGHTS[density];
+  const idPrefix = useId().replace(/[^a-zA-Z0-9_-]/g, '');
+  const scrollRef = useRef<HTMLDivElement>(null);
+
+  const [ownSorting, setOwnSorting] = useState<SortingState>([]);
+  const sorting = props.sorting ?? ownSorting;
+  const [ownActive, setOwnActive] = useState<string | null>(null);
+  const activeId = props.activeId !== undefined ? props.activeId : ownActive;
+  const { onActiveChange, onSortingChange } = props;
+  const setActive = useCallback(
+    (id: string | null) => {
+      setOwnActive(id);
+      onActiveChange?.(id);
+    },
+    [onActiveChange],
+  );
+
+  // TanStack hands back a mutable table object; this app is not built with the React Compiler.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const table = useReactTable<T>({
+    data: data as T[],
+    columns,
+    getRowId: (r) => getRowId(r),
+    state: { sorting },
+    onSortingChange: (updater) => {
+      const next = typeof updater === 'function' ? updater(sorting) : updater;
+      setOwnSorting(next);
+      onSortingChange?.(next);
+    },
+    manualSorting: manualSorting ?? false,
+    enableSortingRemoval: false,
+    getCoreRowModel: getCoreRowModel(),
+    ...(manualSorting ? {} : { getSortedRowModel: getSortedRowModel() }),
+  });
+  const rows = table.getRowModel().rows;
+
+  const template = useMemo(
+    () =>
+      table
+        .getVisibleLeafColumns()
+        .map((c) => c.columnDef.meta?.width ?? 'minmax(0, 1fr)')
+        .join(' '),
+    [table, columns], // eslint-disable-line react-hooks/exhaustive-deps
+  );
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => rowHeight,
+    overscan: 10,
+    // The sticky header (one row high) sits inside the scroll container above the rows: the rows
+    // start one row down, and a row under the header does not count as in view.
+    scrollMargin: rowHeight,
+    scrollPaddingStart: rowHeight,
+  });
+  useEffect(() => {
+    virtualizer.measure();
+  }, [rowHeight, virtualizer]);
+
+  const activeIndex = useMemo(
+    () => (activeId ? rows.findIndex((r) => r.id === activeId) : -1),
+    [rows, activeId],
+  );
+
+  // Keep the highlighted row in view when it changes (keyboard, or a selection from the URL).
+  useEffect(() => {
+    if (activeIndex >= 0) virtualizer.scrollToIndex(activeIndex, { align: 'auto' });
+  }, [activeIndex, virtualizer]);
+
+  const moveTo = (index: number): void => {
+    if (rows.length === 0) return;
+    const i = Math.max(0, Math.min(rows.length - 1, index));
+    const r = rows[i];
+    if (r) setActive(r.id);
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
+    if (e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? rowHeight * 10) / rowHeight) - 1);
+    const at = activeIndex;
+    switch (e.key) {
+      case 'ArrowDown':
+      case 'j':
+        moveTo(at < 0 ? 0 : at + 1);
+        break;
+      case 'ArrowUp':
+      case 'k':
+        moveTo(at < 0 ? 0 : at - 1);
+        break;
+      case 'Home':
+        moveTo(0);
+        break;
+      case 'End':
+        moveTo(rows.length - 1);
+        break;
+      case 'PageDown':
+        moveTo(at + page);
+        break;
+      case 'PageUp':
+        moveTo(at - page);
+        break;
+      case 'Enter': {
+        const r = rows[at];
+        if (!r) return;
+        onOpen?.(r.id, r.original);
+        break;
+      }
+      default:
+        return;
+    }
+    e.preventDefault();
+  };
+
+  const headerGroup = table.getHeaderGroups()[0];
+  const gridStyle = { '--dt-columns': template, '--dt-row-height': `${rowHeight}px` } as CSSProperties;
+
+  return (
+    <div className={cx('dt', rows.length === 0 && 'dt--empty', props.className)} data-density={density}>
+      <div
+        ref={scrollRef}
+        className="dt__scroll"
+        role="grid"
+        aria-label={label}
+        aria-rowcount={rows.length + 1}
+        aria-colcount={columns.length}
+        aria-activedescendant={activeIndex >= 0 ? `${idPrefix}-r${activeIndex}` : undefined}
+        tabIndex={0}
+        style={gridStyle}
+        onKeyDown={onKeyDown}
+        onFocus={(e) => {
+          if (e.target === e.currentTarget && activeIndex < 0 && rows[0]) setActive(rows[0].id);
+        }}
+        data-testid={props['data-testid']}
+      >
+        <div role="rowgroup" className="dt__head">
+          <div role="row" aria-rowindex={1} className="dt__row dt__row--head">
+            {headerGroup?.headers.map((h, ci) => {
+              const meta = h.column.columnDef.meta;
+              const text = flexRender(h.column.columnDef.header, h.getContext());
+              const sorted = h.column.getIsSorted();
+              return (
+                <div
+                  key={h.id}
+                  role="columnheader"
+                  aria-colindex={ci + 1}
+                  aria-sort={ariaSort(h as Header<unknown, unknown>)}
+                  className={cx(
+                    'dt__cell',
+                    'dt__cell--head',
+                    meta?.align === 'end' && 'dt__cell--end',
+                    meta?.className,
+                  )}
+                >
+                  {h.column.getCanSort() ? (
+                    <AriaButton className="dt__sort" onPress={() => h.column.toggleSorting(sorted === 'asc')}>
+                      <span className={cx('dt__head-text', meta?.hideHeader && 'ui-visually-hidden')}>
+                        {text}
+                      </span>
+                      {sorted === 'asc' ? (
+                        <ArrowUp size={14} aria-hidden="true" />
+                      ) : sorted === 'desc' ? (
+                        <ArrowDown size={14} aria-hidden="true" />
+                      ) : (
+                        <ArrowUpDown size={14} aria-hidden="true" className="dt__sort-idle" />
+                      )}
+                    </AriaButton>
+                  ) : (
+                    <span className={cx('dt__head-text', meta?.hideHeader && 'ui-visually-hidden')}>
+                      {text}
+                    </span>
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        </div>
+        <div role="rowgroup" className="dt__body" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((v) => {
+            const row = rows[v.index];
+            if (!row) return null;
+            const active = v.index === activeIndex;
+            return (
+              <div
+                key={row.id}
+                id={`${idPrefix}-r${v.index}`}
+                role="row"
+                aria-rowindex={v.index + 2}
+                aria-selected={active}
+                className={cx('dt__row', active && 'dt__row--active', rowClassName?.(row.original))}
+                data-testid={rowTestId}
+                data-row-id={row.id}
+                {...rowData?.(row.original)}
+                style={{ transform: `translateY(${v.start - rowHeight}px)`, height: v.size }}
+                onClick={() => {
+                  setActive(row.id);
+                  onOpen?.(row.id, row.original);
+                }}
+              >
+                {row.getVisibleCells().map((c, ci) => {
+                  const meta = c.column.columnDef.meta;
+                  return (
+                    <div
+                      key={c.id}
+                      role="gridcell"
+                      aria-colindex={ci + 1}
+                      className={cx('dt__cell', meta?.align === 'end' && 'dt__cell--end', meta?.className)}
+                      title={cellTitle(row, c.column.id, meta)}
+                    >
+                      {flexRender(c.column.columnDef.cell, c.getContext())}
+                    </div>
+                  );
+                })}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      {rows.length === 0 && empty && <div className="dt__empty">{empty}</div>}
+    </div>
+  );
+}

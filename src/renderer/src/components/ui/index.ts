@@ -1,0 +1,23 @@
+/** The design system: thin wrappers over React Aria Components with the tokens in styles/. */
+export { AmountField } from './AmountField';
+export { Badge } from './Badge';
+export type { BadgeTone } from './Badge';
+export { Button } from './Button';
+export type { ButtonVariant } from './Button';
+export { Checkbox, Switch } from './Checkbox';
+export { CopyableId } from './CopyableId';
+export { copyText } from './copy';
+export { DataTable } from './DataTable';
+export type { DataColumn } from './DataTable';
+export { DensityToggle } from './DensityToggle';
+export { useDensity, ROW_HEIGHTS } from './density';
+export { ConfirmDialog, Dialog } from './Dialog';
+export { IconButton } from './IconButton';
+export { RelativeTime } from './RelativeTime';
+export { useNow } from './clock';
+export { Select } from './Select';
+export type { SelectOption } from './Select';
+export { EmptyState, ErrorState, Skeleton } from './States';
+export { Tabs } from './Tabs';
+export { SearchField, TextArea, TextField } from './TextField';
+export { Tooltip } from './Tooltip';

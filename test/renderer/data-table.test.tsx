@@ -1,0 +1,222 @@
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DataTable, DensityToggle } from '../../src/renderer/src/components/ui';
+import type { DataColumn } from '../../src/renderer/src/components/ui';
+import { setDensity } from '../../src/renderer/src/components/ui/density';
+
+interface Item {
+  id: string;
+  name: string;
+  amount: number;
+  note: string;
+}
+
+const columns: DataColumn<Item>[] = [
+  { id: 'name', accessorKey: 'name', header: 'Name', meta: { width: 'minmax(0, 2fr)' } },
+  { id: 'amount', accessorKey: 'amount', header: 'Amount', meta: { width: '120px', align: 'end' } },
+  {
+    id: 'note',
+    accessorKey: 'note',
+    header: 'Note',
+    enableSorting: false,
+    cell: (c) => <strong>{c.row.original.note.toUpperCase()}</strong>,
+    meta: { title: (r) => `Full note: ${r.note}` },
+  },
+];
+
+function items(n: number): Item[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `it_${i}`,
+    name: `Item ${String(i).padStart(5, '0')}`,
+    amount: (i * 7919) % 1000,
+    note: `note ${i}`,
+  }));
+}
+
+function bodyRows(): HTMLElement[] {
+  return screen.getAllByTestId('row');
+}
+
+// jsdom lays nothing out: give the scroll container a size so the virtualizer renders a window.
+beforeAll(() => {
+  vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockImplementation(
+    () =>
+      ({
+        x: 0,
+        y: 0,
+        top: 0,
+        left: 0,
+        bottom: 400,
+        right: 800,
+        width: 800,
+        height: 400,
+        toJSON: () => ({}),
+      }) as DOMRect,
+  );
+  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 400 });
+  Object.defineProperty(HTMLElement.prototype, 'offsetHeight', { configurable: true, get: () => 400 });
+  Object.defineProperty(HTMLElement.prototype, 'offsetWidth', { configurable: true, get: () => 800 });
+});
+
+beforeEach(() => {
+  localStorage.clear();
+  act(() => setDensity('comfortable'));
+});
+afterEach(() => cleanup());
+
+describe('DataTable', () => {
+  it('is an accessible grid: named, counted, headers and cells by role, one column template', () => {
+    render(
+      <DataTable data={items(3)} columns={columns} getRowId={(r) => r.id} label="Things" rowTestId="row" />,
+    );
+    const grid = screen.getByRole('grid', { name: 'Things' });
+    expect(grid.getAttribute('aria-rowcount')).toBe('4');
+    expect(grid.getAttribute('aria-colcount')).toBe('3');
+    expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Name', 'Amount', 'Note']);
+    // Every row reads the same grid template from the table, so columns line up.
+    expect(grid.style.getPropertyValue('--dt-columns')).toBe('minmax(0, 2fr) 120px minmax(0, 1fr)');
+    const rows = bodyRows();
+    expect(rows).toHaveLength(3);
+    expect(
+      within(rows[0]!)
+        .getAllByRole('gridcell')
+        .map((c) => c.textContent),
+    ).toEqual(['Item 00000', '0', 'NOTE 0']);
+  });
+
+  it('gives every cell its full value as the title (or the column’s own title)', () => {
+    render(
+      <DataTable data={items(2)} columns={columns} getRowId={(r) => r.id} label="Things" rowTestId="row" />,
+    );
+    const cells = within(bodyRows()[1]!).getAllByRole('gridcell');
+    expect(cells[0]!.title).toBe('Item 00001');
+    expect(cells[1]!.title).toBe('919');
+    expect(cells[2]!.title).toBe('Full note: note 1');
+  });
+
+  it('sorts by clicking a header and says so with aria-sort', () => {
+    render(
+      <DataTable data={items(5)} columns={columns} getRowId={(r) => r.id} label="Things" rowTestId="row" />,
+    );
+    const amount = screen.getByRole('columnheader', { name: /Amount/ });
+    expect(amount.getAttribute('aria-sort')).toBe('none');
+    expect(screen.getByRole('columnheader', { name: 'Note' }).hasAttribute('aria-sort')).toBe(false);
+    fireEvent.click(within(amount).getByRole('button'));
+    expect(amount.getAttribute('aria-sort')).toBe('ascending');
+    const asc = bodyRows().map((r) => Number(within(r).getAllByRole('gridcell')[1]!.textContent));
+    expect(asc).toEqual([...asc].sort((a, b) => a - b));
+    fireEvent.click(within(amount).getByRole('button'));
+    expect(amount.getAttribute('aria-sort')).toBe('descending');
+    const desc = bodyRows().map((r) => Number(within(r).getAllByRole('gridcell')[1]!.textContent));
+    expect(desc).toEqual([...asc].reverse());
+  });
+
+  it('moves the highlighted row with j/k and the arrows, and Enter opens it', () => {
+    const opened: string[] = [];
+    render(
+      <DataTable
+        data={items(5)}
+        columns={columns}
+        getRowId={(r) => r.id}
+        label="Things"
+        rowTestId="row"
+        onOpen={(id) => opened.push(id)}
+      />,
+    );
+    const grid = screen.getByRole('grid');
+    act(() => grid.focus());
+    const active = () => document.getElementById(grid.getAttribute('aria-activedescendant') ?? '');
+    expect(active()?.getAttribute('data-row-id')).toBe('it_0');
+    expect(active()?.getAttribute('aria-selected')).toBe('true');
+    fireEvent.keyDown(grid, { key: 'j' });
+    fireEvent.keyDown(grid, { key: 'ArrowDown' });
+    expect(active()?.getAttribute('data-row-id')).toBe('it_2');
+    fireEvent.keyDown(grid, { key: 'k' });
+    expect(active()?.getAttribute('data-row-id')).toBe('it_1');
+    fireEvent.keyDown(grid, { key: 'End' });
+    expect(active()?.getAttribute('data-row-id')).toBe('it_4');
+    fireEvent.keyDown(grid, { key: 'ArrowDown' });
+    expect(active()?.getAttribute('data-row-id')).toBe('it_4');
+    fireEvent.keyDown(grid, { key: 'Enter' });
+    expect(opened).toEqual(['it_4']);
+    expect(bodyRows().filter((r) => r.getAttribute('aria-selected') === 'true')).toHaveLength(1);
+  });
+
+  it('follows a controlled selection and reports moves to its owner', () => {
+    const moves: (string | null)[] = [];
+    const { rerender } = render(
+      <DataTable
+        data={items(5)}
+        columns={columns}
+        getRowId={(r) => r.id}
+        label="Things"
+        rowTestId="row"
+        activeId="it_3"
+        onActiveChange={(id) => moves.push(id)}
+      />,
+    );
+    const grid = screen.getByRole('grid');
+    expect(document.getElementById(grid.getAttribute('aria-activedescendant')!)?.dataset['rowId']).toBe(
+      'it_3',
+    );
+    fireEvent.keyDown(grid, { key: 'j' });
+    expect(moves).toEqual(['it_4']);
+    rerender(
+      <DataTable
+        data={items(5)}
+        columns={columns}
+        getRowId={(r) => r.id}
+        label="Things"
+        rowTestId="row"
+        activeId="it_1"
+      />,
+    );
+    expect(document.getElementById(grid.getAttribute('aria-activedescendant')!)?.dataset['rowId']).toBe(
+      'it_1',
+    );
+  });
+
+  it('keeps only the rows in view in the DOM, for 10,000 rows', () => {
+    render(
+      <DataTable
+        data={items(10_000)}
+        columns={columns}
+        getRowId={(r) => r.id}
+        label="Things"
+        rowTestId="row"
+      />,
+    );
+    const n = bodyRows().length;
+    expect(n).toBeGreaterThan(5);
+    expect(n).toBeLessThan(60);
+    expect(screen.getByRole('grid').getAttribute('aria-rowcount')).toBe('10001');
+  });
+
+  it('switches density for every table and remembers it', () => {
+    render(
+      <>
+        <DensityToggle />
+        <DataTable data={items(2)} columns={columns} getRowId={(r) => r.id} label="Things" rowTestId="row" />
+      </>,
+    );
+    expect(bodyRows()[0]!.style.height).toBe('40px');
+    fireEvent.click(screen.getByRole('radio', { name: 'Compact rows' }));
+    expect(bodyRows()[0]!.style.height).toBe('30px');
+    expect(localStorage.getItem('treasury-desk.density')).toBe('compact');
+    expect(document.documentElement.dataset['density']).toBe('compact');
+  });
+
+  it('shows the empty state when there is no row', () => {
+    render(
+      <DataTable
+        data={[]}
+        columns={columns}
+        getRowId={(r: Item) => r.id}
+        label="Things"
+        empty={<p>Nothing here yet</p>}
+      />,
+    );
+    expect(screen.getByText('Nothing here yet')).toBeTruthy();
+    expect(screen.queryAllByRole('row')).toHaveLength(1);
+  });
+});
