@@ -9,6 +9,7 @@ import { call, errorMessage } from '../../lib/desk';
 import { useAnswers } from './answers-store';
 import type { UploadLimits } from './answers-store';
 import { formatBytes, formatTime } from './format';
+import { LockerPicker } from '../locker/LockerPicker';
 
 const ACTIVE = new Set(['queued', 'uploading', 'sending', 'verifying']);
 
@@ -323,6 +324,16 @@ export function AnswerComposer({
               staging={staging.staging}
               files={files}
               onRemove={answerDraft.removeFile}
+            />
+          )}
+          {wantsFiles && (
+            <LockerPicker
+              rfiId={rfiId}
+              questionId={questionId}
+              questionType={questionType}
+              disabled={locked}
+              onAttached={(f) => answerDraft.addFiles([f])}
+              onProblem={setProblem}
             />
           )}
           <p id={`${idBase}-saved`} className="muted" aria-live="polite" data-testid="draft-state">
