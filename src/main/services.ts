@@ -14,6 +14,8 @@ import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
 import { createLocker } from './locker/service';
+import { createCaseFiles } from './case-files/service';
+import { openCaseFileJournal } from './case-files/journal';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
 import { createReturnsService } from './returns/service';
@@ -252,6 +254,16 @@ export async function createServices(options: ServicesOptions): Promise<Services
     legalEntityId: session.credential?.legalEntityId ?? null,
   });
 
+  // What case files need that the bank does not keep: uploaded documents' names, events seen.
+  await mkdir(path.join(dataDir, 'case-files'), { recursive: true, mode: 0o700 });
+  const caseFileJournal = await openCaseFileJournal({
+    dataDir,
+    log,
+    codec: atRest,
+    report: (p) => stores.report(p),
+  });
+  const journalFailed = (err: unknown): void => log.warn('case files: journal not written', { error: err });
+
   // The RFI cache re-reads an RFI once one of our answers landed (its status moved).
   let afterAnswerSent: (rfiId: string) => void = () => undefined;
   const rfiAnswers = await createRfiAnswers({
@@ -269,6 +281,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     onSent: (rfiId) => afterAnswerSent(rfiId),
     // Every upload and response is a write to the bank: audited like the others.
     audit: (line) => operations.record(line),
+    onUploaded: (doc) => void caseFileJournal.upload(doc).catch(journalFailed),
   });
 
   const rfis = await createRfiService({
@@ -283,6 +296,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     platform: options.platform,
     log,
     ...(options.rfis ? { options: options.rfis } : {}),
+    onSeen: ({ rfiId, kind, detail }) =>
+      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
   });
   afterAnswerSent = (rfiId) =>
     void rfis
@@ -298,6 +313,24 @@ export async function createServices(options: ServicesOptions): Promise<Services
     rfis,
     dataDir,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
+    onSeen: ({ rfiId, kind, detail }) =>
+      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
+  });
+  const caseFiles = createCaseFiles({
+    dataDir,
+    bank,
+    cachedRfi: async (rfiId) => (await rfis.get(rfiId, false).catch(() => null))?.rfi ?? null,
+    audit,
+    journal: caseFileJournal,
+    platform: options.platform,
+    log,
+    environment: () => ({
+      name: session.environment.name,
+      kind: session.environment.kind,
+      baseUrl: session.environment.baseUrl,
+    }),
+    legalEntity: () => session.credential?.legalEntityId ?? null,
+    who: () => session.who(),
   });
 
   const locker = await createLocker({
@@ -342,6 +375,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     webhooks,
     crypto,
     locker,
+    caseFiles,
+    caseFileJournal,
     get returns() {
       return returns;
     },

@@ -7,6 +7,7 @@ import { rfiAnswersHandlers } from '../rfi-answers/handlers';
 import { rfisHandlers } from '../rfis/handlers';
 import { webhookHandlers } from '../rfis/webhook-handlers';
 import { lockerHandlers } from '../locker/handlers';
+import { caseFilesHandlers } from '../case-files/handlers';
 import { sessionHandlers } from '../session/session-handlers';
 import { settingsHandlers } from '../session/settings-handlers';
 import { vaultHandlers } from '../session/vault-handlers';
@@ -24,5 +25,6 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...rfisHandlers(core),
     ...webhookHandlers(core),
     ...lockerHandlers(core),
+    ...caseFilesHandlers(core),
   };
 }

@@ -18,9 +18,16 @@ import type { DraftRecord, DraftStore } from './drafts';
 import { CHUNK_BYTES, UPLOAD_EXTENSIONS, openFileArea } from './files';
 import type { FileArea } from './files';
 import { openOutbox } from './outbox';
-import type { Outbox, OutboxAuditLine, OutboxBank, OutboxEntry, OutboxRetry } from './outbox';
+import type {
+  Outbox,
+  OutboxAuditLine,
+  OutboxBank,
+  OutboxEntry,
+  OutboxRetry,
+  UploadedDocument,
+} from './outbox';
 
-export type { Outbox, OutboxBank, OutboxEntry } from './outbox';
+export type { Outbox, OutboxBank, OutboxEntry, UploadedDocument } from './outbox';
 export { sniffContentType } from './files';
 
 export interface RfiAnswersOptions {
@@ -50,6 +57,8 @@ export interface RfiAnswersDeps {
   report?(problem: StateFileProblem): void;
   /** Records every upload and response in the audit log (must not throw). */
   audit?(line: OutboxAuditLine): Promise<void>;
+  /** Told once a document reached the bank. */
+  onUploaded?(doc: UploadedDocument): void;
 }
 
 export interface DraftInput {
@@ -134,6 +143,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     ...(scope ? { scope } : {}),
     filePath: (ref) => files.resolve(ref).path,
     ...(deps.audit ? { audit: deps.audit } : {}),
+    ...(deps.onUploaded ? { onUploaded: deps.onUploaded } : {}),
     now: deps.serverNow,
     ...(deps.options?.retry ? { retry: deps.options.retry } : {}),
     onChange: (v) => deps.events.emit('answers.changed', v),

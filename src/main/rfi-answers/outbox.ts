@@ -151,8 +151,23 @@ export interface OutboxOptions {
    * was lost). Must not throw.
    */
   audit?(line: OutboxAuditLine): Promise<void>;
+  /** Told once a document reached the bank (the case file keeps its name and sha256). */
+  onUploaded?(doc: UploadedDocument): void;
   /** Start the timer-driven runner (tests drive `runDue` themselves when false). */
   autoRun?: boolean;
+}
+
+export interface UploadedDocument {
+  documentId: string;
+  name: string;
+  sha256: string;
+  sizeBytes: number;
+  contentType: string;
+  documentType: string;
+  rfiId: string;
+  questionId: string;
+  answerId: string;
+  uploadedAt: string;
 }
 
 export interface OutboxAuditLine {
@@ -489,6 +504,22 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
             outcome: 'succeeded',
             detail: uploadDetail(e, d),
           });
+          try {
+            options.onUploaded?.({
+              documentId: d.documentId as string,
+              name: d.name,
+              sha256: d.sha256 ?? '',
+              sizeBytes: d.sizeBytes,
+              contentType: d.contentType,
+              documentType: d.documentType,
+              rfiId: e.rfiId,
+              questionId: e.questionId,
+              answerId: e.id,
+              uploadedAt: new Date().toISOString(),
+            });
+          } catch (err) {
+            log.warn('rfi-answers: onUploaded failed', { error: err });
+          }
           break;
         } catch (err) {
           const de = asDeskError(err);

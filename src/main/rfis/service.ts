@@ -61,6 +61,8 @@ export interface RfiServiceDeps {
   codec?: AtRestCodec;
   /** Tells the analyst about a cache file that could not be read and was moved aside. */
   report?(problem: StateFileProblem): void;
+  /** Told of every notification shown for an RFI (the case file lists them). */
+  onSeen?(seen: { rfiId: string; kind: 'notification'; detail: string }): void;
 }
 
 export type ChangeSource = RfiChangedView['source'];
@@ -249,6 +251,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     const prefs = settings.get().notifications;
     for (const plan of detector.plan(diffs, { newRfi: prefs.newRfi, rfiStatus: prefs.rfiStatus })) {
       const rfiId = plan.rfiId;
+      if (rfiId) deps.onSeen?.({ rfiId, kind: 'notification', detail: `${plan.title}: ${plan.body}` });
       try {
         platform.notify({
           title: plan.title,

@@ -9,6 +9,7 @@ import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
 import { rfisChannels, rfisEvents } from './channels/rfis';
 import { webhookChannels, webhookEvents } from './channels/webhook';
 import { lockerChannels, lockerEvents } from './channels/locker';
+import { caseFilesChannels } from './channels/case-files';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -25,6 +26,7 @@ export const channels = {
   ...rfisChannels,
   ...webhookChannels,
   ...lockerChannels,
+  ...caseFilesChannels,
 } as const;
 
 /** Every main → renderer push event. */
