@@ -731,7 +731,13 @@ export class BankClient {
       timeout: { connect: 10_000, response: 60_000 },
       ...(linked.signal ? { signal: linked.signal } : {}),
     });
-    stream.once('close', () => linked.dispose());
+    let disposed = false;
+    const dispose = (): void => {
+      if (disposed) return;
+      disposed = true;
+      linked.dispose();
+    };
+    for (const ev of ['end', 'error', 'close']) stream.once(ev, dispose);
     try {
       await new Promise<void>((resolve, reject) => {
         stream.once('response', (res: { statusCode: number }) => {
