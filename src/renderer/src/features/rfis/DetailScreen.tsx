@@ -11,6 +11,7 @@ import { AnswerComposer, AnswerStatus } from './AnswerComposer';
 import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
 import { formatTime } from './format';
+import { CaseFileExport } from '../case-files/CaseFileExport';
 
 type Question = RfiDetailView['rfi']['questions'][number];
 type Response = Question['responses'][number];
@@ -146,6 +147,7 @@ export function DetailScreen({ id }: { id: string }) {
           </dd>
         </div>
       </dl>
+      <CaseFileExport rfiIds={[rfi.id]} />
       {detail.fromCache && (
         <p className="muted" role="status" data-testid="rfi-from-cache">
           The bank could not be reached: this is the copy saved on this computer.

@@ -13,6 +13,7 @@ import { DeadlineClock } from './DeadlineClock';
 import { formatTime } from './format';
 import { queueSubscription, useQueue } from './queue-store';
 import type { QueueFilter } from './queue-store';
+import { CaseFileExport } from '../case-files/CaseFileExport';
 
 const ROW_HEIGHT = 56;
 
@@ -270,6 +271,12 @@ export function QueueScreen() {
         {' · j/k to move, Enter to open, / to search'}
       </p>
 
+      {loaded && visible.length > 0 && visible.length <= 500 && (
+        <CaseFileExport
+          rfiIds={visible.map((r) => r.id)}
+          label={`Export case file of ${visible.length === rows.length ? 'all' : 'these'} ${visible.length} RFI${visible.length === 1 ? '' : 's'}…`}
+        />
+      )}
       <div className="rfi-row rfi-row--head" aria-hidden="true">
         <span />
         <span>Type</span>
