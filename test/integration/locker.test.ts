@@ -253,6 +253,21 @@ describe('evidence locker', () => {
       sha256: sha(pdfBytes(10)),
     });
     expect(replaced.document?.history.map((v) => v.sha256)).toEqual([sha(bytes)]);
+
+    // Type, holder and note can change; removing deletes every version's sealed copy.
+    const updated = await t.services.handlers['locker.update']({
+      id: added.document!.id,
+      holder: { kind: 'company', name: 'Lovelace Ltd' },
+      note: 'utility bill',
+    });
+    expect(updated).toMatchObject({
+      holder: { kind: 'company', name: 'Lovelace Ltd' },
+      note: 'utility bill',
+    });
+    expect(await readdir(path.join(t.dataDir, 'locker', 'blobs'))).toHaveLength(2);
+    expect(await t.services.handlers['locker.remove']({ id: added.document!.id })).toEqual({ removed: true });
+    expect(await readdir(path.join(t.dataDir, 'locker', 'blobs'))).toEqual([]);
+    expect((await t.services.handlers['locker.list'](undefined)).documents).toEqual([]);
   });
 
   it('a document expiring in 6 days raises exactly one notification, also after a restart', async () => {

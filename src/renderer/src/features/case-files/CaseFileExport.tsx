@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button, Checkbox } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
+import './case-files.css';
 
 export interface CaseFileExportProps {
   /** The RFIs in the case file (one RFI, or the queue's filtered set). */

@@ -4,10 +4,20 @@ import { DOCUMENT_TYPES, DOCUMENT_TYPE_LABELS, isDocumentType } from '../../../.
 import type { DocumentType } from '../../../../shared/catalogue';
 import type { LockerDocumentView } from '../../../../shared/ipc/channels/locker';
 import { FileDrop } from '../../components/FileDrop';
-import { Badge, Button, EmptyState, SearchField, Select, TextArea, TextField } from '../../components/ui';
+import {
+  Badge,
+  Button,
+  ConfirmDialog,
+  EmptyState,
+  SearchField,
+  Select,
+  TextArea,
+  TextField,
+} from '../../components/ui';
 import { useSubscription } from '../../lib/events';
 import { formatBytes } from '../rfis/format';
 import { lockerSubscription, useLocker } from './store';
+import './locker.css';
 
 const typeOptions = DOCUMENT_TYPES.map((t) => ({ value: t, label: DOCUMENT_TYPE_LABELS[t] }));
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -146,6 +156,7 @@ function AddDocument() {
 
 function DocumentRow({ doc }: { doc: LockerDocumentView }) {
   const { replacePicked, remove } = useLocker.getState();
+  const [confirming, setConfirming] = useState(false);
   const openRfis = doc.usedBy.filter((u) => u.open);
   const label = DOCUMENT_TYPE_LABELS[doc.documentType as DocumentType] ?? doc.documentType;
   return (
@@ -197,9 +208,24 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
         <Button size="sm" onPress={() => void replacePicked(doc.id, {})}>
           Replace with a newer file…
         </Button>
-        <Button size="sm" variant="danger" onPress={() => void remove(doc.id)}>
+        <Button size="sm" variant="danger" onPress={() => setConfirming(true)}>
           Remove from the locker
         </Button>
+        <ConfirmDialog
+          isOpen={confirming}
+          onOpenChange={setConfirming}
+          title="Remove this document?"
+          confirmLabel="Remove it and its earlier versions"
+          variant="danger"
+          onConfirm={() => {
+            setConfirming(false);
+            void remove(doc.id);
+          }}
+        >
+          {label} of {doc.holder.name} ({doc.current.name}) and its {doc.history.length} earlier version
+          {doc.history.length === 1 ? '' : 's'} leave the locker. Answers already sent keep their copies at
+          the bank.
+        </ConfirmDialog>
       </div>
     </li>
   );
@@ -219,6 +245,8 @@ export function LockerScreen() {
   const { load, setFilter } = useLocker.getState();
   useSubscription(lockerSubscription);
   useEffect(() => {
+    // A notice of an earlier visit is not news now.
+    useLocker.setState({ notice: null });
     void load();
   }, [load]);
   const expiring = documents.filter((d) => d.expiry === 'expired' || d.expiry === 'soon');
