@@ -185,6 +185,25 @@ describe('case file export', () => {
     );
   });
 
+  it('a filtered set of RFIs in one PDF, each with its questions and staff responses; no ZIP unless asked', async () => {
+    const ids = t.services.sandbox!.fixtures.legal_entities[0]!.rfi_ids.slice(0, 3);
+    const target = path.join(dir, 'set.pdf');
+    t.platform.nextSaveAnswers.push(target);
+    const r = await t.services.handlers['caseFiles.export']({ rfiIds: ids, zip: false });
+    expect(r).toMatchObject({ path: target, zipPath: null, rfis: 3 });
+    expect((await readdir(dir)).filter((f) => f.startsWith('set'))).toEqual(['set.pdf']);
+    const text = await pdfText(target);
+    expect(text).toContain('Case file: 3 RFIs');
+    for (const id of ids) {
+      const rfi = await t.services.bank.getRfi(id);
+      expect(text).toContain(`RFI ${id}`);
+      for (const q of rfi.questions) {
+        expect(text).toContain(`question id ${q.id}`);
+        for (const resp of q.responses) expect(text).toContain(`response id ${resp.id}`);
+      }
+    }
+  });
+
   it('a cancelled save dialog writes nothing; an unknown RFI is refused', async () => {
     const rfiId = t.services.sandbox!.fixtures.legal_entities[0]!.rfi_ids[0]!;
     t.platform.nextSaveAnswers.push(null);
