@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
+import { chooseOption } from './ui-controls';
 import { seriousA11yViolations } from './axe';
 import type { Harness } from '../harness/harness';
 import { staffOf } from '../support/sandbox-staff';
@@ -297,18 +298,20 @@ test.describe('exchange: account book', () => {
     await expect(book).toContainText(foreignUsd.id);
 
     // Relabel one of ours: the form offers it under the new label.
-    await app.getByLabel(`Label of ${ownUsd.id}`).fill('Treasury USD (main)');
+    await app.getByLabel(`Label of ${ownUsd.id}`, { exact: true }).fill('Treasury USD (main)');
     await app.getByRole('button', { name: `Save label of ${ownUsd.id}` }).click();
-    await expect(app.getByLabel(`Label of ${ownUsd.id}`)).toHaveValue('Treasury USD (main)');
+    await expect(app.getByLabel(`Label of ${ownUsd.id}`, { exact: true })).toHaveValue('Treasury USD (main)');
 
     // B's seeded entry is known to be B's and is not offered to A; typed in by hand, it is.
     await app.getByRole('button', { name: `Remove ${foreignUsd.id}` }).click();
     await expect(book).not.toContainText(foreignUsd.id);
-    await app.getByLabel('Account id').fill(foreignUsd.id);
+    await app.getByLabel('Account id', { exact: true }).fill(foreignUsd.id);
     await app.getByLabel('Label', { exact: true }).fill('Typed in by the analyst');
-    await app.getByLabel('Asset').selectOption('USD');
+    await chooseOption(app, app, 'Asset', 'USD');
     await app.getByRole('button', { name: 'Add account' }).click();
-    await expect(app.getByLabel(`Label of ${foreignUsd.id}`)).toHaveValue('Typed in by the analyst');
+    await expect(app.getByLabel(`Label of ${foreignUsd.id}`, { exact: true })).toHaveValue(
+      'Typed in by the analyst',
+    );
 
     await app.getByRole('link', { name: 'Back to the order form' }).click();
     const pays = app.getByTestId('crypto-pays');

@@ -6,6 +6,7 @@ import { test, expect } from './fixtures';
 import { startHarness } from '../harness/harness';
 import type { Harness } from '../harness/harness';
 import { seriousA11yViolations } from './axe';
+import { chooseOption, selectButton } from './ui-controls';
 import { customerResponses, startBank, writePdf } from './rfi-workspace-support';
 import type { Bank, WireRfi } from './rfi-workspace-support';
 
@@ -92,7 +93,7 @@ test('answer a text question and a document question (progress shown); the RFI m
   await writePdf(pdf, 3 * 1024 * 1024);
   harness.platform.nextDialogAnswers.push([pdf]);
   const q2 = question(page, qDoc!.id);
-  await expect(q2.getByLabel('Document type')).toHaveValue('transaction_supporting_document');
+  await expect(selectButton(q2, 'Document type')).toContainText('transaction supporting document');
   await q2.getByRole('button', { name: 'Choose files…' }).click();
   await expect(q2.getByTestId('answer-files')).toContainText('invoice-4411.pdf · application/pdf · 3.0 MB');
   bank.proxy.uploadBytesPerTick = 128 * 1024;
@@ -109,6 +110,9 @@ test('answer a text question and a document question (progress shown); the RFI m
   // The RFI moved on, in the UI and at the bank; each answer landed once.
   await expect(page.getByTestId('rfi-status')).toHaveText('pending review');
   await expect(q1.getByTestId('question-status')).toHaveText('pending review');
+  // The page re-read the RFI after the send; the bank answered, so no offline-copy notice.
+  await expect(page.getByTestId('rfi-from-cache')).toHaveCount(0);
+  await expect(page.getByText('The bank could not be reached')).toHaveCount(0);
   const after = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
   expect(after.status).toBe('pending_review');
   expect(
@@ -132,7 +136,7 @@ test('a dropped file is staged in chunks through main and refused when the bank 
   const { page, harness } = run;
   await page.goto(`${harness.url}#/rfis/${rfiId}`);
   const q = question(page, rfi.questions[0]!.id);
-  await expect(q.getByLabel('Document type')).toHaveValue('passport');
+  await expect(selectButton(q, 'Document type')).toContainText('passport');
 
   const drop = async (name: string, type: string, bytes: number[] | string, size?: number) => {
     const zone = q.getByTestId('answer-drop');
@@ -225,7 +229,7 @@ test('drafts and answers written offline survive a restart and land exactly once
   await expect(q1.getByTestId('answer-status')).toHaveAttribute('data-state', /queued|verifying/, {
     timeout: 15_000,
   });
-  await expect(q1.getByTestId('answer-text')).toHaveValue('Freight services, offline answer.');
+  await expect(q1.getByLabel('Your answer')).toHaveValue('Freight services, offline answer.');
   await expect(q2.getByTestId('answer-files')).toContainText('contract.pdf');
   // Nothing reached the bank while it was away.
   expect(customerResponses(await bank.get<WireRfi>(`/v1/rfis/${rfiId}`), qText!.id)).toEqual([]);
@@ -309,8 +313,10 @@ test('staff closes a question while its answer is queued: the UI shows the confl
   await expect(q.getByTestId('answer-conflict')).toContainText(
     'Closed: clarified by phone with the relationship manager.',
   );
-  await expect(q.getByTestId('answer-text')).toHaveValue('Operating account for EU receivables.');
   await expect(q.getByTestId('question-status')).toHaveText('closed');
+  // The question no longer awaits an answer: what was written stays on screen as not sent.
+  await expect(q.getByTestId('unsent-notice')).toContainText('Not sent: the question was closed by the bank');
+  await expect(q.getByLabel('Your answer (not sent)')).toHaveValue('Operating account for EU receivables.');
 
   // Nothing was sent, nothing dropped: the bank has only the other response, the draft is kept.
   const after = await bank.get<WireRfi>(`/v1/rfis/${created.id}`);
@@ -338,12 +344,13 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
 
   await page.getByRole('heading', { name: 'Requests for information' }).click();
   await page.keyboard.press('/');
-  await expect(page.getByTestId('rfi-search')).toBeFocused();
+  const search = page.getByRole('searchbox', { name: 'Search' });
+  await expect(search).toBeFocused();
   await page.keyboard.type('harbour');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('2 of 8 RFIs');
   // Enter in the search moves to the results, keeping the filter.
   await page.keyboard.press('Enter');
-  await expect(page.getByTestId('rfi-list')).toBeFocused();
+  await expect(page.getByRole('grid', { name: 'RFIs' })).toBeFocused();
   await expect(page.getByTestId('rfi-visible-count')).toContainText('2 of 8 RFIs');
   await page.keyboard.press('j');
   await page.keyboard.press('j');
@@ -360,10 +367,148 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
 
   await page.goto(`${harness.url}#/rfis`);
   // The queue keeps its filter while the analyst looks at an RFI.
-  await expect(page.getByTestId('rfi-search')).toHaveValue('harbour');
-  await page.getByTestId('rfi-search').fill('');
-  await page.getByTestId('rfi-filter-status').selectOption('approved');
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('harbour');
+  await page.getByRole('searchbox', { name: 'Search' }).fill('');
+  await chooseOption(page, page, 'Status', 'approved');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('1 of 8 RFIs');
   await expect(page.getByTestId('rfi-row').first()).toContainText('No deadline');
+  await closeApp(run);
+});
+
+test('a draft whose question the bank closes or answers before it is sent stays visible: not sent, copy, discard', async ({
+  browser,
+}) => {
+  const created = await bank.post<WireRfi>('/v1/sandbox/rfis', {
+    type: 'account',
+    related_id: bank.sandbox.fixtures.legal_entities[0]!.accounts[0]!.id,
+    description: 'Drafts overtaken by the bank',
+    questions: [
+      { question_type: 'transaction.purpose', question_text: 'What is the account used for?' },
+      { question_type: 'transaction.purpose', question_text: 'Who are the main counterparties?' },
+    ],
+  });
+  const [closedQ, answeredQ] = created.questions.map((q) => q.id);
+  const run = await openApp(browser, bank);
+  const { page, harness, context } = run;
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.url });
+  await page.goto(`${harness.url}#/rfis/${created.id}`);
+  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+
+  const q1 = question(page, closedQ!);
+  const q2 = question(page, answeredQ!);
+  await q1.getByLabel('Your answer').fill('Receivables from EU distributors.');
+  await expect(q1.getByTestId('draft-state')).toHaveText('Draft saved');
+  await q2.getByLabel('Your answer').fill('Harbour Freight Ltd and two shipping agents.');
+  await expect(q2.getByTestId('draft-state')).toHaveText('Draft saved');
+  // "Draft saved" is said once per question.
+  await expect(q1.getByText('Draft saved')).toHaveCount(1);
+
+  // At the bank, before anything is sent: a colleague answers both questions elsewhere, then
+  // staff closes the first.
+  for (const qid of [closedQ, answeredQ]) {
+    await bank.post(`/v1/rfis/${created.id}/questions/${qid}/responses`, {
+      question_type: 'transaction.purpose',
+      'transaction.purpose': { response_text: 'Answered by a colleague.', document_ids: [] },
+    });
+  }
+  await bank.post(`/v1/sandbox/rfis/${created.id}/questions/${closedQ}/action`, {
+    action: 'close',
+    response_text: 'Closed: no longer needed.',
+  });
+  await page.reload();
+
+  await expect(q1.getByTestId('question-status')).toHaveText('closed');
+  await expect(q1.getByTestId('unsent-notice')).toContainText(
+    'Not sent: the question was closed by the bank',
+  );
+  await expect(q1.getByLabel('Your answer (not sent)')).toHaveValue('Receivables from EU distributors.');
+  await expect(q2.getByTestId('unsent-notice')).toContainText(
+    'Not sent: the question was answered by the bank',
+  );
+  await expect(q2.getByLabel('Your answer (not sent)')).toHaveValue(
+    'Harbour Freight Ltd and two shipping agents.',
+  );
+  // The bank has not reached: no offline notice; and nothing of ours went out.
+  await expect(page.getByTestId('rfi-from-cache')).toHaveCount(0);
+  const atBank = await bank.get<WireRfi>(`/v1/rfis/${created.id}`);
+  expect(
+    customerResponses(atBank, closedQ!).map((r) => r.response['transaction.purpose']?.response_text),
+  ).toEqual(['Answered by a colleague.']);
+  expect(
+    customerResponses(atBank, answeredQ!).map((r) => r.response['transaction.purpose']?.response_text),
+  ).toEqual(['Answered by a colleague.']);
+
+  // Copy puts the text on the clipboard.
+  await q1.getByRole('button', { name: 'Copy text' }).click();
+  await expect(q1.getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('Receivables from EU distributors.');
+
+  // Discard asks once, then deletes the draft in main; the other one stays.
+  await q1.getByRole('button', { name: 'Discard' }).click();
+  const dialog = page.getByRole('alertdialog', { name: 'Discard this answer?' });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Discard' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(q1.getByTestId('unsent-notice')).toHaveCount(0);
+  await expect(q2.getByTestId('unsent-notice')).toBeVisible();
+  const drafts = await harness.services.rfiAnswers.getDrafts(created.id);
+  expect(drafts.map((d) => d.questionId)).toEqual([answeredQ]);
+  await page.reload();
+  await expect(q2.getByLabel('Your answer (not sent)')).toHaveValue(
+    'Harbour Freight Ltd and two shipping agents.',
+  );
+  await expect(q1.getByTestId('unsent-notice')).toHaveCount(0);
+  await closeApp(run);
+});
+
+test('master-detail on a wide window: j/k moves the selection, the detail and the URL follow, Back works', async ({
+  browser,
+}) => {
+  const run = await openApp(browser, bank);
+  const { page, harness } = run;
+  await page.setViewportSize({ width: 1360, height: 880 });
+  await page.goto(`${harness.url}#/overview`);
+  await page.goto(`${harness.url}#/rfis`);
+  const grid = page.getByRole('grid', { name: 'RFIs' });
+  await expect(page.getByTestId('rfi-row').first()).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText('No RFI selected')).toBeVisible();
+
+  const rows = page.getByTestId('rfi-row');
+  const firstId = await rows.nth(0).getAttribute('data-rfi-id');
+  const secondId = await rows.nth(1).getAttribute('data-rfi-id');
+  await rows.nth(0).click();
+  await expect(page).toHaveURL(new RegExp(`#/rfis/${firstId}$`));
+  const detail = page.getByTestId('rfi-detail');
+  await expect(detail.getByRole('button', { name: 'Copy RFI id' })).toBeVisible();
+  await expect(detail.getByText(firstId!)).toBeVisible();
+  // The queue stays beside the detail.
+  await expect(grid).toBeVisible();
+
+  await grid.focus();
+  await page.keyboard.press('j');
+  await expect(page).toHaveURL(new RegExp(`#/rfis/${secondId}$`));
+  await expect(detail.getByText(secondId!)).toBeVisible();
+  await expect(page.locator('[data-testid="rfi-row"][aria-selected="true"]')).toHaveAttribute(
+    'data-rfi-id',
+    secondId!,
+  );
+  await page.keyboard.press('k');
+  await expect(page).toHaveURL(new RegExp(`#/rfis/${firstId}$`));
+  await expect(grid).toBeFocused();
+
+  // Moving with j/k replaced the history entry: Back leaves the RFI workspace.
+  await page.goBack();
+  await expect(page).toHaveURL(/#\/rfis$/);
+  await page.goBack();
+  await expect(page).toHaveURL(/#\/overview$/);
+
+  // A narrow window shows one or the other.
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await page.goto(`${harness.url}#/rfis/${firstId}`);
+  await expect(page.getByTestId('rfi-detail')).toBeVisible();
+  await expect(page.getByRole('grid', { name: 'RFIs' })).toHaveCount(0);
+  await page.getByRole('link', { name: 'Back to the queue' }).click();
+  await expect(page.getByRole('grid', { name: 'RFIs' })).toBeVisible();
+  expect(await seriousA11yViolations(page)).toEqual([]);
   await closeApp(run);
 });

@@ -70,6 +70,8 @@ describe('rfis.list / rfis.get', () => {
     expect(d.rfi.id).toBe(first.id);
     expect(d.rfi.questions.length).toBe(first.questionTotal);
     expect(d.fromCache).toBe(true);
+    // A local read while the bank answers syncs is not "the bank could not be reached".
+    expect(d.bankUnreachable).toBe(false);
     await expect(call('rfis.get', { id: 'rfi_nope' })).rejects.toMatchObject({ kind: 'not_found' });
   });
 });
@@ -123,6 +125,7 @@ describe('rfis.list filters, rfis.markSeen and unread markers', () => {
     await staffOf(t.services).adminResponse(rfi.id, q.id, { response_text: 'Please add the lease' });
     const fresh = await call('rfis.get', { id: rfi.id, refresh: true });
     expect(fresh.fromCache).toBe(false);
+    expect(fresh.bankUnreachable).toBe(false);
     expect(fresh.summary.unread).toBe(true);
     expect(fresh.lastSeenUpdatedAt).toBe(rfi.updatedAt);
     await expect(call('rfis.markSeen', { id: 'rfi_unknown' })).rejects.toMatchObject({ kind: 'not_found' });
@@ -230,6 +233,7 @@ describe('offline: the cache is shown when the bank cannot be reached', () => {
       expect(offline.sync.lastSyncedAt).toBe(online.sync.lastSyncedAt);
       const one = await run.services.rfis.get(online.items[0]!.id, true);
       expect(one.fromCache).toBe(true);
+      expect(one.bankUnreachable).toBe(true);
     } finally {
       await run?.close();
       await sb.close();

@@ -395,10 +395,15 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     poller.start();
   }
 
-  const detail = (r: RfiRepository, rfi: Rfi, fromCache: boolean): RfiDetailView => {
+  const detail = (
+    r: RfiRepository,
+    rfi: Rfi,
+    fromCache: boolean,
+    bankUnreachable: boolean,
+  ): RfiDetailView => {
     const summary = r.summary(rfi.id, now());
     if (!summary) throw new DeskFailure({ kind: 'not_found', message: `No RFI ${rfi.id} in the cache.` });
-    return { rfi, summary, fromCache, lastSeenUpdatedAt: r.lastSeen(rfi.id) ?? null };
+    return { rfi, summary, fromCache, bankUnreachable, lastSeenUpdatedAt: r.lastSeen(rfi.id) ?? null };
   };
 
   const service: RfiService = {
@@ -421,17 +426,19 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       const r = await currentRepo();
       if (!r)
         throw new DeskFailure({ kind: 'not_found', message: 'No RFIs are cached for this environment yet.' });
+      let unreachable = false;
       if (refresh) {
         try {
           const fresh = await service.refresh(id, 'refresh');
-          if (fresh) return detail(r, r.get(id) ?? fresh, false);
+          if (fresh) return detail(r, r.get(id) ?? fresh, false, false);
         } catch (err) {
           if (!(err instanceof DeskFailure) || !isTransientRead(err)) throw err;
+          unreachable = true;
         }
       }
       const cached = r.get(id);
       if (!cached) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
-      return detail(r, cached, true);
+      return detail(r, cached, true, unreachable || syncState().state === 'offline');
     },
     async sync(source, full = false) {
       await runSync(source, full);

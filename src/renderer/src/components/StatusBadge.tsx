@@ -1,4 +1,7 @@
-export type StatusTone = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
+import { Badge } from './ui/Badge';
+import type { BadgeTone } from './ui/Badge';
+
+export type StatusTone = BadgeTone;
 
 export interface StatusBadgeProps {
   /** The status as the bank reports it; unknown values are shown as they are. */
@@ -18,7 +21,7 @@ const defaultTones: Record<string, StatusTone> = {
   in_progress: 'warn',
   pending_execution: 'warn',
   pending_approval: 'warn',
-  pending_review: 'warn',
+  pending_review: 'info',
   action_required: 'warn',
   partially_completed: 'warn',
   failed: 'bad',
@@ -35,16 +38,12 @@ export function statusLabel(status: string, labels?: Record<string, string>): st
   return labels?.[status] ?? status.replace(/_/g, ' ');
 }
 
-/** A status shown as text with a tone; an unknown status is shown as received, in a neutral tone. */
+/** A status shown as a badge with a tone; an unknown status is shown as received, in a neutral tone. */
 export function StatusBadge({ status, tones, labels, ...rest }: StatusBadgeProps) {
   const tone = tones?.[status] ?? defaultTones[status] ?? 'neutral';
   return (
-    <span
-      className={`status-badge status-badge--${tone}`}
-      data-status={status}
-      data-testid={rest['data-testid']}
-    >
-      {statusLabel(status, labels)}
+    <span className="status-badge" data-status={status} data-tone={tone} data-testid={rest['data-testid']}>
+      <Badge tone={tone}>{statusLabel(status, labels)}</Badge>
     </span>
   );
 }

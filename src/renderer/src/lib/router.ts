@@ -7,7 +7,8 @@ import { create } from 'zustand';
 
 export interface RouteState {
   path: string;
-  navigate(path: string): void;
+  /** Goes to `path`; `replace` swaps the current history entry (a selection moving in a list). */
+  navigate(path: string, opts?: { replace?: boolean }): void;
 }
 
 function currentPath(): string {
@@ -17,8 +18,11 @@ function currentPath(): string {
 
 export const useRouter = create<RouteState>((set) => ({
   path: currentPath(),
-  navigate(path) {
-    if (typeof location !== 'undefined' && location.hash !== `#${path}`) location.hash = path;
+  navigate(path, opts) {
+    if (typeof location !== 'undefined' && location.hash !== `#${path}`) {
+      if (opts?.replace) location.replace(`#${path}`);
+      else location.hash = path;
+    }
     set({ path });
   },
 }));

@@ -79,8 +79,14 @@ export const rfiDetailSchema = z.object({
   /** The RFI as the bank sent it (unknown fields kept). */
   rfi: Rfi,
   summary: rfiSummarySchema,
-  /** true when the bank could not be asked (refresh failed or not requested). */
+  /** true when this is the copy saved on this computer (no fresh read of this RFI was made). */
   fromCache: z.boolean(),
+  /**
+   * true only when the bank was really not reached: a fresh read was asked for and failed as
+   * transient, or the local copy was read while the last sync found the bank offline. A local
+   * re-read after a change (an answer just sent) is not "unreachable".
+   */
+  bankUnreachable: z.boolean(),
   /** The updated_at the analyst last saw (null: never opened). */
   lastSeenUpdatedAt: z.string().nullable(),
 });

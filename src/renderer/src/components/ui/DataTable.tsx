@@ -40,7 +40,8 @@ export interface DataTableProps<T> {
   manualSorting?: boolean;
   /** The highlighted row (keyboard / selection); uncontrolled when omitted. */
   activeId?: string | null;
-  onActiveChange?(id: string | null): void;
+  /** The highlighted row moved: by the keyboard, a click, or focus entering the table. */
+  onActiveChange?(id: string | null, cause: 'keyboard' | 'pointer' | 'focus'): void;
   /** Enter or a click on a row. */
   onOpen?(id: string, row: T): void;
   /** Shown under the header when there is no row. */
@@ -92,9 +93,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const activeId = props.activeId !== undefined ? props.activeId : ownActive;
   const { onActiveChange, onSortingChange } = props;
   const setActive = useCallback(
-    (id: string | null) => {
+    (id: string | null, cause: 'keyboard' | 'pointer' | 'focus' = 'keyboard') => {
       setOwnActive(id);
-      onActiveChange?.(id);
+      onActiveChange?.(id, cause);
     },
     [onActiveChange],
   );
@@ -212,7 +213,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
         style={gridStyle}
         onKeyDown={onKeyDown}
         onFocus={(e) => {
-          if (e.target === e.currentTarget && activeIndex < 0 && rows[0]) setActive(rows[0].id);
+          if (e.target === e.currentTarget && activeIndex < 0 && rows[0]) setActive(rows[0].id, 'focus');
         }}
         data-testid={props['data-testid']}
       >
@@ -221,6 +222,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
             {headerGroup?.headers.map((h, ci) => {
               const meta = h.column.columnDef.meta;
               const text = flexRender(h.column.columnDef.header, h.getContext());
+              const headerText = h.column.columnDef.header;
               const sorted = h.column.getIsSorted();
               return (
                 <div
@@ -228,6 +230,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                   role="columnheader"
                   aria-colindex={ci + 1}
                   aria-sort={ariaSort(h as Header<unknown, unknown>)}
+                  title={typeof headerText === 'string' ? headerText : undefined}
                   className={cx(
                     'dt__cell',
                     'dt__cell--head',
@@ -276,7 +279,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                 {...rowData?.(row.original)}
                 style={{ transform: `translateY(${v.start - rowHeight}px)`, height: v.size }}
                 onClick={() => {
-                  setActive(row.id);
+                  setActive(row.id, 'pointer');
                   onOpen?.(row.id, row.original);
                 }}
               >

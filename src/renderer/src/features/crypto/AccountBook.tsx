@@ -1,6 +1,10 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
+import { ArrowLeft, Plus, Save, Trash2 } from 'lucide-react';
 import { ACCOUNT_ASSETS } from '../../../../shared/catalogue';
+import type { AccountBookEntry } from '../../../../shared/ipc/channels/crypto';
+import { Button, CopyableId, DataTable, IconButton, Select, Skeleton, TextField } from '../../components/ui';
+import type { DataColumn } from '../../components/ui';
 import { errorMessage } from '../../lib/desk';
 import { useCrypto } from './store';
 
@@ -43,101 +47,156 @@ export function AccountBook() {
     }
   };
 
+  const ownLe = context?.legalEntityId ?? null;
+  const columns = useMemo<DataColumn<AccountBookEntry>[]>(
+    () => [
+      {
+        id: 'label',
+        header: 'Label',
+        accessorKey: 'label',
+        cell: (c) => {
+          const a = c.row.original;
+          return (
+            <TextField
+              label={`Label of ${a.accountId}`}
+              hideLabel
+              className="account-book__label"
+              value={edits[a.accountId] ?? a.label}
+              onChange={(v) => setEdits((e) => ({ ...e, [a.accountId]: v }))}
+            />
+          );
+        },
+        meta: { width: 'minmax(180px, 2fr)' },
+      },
+      {
+        id: 'account',
+        header: 'Account id',
+        accessorKey: 'accountId',
+        cell: (c) => <CopyableId id={c.row.original.accountId} kind="account id" />,
+        meta: { width: 'minmax(160px, 2fr)', title: () => undefined },
+      },
+      {
+        id: 'asset',
+        header: 'Asset',
+        accessorFn: (a) => a.asset || 'unknown',
+        meta: { width: '170px' },
+      },
+      {
+        id: 'le',
+        header: 'Legal entity',
+        accessorFn: (a) => a.legalEntityId ?? '',
+        cell: (c) => {
+          const le = c.row.original.legalEntityId;
+          if (!le) return <span className="muted">not known</span>;
+          return le === ownLe ? 'Yours' : <CopyableId id={le} kind="legal entity id" />;
+        },
+        meta: {
+          width: 'minmax(120px, 1.5fr)',
+          title: (a) =>
+            a.legalEntityId
+              ? a.legalEntityId === ownLe
+                ? `Yours (${a.legalEntityId})`
+                : undefined
+              : 'not known',
+        },
+      },
+      {
+        id: 'actions',
+        header: 'Actions',
+        enableSorting: false,
+        cell: (c) => {
+          const a = c.row.original;
+          return (
+            <span className="account-book__actions">
+              <IconButton
+                label={`Save label of ${a.accountId}`}
+                icon={<Save size={16} aria-hidden="true" />}
+                isDisabled={edits[a.accountId] === undefined}
+                onPress={() =>
+                  void run(() =>
+                    saveAccount({ accountId: a.accountId, label: (edits[a.accountId] ?? a.label).trim() }),
+                  ).then((ok) => {
+                    if (ok)
+                      setEdits((e) => {
+                        const { [a.accountId]: _, ...rest } = e;
+                        return rest;
+                      });
+                  })
+                }
+              />
+              <IconButton
+                label={`Remove ${a.accountId}`}
+                variant="danger"
+                icon={<Trash2 size={16} aria-hidden="true" />}
+                onPress={() => void run(() => removeAccount(a.accountId))}
+              />
+            </span>
+          );
+        },
+        meta: { width: '96px', title: () => undefined },
+      },
+    ],
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [edits, ownLe],
+  );
+
   return (
     <section className="screen crypto-accounts" aria-labelledby={`${id}-title`}>
+      <p className="back-link">
+        <a href="#/exchange/new">
+          <ArrowLeft size={16} aria-hidden="true" /> Back to the order form
+        </a>
+      </p>
       <h1 id={`${id}-title`}>Account book</h1>
       <p className="muted">
         Account ids with your labels, offered in the exchange form. The bank checks that an account belongs to
-        your legal entity when you request a quote. <a href="#/exchange/new">Back to the order form</a>
+        your legal entity when you request a quote.
       </p>
-      {contextError && <p role="alert">{contextError}</p>}
+      {contextError && (
+        <p role="alert" className="notice notice--bad">
+          {contextError}
+        </p>
+      )}
       {error && (
         <p role="alert" className="notice notice--bad" data-testid="crypto-accounts-error">
           {error}
         </p>
       )}
-      {context && (
-        <div className="table-wrap">
-          <table data-testid="crypto-accounts">
-            <caption className="visually-hidden">Accounts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Account id</th>
-                <th scope="col">Asset</th>
-                <th scope="col">Legal entity</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {context.accounts.map((a) => (
-                <tr key={a.accountId}>
-                  <td>
-                    <label className="visually-hidden" htmlFor={`${id}-l-${a.accountId}`}>
-                      Label of {a.accountId}
-                    </label>
-                    <input
-                      id={`${id}-l-${a.accountId}`}
-                      value={edits[a.accountId] ?? a.label}
-                      onChange={(e) => setEdits({ ...edits, [a.accountId]: e.target.value })}
-                    />
-                  </td>
-                  <td>
-                    <code>{a.accountId}</code>
-                  </td>
-                  <td>{a.asset || 'unknown'}</td>
-                  <td>
-                    {a.legalEntityId ?? '—'}
-                    {a.legalEntityId && a.legalEntityId === context.legalEntityId ? ' (yours)' : ''}
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      disabled={edits[a.accountId] === undefined}
-                      onClick={() =>
-                        void run(() =>
-                          saveAccount({
-                            accountId: a.accountId,
-                            label: (edits[a.accountId] ?? a.label).trim(),
-                          }),
-                        ).then((ok) => {
-                          if (ok) {
-                            const { [a.accountId]: _, ...rest } = edits;
-                            setEdits(rest);
-                          }
-                        })
-                      }
-                    >
-                      Save label<span className="visually-hidden"> of {a.accountId}</span>
-                    </button>{' '}
-                    <button type="button" onClick={() => void run(() => removeAccount(a.accountId))}>
-                      Remove<span className="visually-hidden"> {a.accountId}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      {!context ? (
+        !contextError && <Skeleton label="Loading the account book" lines={3} />
+      ) : (
+        <div className="list-table" data-testid="crypto-accounts">
+          <DataTable
+            data={context.accounts}
+            columns={columns}
+            getRowId={(a) => a.accountId}
+            label="Accounts"
+          />
         </div>
       )}
-      <form className="crypto-accounts__add" onSubmit={(e) => void add(e)}>
+      <form className="crypto-accounts__add panel" onSubmit={(e) => void add(e)}>
         <h2>Add an account</h2>
-        <label htmlFor={`${id}-new-id`}>Account id</label>
-        <input id={`${id}-new-id`} value={accountId} onChange={(e) => setAccountId(e.target.value)} />
-        <label htmlFor={`${id}-new-label`}>Label</label>
-        <input id={`${id}-new-label`} value={label} onChange={(e) => setLabel(e.target.value)} />
-        <label htmlFor={`${id}-new-asset`}>Asset</label>
-        <select id={`${id}-new-asset`} value={asset} onChange={(e) => setAsset(e.target.value)}>
-          <option value="">Unknown</option>
-          {ACCOUNT_ASSETS.map((x) => (
-            <option key={x} value={x}>
-              {x}
-            </option>
-          ))}
-        </select>
-        <button type="submit" disabled={!accountId.trim() || !label.trim()}>
-          Add account
-        </button>
+        <div className="crypto-accounts__fields">
+          <TextField label="Account id" mono value={accountId} onChange={setAccountId} />
+          <TextField label="Label" value={label} onChange={setLabel} />
+          <Select
+            label="Asset"
+            value={asset}
+            onChange={setAsset}
+            options={[
+              { value: '', label: 'Unknown' },
+              ...ACCOUNT_ASSETS.map((x) => ({ value: x, label: x })),
+            ]}
+          />
+          <Button
+            type="submit"
+            variant="primary"
+            icon={<Plus size={16} aria-hidden="true" />}
+            isDisabled={!accountId.trim() || !label.trim()}
+          >
+            Add account
+          </Button>
+        </div>
       </form>
     </section>
   );

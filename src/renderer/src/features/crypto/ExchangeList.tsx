@@ -1,7 +1,22 @@
-import { useEffect, useId } from 'react';
+import { useEffect, useId, useMemo } from 'react';
+import { BookUser, Plus } from 'lucide-react';
+import type { OrderView } from '../../../../shared/ipc/channels/crypto';
 import { Money } from '../../components/Money';
-import { StatusBadge } from '../../components/StatusBadge';
+import { StatusBadge, statusLabel } from '../../components/StatusBadge';
+import {
+  CopyableId,
+  DataTable,
+  DensityToggle,
+  EmptyState,
+  RelativeTime,
+  Skeleton,
+} from '../../components/ui';
+import type { DataColumn } from '../../components/ui';
+import { useRouter } from '../../lib/router';
 import { useCrypto } from './store';
+
+const sideLabel = (o: OrderView): string =>
+  `${o.request.side === 'buy' ? 'Buy' : o.request.side === 'sell' ? 'Sell' : o.request.side} ${o.request.symbol}`;
 
 /** This workstation's quotes and orders in the active environment, newest first. */
 export function ExchangeList() {
@@ -10,6 +25,7 @@ export function ExchangeList() {
   const loaded = useCrypto((s) => s.listLoaded);
   const listError = useCrypto((s) => s.listError);
   const loadList = useCrypto((s) => s.loadList);
+  const navigate = useRouter((s) => s.navigate);
   const id = useId();
 
   useEffect(() => {
@@ -19,74 +35,146 @@ export function ExchangeList() {
     return () => clearInterval(t);
   }, [loadList]);
 
+  const rows = useMemo(() => ids.map((oid) => orders[oid]).filter((o): o is OrderView => !!o), [ids, orders]);
+  const columns = useMemo<DataColumn<OrderView>[]>(
+    () => [
+      {
+        id: 'order',
+        header: 'Order',
+        accessorFn: sideLabel,
+        cell: (c) => (
+          <a
+            href={`#/exchange/${c.row.original.id}`}
+            onClick={(e) => e.stopPropagation()}
+            className="dt__link"
+          >
+            {sideLabel(c.row.original)}
+          </a>
+        ),
+        meta: { width: 'minmax(100px, 1fr)' },
+      },
+      {
+        id: 'requested',
+        header: 'Requested',
+        accessorFn: (o) => Number(o.request.requested_amount),
+        cell: (c) => (
+          <Money
+            amount={c.row.original.request.requested_amount}
+            currency={c.row.original.request.requested_asset}
+          />
+        ),
+        meta: {
+          width: 'minmax(110px, 1.2fr)',
+          align: 'end',
+          title: (o) => `${o.request.requested_amount} minor units ${o.request.requested_asset}`,
+        },
+      },
+      {
+        id: 'pays',
+        header: 'Pays',
+        enableSorting: false,
+        cell: (c) => {
+          const t = c.row.original.crypto;
+          return t ? <Money amount={t.customer_pays_amount} currency={t.customer_pays_asset} /> : '—';
+        },
+        meta: {
+          width: 'minmax(100px, 1fr)',
+          align: 'end',
+          title: (o) =>
+            o.crypto
+              ? `${o.crypto.customer_pays_amount} minor units ${o.crypto.customer_pays_asset}`
+              : undefined,
+        },
+      },
+      {
+        id: 'receives',
+        header: 'Receives',
+        enableSorting: false,
+        cell: (c) => {
+          const t = c.row.original.crypto;
+          return t ? <Money amount={t.customer_receives_amount} currency={t.customer_receives_asset} /> : '—';
+        },
+        meta: {
+          width: 'minmax(110px, 1.2fr)',
+          align: 'end',
+          title: (o) =>
+            o.crypto
+              ? `${o.crypto.customer_receives_amount} minor units ${o.crypto.customer_receives_asset}`
+              : undefined,
+        },
+      },
+      {
+        id: 'status',
+        header: 'Status',
+        accessorKey: 'displayStatus',
+        cell: (c) => <StatusBadge status={c.row.original.displayStatus} data-testid="crypto-list-status" />,
+        meta: { width: '120px', title: (o) => statusLabel(o.displayStatus) },
+      },
+      {
+        id: 'created',
+        header: 'Created',
+        accessorKey: 'createdAt',
+        cell: (c) => <RelativeTime value={c.row.original.createdAt} />,
+        meta: { width: '96px', align: 'end', title: () => undefined },
+      },
+      {
+        id: 'transaction',
+        header: 'Transaction',
+        accessorFn: (o) => o.transactionId ?? '',
+        cell: (c) =>
+          c.row.original.transactionId ? (
+            <CopyableId id={c.row.original.transactionId} kind="transaction id" />
+          ) : (
+            <span className="muted">none yet</span>
+          ),
+        meta: { width: 'minmax(120px, 1.4fr)', title: (o) => (o.transactionId ? undefined : 'none yet') },
+      },
+    ],
+    [],
+  );
+
   return (
     <section className="screen crypto-list" aria-labelledby={`${id}-title`}>
       <h1 id={`${id}-title`}>Exchange</h1>
       <div className="actions">
         <a className="button-link primary" href="#/exchange/new" data-testid="crypto-new">
-          New quote
+          <Plus size={16} aria-hidden="true" /> New quote
         </a>
         <a className="button-link" href="#/exchange/accounts">
-          Account book
+          <BookUser size={16} aria-hidden="true" /> Account book
         </a>
+        <span className="actions__spacer" />
+        <DensityToggle />
       </div>
-      {listError && <p role="alert">{listError}</p>}
+      {listError && (
+        <p role="alert" className="notice notice--bad">
+          {listError}
+        </p>
+      )}
       {!loaded ? (
-        <p role="status">Loading…</p>
-      ) : ids.length === 0 ? (
-        <p data-testid="crypto-list-empty">No quotes or orders from this workstation yet.</p>
+        <Skeleton label="Loading quotes and orders" lines={4} />
+      ) : rows.length === 0 ? (
+        <div data-testid="crypto-list-empty">
+          <EmptyState
+            title="No quotes or orders from this workstation yet"
+            action={
+              <a className="button-link primary" href="#/exchange/new">
+                New quote
+              </a>
+            }
+          />
+        </div>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="crypto-list">
-            <caption className="visually-hidden">Quotes and orders</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Order</th>
-                <th scope="col">Requested</th>
-                <th scope="col">Pays</th>
-                <th scope="col">Receives</th>
-                <th scope="col">Status</th>
-                <th scope="col">Transaction</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ids.map((oid) => {
-                const o = orders[oid];
-                if (!o) return null;
-                const c = o.crypto;
-                return (
-                  <tr key={oid} data-testid="crypto-list-row" data-order-id={oid}>
-                    <td>{new Date(o.createdAt).toLocaleString()}</td>
-                    <td>
-                      <a href={`#/exchange/${oid}`}>
-                        {o.request.side} {o.request.symbol}
-                      </a>
-                    </td>
-                    <td>
-                      <Money amount={o.request.requested_amount} currency={o.request.requested_asset} />
-                    </td>
-                    <td>
-                      {c ? <Money amount={c.customer_pays_amount} currency={c.customer_pays_asset} /> : '—'}
-                    </td>
-                    <td>
-                      {c ? (
-                        <Money amount={c.customer_receives_amount} currency={c.customer_receives_asset} />
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td>
-                      <StatusBadge status={o.displayStatus} data-testid="crypto-list-status" />
-                    </td>
-                    <td>
-                      <code>{o.transactionId ?? '—'}</code>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+        <div className="list-table list-table--tall" data-testid="crypto-list">
+          <DataTable
+            data={rows}
+            columns={columns}
+            getRowId={(o) => o.id}
+            label="Quotes and orders"
+            onOpen={(oid) => navigate(`/exchange/${oid}`)}
+            rowTestId="crypto-list-row"
+            rowData={(o) => ({ 'data-order-id': o.id })}
+          />
         </div>
       )}
     </section>

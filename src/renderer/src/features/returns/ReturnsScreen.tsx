@@ -1,7 +1,20 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
+import { RefreshCw, Send } from 'lucide-react';
+import type { RecentTransfer, ReturnEntry } from '../../../../shared/ipc/channels/returns';
 import type { FormEvent } from 'react';
 import { Money } from '../../components/Money';
-import { StatusBadge } from '../../components/StatusBadge';
+import { StatusBadge, statusLabel } from '../../components/StatusBadge';
+import {
+  Button,
+  CopyableId,
+  DataTable,
+  DensityToggle,
+  EmptyState,
+  ErrorState,
+  RelativeTime,
+  Skeleton,
+} from '../../components/ui';
+import type { DataColumn } from '../../components/ui';
 import { useShallow } from 'zustand/react/shallow';
 import { useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
@@ -47,6 +60,11 @@ function ReturnsHome() {
   }, [loadList, loadRecent]);
 
   const openTx = (tx: string) => navigate(`/returns/${encodeURIComponent(tx)}`);
+  // Names first: the debtor of a transfer is known once it was looked up here.
+  const counterparty = useMemo(
+    () => Object.fromEntries(recent.filter((r) => r.debtorName).map((r) => [r.transactionId, r.debtorName!])),
+    [recent],
+  );
   const onFind = (e: FormEvent) => {
     e.preventDefault();
     const v = txId.trim();
@@ -87,101 +105,249 @@ function ReturnsHome() {
       {recent.length > 0 && (
         <section aria-labelledby={`${id}-recent`} className="panel">
           <h2 id={`${id}-recent`}>Recently opened</h2>
-          <ul className="recent-list" data-testid="returns-recent">
-            {recent.map((r) => (
-              <li key={r.transactionId}>
-                <button type="button" className="link" onClick={() => openTx(r.transactionId)}>
-                  <code>{r.transactionId}</code>
-                </button>{' '}
-                <Money amount={r.amount} currency={r.currency} /> {r.debtorName ?? ''}{' '}
-                <StatusBadge status={r.status} />
-              </li>
-            ))}
-          </ul>
+          <div className="list-table list-table--short" data-testid="returns-recent">
+            <RecentTable recent={recent} onOpen={openTx} />
+          </div>
         </section>
       )}
 
       <section aria-labelledby={`${id}-list`} className="panel">
         <div className="panel__head">
           <h2 id={`${id}-list`}>Made from this workstation</h2>
-          <button type="button" onClick={() => void loadList()} disabled={listLoading}>
-            {listLoading ? 'Refreshing…' : 'Refresh'}
-          </button>
+          <div className="panel__tools">
+            <DensityToggle />
+            <Button
+              size="sm"
+              icon={<RefreshCw size={14} aria-hidden="true" />}
+              onPress={() => void loadList()}
+              isPending={listLoading}
+            >
+              Refresh
+            </Button>
+          </div>
         </div>
-        {listError && (
-          <p className="notice notice--bad" role="alert">
-            {listError}
-          </p>
-        )}
         {resendProblem && (
           <p className="notice notice--bad" role="alert">
             {resendProblem}
           </p>
         )}
-        {entries.length === 0 && !listLoading ? (
-          <p className="muted">No returns yet.</p>
+        {listError && entries.length === 0 ? (
+          <ErrorState
+            title="The returns could not be read"
+            action={
+              <Button variant="primary" onPress={() => void loadList()}>
+                Try again
+              </Button>
+            }
+          >
+            {listError}
+          </ErrorState>
         ) : (
-          <table className="table" data-testid="returns-list">
-            <thead>
-              <tr>
-                <th scope="col">Transaction</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Step</th>
-                <th scope="col">Bank status</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.operationId} data-testid="returns-row" data-transaction={e.transactionId}>
-                  <td>
-                    <a
-                      href={`#/returns/${encodeURIComponent(e.transactionId)}`}
-                      onClick={(ev) => {
-                        ev.preventDefault();
-                        openTx(e.transactionId);
-                      }}
-                    >
-                      <code>{e.transactionId}</code>
-                    </a>
-                  </td>
-                  <td>
-                    <Money amount={e.amount} currency={e.currency || null} />
-                  </td>
-                  <td>{e.reasonCode}</td>
-                  <td data-testid="returns-row-phase">
-                    {phaseLabel[e.phase] ?? e.phase}
-                    {e.problem && <span className="row-problem"> — {e.problem}</span>}
-                    {e.phase === 'sending' && (
-                      <>
-                        {' '}
-                        <button
-                          type="button"
-                          className="link"
-                          aria-label={`Send the return of ${e.transactionId} again (same key)`}
-                          onClick={() =>
-                            void resend(e).then((problem) => {
-                              setResendProblem(problem);
-                              if (!problem) openTx(e.transactionId);
-                            })
-                          }
-                        >
-                          Send again
-                        </button>
-                      </>
-                    )}
-                  </td>
-                  <td data-testid="returns-row-status">
-                    {e.status ? <StatusBadge status={e.status} /> : <span className="muted">not read</span>}
-                  </td>
-                  <td>{e.updatedAt}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <>
+            {listError && (
+              <p className="notice notice--bad" role="alert">
+                {listError}
+              </p>
+            )}
+            <div className="list-table" data-testid="returns-list">
+              <ReturnsTable
+                entries={entries}
+                counterparty={counterparty}
+                loading={listLoading}
+                onOpen={openTx}
+                onResend={(e) =>
+                  void resend(e).then((problem) => {
+                    setResendProblem(problem);
+                    if (!problem) openTx(e.transactionId);
+                  })
+                }
+              />
+            </div>
+          </>
         )}
       </section>
     </section>
+  );
+}
+
+const phaseTone = (p: string): string => phaseLabel[p] ?? p;
+
+/** The returns made from this workstation: counterparty first, the transaction id secondary. */
+function ReturnsTable(props: {
+  entries: ReturnEntry[];
+  counterparty: Record<string, string>;
+  loading: boolean;
+  onOpen(tx: string): void;
+  onResend(e: ReturnEntry): void;
+}) {
+  const { entries, counterparty, loading, onOpen, onResend } = props;
+  const columns = useMemo<DataColumn<ReturnEntry>[]>(
+    () => [
+      {
+        id: 'counterparty',
+        header: 'Counterparty',
+        accessorFn: (e) => counterparty[e.transactionId] ?? '',
+        cell: (c) =>
+          counterparty[c.row.original.transactionId] ?? <span className="muted">Not looked up here</span>,
+        meta: {
+          width: 'minmax(100px, 2fr)',
+          title: (e) => counterparty[e.transactionId] ?? 'Not looked up here',
+        },
+      },
+      {
+        id: 'transaction',
+        header: 'Transaction',
+        accessorKey: 'transactionId',
+        cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
+        meta: { width: 'minmax(120px, 1.5fr)', title: () => undefined },
+      },
+      {
+        id: 'amount',
+        header: 'Amount',
+        accessorFn: (e) => Number(e.amount),
+        cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency || null} />,
+        meta: {
+          width: 'minmax(100px, 1fr)',
+          align: 'end',
+          title: (e) => `${e.amount} minor units ${e.currency}`,
+        },
+      },
+      {
+        id: 'reason',
+        header: 'Reason',
+        accessorKey: 'reasonCode',
+        meta: { width: '84px' },
+      },
+      {
+        id: 'phase',
+        header: 'Step',
+        accessorFn: (e) => phaseTone(e.phase),
+        cell: (c) => {
+          const e = c.row.original;
+          return (
+            <span className="returns-step">
+              <span data-testid="returns-row-phase">
+                {phaseTone(e.phase)}
+                {e.problem && <span className="row-problem"> — {e.problem}</span>}
+              </span>
+              {e.phase === 'sending' && (
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  icon={<Send size={14} aria-hidden="true" />}
+                  aria-label={`Send the return of ${e.transactionId} again (same key)`}
+                  onPress={() => onResend(e)}
+                >
+                  Send again
+                </Button>
+              )}
+            </span>
+          );
+        },
+        meta: {
+          width: 'minmax(110px, 1.5fr)',
+          title: (e) => `${phaseTone(e.phase)}${e.problem ? ` — ${e.problem}` : ''}`,
+        },
+      },
+      {
+        id: 'status',
+        header: 'Bank status',
+        accessorFn: (e) => e.status ?? '',
+        cell: (c) =>
+          c.row.original.status ? (
+            <span data-testid="returns-row-status">
+              <StatusBadge status={c.row.original.status} />
+            </span>
+          ) : (
+            <span className="muted" data-testid="returns-row-status">
+              not read
+            </span>
+          ),
+        meta: { width: '128px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
+      },
+      {
+        id: 'updated',
+        header: 'Updated',
+        accessorKey: 'updatedAt',
+        cell: (c) => <RelativeTime value={c.row.original.updatedAt} />,
+        meta: { width: '96px', align: 'end', title: () => undefined },
+      },
+    ],
+    [counterparty, onResend],
+  );
+  if (loading && entries.length === 0) return <Skeleton label="Loading the returns" lines={3} />;
+  return (
+    <DataTable
+      data={entries}
+      columns={columns}
+      getRowId={(e) => e.operationId}
+      label="Returns made from this workstation"
+      onOpen={(_, e) => onOpen(e.transactionId)}
+      rowTestId="returns-row"
+      rowData={(e) => ({ 'data-transaction': e.transactionId })}
+      empty={
+        <EmptyState title="No returns yet">
+          Open an incoming transfer by its transaction id above to return it.
+        </EmptyState>
+      }
+    />
+  );
+}
+
+/** Transfers looked up on this workstation, newest first: debtor first, id secondary. */
+function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: string): void }) {
+  const columns = useMemo<DataColumn<RecentTransfer>[]>(
+    () => [
+      {
+        id: 'debtor',
+        header: 'From',
+        accessorFn: (r) => r.debtorName ?? '',
+        cell: (c) => c.row.original.debtorName ?? <span className="muted">Unknown sender</span>,
+        meta: { width: 'minmax(110px, 2fr)', title: (r) => r.debtorName ?? 'Unknown sender' },
+      },
+      {
+        id: 'transaction',
+        header: 'Transaction',
+        accessorKey: 'transactionId',
+        cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
+        meta: { width: 'minmax(120px, 2fr)', title: () => undefined },
+      },
+      {
+        id: 'amount',
+        header: 'Amount',
+        accessorFn: (r) => (r.amount === null ? -1 : Number(r.amount)),
+        cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency} />,
+        meta: {
+          width: 'minmax(110px, 1fr)',
+          align: 'end',
+          title: (r) => (r.amount ? `${r.amount} minor units` : undefined),
+        },
+      },
+      {
+        id: 'status',
+        header: 'Status',
+        accessorKey: 'status',
+        cell: (c) => <StatusBadge status={c.row.original.status} />,
+        meta: { width: '128px', title: (r) => statusLabel(r.status) },
+      },
+      {
+        id: 'viewed',
+        header: 'Opened',
+        accessorKey: 'viewedAt',
+        cell: (c) => <RelativeTime value={c.row.original.viewedAt} />,
+        meta: { width: '96px', align: 'end', title: () => undefined },
+      },
+    ],
+    [],
+  );
+  return (
+    <DataTable
+      data={recent}
+      columns={columns}
+      getRowId={(r) => r.transactionId}
+      label="Recently opened transfers"
+      onOpen={(id) => onOpen(id)}
+      rowTestId="returns-recent-row"
+    />
   );
 }

@@ -1,15 +1,33 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { CircleCheck, CircleX, FilePlus, LoaderCircle, TriangleAlert, X } from 'lucide-react';
 import { DOCUMENT_TYPES, isDocumentType, questionTypeInfo } from '../../../../shared/catalogue';
 import type { DocumentType } from '../../../../shared/catalogue';
 import type { AnswerView, DraftView, StagedFileView } from '../../../../shared/ipc/channels/rfi-answers';
 import { useDraftAutosave, useFileStaging } from './composer-hooks';
 import { FileDrop } from '../../components/FileDrop';
 import { ProgressBar } from '../../components/ProgressBar';
+import { Button, IconButton, RelativeTime, Select, TextArea } from '../../components/ui';
+import { formatAbsolute, toEpoch } from '../../lib/dates';
 import { call, errorMessage } from '../../lib/desk';
 import { useAnswers } from './answers-store';
 import type { UploadLimits } from './answers-store';
-import { formatBytes, formatTime } from './format';
+import { formatBytes } from './format';
 import { LockerPicker } from '../locker/LockerPicker';
+
+/** "in 12 s" for a retry that is near, to the second (ticks while one is pending). */
+function useRetryIn(at: string | null | undefined): string | null {
+  const [now, setNow] = useState(() => Date.now());
+  const t = at ? Date.parse(at) : NaN;
+  const pending = Number.isFinite(t) && t > now;
+  useEffect(() => {
+    if (!pending) return;
+    const i = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(i);
+  }, [pending]);
+  if (!Number.isFinite(t)) return null;
+  const s = Math.max(0, Math.ceil((t - now) / 1000));
+  return s === 0 ? 'now' : s < 120 ? `in ${s} s` : `in ${Math.round(s / 60)} min`;
+}
 
 const ACTIVE = new Set(['queued', 'uploading', 'sending', 'verifying']);
 
@@ -33,17 +51,19 @@ export function AnswerStatus({
   draftSavedAt: string | null;
 }) {
   const progress = useAnswers((s) => (answer ? s.progress[answer.id] : undefined));
+  const retryIn = useRetryIn(answer?.nextAttemptAt);
   if (!answer) {
+    // The draft line under the editor says "Draft saved"; this one says what the bank has.
     return (
       <p className="answer-status" data-testid="answer-status" data-state={draftSavedAt ? 'draft' : 'none'}>
-        {draftSavedAt ? `Draft saved on this computer (${formatTime(draftSavedAt)})` : 'No draft yet'}
+        {draftSavedAt ? 'Not sent yet' : 'No draft yet'}
       </p>
     );
   }
   const p = progress ?? answer.progress;
   const retryNote =
     answer.lastError && ACTIVE.has(answer.state)
-      ? ` — will retry${answer.nextAttemptAt ? ` at ${formatTime(answer.nextAttemptAt)}` : ''}: ${answer.lastError.message}`
+      ? ` — will retry${retryIn ? ` ${retryIn}` : ''}: ${answer.lastError.message}`
       : '';
   let text: string;
   if (answer.waitingForBank && ACTIVE.has(answer.state)) {
@@ -64,7 +84,7 @@ export function AnswerStatus({
         text = `Checking with the bank whether the answer arrived${retryNote}`;
         break;
       case 'sent':
-        text = `Sent (${formatTime(answer.updatedAt)})`;
+        text = 'Sent';
         break;
       case 'failed':
         text = `Failed: ${answer.lastError?.message ?? 'unknown reason'}`;
@@ -84,16 +104,24 @@ export function AnswerStatus({
         data-waiting-for-bank={answer.waitingForBank ? 'true' : undefined}
         role="status"
       >
-        <span aria-hidden="true">
-          {answer.state === 'failed'
-            ? '✕ '
-            : answer.state === 'conflict'
-              ? '⚠ '
-              : answer.state === 'sent'
-                ? '✓ '
-                : '↻ '}
+        {answer.state === 'failed' ? (
+          <CircleX size={16} aria-hidden="true" />
+        ) : answer.state === 'conflict' ? (
+          <TriangleAlert size={16} aria-hidden="true" />
+        ) : answer.state === 'sent' ? (
+          <CircleCheck size={16} aria-hidden="true" />
+        ) : (
+          <LoaderCircle size={16} aria-hidden="true" />
+        )}
+        <span>
+          {text}
+          {answer.state === 'sent' && (
+            <>
+              {' '}
+              <RelativeTime value={answer.updatedAt} />
+            </>
+          )}
         </span>
-        {text}
       </p>
       {answer.state === 'uploading' && p && (
         <ProgressBar
@@ -127,32 +155,31 @@ function DocumentsField(props: {
 }) {
   const { idBase, locked, limits, files } = props;
   return (
-    <div className="answer__field">
-      <label htmlFor={`${idBase}-doctype`}>Document type</label>
-      <select
-        id={`${idBase}-doctype`}
+    <div className="answer__field" id={`${idBase}-docs`}>
+      <Select
+        label="Document type"
         value={props.documentType}
-        disabled={locked}
-        onChange={(e) => {
-          if (isDocumentType(e.target.value)) props.onDocumentType(e.target.value);
+        isDisabled={locked}
+        onChange={(v) => {
+          if (isDocumentType(v)) props.onDocumentType(v);
         }}
+        options={DOCUMENT_TYPES.map((t) => ({ value: t, label: t.replace(/_/g, ' ') }))}
         data-testid="answer-doctype"
-      >
-        {DOCUMENT_TYPES.map((t) => (
-          <option key={t} value={t}>
-            {t.replace(/_/g, ' ')}
-          </option>
-        ))}
-      </select>
+      />
       <FileDrop
         label="Documents for this answer"
         disabled={locked}
         onFiles={props.onDrop}
         data-testid="answer-drop"
       >
-        <button type="button" disabled={locked} onClick={props.onPick} data-testid="answer-pick">
+        <Button
+          isDisabled={locked}
+          onPress={props.onPick}
+          icon={<FilePlus size={16} aria-hidden="true" />}
+          data-testid="answer-pick"
+        >
           Choose files…
-        </button>
+        </Button>
         <span className="muted">
           PDF, PNG or JPEG, up to {limits ? formatBytes(limits.maxBytes) : '25 MB'} each
         </span>
@@ -168,9 +195,11 @@ function DocumentsField(props: {
             <li key={f.ref}>
               {f.name} · {f.contentType} · {formatBytes(f.sizeBytes)} · {f.documentType.replace(/_/g, ' ')}{' '}
               {!locked && (
-                <button type="button" aria-label={`Remove ${f.name}`} onClick={() => props.onRemove(f.ref)}>
-                  Remove
-                </button>
+                <IconButton
+                  label={`Remove ${f.name}`}
+                  icon={<X size={14} aria-hidden="true" />}
+                  onPress={() => props.onRemove(f.ref)}
+                />
               )}
             </li>
           ))}
@@ -267,6 +296,8 @@ export function AnswerComposer({
   };
 
   const idBase = `answer-${questionId}`;
+  const savedEpoch = saving === 'idle' ? toEpoch(savedAt) : null;
+  const savedTitle = savedEpoch !== null ? `Saved on this computer ${formatAbsolute(savedEpoch)}` : undefined;
   const showEditor = awaiting || answer?.state === 'conflict' || answer?.state === 'failed' || active;
 
   return (
@@ -274,19 +305,17 @@ export function AnswerComposer({
       <AnswerStatus answer={answer} draftSavedAt={savedAt} />
       {(answer?.state === 'failed' || answer?.state === 'conflict') && (
         <div className="answer__actions">
-          <button type="button" onClick={() => void retry()}>
+          <Button onPress={() => void retry()}>
             {answer.state === 'conflict' ? 'Check again and send' : 'Retry now'}
-          </button>
-          <button type="button" onClick={() => void dismiss()}>
+          </Button>
+          <Button variant="ghost" onPress={() => void dismiss()}>
             Remove from outbox (keep the draft)
-          </button>
+          </Button>
         </div>
       )}
       {answer?.state === 'queued' && answer.lastError && (
         <div className="answer__actions">
-          <button type="button" onClick={() => void retry()}>
-            Retry now
-          </button>
+          <Button onPress={() => void retry()}>Retry now</Button>
         </div>
       )}
       {showEditor && (
@@ -298,19 +327,17 @@ export function AnswerComposer({
           }}
         >
           {wantsText && (
-            <div className="answer__field">
-              <label htmlFor={`${idBase}-text`}>Your answer</label>
-              <textarea
-                id={`${idBase}-text`}
-                rows={4}
-                maxLength={10_000}
-                value={text}
-                readOnly={locked}
-                aria-describedby={`${idBase}-saved`}
-                onChange={(e) => answerDraft.setText(e.target.value)}
-                data-testid="answer-text"
-              />
-            </div>
+            <TextArea
+              className="answer__field"
+              label="Your answer"
+              rows={4}
+              maxLength={10_000}
+              value={text}
+              isReadOnly={locked}
+              aria-describedby={`${idBase}-saved`}
+              onChange={(v) => answerDraft.setText(v)}
+              data-testid="answer-text"
+            />
           )}
           {wantsFiles && (
             <DocumentsField
@@ -336,7 +363,13 @@ export function AnswerComposer({
               onProblem={setProblem}
             />
           )}
-          <p id={`${idBase}-saved`} className="muted" aria-live="polite" data-testid="draft-state">
+          <p
+            id={`${idBase}-saved`}
+            className="muted"
+            aria-live="polite"
+            data-testid="draft-state"
+            title={savedTitle}
+          >
             {saving === 'pending'
               ? 'Saving draft…'
               : saving === 'error'
@@ -351,9 +384,9 @@ export function AnswerComposer({
             </p>
           )}
           {!locked && (
-            <button type="submit" className="primary" disabled={busy} data-testid="answer-submit">
+            <Button type="submit" variant="primary" isPending={busy} data-testid="answer-submit">
               Send answer
-            </button>
+            </Button>
           )}
         </form>
       )}

@@ -1,25 +1,40 @@
+import { CircleCheck, CircleMinus, CircleX, TriangleAlert } from 'lucide-react';
+import type { LucideIcon } from 'lucide-react';
 import type { DeadlineBand } from '../../../../shared/rfi-view';
 import { deadlineBand } from '../../../../shared/rfi-view';
-import { BAND_ICONS, bandLabel, formatLeft, formatTime } from './format';
+import { describeDate } from '../../lib/dates';
+import { bandLabel } from './format';
+
+const BAND_ICONS: Record<DeadlineBand, LucideIcon> = {
+  on_track: CircleCheck,
+  at_risk: TriangleAlert,
+  breached: CircleX,
+  none: CircleMinus,
+};
 
 /**
  * The RFI deadline (updated_at + 30 days of the earliest non-final question, from the shared
- * rules): band in words and an icon (never colour alone) and the time left.
+ * rules): the band in words with an icon (never colour alone) and the time relative to now, on
+ * one line; the absolute deadline is the title.
  */
 export function DeadlineClock({ deadline, now }: { deadline: string | null; now: number }) {
   const band: DeadlineBand = deadlineBand(deadline, now);
-  const left = formatLeft(deadline, now);
+  const d = describeDate(deadline, now);
+  const Icon = BAND_ICONS[band];
   return (
     <span
       className={`deadline deadline--${band}`}
       data-band={band}
-      title={deadline ? `Deadline ${formatTime(deadline)}` : undefined}
+      title={d ? `Deadline ${d.absolute}` : 'No running deadline'}
     >
-      <span aria-hidden="true" className="deadline__icon">
-        {BAND_ICONS[band]}
-      </span>{' '}
+      <Icon size={14} aria-hidden="true" className="deadline__icon" />
       <span className="deadline__band">{bandLabel(band)}</span>
-      {deadline && <span className="deadline__left"> · {left}</span>}
+      {d && (
+        <time className="deadline__left" dateTime={d.iso}>
+          {' · '}
+          {d.relative}
+        </time>
+      )}
     </span>
   );
 }

@@ -1,19 +1,36 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { ArrowLeft, Bot, Landmark, UserRound } from 'lucide-react';
+import type { LucideIcon } from 'lucide-react';
 import { questionTypeInfo } from '../../../../shared/catalogue';
-import type { DraftView } from '../../../../shared/ipc/channels/rfi-answers';
+import type { AnswerView, DraftView } from '../../../../shared/ipc/channels/rfi-answers';
 import type { RfiDetailView } from '../../../../shared/ipc/channels/rfis';
 import { rfiDeadline } from '../../../../shared/rfi-rules';
 import { StatusBadge } from '../../components/StatusBadge';
+import { Button, CopyableId, ErrorState, RelativeTime, Skeleton } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent, useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 import { AnswerComposer, AnswerStatus } from './AnswerComposer';
 import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
-import { formatTime } from './format';
+import { relatedLabel, useRelatedNames } from './related-names';
+import { UnsentDraft } from './UnsentDraft';
 import { CaseFileExport } from '../case-files/CaseFileExport';
 
 type Question = RfiDetailView['rfi']['questions'][number];
+
+const ACTIVE = new Set(['queued', 'uploading', 'sending', 'verifying']);
+
+/**
+ * Something the analyst wrote that did not reach the bank and can no longer be sent there: a
+ * saved draft with text or files, or an answer the outbox stopped (conflict, failed) — unless an
+ * answer is still on its way.
+ */
+function unsent(answer: AnswerView | undefined, draft: DraftView | undefined): boolean {
+  if (answer && ACTIVE.has(answer.state)) return false;
+  if (answer && (answer.state === 'conflict' || answer.state === 'failed')) return true;
+  return !!draft && (draft.text.trim() !== '' || draft.files.length > 0);
+}
 type Response = Question['responses'][number];
 
 function responseContent(q: Question, r: Response): { text: string; documentIds: string[] } {
@@ -21,14 +38,17 @@ function responseContent(q: Question, r: Response): { text: string; documentIds:
   return { text: c?.response_text ?? '', documentIds: c?.document_ids ?? [] };
 }
 
-const RESPONDER: Record<string, string> = {
-  customer: 'Customer (us)',
-  staff: 'Bank staff',
-  system: 'System',
+const RESPONDER: Record<string, { label: string; icon: LucideIcon }> = {
+  customer: { label: 'Customer (us)', icon: UserRound },
+  staff: { label: 'Bank staff', icon: Landmark },
+  system: { label: 'System', icon: Bot },
 };
 
-/** One RFI (#/rfis/<id>): description, related object, questions with history and answer composers. */
-export function DetailScreen({ id }: { id: string }) {
+/**
+ * One RFI (#/rfis/<id>): description, related object, questions with history and answer
+ * composers. `inSplit`: shown beside the queue (no back link; the queue is right there).
+ */
+export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: boolean }) {
   const navigate = useRouter((s) => s.navigate);
   const [detail, setDetail] = useState<RfiDetailView | null>(null);
   const [drafts, setDrafts] = useState<Record<string, DraftView> | null>(null);
@@ -38,6 +58,7 @@ export function DetailScreen({ id }: { id: string }) {
   const limits = useAnswers((s) => s.limits);
   const loadFor = useAnswers((s) => s.loadFor);
   const seenFor = useRef<string | null>(null);
+  const names = useRelatedNames((s) => s.names);
 
   const load = useCallback(
     (refresh: boolean) =>
@@ -78,47 +99,72 @@ export function DetailScreen({ id }: { id: string }) {
     return () => clearInterval(t);
   }, [id, load, loadFor]);
 
+  // When the RFI changes at the bank (a question closed or answered), re-read the drafts: what
+  // the analyst typed since this screen opened is on disk, and must show as "not sent" if its
+  // question no longer awaits an answer. (Composers take their draft only when they mount.)
+  const updatedAt = detail?.rfi.updated_at;
+  useEffect(() => {
+    if (!updatedAt) return;
+    void call('drafts.get', { rfiId: id })
+      .then((r) => setDrafts(Object.fromEntries(r.drafts.map((d) => [d.questionId, d]))))
+      .catch(() => undefined);
+  }, [id, updatedAt]);
+
+  const back = inSplit ? null : (
+    <p className="rfi-detail__back">
+      <a
+        href="#/rfis"
+        onClick={(e) => {
+          e.preventDefault();
+          navigate('/rfis');
+        }}
+      >
+        <ArrowLeft size={16} aria-hidden="true" /> Back to the queue
+      </a>
+    </p>
+  );
+
   if (error && !detail) {
     return (
-      <section className="screen">
-        <h1>RFI {id}</h1>
-        <p role="alert" className="field-error">
+      <section className="screen" aria-labelledby="rfi-detail-title">
+        {back}
+        <h1 id="rfi-detail-title">RFI</h1>
+        <ErrorState
+          title="This RFI could not be read"
+          action={
+            <Button variant="primary" onPress={() => void load(true)}>
+              Try again
+            </Button>
+          }
+        >
           {error}
-        </p>
-        <button type="button" onClick={() => void load(true)}>
-          Try again
-        </button>{' '}
-        <a href="#/rfis">Back to the queue</a>
+        </ErrorState>
       </section>
     );
   }
   if (!detail) {
     return (
-      <section className="screen" aria-busy="true">
-        <h1>RFI {id}</h1>
-        <p className="muted">Loading…</p>
+      <section className="screen" aria-busy="true" aria-labelledby="rfi-detail-title">
+        {back}
+        <h1 id="rfi-detail-title">RFI</h1>
+        <Skeleton label="Loading the RFI" lines={5} />
       </section>
     );
   }
   const rfi = detail.rfi;
   const deadline = rfiDeadline(rfi);
+  const related = relatedLabel(names, rfi.type, rfi.related_id);
 
   return (
     <section className="screen rfi-detail" aria-labelledby="rfi-detail-title" data-testid="rfi-detail">
-      <p>
-        <a
-          href="#/rfis"
-          onClick={(e) => {
-            e.preventDefault();
-            navigate('/rfis');
-          }}
-        >
-          ← Back to the queue
-        </a>
-      </p>
+      {back}
       <h1 id="rfi-detail-title">
-        {rfi.type.replace(/_/g, ' ')} RFI <code>{rfi.id}</code>
+        <span className="rfi-detail__kind">{rfi.type.replace(/_/g, ' ')} RFI</span>
+        {rfi.description && <span className="rfi-detail__title">{rfi.description}</span>}
       </h1>
+      <p className="rfi-detail__id">
+        <CopyableId id={rfi.id} kind="RFI id" />
+      </p>
       <dl className="rfi-detail__facts">
         <div>
           <dt>Status</dt>
@@ -128,17 +174,24 @@ export function DetailScreen({ id }: { id: string }) {
         </div>
         <div>
           <dt>Related object</dt>
-          <dd>
-            <code data-testid="rfi-related">{rfi.related_id}</code>
+          <dd className="rfi-detail__related">
+            <span data-testid="rfi-related-name">{related.name ?? related.kind}</span>{' '}
+            <span data-testid="rfi-related">
+              <CopyableId id={rfi.related_id} kind={`${related.kind.toLowerCase()} id`} />
+            </span>
           </dd>
         </div>
         <div>
           <dt>Created</dt>
-          <dd>{formatTime(rfi.created_at)}</dd>
+          <dd>
+            <RelativeTime value={rfi.created_at} now={now} />
+          </dd>
         </div>
         <div>
           <dt>Updated</dt>
-          <dd>{formatTime(rfi.updated_at)}</dd>
+          <dd>
+            <RelativeTime value={rfi.updated_at} now={now} />
+          </dd>
         </div>
         <div>
           <dt>Deadline</dt>
@@ -148,8 +201,8 @@ export function DetailScreen({ id }: { id: string }) {
         </div>
       </dl>
       <CaseFileExport rfiIds={[rfi.id]} />
-      {detail.fromCache && (
-        <p className="muted" role="status" data-testid="rfi-from-cache">
+      {detail.bankUnreachable && (
+        <p className="notice notice--warn" role="status" data-testid="rfi-from-cache">
           The bank could not be reached: this is the copy saved on this computer.
         </p>
       )}
@@ -197,12 +250,15 @@ export function DetailScreen({ id }: { id: string }) {
               <ol className="rfi-history" data-testid="question-history">
                 {q.responses.map((r) => {
                   const c = responseContent(q, r);
+                  const who = RESPONDER[r.responder_type];
+                  const Icon = who?.icon ?? Bot;
                   return (
                     <li key={r.id} className={`rfi-history__item rfi-history__item--${r.responder_type}`}>
                       <span className="rfi-history__who">
-                        {RESPONDER[r.responder_type] ?? r.responder_type}
+                        <Icon size={14} aria-hidden="true" className="rfi-history__icon" />
+                        {who?.label ?? r.responder_type}
                       </span>{' '}
-                      <span className="muted">{formatTime(r.created_at)}</span>
+                      <RelativeTime value={r.created_at} now={now} className="muted" />
                       {c.text && <p className="rfi-history__text">{c.text}</p>}
                       {c.documentIds.length > 0 && (
                         <p className="rfi-history__docs">
@@ -219,6 +275,21 @@ export function DetailScreen({ id }: { id: string }) {
             )}
             {drafts === null ? (
               <p className="muted">Loading the draft…</p>
+            ) : !awaiting && unsent(answer, drafts[q.id]) ? (
+              <UnsentDraft
+                rfiId={rfi.id}
+                questionId={q.id}
+                questionStatus={q.status}
+                draft={drafts[q.id]}
+                answer={answer}
+                onDiscarded={() =>
+                  setDrafts((d) => {
+                    const next = { ...d };
+                    delete next[q.id];
+                    return next;
+                  })
+                }
+              />
             ) : awaiting || (answer && answer.state !== 'sent') ? (
               <AnswerComposer
                 key={q.id}

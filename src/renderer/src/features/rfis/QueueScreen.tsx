@@ -1,28 +1,62 @@
-import { memo, useCallback, useEffect, useMemo, useRef } from 'react';
-import type { KeyboardEvent } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef } from 'react';
+import { CircleDot, RefreshCw } from 'lucide-react';
+import type { SortingState } from '@tanstack/react-table';
 import { useShallow } from 'zustand/react/shallow';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
 import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { BAND_LABELS, matchesFilter, queryRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
+import {
+  Button,
+  Checkbox,
+  CopyableId,
+  DataTable,
+  DensityToggle,
+  EmptyState,
+  ErrorState,
+  RelativeTime,
+  SearchField,
+  Select,
+  Skeleton,
+} from '../../components/ui';
+import type { DataColumn } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
-import { useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
-import { formatTime } from './format';
 import { queueSubscription, useQueue } from './queue-store';
 import type { QueueFilter } from './queue-store';
+import { relatedLabel, useRelatedNames } from './related-names';
 import { CaseFileExport } from '../case-files/CaseFileExport';
-
-const ROW_HEIGHT = 56;
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
   return [...new Set([...known, ...Object.keys(counted ?? {})])];
 }
 
+const typeLabel = (t: string): string => t.replace(/_/g, ' ');
+
+/** Which header sorts which way: the queue sorts in its store (shared rules), the table shows it. */
+const SORT_OF_COLUMN: Record<string, RfiSort> = { deadline: 'deadline', updated: 'updated_desc' };
+function sortingOf(sort: RfiSort): SortingState {
+  return sort === 'deadline'
+    ? [{ id: 'deadline', desc: false }]
+    : sort === 'updated_desc'
+      ? [{ id: 'updated', desc: true }]
+      : [];
+}
+
+export interface QueueScreenProps {
+  /** Master–detail: the RFI shown beside the queue (its row is the highlighted one). */
+  selectedId?: string | null;
+  /** Called when the highlighted row moves (j/k, arrows): the detail follows. */
+  onSelect?(id: string): void;
+  /** Enter or a click on a row. */
+  onOpen(id: string): void;
+  /** Narrower layout beside a detail pane (fewer columns). */
+  compact?: boolean;
+}
+
 /** Queue of every RFI (#/rfis): filters, search, deadline sort, unread markers, j/k/Enter and /. */
-export function QueueScreen() {
+export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: QueueScreenProps) {
   const { rows, counts, sync, loaded, total, error, filter, sort, now, activeId } = useQueue(
     useShallow((s) => ({
       rows: s.rows,
@@ -38,14 +72,19 @@ export function QueueScreen() {
     })),
   );
   const { load, setFilter, setSort, setActive, syncNow } = useQueue.getState();
-  const navigate = useRouter((s) => s.navigate);
+  const names = useRelatedNames((s) => s.names);
   const searchRef = useRef<HTMLInputElement>(null);
-  const listRef = useRef<HTMLDivElement>(null);
+  const tableRef = useRef<HTMLDivElement>(null);
 
   useSubscription(queueSubscription);
   useEffect(() => {
     void load();
+    void useRelatedNames.getState().load();
   }, [load]);
+  // The selection from the URL is the highlighted row.
+  useEffect(() => {
+    if (selectedId) setActive(selectedId);
+  }, [selectedId, setActive]);
 
   // Sorted once per data/sort change; a keystroke only filters the sorted rows (order is kept).
   const sorted = useMemo(() => queryRfis(rows, {}, sort), [rows, sort]);
@@ -66,39 +105,13 @@ export function QueueScreen() {
     return any ? sorted.filter((r) => matchesFilter(r, f)) : sorted;
   }, [sorted, filter]);
 
-  // TanStack Virtual hands back a mutable virtualizer that re-renders the list on scroll; this app
-  // is not built with the React Compiler, so nothing relies on memoizing around it.
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
-    count: visible.length,
-    getScrollElement: () => listRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 8,
-  });
-
-  const activeIndex = activeId ? visible.findIndex((r) => r.id === activeId) : -1;
-  const openRow = useCallback(
-    (id: string) => {
-      setActive(id);
-      navigate(`/rfis/${encodeURIComponent(id)}`);
-    },
-    [setActive, navigate],
-  );
-
-  const move = (delta: number): void => {
-    if (visible.length === 0) return;
-    const next = Math.max(0, Math.min(visible.length - 1, (activeIndex < 0 ? -1 : activeIndex) + delta));
-    const row = visible[next];
-    if (!row) return;
-    setActive(row.id);
-    virtualizer.scrollToIndex(next, { align: 'auto' });
-  };
-
   // "/" focuses the search from anywhere on the screen (not while typing in a field).
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent): void => {
       const t = e.target as HTMLElement | null;
-      const typing = t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT');
+      const typing =
+        t &&
+        (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
       if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
         e.preventDefault();
         searchRef.current?.focus();
@@ -108,168 +121,223 @@ export function QueueScreen() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const onListKey = (e: KeyboardEvent<HTMLDivElement>): void => {
-    if (e.key === 'j' || e.key === 'ArrowDown') {
-      e.preventDefault();
-      move(1);
-    } else if (e.key === 'k' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      move(-1);
-    } else if (e.key === 'Home') {
-      e.preventDefault();
-      move(-visible.length);
-    } else if (e.key === 'End') {
-      e.preventDefault();
-      move(visible.length);
-    } else if (e.key === 'Enter' && activeIndex >= 0) {
-      e.preventDefault();
-      navigate(`/rfis/${encodeURIComponent(visible[activeIndex]!.id)}`);
-    }
-  };
+  const columns = useMemo<DataColumn<RfiSummaryView>[]>(() => {
+    const all: (DataColumn<RfiSummaryView> | false)[] = [
+      {
+        id: 'unread',
+        header: 'Unread',
+        enableSorting: false,
+        cell: (c) =>
+          c.row.original.unread ? (
+            <span className="rfi-unread" title="New: not opened since it changed">
+              <CircleDot size={12} aria-hidden="true" />
+              <span className="ui-visually-hidden">New</span>
+            </span>
+          ) : null,
+        meta: {
+          width: '28px',
+          hideHeader: true,
+          className: 'dt__cell--icon',
+          title: (r) => (r.unread ? 'New' : undefined),
+        },
+      },
+      {
+        id: 'rfi',
+        header: 'RFI',
+        enableSorting: false,
+        accessorFn: (r) => `${typeLabel(r.type)}: ${r.description}`,
+        cell: (c) => (
+          <span className="rfi-cell">
+            <span className="rfi-cell__type">{typeLabel(c.row.original.type)}</span>
+            <span className="rfi-cell__desc">{c.row.original.description || 'No description'}</span>
+          </span>
+        ),
+        meta: { width: 'minmax(160px, 3fr)' },
+      },
+      {
+        id: 'related',
+        header: 'Related to',
+        enableSorting: false,
+        cell: (c) => {
+          const r = c.row.original;
+          const l = relatedLabel(names, r.type, r.relatedId);
+          return l.name ? (
+            <span>{l.name}</span>
+          ) : (
+            <span className="rfi-cell__related">
+              <span className="muted">{l.kind}</span> <code>{r.relatedId}</code>
+            </span>
+          );
+        },
+        meta: {
+          width: 'minmax(120px, 2fr)',
+          title: (r) => {
+            const l = relatedLabel(names, r.type, r.relatedId);
+            return l.name ? `${l.name} (${r.relatedId})` : `${l.kind} ${r.relatedId}`;
+          },
+        },
+      },
+      {
+        id: 'status',
+        header: 'Status',
+        enableSorting: false,
+        cell: (c) => <StatusBadge status={c.row.original.status} />,
+        meta: { width: '144px', title: (r) => statusLabel(r.status) },
+      },
+      {
+        id: 'deadline',
+        header: 'Deadline',
+        cell: (c) => <DeadlineClock deadline={c.row.original.deadline} now={now} />,
+        meta: { width: compact ? '150px' : '170px', title: () => undefined },
+      },
+      !compact && {
+        id: 'updated',
+        header: 'Updated',
+        cell: (c) => <RelativeTime value={c.row.original.updatedAt} now={now} />,
+        meta: { width: '112px', align: 'end', title: () => undefined },
+      },
+    ];
+    return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);
+  }, [names, now, compact]);
 
   const statusOptions = options(RFI_STATUSES, counts?.byStatus);
   const typeOptions = options(RFI_TYPES, counts?.byType);
+
+  const syncText = sync ? (
+    sync.state === 'offline' ? (
+      <>
+        Offline: showing the copy from <RelativeTime value={sync.lastSyncedAt} fallback="never" />
+      </>
+    ) : sync.state === 'syncing' ? (
+      'Syncing…'
+    ) : sync.state === 'error' ? (
+      `Sync problem: ${sync.lastError ?? 'unknown'}`
+    ) : (
+      <>
+        Up to date, synced <RelativeTime value={sync.lastSyncedAt} fallback="never" />
+      </>
+    )
+  ) : null;
 
   return (
     <section className="screen rfi-queue" aria-labelledby="rfi-queue-title">
       <div className="rfi-queue__head">
         <h1 id="rfi-queue-title">Requests for information</h1>
-        <div className="rfi-queue__sync" role="status" data-testid="rfi-sync-state">
-          {sync
-            ? sync.state === 'offline'
-              ? `Offline: showing the copy from ${formatTime(sync.lastSyncedAt)}`
-              : sync.state === 'syncing'
-                ? 'Syncing…'
-                : sync.state === 'error'
-                  ? `Sync problem: ${sync.lastError ?? 'unknown'}`
-                  : `Up to date (${formatTime(sync.lastSyncedAt)})`
-            : ''}{' '}
-          <button type="button" onClick={() => void syncNow()}>
+        <div className="rfi-queue__sync">
+          <span role="status" data-testid="rfi-sync-state" className="muted">
+            {syncText}
+          </span>
+          <Button
+            size="sm"
+            variant="ghost"
+            icon={<RefreshCw size={14} aria-hidden="true" />}
+            isPending={sync?.state === 'syncing'}
+            onPress={() => void syncNow()}
+          >
             Sync now
-          </button>
+          </Button>
         </div>
       </div>
 
-      <ul className="rfi-counts" aria-label="RFIs per status" data-testid="rfi-counts">
-        <li>
-          <button type="button" aria-pressed={filter.status === ''} onClick={() => setFilter({ status: '' })}>
-            All <span className="rfi-counts__n">{counts?.total ?? rows.length}</span>
-          </button>
-        </li>
+      <div className="rfi-counts" role="group" aria-label="RFIs per status" data-testid="rfi-counts">
+        <Button
+          size="sm"
+          variant={filter.status === '' ? 'primary' : 'secondary'}
+          aria-pressed={filter.status === ''}
+          onPress={() => setFilter({ status: '' })}
+          data-testid="rfi-count-all"
+        >
+          All <span className="rfi-counts__n">{counts?.total ?? rows.length}</span>
+        </Button>
         {Object.entries(counts?.byStatus ?? {}).map(([s, n]) => (
-          <li key={s}>
-            <button
-              type="button"
-              aria-pressed={filter.status === s}
-              data-testid={`rfi-count-${s}`}
-              onClick={() => setFilter({ status: filter.status === s ? '' : s })}
-            >
-              {statusLabel(s)} <span className="rfi-counts__n">{n}</span>
-            </button>
-          </li>
+          <Button
+            key={s}
+            size="sm"
+            variant={filter.status === s ? 'primary' : 'secondary'}
+            aria-pressed={filter.status === s}
+            data-testid={`rfi-count-${s}`}
+            onPress={() => setFilter({ status: filter.status === s ? '' : s })}
+          >
+            {statusLabel(s)} <span className="rfi-counts__n">{n}</span>
+          </Button>
         ))}
-        <li className="muted">{counts ? `${counts.unread} unread` : ''}</li>
-      </ul>
-
-      <div className="rfi-filters" role="search">
-        <label>
-          Search
-          <input
-            ref={searchRef}
-            type="search"
-            value={filter.text}
-            placeholder="id, related object, text… (press /)"
-            onChange={(e) => setFilter({ text: e.target.value })}
-            onKeyDown={(e) => {
-              if (e.key === 'Escape') {
-                (e.target as HTMLInputElement).blur();
-                listRef.current?.focus();
-              }
-              if (e.key === 'Enter') {
-                e.preventDefault();
-                listRef.current?.focus();
-                if (activeIndex < 0 && visible[0]) setActive(visible[0].id);
-              }
-            }}
-            data-testid="rfi-search"
-          />
-        </label>
-        <label>
-          Status
-          <select
-            value={filter.status}
-            onChange={(e) => setFilter({ status: e.target.value })}
-            data-testid="rfi-filter-status"
-          >
-            <option value="">All statuses</option>
-            {statusOptions.map((s) => (
-              <option key={s} value={s}>
-                {statusLabel(s)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Type
-          <select
-            value={filter.type}
-            onChange={(e) => setFilter({ type: e.target.value })}
-            data-testid="rfi-filter-type"
-          >
-            <option value="">All types</option>
-            {typeOptions.map((t) => (
-              <option key={t} value={t}>
-                {t.replace(/_/g, ' ')}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Deadline
-          <select
-            value={filter.band}
-            onChange={(e) => setFilter({ band: e.target.value as QueueFilter['band'] })}
-            data-testid="rfi-filter-band"
-          >
-            <option value="">All deadlines</option>
-            {(Object.keys(BAND_LABELS) as DeadlineBand[]).map((b) => (
-              <option key={b} value={b}>
-                {BAND_LABELS[b]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Sort
-          <select value={sort} onChange={(e) => setSort(e.target.value as RfiSort)} data-testid="rfi-sort">
-            <option value="deadline">Deadline (most urgent first)</option>
-            <option value="updated_desc">Last updated</option>
-            <option value="created_desc">Newest</option>
-          </select>
-        </label>
-        <label className="rfi-filters__check">
-          <input
-            type="checkbox"
-            checked={filter.unreadOnly}
-            onChange={(e) => setFilter({ unreadOnly: e.target.checked })}
-          />
-          Unread only
-        </label>
+        <span className="muted">{counts ? `${counts.unread} unread` : ''}</span>
       </div>
 
-      {error && (
-        <p role="alert" className="field-error">
-          {error}
+      <div className="rfi-filters" role="search">
+        <SearchField
+          label="Search"
+          className="rfi-filters__search"
+          inputRef={searchRef}
+          value={filter.text}
+          placeholder="id, related object, text… (press /)"
+          onChange={(text) => setFilter({ text })}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              tableRef.current?.querySelector<HTMLElement>('[role="grid"]')?.focus();
+              if (!activeId && visible[0]) setActive(visible[0].id);
+            }
+          }}
+          onClear={() => setFilter({ text: '' })}
+          data-testid="rfi-search-field"
+        />
+        <Select
+          label="Status"
+          value={filter.status}
+          onChange={(status) => setFilter({ status })}
+          options={[
+            { value: '', label: 'All statuses' },
+            ...statusOptions.map((s) => ({ value: s, label: statusLabel(s) })),
+          ]}
+          data-testid="rfi-filter-status"
+        />
+        <Select
+          label="Type"
+          value={filter.type}
+          onChange={(type) => setFilter({ type })}
+          options={[
+            { value: '', label: 'All types' },
+            ...typeOptions.map((t) => ({ value: t, label: typeLabel(t) })),
+          ]}
+          data-testid="rfi-filter-type"
+        />
+        <Select
+          label="Deadline"
+          value={filter.band}
+          onChange={(band) => setFilter({ band: band as QueueFilter['band'] })}
+          options={[
+            { value: '', label: 'All deadlines' },
+            ...(Object.keys(BAND_LABELS) as DeadlineBand[]).map((b) => ({ value: b, label: BAND_LABELS[b] })),
+          ]}
+          data-testid="rfi-filter-band"
+        />
+        <Select
+          label="Sort"
+          value={sort}
+          onChange={(s) => setSort(s as RfiSort)}
+          options={[
+            { value: 'deadline', label: 'Deadline (most urgent first)' },
+            { value: 'updated_desc', label: 'Last updated' },
+            { value: 'created_desc', label: 'Newest' },
+          ]}
+          data-testid="rfi-sort"
+        />
+        <Checkbox isSelected={filter.unreadOnly} onChange={(unreadOnly) => setFilter({ unreadOnly })}>
+          Unread only
+        </Checkbox>
+      </div>
+
+      <div className="rfi-queue__bar">
+        <p className="muted" aria-live="polite" data-testid="rfi-visible-count">
+          {loaded
+            ? `${visible.length} of ${rows.length} RFIs`
+            : total !== null
+              ? `Loading all ${total} RFIs… (${rows.length} shown)`
+              : 'Loading…'}
+          <span className="rfi-queue__keys">{' · j/k to move, Enter to open, / to search'}</span>
         </p>
-      )}
-      <p className="muted" aria-live="polite" data-testid="rfi-visible-count">
-        {loaded
-          ? `${visible.length} of ${rows.length} RFIs`
-          : total !== null
-            ? `Loading all ${total} RFIs… (${rows.length} shown)`
-            : 'Loading…'}
-        {' · j/k to move, Enter to open, / to search'}
-      </p>
+        <DensityToggle />
+      </div>
 
       {loaded && visible.length > 0 && visible.length <= 500 && (
         <CaseFileExport
@@ -277,101 +345,86 @@ export function QueueScreen() {
           label={`Export case file of ${visible.length === rows.length ? 'all' : 'these'} ${visible.length} RFI${visible.length === 1 ? '' : 's'}…`}
         />
       )}
-      <div className="rfi-row rfi-row--head" aria-hidden="true">
-        <span />
-        <span>Type</span>
-        <span>Status</span>
-        <span>Related object</span>
-        <span>Created</span>
-        <span>Updated</span>
-        <span>Deadline</span>
-      </div>
-      <div
-        ref={listRef}
-        className="rfi-list"
-        role="listbox"
-        tabIndex={0}
-        aria-label="RFIs"
-        aria-activedescendant={activeIndex >= 0 ? `rfi-row-${activeIndex}` : undefined}
-        onKeyDown={onListKey}
-        onFocus={() => {
-          if (activeIndex < 0 && visible[0]) setActive(visible[0].id);
-        }}
-        data-testid="rfi-list"
-      >
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((v) => {
-            const r = visible[v.index]!;
-            return (
-              <QueueRow
-                key={r.id}
-                row={r}
-                index={v.index}
-                start={v.start}
-                size={v.size}
-                active={v.index === activeIndex}
-                now={now}
-                onOpen={openRow}
-              />
-            );
-          })}
-        </div>
-        {loaded && visible.length === 0 && <p className="muted rfi-list__empty">No RFI matches.</p>}
-      </div>
+      {error && rows.length === 0 ? (
+        <ErrorState
+          title="The RFIs could not be read"
+          action={
+            <Button variant="primary" onPress={() => void load()}>
+              Try again
+            </Button>
+          }
+        >
+          {error}
+        </ErrorState>
+      ) : !loaded && rows.length === 0 ? (
+        <Skeleton label="Loading RFIs" lines={6} />
+      ) : (
+        <>
+          {error && (
+            <p role="alert" className="field-error">
+              {error}
+            </p>
+          )}
+          <div className="rfi-queue__table" ref={tableRef}>
+            <DataTable
+              data={visible}
+              columns={columns}
+              getRowId={(r) => r.id}
+              label="RFIs"
+              manualSorting
+              sorting={sortingOf(sort)}
+              onSortingChange={(s) => {
+                const col = s[0]?.id;
+                const next = col ? SORT_OF_COLUMN[col] : undefined;
+                if (next) setSort(next);
+              }}
+              activeId={activeId}
+              onActiveChange={(id, cause) => {
+                setActive(id);
+                // Only a keyboard move opens the row beside the queue; a click opens it below.
+                if (id && cause === 'keyboard') onSelect?.(id);
+              }}
+              onOpen={(id) => {
+                setActive(id);
+                onOpen(id);
+              }}
+              rowTestId="rfi-row"
+              rowData={(r) => ({ 'data-rfi-id': r.id, 'data-unread': r.unread ? 'true' : undefined })}
+              rowClassName={(r) => (r.unread ? 'rfi-row--unread' : undefined)}
+              data-testid="rfi-list"
+              empty={
+                loaded ? (
+                  <EmptyState
+                    title={rows.length === 0 ? 'No RFIs' : 'No RFI matches'}
+                    action={
+                      rows.length === 0 ? (
+                        <Button onPress={() => void syncNow()}>Sync now</Button>
+                      ) : (
+                        <Button
+                          onPress={() =>
+                            setFilter({ status: '', type: '', band: '', text: '', unreadOnly: false })
+                          }
+                        >
+                          Clear the filters
+                        </Button>
+                      )
+                    }
+                  >
+                    {rows.length === 0
+                      ? 'The bank has sent no request for information for this legal entity.'
+                      : 'Nothing matches the search and filters.'}
+                  </EmptyState>
+                ) : null
+              }
+            />
+          </div>
+        </>
+      )}
     </section>
   );
 }
 
-interface QueueRowProps {
-  row: RfiSummaryView;
-  index: number;
-  start: number;
-  size: number;
-  active: boolean;
-  now: number;
-  onOpen(id: string): void;
+/** The id of an RFI, secondary to its description (used by the detail pane's header). */
+export function RfiId({ id }: { id: string }) {
+  return <CopyableId id={id} kind="RFI id" />;
 }
-
-/** One row; memoised so scrolling re-renders only the rows that enter the window. */
-const QueueRow = memo(function QueueRow({ row: r, index, start, size, active, now, onOpen }: QueueRowProps) {
-  return (
-    <div
-      id={`rfi-row-${index}`}
-      role="option"
-      aria-selected={active}
-      className={`rfi-row${active ? ' rfi-row--active' : ''}${r.unread ? ' rfi-row--unread' : ''}`}
-      data-testid="rfi-row"
-      data-rfi-id={r.id}
-      style={{
-        position: 'absolute',
-        top: 0,
-        left: 0,
-        right: 0,
-        height: size,
-        transform: `translateY(${start}px)`,
-      }}
-      onClick={() => onOpen(r.id)}
-    >
-      <span className="rfi-row__unread">
-        {r.unread ? (
-          <>
-            <span aria-hidden="true">●</span> <span className="rfi-row__new">New</span>
-          </>
-        ) : null}
-      </span>
-      <span className="rfi-row__type">
-        {r.type.replace(/_/g, ' ')}
-        <span className="rfi-row__desc">{r.description}</span>
-      </span>
-      <span>
-        <StatusBadge status={r.status} />
-      </span>
-      <span className="rfi-row__related">{r.relatedId}</span>
-      <span>{formatTime(r.createdAt)}</span>
-      <span>{formatTime(r.updatedAt)}</span>
-      <span>
-        <DeadlineClock deadline={r.deadline} now={now} />
-      </span>
-    </div>
-  );
-});

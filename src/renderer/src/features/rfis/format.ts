@@ -39,13 +39,6 @@ export function formatLeft(deadline: string | null, now: number): string {
   return ms > 0 ? `${span} left` : `overdue by ${span}`;
 }
 
-export const BAND_ICONS: Record<DeadlineBand, string> = {
-  on_track: '✓',
-  at_risk: '⚠',
-  breached: '✕',
-  none: '–',
-};
-
 export function bandLabel(band: DeadlineBand): string {
   return BAND_LABELS[band];
 }

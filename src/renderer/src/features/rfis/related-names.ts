@@ -1,0 +1,46 @@
+import { create } from 'zustand';
+import { call } from '../../lib/desk';
+
+/**
+ * Names of the objects RFIs are about, from what this workstation already knows without asking
+ * the bank once per row: the account book (account → its label) and the transfers looked up
+ * recently (transaction → debtor). What is not known stays its id (shown secondary, monospace).
+ */
+export interface RelatedNamesState {
+  names: Readonly<Record<string, string>>;
+  load(): Promise<void>;
+}
+
+export const useRelatedNames = create<RelatedNamesState>((set) => ({
+  names: {},
+  async load() {
+    const [book, recent] = await Promise.allSettled([
+      call('crypto.context', undefined),
+      call('returns.recent', undefined),
+    ]);
+    const names: Record<string, string> = {};
+    if (recent.status === 'fulfilled') {
+      for (const t of recent.value.items)
+        if (t.debtorName) names[t.transactionId] = `Transfer from ${t.debtorName}`;
+    }
+    if (book.status === 'fulfilled') {
+      for (const a of book.value.accounts) names[a.accountId] = a.label;
+    }
+    set({ names });
+  },
+}));
+
+const KIND: Record<string, string> = {
+  account: 'Account',
+  transaction: 'Transaction',
+  legal_entity: 'Legal entity',
+};
+
+/** "Operating EUR account", or "Account" + the id when the name is not known here. */
+export function relatedLabel(
+  names: Readonly<Record<string, string>>,
+  type: string,
+  relatedId: string,
+): { name: string | null; kind: string } {
+  return { name: names[relatedId] ?? null, kind: KIND[type] ?? type.replace(/_/g, ' ') };
+}
