@@ -83,5 +83,8 @@ test('answering an RFI with a text and a document is audited: Activity and its C
   expect(upload[0]).toContain(`"${documentId}"`);
   expect(upload[0]).toContain(`sha256 ${sha}`);
   expect(upload[0]).toContain('"succeeded"');
+  // React Aria announces a pending button for a few seconds (a transient role=img node that axe
+  // reads without its label); the page is checked once the announcement is gone.
+  await expect(app.locator('[data-live-announcer] [role="img"]')).toHaveCount(0, { timeout: 15_000 });
   expect(await seriousA11yViolations(app)).toEqual([]);
 });

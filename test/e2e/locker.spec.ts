@@ -117,6 +117,9 @@ test('add two documents, answer a passport question from the locker (same sha256
   await expect(refusal).toBeVisible();
   await expect(refusal).not.toContainText(tmp);
   await expect(items).toHaveCount(2);
+  // React Aria announces a pending button for a few seconds (a transient role=img node that axe
+  // reads without its label); the page is checked once the announcement is gone.
+  await expect(page.locator('[data-live-announcer] [role="img"]')).toHaveCount(0, { timeout: 15_000 });
   expect(await seriousA11yViolations(page)).toEqual([]);
 
   // A passport question: the locker offers the passport first; its exact bytes go to the bank.
