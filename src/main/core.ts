@@ -19,6 +19,9 @@ import type { Platform } from './infra/platform';
 import type { ReadAfterCreate } from './bank/read-after-create';
 import type { ReturnsService } from './returns/service';
 import type { RfiAnswers } from './rfi-answers';
+import type { Locker } from './locker/service';
+import type { CaseFiles } from './case-files/service';
+import type { CaseFileJournal } from './case-files/journal';
 import type { RfiService, WebhookService } from './rfis';
 import type { Environment, SessionManager } from './session/session';
 import type { SettingsStore } from './session/settings';
@@ -54,6 +57,11 @@ export interface ServiceCore {
   webhooks: WebhookService;
   /** Digital-asset exchange. */
   crypto: CryptoService;
+  /** The evidence locker: documents kept encrypted and reused in answers. */
+  locker: Locker;
+  /** Case files (PDF and ZIP) for RFIs, and the journal they draw on. */
+  caseFiles: CaseFiles;
+  caseFileJournal: CaseFileJournal;
   /** Returns of settled incoming transfers: lookup, intents, confirm, following to completion. */
   readonly returns: ReturnsService;
   dataDir: string;

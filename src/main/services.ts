@@ -13,6 +13,9 @@ import { createAtRestCodec } from './infra/at-rest';
 import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
+import { createLocker } from './locker/service';
+import { createCaseFiles } from './case-files/service';
+import { openCaseFileJournal } from './case-files/journal';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
 import type { CryptoOptions } from './crypto/service';
@@ -24,6 +27,7 @@ import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './infra/durable-file';
 import { sandboxSeedFor } from './session/sandbox-seed';
 import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './session/destinations';
+import type { OriginDecision } from './session/destinations';
 import { createEventHub } from './infra/events';
 import { buildHandlers } from './ipc/handlers';
 import { openLedger } from './bank/ledger';
@@ -82,6 +86,8 @@ export interface ServicesOptions {
   rfiAnswers?: RfiAnswersOptions;
   /** Exchange: the confirm margin and how orders are followed (tests shorten or widen them). */
   crypto?: CryptoOptions;
+  /** Evidence locker: how often expiry is checked (default hourly). */
+  locker?: { checkEveryMs?: number };
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
@@ -112,7 +118,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
   vault.onToken((t) => log.addSecret(t));
 
   const settings = await openSettings(stores, dataDir);
+  // Changes to the approved bank addresses are audited once the audit log exists (main's own
+  // approvals at start come before it: they wait in this list).
+  const originDecisions: OriginDecision[] = [];
+  let auditOrigin: (d: OriginDecision) => void = (d) => void originDecisions.push(d);
   const destinations = await createDestinationGuard({
+    onDecision: (d) => auditOrigin(d),
     dataDir,
     stores,
     platform: options.platform,
@@ -193,6 +204,20 @@ export async function createServices(options: ServicesOptions): Promise<Services
     },
   });
 
+  auditOrigin = (d) =>
+    void operations.record({
+      operation: 'bank_origin.approve',
+      target: d.origin,
+      outcome: d.decision === 'declined' ? 'failed' : 'succeeded',
+      detail:
+        d.decision === 'declined'
+          ? 'declined in the confirmation dialog; nothing was sent there'
+          : d.decision === 'approved-by-analyst'
+            ? 'approved by the analyst in the confirmation dialog'
+            : 'approved by main (the environment the app was started with)',
+    });
+  for (const d of originDecisions.splice(0)) auditOrigin(d);
+
   const settingsView = async (): Promise<SettingsView> => {
     const s = settings.get();
     const profiles = await Promise.all(
@@ -238,6 +263,16 @@ export async function createServices(options: ServicesOptions): Promise<Services
     legalEntityId: session.credential?.legalEntityId ?? null,
   });
 
+  // What case files need that the bank does not keep: uploaded documents' names, events seen.
+  await mkdir(path.join(dataDir, 'case-files'), { recursive: true, mode: 0o700 });
+  const caseFileJournal = await openCaseFileJournal({
+    dataDir,
+    log,
+    codec: atRest,
+    report: (p) => stores.report(p),
+  });
+  const journalFailed = (err: unknown): void => log.warn('case files: journal not written', { error: err });
+
   // The RFI cache re-reads an RFI once one of our answers landed (its status moved).
   let afterAnswerSent: (rfiId: string) => void = () => undefined;
   const rfiAnswers = await createRfiAnswers({
@@ -253,6 +288,9 @@ export async function createServices(options: ServicesOptions): Promise<Services
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
     onSent: (rfiId) => afterAnswerSent(rfiId),
+    // Every upload and response is a write to the bank: audited like the others.
+    audit: (line) => operations.record(line),
+    onUploaded: (doc) => void caseFileJournal.upload(doc).catch(journalFailed),
   });
 
   // The consolidated desk: the active profile's RFI service emits through it (counts and the
@@ -281,6 +319,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
       accountNames: async () =>
         new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
     }),
+    onSeen: ({ rfiId, kind, detail }) =>
+      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
   });
   const desk = deskParts.start({
     dataDir,
@@ -316,6 +356,43 @@ export async function createServices(options: ServicesOptions): Promise<Services
     rfis,
     dataDir,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
+    onSeen: ({ rfiId, kind, detail }) =>
+      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
+  });
+  const caseFiles = createCaseFiles({
+    dataDir,
+    bank,
+    cachedRfi: async (rfiId) => (await rfis.get(rfiId, false).catch(() => null))?.rfi ?? null,
+    audit,
+    journal: caseFileJournal,
+    platform: options.platform,
+    log,
+    environment: () => ({
+      name: session.environment.name,
+      kind: session.environment.kind,
+      baseUrl: session.environment.baseUrl,
+    }),
+    legalEntity: () => session.credential?.legalEntityId ?? null,
+    who: () => session.who(),
+  });
+
+  const locker = await createLocker({
+    dataDir,
+    log,
+    events,
+    platform: options.platform,
+    codec: atRest,
+    report: (p) => stores.report(p),
+    now: () => clock.now(),
+    maxBytes: () => rfiAnswers.limits().maxBytes,
+    staged: (ref) => {
+      const f = rfiAnswers.files.resolve(ref);
+      return { path: f.path, name: f.name };
+    },
+    releaseStaged: (ref) => rfiAnswers.releaseUnused([ref]),
+    stageForAnswer: (o) => rfiAnswers.files.adoptBytes(o),
+    rfiStatus: async (rfiId) => (await rfis.get(rfiId, false)).rfi.status,
+    ...(options.locker ? options.locker : {}),
   });
 
   const core: ServiceCore = {
@@ -341,6 +418,9 @@ export async function createServices(options: ServicesOptions): Promise<Services
     desk,
     webhooks,
     crypto,
+    locker,
+    caseFiles,
+    caseFileJournal,
     get returns() {
       return returns;
     },
@@ -386,6 +466,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       handlers: buildHandlers(core),
       sandbox: null,
       async dispose() {
+        locker.dispose();
         await rfiAnswers.dispose();
         await webhooks.dispose();
         await desk.dispose();

@@ -67,6 +67,8 @@ export interface RfiServiceDeps {
   badge?(count: number): void;
   /** The legal entity's name, added to notification titles (null: not said, one entity only). */
   entityName?(): string | null;
+  /** Told of every notification shown for an RFI (the case file lists them). */
+  onSeen?(seen: { rfiId: string; kind: 'notification'; detail: string }): void;
 }
 
 /** What the service needs of a session: the active one, or a watched profile's own. */
@@ -270,6 +272,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     for (const plan of detector.plan(diffs, { newRfi: prefs.newRfi, rfiStatus: prefs.rfiStatus }, names)) {
       const rfiId = plan.rfiId;
       const entity = deps.entityName?.() ?? null;
+      if (rfiId) deps.onSeen?.({ rfiId, kind: 'notification', detail: `${plan.title}: ${plan.body}` });
       try {
         platform.notify({
           title: entity ? `${plan.title} — ${entity}` : plan.title,

@@ -8,6 +8,8 @@ import { returnsChannels, returnsEvents } from './channels/returns';
 import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
 import { rfisChannels, rfisEvents } from './channels/rfis';
 import { webhookChannels, webhookEvents } from './channels/webhook';
+import { lockerChannels, lockerEvents } from './channels/locker';
+import { caseFilesChannels } from './channels/case-files';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -23,6 +25,8 @@ export const channels = {
   ...rfiAnswersChannels,
   ...rfisChannels,
   ...webhookChannels,
+  ...lockerChannels,
+  ...caseFilesChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -35,6 +39,7 @@ export const events = {
   ...rfiAnswersEvents,
   ...rfisEvents,
   ...webhookEvents,
+  ...lockerEvents,
 } as const;
 
 export type Channels = typeof channels;

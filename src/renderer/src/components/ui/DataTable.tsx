@@ -222,6 +222,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
             {headerGroup?.headers.map((h, ci) => {
               const meta = h.column.columnDef.meta;
               const text = flexRender(h.column.columnDef.header, h.getContext());
+              const headerText = h.column.columnDef.header;
               const sorted = h.column.getIsSorted();
               return (
                 <div
@@ -229,6 +230,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                   role="columnheader"
                   aria-colindex={ci + 1}
                   aria-sort={ariaSort(h as Header<unknown, unknown>)}
+                  title={typeof headerText === 'string' ? headerText : undefined}
                   className={cx(
                     'dt__cell',
                     'dt__cell--head',

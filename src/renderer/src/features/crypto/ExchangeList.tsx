@@ -51,7 +51,7 @@ export function ExchangeList() {
             {sideLabel(c.row.original)}
           </a>
         ),
-        meta: { width: 'minmax(130px, 1.5fr)' },
+        meta: { width: 'minmax(100px, 1fr)' },
       },
       {
         id: 'requested',
@@ -64,7 +64,7 @@ export function ExchangeList() {
           />
         ),
         meta: {
-          width: 'minmax(150px, 1.5fr)',
+          width: 'minmax(110px, 1.2fr)',
           align: 'end',
           title: (o) => `${o.request.requested_amount} minor units ${o.request.requested_asset}`,
         },
@@ -78,7 +78,7 @@ export function ExchangeList() {
           return t ? <Money amount={t.customer_pays_amount} currency={t.customer_pays_asset} /> : '—';
         },
         meta: {
-          width: 'minmax(150px, 1.5fr)',
+          width: 'minmax(100px, 1fr)',
           align: 'end',
           title: (o) =>
             o.crypto
@@ -95,7 +95,7 @@ export function ExchangeList() {
           return t ? <Money amount={t.customer_receives_amount} currency={t.customer_receives_asset} /> : '—';
         },
         meta: {
-          width: 'minmax(150px, 1.5fr)',
+          width: 'minmax(110px, 1.2fr)',
           align: 'end',
           title: (o) =>
             o.crypto
@@ -108,14 +108,14 @@ export function ExchangeList() {
         header: 'Status',
         accessorKey: 'displayStatus',
         cell: (c) => <StatusBadge status={c.row.original.displayStatus} data-testid="crypto-list-status" />,
-        meta: { width: '140px', title: (o) => statusLabel(o.displayStatus) },
+        meta: { width: '120px', title: (o) => statusLabel(o.displayStatus) },
       },
       {
         id: 'created',
         header: 'Created',
         accessorKey: 'createdAt',
         cell: (c) => <RelativeTime value={c.row.original.createdAt} />,
-        meta: { width: '112px', align: 'end', title: () => undefined },
+        meta: { width: '96px', align: 'end', title: () => undefined },
       },
       {
         id: 'transaction',
@@ -127,7 +127,7 @@ export function ExchangeList() {
           ) : (
             <span className="muted">none yet</span>
           ),
-        meta: { width: 'minmax(140px, 1.5fr)', title: (o) => (o.transactionId ? undefined : 'none yet') },
+        meta: { width: 'minmax(120px, 1.4fr)', title: (o) => (o.transactionId ? undefined : 'none yet') },
       },
     ],
     [],

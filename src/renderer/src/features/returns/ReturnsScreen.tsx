@@ -190,7 +190,7 @@ function ReturnsTable(props: {
         cell: (c) =>
           counterparty[c.row.original.transactionId] ?? <span className="muted">Not looked up here</span>,
         meta: {
-          width: 'minmax(140px, 2fr)',
+          width: 'minmax(100px, 2fr)',
           title: (e) => counterparty[e.transactionId] ?? 'Not looked up here',
         },
       },
@@ -199,20 +199,24 @@ function ReturnsTable(props: {
         header: 'Transaction',
         accessorKey: 'transactionId',
         cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
-        meta: { width: 'minmax(150px, 2fr)', title: () => undefined },
+        meta: { width: 'minmax(120px, 1.5fr)', title: () => undefined },
       },
       {
         id: 'amount',
         header: 'Amount',
         accessorFn: (e) => Number(e.amount),
         cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency || null} />,
-        meta: { width: '150px', align: 'end', title: (e) => `${e.amount} minor units ${e.currency}` },
+        meta: {
+          width: 'minmax(100px, 1fr)',
+          align: 'end',
+          title: (e) => `${e.amount} minor units ${e.currency}`,
+        },
       },
       {
         id: 'reason',
         header: 'Reason',
         accessorKey: 'reasonCode',
-        meta: { width: '100px' },
+        meta: { width: '84px' },
       },
       {
         id: 'phase',
@@ -241,7 +245,7 @@ function ReturnsTable(props: {
           );
         },
         meta: {
-          width: 'minmax(150px, 2fr)',
+          width: 'minmax(110px, 1.5fr)',
           title: (e) => `${phaseTone(e.phase)}${e.problem ? ` — ${e.problem}` : ''}`,
         },
       },
@@ -259,14 +263,14 @@ function ReturnsTable(props: {
               not read
             </span>
           ),
-        meta: { width: '150px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
+        meta: { width: '128px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
       },
       {
         id: 'updated',
         header: 'Updated',
         accessorKey: 'updatedAt',
         cell: (c) => <RelativeTime value={c.row.original.updatedAt} />,
-        meta: { width: '112px', align: 'end', title: () => undefined },
+        meta: { width: '96px', align: 'end', title: () => undefined },
       },
     ],
     [counterparty, onResend],
@@ -299,14 +303,14 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
         header: 'From',
         accessorFn: (r) => r.debtorName ?? '',
         cell: (c) => c.row.original.debtorName ?? <span className="muted">Unknown sender</span>,
-        meta: { width: 'minmax(140px, 2fr)', title: (r) => r.debtorName ?? 'Unknown sender' },
+        meta: { width: 'minmax(110px, 2fr)', title: (r) => r.debtorName ?? 'Unknown sender' },
       },
       {
         id: 'transaction',
         header: 'Transaction',
         accessorKey: 'transactionId',
         cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
-        meta: { width: 'minmax(150px, 2fr)', title: () => undefined },
+        meta: { width: 'minmax(120px, 2fr)', title: () => undefined },
       },
       {
         id: 'amount',
@@ -314,7 +318,7 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
         accessorFn: (r) => (r.amount === null ? -1 : Number(r.amount)),
         cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency} />,
         meta: {
-          width: '150px',
+          width: 'minmax(110px, 1fr)',
           align: 'end',
           title: (r) => (r.amount ? `${r.amount} minor units` : undefined),
         },
@@ -324,14 +328,14 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
         header: 'Status',
         accessorKey: 'status',
         cell: (c) => <StatusBadge status={c.row.original.status} />,
-        meta: { width: '150px', title: (r) => statusLabel(r.status) },
+        meta: { width: '128px', title: (r) => statusLabel(r.status) },
       },
       {
         id: 'viewed',
         header: 'Opened',
         accessorKey: 'viewedAt',
         cell: (c) => <RelativeTime value={c.row.original.viewedAt} />,
-        meta: { width: '112px', align: 'end', title: () => undefined },
+        meta: { width: '96px', align: 'end', title: () => undefined },
       },
     ],
     [],

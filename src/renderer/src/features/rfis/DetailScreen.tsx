@@ -15,6 +15,7 @@ import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { UnsentDraft } from './UnsentDraft';
+import { CaseFileExport } from '../case-files/CaseFileExport';
 
 type Question = RfiDetailView['rfi']['questions'][number];
 
@@ -231,6 +232,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           Answers go out as {owner.entityName}.
         </p>
       )}
+      <CaseFileExport rfiIds={[rfi.id]} />
       {detail.bankUnreachable && (
         <p className="notice notice--warn" role="status" data-testid="rfi-from-cache">
           The bank could not be reached: this is the copy saved on this computer.

@@ -26,6 +26,7 @@ import { DeadlineClock } from './DeadlineClock';
 import { queueSubscription, useQueue } from './queue-store';
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
+import { CaseFileExport } from '../case-files/CaseFileExport';
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
   return [...new Set([...known, ...Object.keys(counted ?? {})])];
@@ -374,6 +375,12 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
         <DensityToggle />
       </div>
 
+      {loaded && visible.length > 0 && visible.length <= 500 && (
+        <CaseFileExport
+          rfiIds={visible.map((r) => r.id)}
+          label={`Export case file of ${visible.length === rows.length ? 'all' : 'these'} ${visible.length} RFI${visible.length === 1 ? '' : 's'}…`}
+        />
+      )}
       {error && rows.length === 0 ? (
         <ErrorState
           title="The RFIs could not be read"
