@@ -27,6 +27,8 @@ import type { Environment, SessionManager } from './session/session';
 import type { SettingsStore } from './session/settings';
 import type { Stores } from './infra/stores';
 import type { TokenVault } from './infra/vault';
+import type { BusyGuard } from './desktop/busy';
+import type { DesktopSettings } from './desktop/settings';
 
 /** What every handler can reach. */
 export interface ServiceCore {
@@ -64,6 +66,10 @@ export interface ServiceCore {
   caseFileJournal: CaseFileJournal;
   /** Returns of settled incoming transfers: lookup, intents, confirm, following to completion. */
   readonly returns: ReturnsService;
+  /** Background and start-at-login choices (the shell reads them; the login item follows them). */
+  desktop: DesktopSettings;
+  /** Held by answer uploads/sends and money confirmations; the updater never restarts while held. */
+  busy: BusyGuard;
   dataDir: string;
   hasToken(): Promise<boolean>;
   /** The settings screen's view (never a token). */

@@ -30,6 +30,8 @@ import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './
 import type { OriginDecision } from './session/destinations';
 import { createEventHub } from './infra/events';
 import { buildHandlers } from './ipc/handlers';
+import { createBusyGuard, guardMethods } from './desktop/busy';
+import { createDesktopSettings } from './desktop/settings';
 import { openLedger } from './bank/ledger';
 import { consoleSink, createLogger } from './infra/log';
 import type { Logger } from './infra/log';
@@ -156,6 +158,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   const clock = createServerClock(options.localNow ? { localNow: options.localNow } : {});
   let sessionRef: SessionManager | null = null;
+  // Uploads, answer sends and money confirmations hold the busy guard (the updater waits for it).
+  const busy = createBusyGuard();
   const bank = new BankClient({
     identity: async ({ withToken }) =>
       sessionRef ? sessionRef.identity({ withToken }) : { baseUrl: '', token: null, tokenOrigin: null },
@@ -165,6 +169,13 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
     onReachability: (reachable) => sessionRef?.observeReachability(reachable),
+  });
+  guardMethods(bank, busy, {
+    uploadDocument: 'an answer document is uploading',
+    submitRfiResponse: 'an answer is being sent',
+    confirmCryptoOrder: 'an exchange order is being confirmed',
+    confirmReturn: 'a return is being confirmed',
+    cancelReturn: 'a return is being cancelled',
   });
   const session = await createSession({
     settings,
@@ -285,6 +296,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events,
     platform: options.platform,
     serverNow: () => clock.now(),
+    busy,
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
     onSent: (rfiId) => afterAnswerSent(rfiId),
@@ -395,6 +407,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.locker ? options.locker : {}),
   });
 
+  const desktop = await createDesktopSettings(stores, options.platform);
+
   const core: ServiceCore = {
     get environment() {
       return session.environment;
@@ -424,6 +438,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     get returns() {
       return returns;
     },
+    desktop,
+    busy,
     dataDir,
     hasToken: () => vault.has(session.profile.id),
     settingsView,

@@ -20,6 +20,7 @@ import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import { resolveAppAsset } from '../../src/main/electron/protocol/resolve';
 import { securityHeaders } from '../../src/main/electron/protocol/policy';
 import { createHeadlessPlatform } from '../../src/main/infra/platform';
+import { createLinkHandler } from '../../src/main/electron/links/handle';
 import type { HeadlessPlatform } from '../../src/main/infra/platform';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import type { LogRecord } from '../../src/main/infra/log';
@@ -64,6 +65,11 @@ export interface Harness {
   attach(context: BrowserContext): Promise<void>;
   /** Opens the app in a new page of the context. */
   open(context: BrowserContext): Promise<Page>;
+  /**
+   * A treasury-desk:// link handed to the app as the shell does (src/main/electron/links): parsed
+   * in Node, then pushed as desktop.openLink. Answers whether it was accepted.
+   */
+  openLink(url: string): boolean;
   close(): Promise<void>;
 }
 
@@ -146,6 +152,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await page.goto(harness.url);
       return page;
     },
+    openLink: (url) =>
+      createLinkHandler({ log, open: (route) => services.events.emit('desktop.openLink', route) })(
+        url,
+        'second-instance',
+      ),
     async close() {
       detachers.forEach((d) => d());
       await services.dispose();

@@ -169,6 +169,54 @@ describe('answer outbox over real HTTP', () => {
       .toBe('pending_review');
   });
 
+  it('an answer holds the busy guard from its re-read through the upload to the send (no update restart meanwhile)', async () => {
+    const rfi = await newRfi('transaction.supporting_documents');
+    const pdf = path.join(dir, 'invoice.pdf');
+    await writeFile(pdf, Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(50_000, 0x41)]));
+    const busyAt: Array<{ step: string; busy: boolean; reasons: string[] }> = [];
+    proxy.rules.push((req) => {
+      if (req.method === 'POST' && req.path === '/v1/documents/upload-url') {
+        busyAt.push({
+          step: 'upload-url',
+          busy: t.services.busy.isBusy(),
+          reasons: t.services.busy.reasons(),
+        });
+        return {
+          kind: 'rewrite',
+          fn: (json) => ({
+            ...(json as object),
+            url: (json as { url: string }).url.replace(sandbox.url, proxy.url),
+          }),
+        };
+      }
+      if (req.method === 'PUT' || (req.method === 'POST' && req.path.endsWith('/responses')))
+        busyAt.push({ step: req.method, busy: t.services.busy.isBusy(), reasons: t.services.busy.reasons() });
+      return undefined;
+    });
+    expect(t.services.busy.isBusy()).toBe(false);
+    const [file] = (
+      await t.services.rfiAnswers.files.registerPicked([pdf], 'transaction_supporting_document')
+    ).files;
+    const a = await t.services.rfiAnswers.submit({
+      rfiId: rfi.id,
+      questionId: rfi.questions[0]!.id,
+      questionType: 'transaction.supporting_documents',
+      text: '',
+      files: [file!.ref],
+    });
+    expect(await waitFor(a.id, ['sent', 'failed', 'conflict'])).toBe('sent');
+    expect(busyAt.map((b) => b.step)).toEqual(['upload-url', 'PUT', 'POST']);
+    expect(busyAt.every((b) => b.busy)).toBe(true);
+    expect(busyAt.find((b) => b.step === 'PUT')!.reasons).toEqual(
+      expect.arrayContaining(['an answer is being sent', 'an answer document is uploading']),
+    );
+    await expect.poll(() => t.services.busy.isBusy()).toBe(false);
+    // The cache re-reads the RFI once the answer landed (let it finish before the folder goes).
+    await expect
+      .poll(async () => (await t.services.rfis.get(rfi.id, false)).rfi.status)
+      .toBe('pending_review');
+  });
+
   it('refuses what the bank would refuse before anything is sent', async () => {
     const rfi = await newRfi('transaction.supporting_documents');
     await expect(

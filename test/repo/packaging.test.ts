@@ -5,6 +5,8 @@ import Ajv from 'ajv';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { appId, productName } from '../../src/main/electron/app-identity';
+import { linkScheme } from '../../src/main/electron/links/parse';
+import { checkFeedUrl } from '../../src/main/desktop/updates';
 
 /**
  * Packaging cannot run here (no Electron binary), so its configuration is checked instead:
@@ -73,6 +75,32 @@ describe('electron-builder configuration', () => {
     const plist = readFileSync(path.join(root, String(config.mac['entitlements'])), 'utf8');
     const keys = [...plist.matchAll(/<key>([^<]+)<\/key>/g)].map((m) => m[1]);
     expect(keys).toEqual(['com.apple.security.cs.allow-jit']);
+  });
+});
+
+describe('links, tray icon and update feed in the packaging', () => {
+  it('registers the treasury-desk:// scheme the shell parses', () => {
+    expect(config['protocols']).toEqual([{ name: 'Treasury Desk link', schemes: [linkScheme] }]);
+  });
+
+  it('ships the tray icon outside the ASAR, where the shell looks for it', () => {
+    const extra = config['extraResources'] as Array<{ from: string; to: string }>;
+    expect(extra).toEqual([{ from: 'resources/icons/32x32.png', to: 'tray.png' }]);
+    expect(pngSize(path.join(root, extra[0]!.from))).toEqual({ width: 32, height: 32 });
+  });
+
+  it('configures no update feed by default; a generic https feed given at build time is valid', () => {
+    // Without `publish` electron-builder writes no app-update.yml: the app never checks.
+    expect(config['publish']).toBeUndefined();
+    const schema = JSON.parse(readFileSync(require.resolve('app-builder-lib/scheme.json'), 'utf8')) as object;
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
+    const feed = 'https://updates.bank.example/treasury-desk/';
+    expect(
+      validate({ ...config, publish: { provider: 'generic', url: feed } }),
+      JSON.stringify(validate.errors),
+    ).toBe(true);
+    expect(checkFeedUrl(feed)).toEqual({ ok: true, url: feed });
+    expect(checkFeedUrl('http://updates.bank.example/treasury-desk/')).toMatchObject({ ok: false });
   });
 });
 

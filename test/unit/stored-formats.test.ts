@@ -12,6 +12,7 @@ import { confStoreFactory, createStores } from '../../src/main/infra/stores';
 import type { StoreFormat } from '../../src/main/infra/stores';
 import { returnsFormat } from '../../src/main/returns/stored';
 import { approvalsFormat } from '../../src/main/session/destinations';
+import { desktopFormat } from '../../src/main/desktop/settings';
 import { openSettings } from '../../src/main/session/settings';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { tempDir } from '../support/temp-dir';
@@ -58,6 +59,12 @@ const cases: Case[] = [
     format: approvalsFormat as unknown as StoreFormat<{ version: number }>,
     defaults: { origins: [] },
     expectLoaded: (v) => expect(v['origins']).toMatchObject([{ origin: 'https://api.acme.example' }]),
+  },
+  {
+    name: 'desktop',
+    format: desktopFormat as unknown as StoreFormat<{ version: number }>,
+    defaults: { keepRunningInBackground: true, startAtLogin: false },
+    expectLoaded: (v) => expect(v).toEqual({ keepRunningInBackground: false, startAtLogin: true }),
   },
 ];
 

@@ -162,7 +162,7 @@ describe('window state', () => {
 describe('application menu', () => {
   const flatten = (items: MenuItemSpec[]): MenuItemSpec[] =>
     items.flatMap((i) => [i, ...(i.submenu ? flatten(i.submenu) : [])]);
-  const actions = { showShortcuts: vi.fn(), openLogsFolder: vi.fn() };
+  const actions = { showShortcuts: vi.fn(), openLogsFolder: vi.fn(), exportDiagnostics: vi.fn() };
 
   it('has File, Edit, View, Window and Help, with the shortcuts list behind its accelerators', () => {
     const menu = buildMenuTemplate({ isMac: false, isPackaged: true, productName, actions });

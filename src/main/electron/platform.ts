@@ -3,8 +3,12 @@ import { app, dialog, net, Notification, powerMonitor } from 'electron';
 import type { Platform, SystemEvent } from '../infra/platform';
 
 /** The desktop features the services use, implemented with Electron. */
-export function createElectronPlatform(getWindow: () => BrowserWindow | null): Platform {
+export function createElectronPlatform(
+  getWindow: () => BrowserWindow | null,
+  extra: Pick<Platform, 'setStartAtLogin'> = {},
+): Platform {
   return {
+    ...extra,
     notify({ title, body, onClick }) {
       if (!Notification.isSupported()) return;
       const n = new Notification({ title, body, silent: false });

@@ -21,6 +21,11 @@ export interface Logger {
   error(message: string, data?: unknown): void;
   /** Registers a value that must never appear in any log line. */
   addSecret(secret: string): void;
+  /**
+   * Redacts text written elsewhere (a log file handed out in a diagnostics export): registered
+   * secrets, bearer credentials, and in JSON lines every value under a key naming a credential.
+   */
+  redact(text: string): string;
 }
 
 const bearerPattern = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
@@ -76,6 +81,17 @@ export function createLogger(sink: LogSink, minLevel: LogLevel = 'info'): Logger
     addSecret: (s) => {
       if (s.length >= 6) secrets.add(s);
     },
+    redact: (text) =>
+      text
+        .split('\n')
+        .map((line) => {
+          try {
+            return redact(JSON.stringify(plain(JSON.parse(line))));
+          } catch {
+            return redact(line);
+          }
+        })
+        .join('\n'),
   };
 }
 

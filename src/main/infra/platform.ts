@@ -57,6 +57,8 @@ export interface Platform {
   confirmDestination(request: DestinationApproval): Promise<boolean>;
   /** Suspend/resume, screen lock and connectivity changes. Returns an unsubscribe. */
   onSystemEvent(listener: (event: SystemEvent) => void): () => void;
+  /** Registers (or removes) the app as a hidden login item; absent where there is none. */
+  setStartAtLogin?(enabled: boolean): void;
 }
 
 export interface HeadlessPlatform extends Platform {
@@ -72,6 +74,8 @@ export interface HeadlessPlatform extends Platform {
   nextConfirmAnswers: boolean[];
   /** Simulates a system event. */
   fire(event: SystemEvent): void;
+  /** The login item as last set (null: never set). */
+  startAtLogin: boolean | null;
 }
 
 export function createHeadlessPlatform(): HeadlessPlatform {
@@ -83,6 +87,10 @@ export function createHeadlessPlatform(): HeadlessPlatform {
     nextSaveAnswers: [],
     confirmations: [],
     nextConfirmAnswers: [],
+    startAtLogin: null,
+    setStartAtLogin(enabled) {
+      platform.startAtLogin = enabled;
+    },
     notify(n) {
       platform.notifications.push(n);
     },

@@ -11,6 +11,7 @@ import { caseFilesHandlers } from '../case-files/handlers';
 import { sessionHandlers } from '../session/session-handlers';
 import { settingsHandlers } from '../session/settings-handlers';
 import { vaultHandlers } from '../session/vault-handlers';
+import { desktopHandlers } from '../desktop/handlers';
 
 /** Joins every feature's handlers into the map the dispatcher serves. */
 export function buildHandlers(core: ServiceCore): Handlers {
@@ -26,5 +27,6 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...webhookHandlers(core),
     ...lockerHandlers(core),
     ...caseFilesHandlers(core),
+    ...desktopHandlers(core),
   };
 }

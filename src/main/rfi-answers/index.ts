@@ -12,6 +12,7 @@ import type { BankScope } from '../bank/scope';
 import type { EventHub } from '../infra/events';
 import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
+import type { BusyGuard } from '../desktop/busy';
 import type { Platform } from '../infra/platform';
 import { openDraftStore } from './drafts';
 import type { DraftRecord, DraftStore } from './drafts';
@@ -59,6 +60,8 @@ export interface RfiAnswersDeps {
   audit?(line: OutboxAuditLine): Promise<void>;
   /** Told once a document reached the bank. */
   onUploaded?(doc: UploadedDocument): void;
+  /** Held while an answer is worked on (see desktop/busy.ts). */
+  busy?: Pick<BusyGuard, 'run'>;
 }
 
 export interface DraftInput {
@@ -145,6 +148,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     ...(deps.audit ? { audit: deps.audit } : {}),
     ...(deps.onUploaded ? { onUploaded: deps.onUploaded } : {}),
     now: deps.serverNow,
+    ...(deps.busy ? { busy: deps.busy } : {}),
     ...(deps.options?.retry ? { retry: deps.options.retry } : {}),
     onChange: (v) => deps.events.emit('answers.changed', v),
     onProgress: (p) => deps.events.emit('answers.progress', p),

@@ -44,6 +44,7 @@ import type { BankScope } from '../bank/scope';
 import { createSerialQueue } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
 import type { Logger } from '../infra/log';
+import type { BusyGuard } from '../desktop/busy';
 import { backoffDelay } from '../infra/backoff';
 
 export interface OutboxBank {
@@ -155,6 +156,8 @@ export interface OutboxOptions {
   onUploaded?(doc: UploadedDocument): void;
   /** Start the timer-driven runner (tests drive `runDue` themselves when false). */
   autoRun?: boolean;
+  /** Held while an answer is worked on (the updater never restarts meanwhile). */
+  busy?: Pick<BusyGuard, 'run'>;
 }
 
 export interface UploadedDocument {
@@ -652,7 +655,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     await send(e);
   };
 
-  const process = async (e: OutboxEntry): Promise<void> => {
+  const processEntry = async (e: OutboxEntry): Promise<void> => {
     try {
       if (e.state === 'verifying' || e.state === 'sending') {
         await verify(e);
@@ -695,6 +698,10 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       }
     }
   };
+  // The whole answer (re-read, uploads, send) holds the busy guard: no update restart between the
+  // upload of its documents and the send.
+  const process = (e: OutboxEntry): Promise<void> =>
+    options.busy ? options.busy.run('an answer is being sent', () => processEntry(e)) : processEntry(e);
 
   // ---- runner ----
   let running: Promise<void> | null = null;

@@ -34,6 +34,7 @@ function OfflineBanner() {
     </div>
   );
 }
+import { LinkNavigator } from './features/desktop/LinkNavigator';
 
 export function App() {
   const path = useRouter((s) => s.path);
@@ -101,6 +102,7 @@ export function App() {
         </Suspense>
       )}
       <ShortcutsHelp />
+      <LinkNavigator />
     </div>
   );
 }

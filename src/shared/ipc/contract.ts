@@ -10,6 +10,7 @@ import { rfisChannels, rfisEvents } from './channels/rfis';
 import { webhookChannels, webhookEvents } from './channels/webhook';
 import { lockerChannels, lockerEvents } from './channels/locker';
 import { caseFilesChannels } from './channels/case-files';
+import { desktopChannels, desktopEvents } from './channels/desktop';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -27,6 +28,7 @@ export const channels = {
   ...webhookChannels,
   ...lockerChannels,
   ...caseFilesChannels,
+  ...desktopChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -40,6 +42,7 @@ export const events = {
   ...rfisEvents,
   ...webhookEvents,
   ...lockerEvents,
+  ...desktopEvents,
 } as const;
 
 export type Channels = typeof channels;

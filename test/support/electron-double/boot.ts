@@ -54,7 +54,12 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export function bootShell(options: { userData: string; lock?: 'granted' | 'denied' }): BootedShell {
+export function bootShell(options: {
+  userData: string;
+  lock?: 'granted' | 'denied';
+  /** Command-line arguments after the entry (a cold start's link, --hidden). */
+  argv?: string[];
+}): BootedShell {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TD_ELECTRON_DOUBLE_USER_DATA: options.userData,
@@ -62,7 +67,7 @@ export function bootShell(options: { userData: string; lock?: 'granted' | 'denie
   };
   delete env['ELECTRON_RENDERER_URL'];
   delete env['NODE_OPTIONS'];
-  const child = fork(builtMain, [], {
+  const child = fork(builtMain, options.argv ?? [], {
     cwd: root,
     env,
     execArgv: ['--import', 'tsx', '--import', './test/support/electron-double/register.ts'],

@@ -25,6 +25,8 @@ import type {
   BrowserWindow as ElectronBrowserWindow,
   BrowserWindowConstructorOptions,
   CustomScheme,
+  CrashReporter,
+  CrashReporterStartOptions,
   Dialog,
   Display,
   IpcMain,
@@ -40,10 +42,12 @@ import type {
   Rectangle,
   Screen,
   Session,
+  Settings as LoginItemSettingsInput,
   Shell,
+  Tray as ElectronTray,
   WebContents,
 } from 'electron';
-import type { DoubleReply, DoubleRequest, DoubleState, WindowRecord } from './protocol';
+import type { DoubleReply, DoubleRequest, DoubleState, MenuItemRecord, WindowRecord } from './protocol';
 
 interface DoubleInternals {
   ready: boolean;
@@ -68,6 +72,46 @@ interface DoubleInternals {
   devicePermission: ((details: unknown) => boolean) | null;
   displayMedia: ((request: unknown, callback: (streams: object) => void) => void) | null;
   menuInstalled: boolean;
+  applicationMenu: Array<MenuItemConstructorOptions | MenuItem>;
+  trays: TrayDouble[];
+  loginItem: LoginItemSettingsInput | null;
+  protocolClients: string[];
+  crashReporter: CrashReporterStartOptions | null;
+  /** What the next dialog.showMessageBox answers (button index); none queued = 0 (Cancel). */
+  nextMessageBoxAnswers: number[];
+  messageBoxes: Array<{ title?: string; message: string; detail?: string; buttons?: string[] }>;
+  /** What the next dialog.showSaveDialog answers; none queued = cancelled. */
+  nextSavePaths: Array<string | null>;
+  saveDialogs: Array<{ title?: string; defaultPath?: string }>;
+  shownNotifications: EventEmitter[];
+}
+
+/** A menu (application or tray) as the test sees it: labels, ids and whether each is enabled. */
+function menuRecord(items: Array<MenuItemConstructorOptions | MenuItem>): MenuItemRecord[] {
+  return items.map((i) => {
+    const o = i as MenuItemConstructorOptions;
+    return {
+      ...(o.id ? { id: o.id } : {}),
+      ...(o.label ? { label: o.label } : {}),
+      ...(o.type ? { type: o.type } : {}),
+      ...(o.enabled === false ? { enabled: false } : {}),
+      ...(Array.isArray(o.submenu) ? { submenu: menuRecord(o.submenu) } : {}),
+    };
+  });
+}
+
+function findItem(
+  items: Array<MenuItemConstructorOptions | MenuItem>,
+  id: string,
+): MenuItemConstructorOptions | null {
+  for (const i of items as MenuItemConstructorOptions[]) {
+    if (i.id === id) return i;
+    if (Array.isArray(i.submenu)) {
+      const found = findItem(i.submenu, id);
+      if (found) return found;
+    }
+  }
+  return null;
 }
 
 const key = Symbol.for('treasury-desk.electron-double');
@@ -160,6 +204,21 @@ class WindowDouble extends EventEmitter {
       width: this.options.width ?? 800,
       height: this.options.height ?? 600,
     }),
+    close: (): void => {
+      if (this.destroyed) return;
+      const close = preventable();
+      this.emit('close', close);
+      if (close.prevented) return;
+      this.destroyed = true;
+      this.webContents.destroyed = true;
+      this.webContents.emit('destroyed');
+      this.emit('closed');
+      if (BrowserWindow.getAllWindows().length === 0) double.appEvents.emit('window-all-closed');
+    },
+    hide: (): void => {
+      this.visible = false;
+    },
+    isVisible: (): boolean => this.visible,
     loadURL: async (url: string): Promise<void> => {
       this.loadedUrl = url;
       this.webContents.mainFrame.url = url;
@@ -176,6 +235,9 @@ class WindowDouble extends EventEmitter {
     | 'isFullScreen'
     | 'isDestroyed'
     | 'getNormalBounds'
+    | 'close'
+    | 'hide'
+    | 'isVisible'
     | 'loadURL'
   >;
 
@@ -188,6 +250,9 @@ class WindowDouble extends EventEmitter {
   isFullScreen = this.parts.isFullScreen;
   isDestroyed = this.parts.isDestroyed;
   getNormalBounds = this.parts.getNormalBounds;
+  close = this.parts.close;
+  hide = this.parts.hide;
+  isVisible = this.parts.isVisible;
   loadURL = this.parts.loadURL;
 
   record(): WindowRecord {
@@ -201,6 +266,7 @@ class WindowDouble extends EventEmitter {
       sent: this.webContents.sent,
       webContentsListeners: this.webContents.eventNames().map(String).sort(),
       hasWindowOpenHandler: this.webContents.windowOpenHandler !== null,
+      destroyed: this.destroyed,
     };
   }
 }
@@ -259,6 +325,16 @@ class ElectronDouble {
       devicePermission: null,
       displayMedia: null,
       menuInstalled: false,
+      applicationMenu: [],
+      trays: [],
+      loginItem: null,
+      protocolClients: [],
+      crashReporter: null,
+      nextMessageBoxAnswers: [],
+      messageBoxes: [],
+      nextSavePaths: [],
+      saveDialogs: [],
+      shownNotifications: [],
     };
     if (process.send) {
       process.on('message', (message: DoubleRequest) => {
@@ -314,11 +390,22 @@ class ElectronDouble {
         deviceSelect: this.sessionEvents.eventNames().map(String).sort(),
       },
       menuInstalled: this.s.menuInstalled,
+      applicationMenu: menuRecord(this.s.applicationMenu),
+      trays: this.s.trays.map((t) => t.record()),
+      loginItem: this.s.loginItem
+        ? (JSON.parse(JSON.stringify(this.s.loginItem)) as Record<string, unknown>)
+        : null,
+      protocolClients: [...this.s.protocolClients],
+      crashReporter: this.s.crashReporter
+        ? (JSON.parse(JSON.stringify(this.s.crashReporter)) as Record<string, unknown>)
+        : null,
+      messageBoxes: [...this.s.messageBoxes],
+      saveDialogs: [...this.s.saveDialogs],
     };
   }
 
   private window(): WindowDouble {
-    const win = this.s.windows.at(-1);
+    const win = this.s.windows.filter((w) => !w.destroyed).at(-1) ?? this.s.windows.at(-1);
     if (!win) throw new Error('no window was created');
     return win;
   }
@@ -331,7 +418,45 @@ class ElectronDouble {
         this.markReady();
         return null;
       case 'second-instance':
-        this.appEvents.emit('second-instance', preventable(), ['treasury-desk'], process.cwd(), {});
+        this.appEvents.emit(
+          'second-instance',
+          preventable(),
+          req.argv ?? ['treasury-desk'],
+          process.cwd(),
+          {},
+        );
+        return null;
+      case 'open-url': {
+        const event = preventable();
+        this.appEvents.emit('open-url', event, req.url);
+        return { prevented: event.prevented };
+      }
+      case 'close-windows':
+        for (const w of this.s.windows.filter((x) => !x.destroyed)) w.close();
+        return null;
+      case 'tray-click': {
+        const tray = this.s.trays.filter((t) => !t.destroyed).at(-1);
+        if (!tray) throw new Error('no tray');
+        const item = findItem(tray.menu, req.item);
+        if (!item?.click) throw new Error(`no tray item ${req.item}`);
+        (item.click as () => void)();
+        return null;
+      }
+      case 'menu-click': {
+        const item = findItem(this.s.applicationMenu, req.item);
+        if (!item?.click) throw new Error(`no menu item ${req.item}`);
+        (item.click as () => void)();
+        return null;
+      }
+      case 'notification-click': {
+        const n = this.s.shownNotifications.at(-1);
+        if (!n) throw new Error('no notification was shown');
+        n.emit('click', preventable());
+        return null;
+      }
+      case 'dialog-answers':
+        this.s.nextMessageBoxAnswers.push(...(req.messageBox ?? []));
+        this.s.nextSavePaths.push(...(req.savePaths ?? []));
         return null;
       case 'quit':
         app.quit();
@@ -404,6 +529,47 @@ class ElectronDouble {
 const double: ElectronDouble = ((globalThis as GlobalWithDouble)[key] ??= new ElectronDouble());
 const s = double.s;
 
+class TrayDouble extends EventEmitter {
+  tooltip = '';
+  menu: Array<MenuItemConstructorOptions | MenuItem> = [];
+  destroyed = false;
+  constructor(readonly image: string) {
+    super();
+  }
+  readonly parts = {
+    setToolTip: (toolTip: string): void => {
+      this.tooltip = toolTip;
+    },
+    setContextMenu: (menu: ElectronMenu | null): void => {
+      this.menu = ((menu as unknown as { items?: Array<MenuItemConstructorOptions | MenuItem> } | null)
+        ?.items ?? []) as Array<MenuItemConstructorOptions | MenuItem>;
+    },
+    destroy: (): void => {
+      this.destroyed = true;
+    },
+    isDestroyed: (): boolean => this.destroyed,
+  } satisfies Pick<ElectronTray, 'setToolTip' | 'setContextMenu' | 'destroy' | 'isDestroyed'>;
+  setToolTip = this.parts.setToolTip;
+  setContextMenu = this.parts.setContextMenu;
+  destroy = this.parts.destroy;
+  isDestroyed = this.parts.isDestroyed;
+  record() {
+    return {
+      image: this.image,
+      tooltip: this.tooltip,
+      menu: menuRecord(this.menu),
+      destroyed: this.destroyed,
+    };
+  }
+}
+
+export class Tray extends TrayDouble {
+  constructor(image: string) {
+    super(image);
+    s.trays.push(this);
+  }
+}
+
 const appParts = {
   isPackaged: false,
   requestSingleInstanceLock: (): boolean => {
@@ -422,6 +588,8 @@ const appParts = {
         return s.userData;
       case 'logs':
         return path.join(s.userData, 'logs');
+      case 'crashDumps':
+        return path.join(s.userData, 'Crashpad');
       case 'temp':
         return path.join(s.userData, 'tmp');
       default:
@@ -430,6 +598,14 @@ const appParts = {
   },
   getName: (): string => 'Treasury Desk',
   getVersion: (): string => '0.1.0',
+  setLoginItemSettings: (settings: LoginItemSettingsInput): void => {
+    s.loginItem = settings;
+    s.log.push(`app.setLoginItemSettings ${JSON.stringify(settings)}`);
+  },
+  setAsDefaultProtocolClient: (protocol: string): boolean => {
+    s.protocolClients.push(protocol);
+    return true;
+  },
   setBadgeCount: (count?: number): boolean => {
     s.log.push(`app.setBadgeCount ${count}`);
     return true;
@@ -460,6 +636,8 @@ const appParts = {
   | 'getPath'
   | 'getName'
   | 'getVersion'
+  | 'setLoginItemSettings'
+  | 'setAsDefaultProtocolClient'
   | 'setBadgeCount'
   | 'quit'
   | 'exit'
@@ -568,8 +746,10 @@ export const shell = {
 export const Menu = {
   buildFromTemplate: (template: Array<MenuItemConstructorOptions | MenuItem>): ElectronMenu =>
     ({ items: template }) as unknown as ElectronMenu,
-  setApplicationMenu: (_menu: ElectronMenu | null): void => {
+  setApplicationMenu: (menu: ElectronMenu | null): void => {
     s.menuInstalled = true;
+    s.applicationMenu =
+      (menu as unknown as { items?: Array<MenuItemConstructorOptions | MenuItem> } | null)?.items ?? [];
   },
 } satisfies Pick<typeof ElectronMenu, 'buildFromTemplate' | 'setApplicationMenu'>;
 
@@ -579,16 +759,58 @@ export class Notification extends EventEmitter implements Pick<ElectronNotificat
   }
   show(): void {
     s.log.push(`notification ${this.options.title ?? ''}`);
+    s.shownNotifications.push(this);
   }
   static isSupported(): boolean {
-    return false;
+    return true;
   }
+}
+
+type MessageBoxOptions = Parameters<Dialog['showMessageBox']>[0] extends infer O
+  ? O extends { message: string }
+    ? O
+    : never
+  : never;
+type SaveDialogOptions = Parameters<Dialog['showSaveDialog']>[0] extends infer O
+  ? O extends { title?: string; defaultPath?: string; properties?: unknown }
+    ? O
+    : never
+  : never;
+
+function lastObject<T>(args: unknown[]): T {
+  return args.findLast((a) => a !== null && typeof a === 'object' && !('webContents' in a)) as T;
 }
 
 export const dialog = {
   showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
-  showSaveDialog: async () => ({ canceled: true, filePath: '' }),
-} satisfies Pick<Dialog, 'showOpenDialog' | 'showSaveDialog'>;
+  /** Answers the queued paths (dialog-answers); none queued = cancelled. Called with or without a window. */
+  showSaveDialog: async (...args: unknown[]) => {
+    const o = lastObject<SaveDialogOptions>(args);
+    s.saveDialogs.push({
+      ...(o.title ? { title: o.title } : {}),
+      ...(o.defaultPath ? { defaultPath: o.defaultPath } : {}),
+    });
+    const p = s.nextSavePaths.shift() ?? null;
+    return p ? { canceled: false, filePath: p } : { canceled: true, filePath: '' };
+  },
+  showMessageBox: async (...args: unknown[]) => {
+    const o = lastObject<MessageBoxOptions>(args);
+    s.messageBoxes.push({
+      ...(o.title ? { title: o.title } : {}),
+      message: o.message,
+      ...(o.detail ? { detail: o.detail } : {}),
+      ...(o.buttons ? { buttons: o.buttons } : {}),
+    });
+    return { response: s.nextMessageBoxAnswers.shift() ?? 0, checkboxChecked: false };
+  },
+} satisfies Pick<Dialog, 'showOpenDialog' | 'showSaveDialog' | 'showMessageBox'>;
+
+export const crashReporter = {
+  start: (options: CrashReporterStartOptions): void => {
+    if (s.ready) s.log.push('crashReporter.start after ready');
+    s.crashReporter = options;
+  },
+} satisfies Pick<CrashReporter, 'start'>;
 
 export const nativeTheme = { shouldUseDarkColors: false } satisfies Pick<NativeTheme, 'shouldUseDarkColors'>;
 
@@ -614,7 +836,9 @@ export default {
   shell,
   Menu,
   Notification,
+  Tray,
   dialog,
+  crashReporter,
   nativeTheme,
   screen,
   powerMonitor,

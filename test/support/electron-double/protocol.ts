@@ -7,7 +7,19 @@ import type { CustomScheme } from 'electron';
 export type DoubleRequest = { id: number } & (
   | { op: 'state' }
   | { op: 'ready' }
-  | { op: 'second-instance' }
+  /** A second launch: its argv (default ['treasury-desk']). */
+  | { op: 'second-instance'; argv?: string[] }
+  /** macOS: the OS hands the app a link. */
+  | { op: 'open-url'; url: string }
+  /** The analyst closes every window. */
+  | { op: 'close-windows' }
+  /** Clicks the item with this id in the latest tray menu / the application menu. */
+  | { op: 'tray-click'; item: string }
+  | { op: 'menu-click'; item: string }
+  /** The analyst clicks the last notification shown. */
+  | { op: 'notification-click' }
+  /** Queues answers of the next native dialogs (message box: button index; save: path or null). */
+  | { op: 'dialog-answers'; messageBox?: number[]; savePaths?: Array<string | null> }
   | { op: 'quit' }
   | { op: 'minimize' }
   /** Calls an ipcMain.handle listener as the window's main frame or a subframe (at `url`, if given). */
@@ -40,6 +52,22 @@ export interface WindowRecord {
   sent: Array<{ channel: string; args: unknown[] }>;
   webContentsListeners: string[];
   hasWindowOpenHandler: boolean;
+  destroyed: boolean;
+}
+
+export interface MenuItemRecord {
+  id?: string;
+  label?: string;
+  type?: string;
+  enabled?: false;
+  submenu?: MenuItemRecord[];
+}
+
+export interface TrayRecord {
+  image: string;
+  tooltip: string;
+  menu: MenuItemRecord[];
+  destroyed: boolean;
 }
 
 export interface DoubleState {
@@ -68,6 +96,13 @@ export interface DoubleState {
     deviceSelect: string[];
   };
   menuInstalled: boolean;
+  applicationMenu: MenuItemRecord[];
+  trays: TrayRecord[];
+  loginItem: Record<string, unknown> | null;
+  protocolClients: string[];
+  crashReporter: Record<string, unknown> | null;
+  messageBoxes: Array<{ title?: string; message: string; detail?: string; buttons?: string[] }>;
+  saveDialogs: Array<{ title?: string; defaultPath?: string }>;
 }
 
 export type DoubleReply =

@@ -8,6 +8,7 @@ export function installMenu(options: {
   productName: string;
   logsDir: string;
   getWindow: () => BrowserWindow | null;
+  exportDiagnostics(): void;
 }): void {
   const template = buildMenuTemplate({
     isMac: process.platform === 'darwin',
@@ -26,6 +27,7 @@ export function installMenu(options: {
       openLogsFolder() {
         void shell.openPath(options.logsDir);
       },
+      exportDiagnostics: options.exportDiagnostics,
     },
   });
   Menu.setApplicationMenu(Menu.buildFromTemplate(template as MenuItemConstructorOptions[]));

@@ -12,6 +12,7 @@ export interface MenuItemSpec {
   role?: string;
   type?: 'separator' | 'submenu' | 'normal';
   accelerator?: string;
+  enabled?: boolean;
   /** False: the accelerator is only displayed; the page handles the key itself. */
   registerAccelerator?: boolean;
   submenu?: MenuItemSpec[];
@@ -21,6 +22,8 @@ export interface MenuItemSpec {
 export interface MenuActions {
   showShortcuts(): void;
   openLogsFolder(): void;
+  /** Help → Export diagnostics (a ZIP of the redacted logs, saved through main's dialog). */
+  exportDiagnostics(): void;
 }
 
 export interface MenuOptions {
@@ -107,6 +110,7 @@ export function buildMenuTemplate({ isMac, isPackaged, productName, actions }: M
     submenu: [
       item('help.shortcuts', { label: 'Keyboard shortcuts', click: actions.showShortcuts }),
       { id: 'help.logs', label: 'Open logs folder', click: actions.openLogsFolder },
+      { id: 'help.diagnostics', label: 'Export diagnostics…', click: actions.exportDiagnostics },
       ...(isMac ? [] : [separator, { role: 'about', label: `About ${productName}` }]),
     ],
   };

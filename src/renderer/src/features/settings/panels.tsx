@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { WebhookPanel } from './WebhookPanel';
+import { DesktopPanel } from './DesktopPanel';
 
 /**
  * Extra panels of the settings screen, contributed by other features. The RFI feature adds its
@@ -14,4 +15,5 @@ export interface SettingsPanel {
 
 export const settingsPanels: SettingsPanel[] = [
   { id: 'webhook', title: 'Webhook', render: () => <WebhookPanel /> },
+  { id: 'desktop', title: 'Desktop', render: () => <DesktopPanel /> },
 ];

@@ -1,0 +1,18 @@
+import type { Handlers } from '../ipc/dispatcher';
+import type { ServiceCore } from '../core';
+
+/** desktop.settings / desktop.updateSettings: the background and start-at-login choices. */
+export function desktopHandlers(
+  core: ServiceCore,
+): Pick<Handlers, 'desktop.settings' | 'desktop.updateSettings'> {
+  return {
+    'desktop.settings': async () => core.desktop.get(),
+    'desktop.updateSettings': async (patch) => {
+      const clean: { keepRunningInBackground?: boolean; startAtLogin?: boolean } = {};
+      if (patch.keepRunningInBackground !== undefined)
+        clean.keepRunningInBackground = patch.keepRunningInBackground;
+      if (patch.startAtLogin !== undefined) clean.startAtLogin = patch.startAtLogin;
+      return core.desktop.update(clean);
+    },
+  };
+}
