@@ -90,6 +90,12 @@ export interface ServicesOptions {
   crypto?: CryptoOptions;
   /** Evidence locker: how often expiry is checked (default hourly). */
   locker?: { checkEveryMs?: number };
+  /**
+   * Deadline reminders: thresholds in hours before an RFI's timeout (default 168, 48, 24);
+   * false: none (tests about other notifications, which the seeded RFIs near their timeout would
+   * otherwise join).
+   */
+  reminders?: { hours?: readonly number[] } | false;
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
@@ -343,6 +349,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     primary: () => rfis,
     clock,
     stores,
+    reminders: options.reminders ?? {},
     events,
     platform: options.platform,
     log,

@@ -49,6 +49,7 @@ it('one reminder per threshold per RFI on the bank clock, across a restart and t
     startServices({
       dataDir,
       keyring,
+      reminders: {},
       environment: { kind: 'remote', baseUrl: proxyA.url, name: 'Alder', token },
       rfis: {
         poll: { intervalMs: 60_000, floorMs: 60_000, jitter: 0 },

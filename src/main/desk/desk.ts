@@ -92,8 +92,8 @@ export interface DeskDeps {
   /** The active profile's bank clock (reminders follow each entity's bank time). */
   clock: ServerClock;
   stores: Stores;
-  /** Reminder thresholds in hours before the timeout (default 168, 48, 24). */
-  reminderHours?: readonly number[];
+  /** Reminder thresholds in hours before the timeout (default 168, 48, 24); false: none. */
+  reminders: { hours?: readonly number[] } | false;
 }
 
 interface Watcher {
@@ -337,7 +337,7 @@ function startDesk(
     platform: deps.platform,
     events,
     log,
-    ...(deps.reminderHours ? { hours: deps.reminderHours } : {}),
+    ...(deps.reminders && deps.reminders.hours ? { hours: deps.reminders.hours } : {}),
     members: () =>
       members().map((m) => ({
         rows: async () => (await m.rfis.list({})).items,
@@ -346,7 +346,7 @@ function startDesk(
       })),
   });
   const checkReminders = async (): Promise<number> => {
-    if (disposed) return 0;
+    if (disposed || deps.reminders === false) return 0;
     return (await reminders).check();
   };
   const reminderTimer = setInterval(() => void checkReminders(), 60_000);
