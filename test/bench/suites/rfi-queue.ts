@@ -26,22 +26,27 @@ function p95(xs: number[]): number {
  * Page-side scripts, as text: this file is type-checked as Node code (no DOM types), and they run
  * in Chromium.
  */
-const SEARCH_SCRIPT = `({ value }) => {
+const SEARCH_SCRIPT = `async ({ value }) => {
   const el = document.querySelector('[role="search"] input[type="search"]');
   const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
   const t0 = performance.now();
   setter.call(el, value);
   el.dispatchEvent(new Event('input', { bubbles: true }));
-  // React handles discrete input synchronously: render and commit are done here; force layout too.
+  // React renders discrete updates synchronously or in a microtask queued during the event:
+  // let those run, then force layout of the rows.
+  await Promise.resolve();
+  await Promise.resolve();
   void document.querySelector('[data-testid="rfi-list"] [data-testid="rfi-row"]:last-child')?.getBoundingClientRect();
   return performance.now() - t0;
 }`;
 /** A click on a control (a status count button, a listbox option), as the analyst's click. */
-const CLICK_SCRIPT = `({ selector }) => {
+const CLICK_SCRIPT = `async ({ selector }) => {
   const el = document.querySelector(selector);
   if (!el) throw new Error('nothing at ' + selector);
   const t0 = performance.now();
   el.click();
+  await Promise.resolve();
+  await Promise.resolve();
   void document.querySelector('[data-testid="rfi-list"] [data-testid="rfi-row"]:last-child')?.getBoundingClientRect();
   return performance.now() - t0;
 }`;

@@ -73,9 +73,19 @@ export function formatRelative(at: number, now: number, o: DateFormatOptions = {
   return f.format(sign * Math.round(abs / (365.25 * DAY)), 'year');
 }
 
+const absoluteText = new Map<string, string>();
+
 /** "23 Nov 2026, 15:30:05 UTC": the full date and time in the analyst's zone, for titles. */
 export function formatAbsolute(at: number, o: DateFormatOptions = {}): string {
-  return absoluteFormatter(o).format(at);
+  // Tables show thousands of dates; each distinct one is formatted once.
+  const key = `${at}|${o.locale ?? ''}|${o.timeZone ?? ''}`;
+  let text = absoluteText.get(key);
+  if (text === undefined) {
+    text = absoluteFormatter(o).format(at);
+    if (absoluteText.size > 50_000) absoluteText.clear();
+    absoluteText.set(key, text);
+  }
+  return text;
 }
 
 /** Both forms of one value, or null when it is not a date. */

@@ -1,7 +1,15 @@
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { CSSProperties, KeyboardEvent, ReactNode } from 'react';
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable } from '@tanstack/react-table';
-import type { ColumnDef, Header, Row, RowData, SortingState } from '@tanstack/react-table';
+import type {
+  CellContext,
+  Column,
+  ColumnDef,
+  Header,
+  RowData,
+  SortingState,
+  Table,
+} from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react';
 import { Button as AriaButton } from 'react-aria-components';
@@ -61,15 +69,119 @@ function ariaSort(h: Header<unknown, unknown>): 'ascending' | 'descending' | 'no
   return s === 'asc' ? 'ascending' : s === 'desc' ? 'descending' : 'none';
 }
 
-function cellTitle<T>(
-  row: Row<T>,
-  columnId: string,
-  meta: { title?: (r: T) => string | undefined } | undefined,
-): string | undefined {
-  if (meta?.title) return meta.title(row.original);
-  const v = row.getValue(columnId);
-  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+interface RowItem<T> {
+  id: string;
+  original: T;
 }
+
+/** The latest click handler for the memoised rows (callers pass new functions each render). */
+interface RowHooks<T> {
+  onRowClick(id: string, row: T): void;
+}
+
+type RowAttrs = Record<`data-${string}`, string | undefined>;
+
+function sameAttrs(a: RowAttrs | undefined, b: RowAttrs | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const ka = Object.keys(a) as (keyof RowAttrs)[];
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+interface DataRowProps<T> {
+  item: RowItem<T>;
+  index: number;
+  start: number;
+  size: number;
+  active: boolean;
+  idPrefix: string;
+  rowTestId: string | undefined;
+  columns: Column<T, unknown>[];
+  table: Table<T>;
+  extraClass: string | undefined;
+  attrs: RowAttrs | undefined;
+  hooks: { current: RowHooks<T> };
+}
+
+/**
+ * One row: cells rendered from the column definitions with a light cell context (row.original,
+ * getValue, renderValue, column, table). Memoised: scrolling renders only rows entering the
+ * window, and a row re-renders only when its data, position or highlight changes.
+ */
+function DataRowImpl<T>({
+  item,
+  index,
+  start,
+  size,
+  active,
+  idPrefix,
+  rowTestId,
+  columns,
+  table,
+  extraClass,
+  attrs,
+  hooks,
+}: DataRowProps<T>) {
+  const { original, id } = item;
+  return (
+    <div
+      id={`${idPrefix}-r${index}`}
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={active}
+      className={cx('dt__row', active && 'dt__row--active', extraClass)}
+      data-testid={rowTestId}
+      data-row-id={id}
+      {...attrs}
+      style={{ transform: `translateY(${start}px)`, height: size }}
+      onClick={() => hooks.current.onRowClick(id, original)}
+    >
+      {columns.map((column, ci) => {
+        const meta = column.columnDef.meta;
+        const value = column.accessorFn ? column.accessorFn(original, index) : undefined;
+        const ctx = {
+          table,
+          column,
+          row: { id, index, original, getValue: () => value },
+          getValue: () => value,
+          renderValue: () => value ?? null,
+          cell: { id: `${id}_${column.id}` },
+        } as unknown as CellContext<T, unknown>;
+        const title = meta?.title
+          ? meta.title(original)
+          : typeof value === 'string' || typeof value === 'number'
+            ? String(value)
+            : undefined;
+        return (
+          <div
+            key={column.id}
+            role="gridcell"
+            aria-colindex={ci + 1}
+            className={cx('dt__cell', meta?.align === 'end' && 'dt__cell--end', meta?.className)}
+            title={title}
+          >
+            {flexRender(column.columnDef.cell, ctx)}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+const DataRow = memo(
+  DataRowImpl,
+  (a, b) =>
+    a.item.original === b.item.original &&
+    a.item.id === b.item.id &&
+    a.index === b.index &&
+    a.start === b.start &&
+    a.size === b.size &&
+    a.active === b.active &&
+    a.columns === b.columns &&
+    a.rowTestId === b.rowTestId &&
+    a.extraClass === b.extraClass &&
+    sameAttrs(a.attrs, b.attrs),
+) as typeof DataRowImpl;
 
 /**
  * The one data table: TanStack Table (columns, sorting) over TanStack Virtual (only the rows in
@@ -117,7 +229,26 @@ export function DataTable<T>(props: DataTableProps<T>) {
     getCoreRowModel: getCoreRowModel(),
     ...(manualSorting ? {} : { getSortedRowModel: getSortedRowModel() }),
   });
-  const rows = table.getRowModel().rows;
+  // The rows in display order, as originals with their ids. With manual sorting the data is
+  // already in order and TanStack's row model is never built (10,000 row objects per keystroke
+  // cost more than the whole frame); otherwise TanStack sorts (small lists).
+  const sortedModel = manualSorting ? null : table.getRowModel().rows;
+  const rows = useMemo<RowItem<T>[]>(
+    () =>
+      sortedModel
+        ? sortedModel.map((r) => ({ id: r.id, original: r.original }))
+        : data.map((original) => ({ id: getRowId(original), original })),
+    // getRowId is a pure projection of the row; a new function each render must not rebuild.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [sortedModel, data],
+  );
+  // Stable between renders unless the column definitions change (memoised rows compare it).
+  const visibleColumns = useMemo(
+    () => table.getVisibleLeafColumns() as Column<T, unknown>[],
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [table, columns],
+  );
+  const hooks = useRef<RowHooks<T>>({ onRowClick: () => undefined });
 
   const template = useMemo(
     () =>
@@ -132,7 +263,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
     count: rows.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => rowHeight,
-    overscan: 10,
+    overscan: 6,
     // The sticky header (one row high) sits inside the scroll container above the rows: the rows
     // start one row down, and a row under the header does not count as in view.
     scrollMargin: rowHeight,
@@ -196,6 +327,15 @@ export function DataTable<T>(props: DataTableProps<T>) {
     e.preventDefault();
   };
 
+  // Latest callbacks for the memoised rows (written after render, read on click and render).
+  useEffect(() => {
+    hooks.current = {
+      onRowClick: (id, original) => {
+        setActive(id, 'pointer');
+        onOpen?.(id, original);
+      },
+    };
+  });
   const headerGroup = table.getHeaderGroups()[0];
   const gridStyle = { '--dt-columns': template, '--dt-row-height': `${rowHeight}px` } as CSSProperties;
 
@@ -263,41 +403,24 @@ export function DataTable<T>(props: DataTableProps<T>) {
         </div>
         <div role="rowgroup" className="dt__body" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((v) => {
-            const row = rows[v.index];
-            if (!row) return null;
-            const active = v.index === activeIndex;
+            const item = rows[v.index];
+            if (!item) return null;
             return (
-              <div
-                key={row.id}
-                id={`${idPrefix}-r${v.index}`}
-                role="row"
-                aria-rowindex={v.index + 2}
-                aria-selected={active}
-                className={cx('dt__row', active && 'dt__row--active', rowClassName?.(row.original))}
-                data-testid={rowTestId}
-                data-row-id={row.id}
-                {...rowData?.(row.original)}
-                style={{ transform: `translateY(${v.start - rowHeight}px)`, height: v.size }}
-                onClick={() => {
-                  setActive(row.id, 'pointer');
-                  onOpen?.(row.id, row.original);
-                }}
-              >
-                {row.getVisibleCells().map((c, ci) => {
-                  const meta = c.column.columnDef.meta;
-                  return (
-                    <div
-                      key={c.id}
-                      role="gridcell"
-                      aria-colindex={ci + 1}
-                      className={cx('dt__cell', meta?.align === 'end' && 'dt__cell--end', meta?.className)}
-                      title={cellTitle(row, c.column.id, meta)}
-                    >
-                      {flexRender(c.column.columnDef.cell, c.getContext())}
-                    </div>
-                  );
-                })}
-              </div>
+              <DataRow<T>
+                key={item.id}
+                item={item}
+                index={v.index}
+                start={v.start - rowHeight}
+                size={v.size}
+                active={v.index === activeIndex}
+                idPrefix={idPrefix}
+                rowTestId={rowTestId}
+                columns={visibleColumns}
+                table={table}
+                extraClass={rowClassName?.(item.original)}
+                attrs={rowData?.(item.original)}
+                hooks={hooks}
+              />
             );
           })}
         </div>

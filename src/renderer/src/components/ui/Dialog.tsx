@@ -13,6 +13,8 @@ export interface DialogProps {
   /** alertdialog for confirmations. */
   role?: 'dialog' | 'alertdialog';
   isDismissable?: boolean;
+  className?: string;
+  'data-testid'?: string;
 }
 
 /** A modal dialog: focus moves in and is trapped, Escape closes, focus returns to the trigger. */
@@ -24,6 +26,8 @@ export function Dialog({
   actions,
   role = 'dialog',
   isDismissable = true,
+  className,
+  ...rest
 }: DialogProps) {
   return (
     <ModalOverlay
@@ -33,7 +37,11 @@ export function Dialog({
       className="ui-modal-overlay"
     >
       <Modal className="ui-modal">
-        <AriaDialog role={role} className="ui-dialog">
+        <AriaDialog
+          role={role}
+          className={className ? `ui-dialog ${className}` : 'ui-dialog'}
+          data-testid={rest['data-testid']}
+        >
           <Heading slot="title" className="ui-dialog__title">
             {title}
           </Heading>

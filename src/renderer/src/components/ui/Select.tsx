@@ -69,6 +69,7 @@ export function Select({
       placeholder={placeholder}
       className={cx('ui-field', 'ui-select', className)}
       data-testid={rest['data-testid']}
+      data-value={value}
     >
       <Label className={cx('ui-field__label', hideLabel && 'ui-visually-hidden')}>{label}</Label>
       <AriaButton className="ui-input ui-select__button">

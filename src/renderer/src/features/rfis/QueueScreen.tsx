@@ -1,9 +1,9 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef } from 'react';
 import { CircleDot, RefreshCw } from 'lucide-react';
 import type { SortingState } from '@tanstack/react-table';
 import { useShallow } from 'zustand/react/shallow';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
-import type { DeskEntityView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
+import type { DeskEntityView, RfiCountsView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { BAND_LABELS, matchesFilter, queryRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
@@ -213,9 +213,6 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
     return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);
   }, [names, now, compact, several]);
 
-  const statusOptions = options(RFI_STATUSES, counts?.byStatus);
-  const typeOptions = options(RFI_TYPES, counts?.byType);
-
   const syncText = sync ? (
     sync.state === 'offline' ? (
       <>
@@ -263,30 +260,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
         </ul>
       )}
 
-      <div className="rfi-counts" role="group" aria-label="RFIs per status" data-testid="rfi-counts">
-        <Button
-          size="sm"
-          variant={filter.status === '' ? 'primary' : 'secondary'}
-          aria-pressed={filter.status === ''}
-          onPress={() => setFilter({ status: '' })}
-          data-testid="rfi-count-all"
-        >
-          All <span className="rfi-counts__n">{counts?.total ?? rows.length}</span>
-        </Button>
-        {Object.entries(counts?.byStatus ?? {}).map(([s, n]) => (
-          <Button
-            key={s}
-            size="sm"
-            variant={filter.status === s ? 'primary' : 'secondary'}
-            aria-pressed={filter.status === s}
-            data-testid={`rfi-count-${s}`}
-            onPress={() => setFilter({ status: filter.status === s ? '' : s })}
-          >
-            {statusLabel(s)} <span className="rfi-counts__n">{n}</span>
-          </Button>
-        ))}
-        <span className="muted">{counts ? `${counts.unread} unread` : ''}</span>
-      </div>
+      <StatusCounts counts={counts} total={counts?.total ?? rows.length} status={filter.status} />
 
       <div className="rfi-filters" role="search">
         <SearchField
@@ -317,50 +291,14 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
             data-testid="rfi-filter-entity"
           />
         )}
-        <Select
-          label="Status"
-          value={filter.status}
-          onChange={(status) => setFilter({ status })}
-          options={[
-            { value: '', label: 'All statuses' },
-            ...statusOptions.map((s) => ({ value: s, label: statusLabel(s) })),
-          ]}
-          data-testid="rfi-filter-status"
+        <FilterSelects
+          status={filter.status}
+          type={filter.type}
+          band={filter.band}
+          unreadOnly={filter.unreadOnly}
+          sort={sort}
+          counts={counts}
         />
-        <Select
-          label="Type"
-          value={filter.type}
-          onChange={(type) => setFilter({ type })}
-          options={[
-            { value: '', label: 'All types' },
-            ...typeOptions.map((t) => ({ value: t, label: typeLabel(t) })),
-          ]}
-          data-testid="rfi-filter-type"
-        />
-        <Select
-          label="Deadline"
-          value={filter.band}
-          onChange={(band) => setFilter({ band: band as QueueFilter['band'] })}
-          options={[
-            { value: '', label: 'All deadlines' },
-            ...(Object.keys(BAND_LABELS) as DeadlineBand[]).map((b) => ({ value: b, label: BAND_LABELS[b] })),
-          ]}
-          data-testid="rfi-filter-band"
-        />
-        <Select
-          label="Sort"
-          value={sort}
-          onChange={(s) => setSort(s as RfiSort)}
-          options={[
-            { value: 'deadline', label: 'Deadline (most urgent first)' },
-            { value: 'updated_desc', label: 'Last updated' },
-            { value: 'created_desc', label: 'Newest' },
-          ]}
-          data-testid="rfi-sort"
-        />
-        <Checkbox isSelected={filter.unreadOnly} onChange={(unreadOnly) => setFilter({ unreadOnly })}>
-          Unread only
-        </Checkbox>
       </div>
 
       <div className="rfi-queue__bar">
@@ -489,3 +427,110 @@ function entityState(e: DeskEntityView): string {
 export function RfiId({ id }: { id: string }) {
   return <CopyableId id={id} kind="RFI id" />;
 }
+
+/**
+ * The per-status counts as toggle buttons. Memoised (with the selects below) so a keystroke in the
+ * search re-renders only what it changes: the table and the count line.
+ */
+const StatusCounts = memo(function StatusCounts({
+  counts,
+  total,
+  status,
+}: {
+  counts: RfiCountsView | null;
+  total: number;
+  status: string;
+}) {
+  const { setFilter } = useQueue.getState();
+  const filter = { status };
+  return (
+    <div className="rfi-counts" role="group" aria-label="RFIs per status" data-testid="rfi-counts">
+      <Button
+        size="sm"
+        variant={filter.status === '' ? 'primary' : 'secondary'}
+        aria-pressed={filter.status === ''}
+        onPress={() => setFilter({ status: '' })}
+        data-testid="rfi-count-all"
+      >
+        All <span className="rfi-counts__n">{total}</span>
+      </Button>
+      {Object.entries(counts?.byStatus ?? {}).map(([s, n]) => (
+        <Button
+          key={s}
+          size="sm"
+          variant={filter.status === s ? 'primary' : 'secondary'}
+          aria-pressed={filter.status === s}
+          data-testid={`rfi-count-${s}`}
+          onPress={() => setFilter({ status: filter.status === s ? '' : s })}
+        >
+          {statusLabel(s)} <span className="rfi-counts__n">{n}</span>
+        </Button>
+      ))}
+      <span className="muted">{counts ? `${counts.unread} unread` : ''}</span>
+    </div>
+  );
+});
+
+/** The filter and sort selects and the unread checkbox (memoised, see StatusCounts). */
+const FilterSelects = memo(function FilterSelects(props: {
+  status: string;
+  type: string;
+  band: QueueFilter['band'];
+  unreadOnly: boolean;
+  sort: RfiSort;
+  counts: RfiCountsView | null;
+}) {
+  const { setFilter, setSort } = useQueue.getState();
+  const { sort, counts } = props;
+  const filter = props;
+  const statusOptions = useMemo(() => options(RFI_STATUSES, counts?.byStatus), [counts]);
+  const typeOptions = useMemo(() => options(RFI_TYPES, counts?.byType), [counts]);
+  return (
+    <>
+      <Select
+        label="Status"
+        value={filter.status}
+        onChange={(status) => setFilter({ status })}
+        options={[
+          { value: '', label: 'All statuses' },
+          ...statusOptions.map((s) => ({ value: s, label: statusLabel(s) })),
+        ]}
+        data-testid="rfi-filter-status"
+      />
+      <Select
+        label="Type"
+        value={filter.type}
+        onChange={(type) => setFilter({ type })}
+        options={[
+          { value: '', label: 'All types' },
+          ...typeOptions.map((t) => ({ value: t, label: typeLabel(t) })),
+        ]}
+        data-testid="rfi-filter-type"
+      />
+      <Select
+        label="Deadline"
+        value={filter.band}
+        onChange={(band) => setFilter({ band: band as QueueFilter['band'] })}
+        options={[
+          { value: '', label: 'All deadlines' },
+          ...(Object.keys(BAND_LABELS) as DeadlineBand[]).map((b) => ({ value: b, label: BAND_LABELS[b] })),
+        ]}
+        data-testid="rfi-filter-band"
+      />
+      <Select
+        label="Sort"
+        value={sort}
+        onChange={(s) => setSort(s as RfiSort)}
+        options={[
+          { value: 'deadline', label: 'Deadline (most urgent first)' },
+          { value: 'updated_desc', label: 'Last updated' },
+          { value: 'created_desc', label: 'Newest' },
+        ]}
+        data-testid="rfi-sort"
+      />
+      <Checkbox isSelected={filter.unreadOnly} onChange={(unreadOnly) => setFilter({ unreadOnly })}>
+        Unread only
+      </Checkbox>
+    </>
+  );
+});
