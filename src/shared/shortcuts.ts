@@ -29,6 +29,13 @@ export const shortcuts: readonly Shortcut[] = [
     handledBy: 'page',
   },
   {
+    id: 'palette.open',
+    label: 'Open the command palette (jump to an RFI, transfer or quote; run an action)',
+    group: 'General',
+    accelerator: 'CmdOrCtrl+K',
+    handledBy: 'page',
+  },
+  {
     id: 'dialog.close',
     label: 'Close the dialog',
     group: 'General',

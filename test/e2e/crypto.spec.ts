@@ -63,7 +63,8 @@ test.describe('exchange: quote, confirm, settle', () => {
         environment: {
           kind: 'embedded-sandbox',
           // A read-after-create window long enough to be seen even on a loaded machine.
-          sandbox: { ...sandboxBase, visibilityDelayMs: { min: 1500, max: 2000 } },
+          // A quote long enough to be reviewed, cancelled and confirmed on a loaded machine.
+          sandbox: { ...sandboxBase, quoteTtlSeconds: 90, visibilityDelayMs: { min: 1500, max: 2000 } },
         },
       },
     },
@@ -164,7 +165,13 @@ test.describe('exchange: expiry and requote', () => {
     // Confirm is disabled, with the reason.
     await staffOf(harness.services).advanceClock(6);
     // disabled inside the margin, gone once expired (real time runs on too)
-    await expect.poll(async () => (await confirm.count()) === 0 || (await confirm.isDisabled())).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await confirm.count()) === 0 || (await confirm.isDisabled({ timeout: 1_000 }).catch(() => true)),
+        { timeout: 15_000 },
+      )
+      .toBe(true);
 
     // Even if the UI lagged, main would not send: the channel refuses and nothing reaches the bank.
     const answer = (await app.evaluate(
@@ -321,9 +328,9 @@ test.describe('exchange: the countdown at the confirm margin', () => {
   test.use({
     harnessOptions: {
       services: {
-        environment: { kind: 'embedded-sandbox', sandbox: sandboxBase },
+        environment: { kind: 'embedded-sandbox', sandbox: { ...sandboxBase, quoteTtlSeconds: 60 } },
         // A wide margin, so the "too late" zone lasts long enough to be seen on a loaded machine.
-        crypto: { confirmMarginMs: 8_000 },
+        crypto: { confirmMarginMs: 30_000 },
       },
     },
   });
@@ -338,8 +345,8 @@ test.describe('exchange: the countdown at the confirm margin', () => {
     const confirm = app.getByRole('button', { name: 'Confirm quote…' });
     await expect(countdown).toHaveAttribute('data-zone', 'ok');
     await expect(confirm).toBeEnabled();
-    // 14 of 20 s pass at the bank: under 8 s remain, inside the margin.
-    await staffOf(harness.services).advanceClock(14);
+    // 35 of 60 s pass at the bank: under 30 s remain, inside the margin.
+    await staffOf(harness.services).advanceClock(35);
     await expect(countdown).toHaveAttribute('data-zone', 'margin');
     await expect(countdown).toContainText('too late to confirm');
     await expect(countdown.locator('circle.countdown__arc')).toHaveCSS('stroke', /rgb\(/);

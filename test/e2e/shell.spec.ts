@@ -44,7 +44,7 @@ test.describe('shell: names, palette, toasts', () => {
   });
 
   test('the palette runs actions: new quote, and sync now with a toast', async ({ app }) => {
-    await app.getByRole('button', { name: /Search or run/ }).click();
+    await app.getByRole('button', { name: /^Search…/ }).click();
     const dialog = app.getByRole('dialog', { name: 'Command palette' });
     const search = dialog.getByRole('searchbox');
     await search.fill('new quote');
@@ -67,7 +67,7 @@ test.describe('shell: names, palette, toasts', () => {
     harness,
   }) => {
     const t = harness.services.sandbox!.fixtures.legal_entities[0]!.incoming_transfers[0]!;
-    const trigger = app.getByRole('button', { name: /Search or run/ });
+    const trigger = app.getByRole('button', { name: /^Search…/ });
     await trigger.click();
     const dialog = app.getByRole('dialog', { name: 'Command palette' });
     await dialog.getByRole('searchbox').fill(t.transaction_id);

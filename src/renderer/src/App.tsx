@@ -58,7 +58,7 @@ export function App() {
         >
           <Search size={16} aria-hidden="true" />
           <span className="ui-button__label">
-            Search or run… <kbd>{isMac ? '⌘K' : 'Ctrl+K'}</kbd>
+            Search… <kbd>{isMac ? '⌘K' : 'Ctrl+K'}</kbd>
           </span>
         </button>
         <ConnectionStatus />

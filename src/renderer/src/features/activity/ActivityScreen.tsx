@@ -70,7 +70,7 @@ const columns: DataColumn<AuditEntryView>[] = [
     id: 'summary',
     accessorKey: 'summary',
     header: 'What',
-    meta: { width: 'minmax(0, 3fr)' },
+    meta: { width: 'minmax(0, 5fr)' },
   },
   {
     id: 'outcome',
@@ -81,12 +81,12 @@ const columns: DataColumn<AuditEntryView>[] = [
     ),
     meta: { width: '200px', title: (r) => outcomeLabel[r.outcome] },
   },
-  { id: 'who', accessorKey: 'who', header: 'Who', meta: { width: 'minmax(0, 1fr)' } },
+  { id: 'who', accessorKey: 'who', header: 'Who', meta: { width: 'minmax(120px, 1fr)' } },
   {
     id: 'environment',
     accessorKey: 'environmentName',
     header: 'Environment',
-    meta: { width: 'minmax(0, 1fr)' },
+    meta: { width: 'minmax(120px, 1fr)' },
   },
 ];
 

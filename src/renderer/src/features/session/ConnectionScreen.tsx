@@ -1,34 +1,69 @@
+import { Button, CopyableId, RelativeTime, Skeleton } from '../../components/ui';
+import { clockTime } from '../../lib/status-line';
 import { useSession } from './store';
+import { useStatusLine } from './status-line';
 
-/** Details of the connection: where the app talks to and as whom. */
+/** Details of the connection: where the app talks to and as whom, in the status line's words. */
 export function ConnectionScreen() {
   const status = useSession((s) => s.status);
+  const refresh = useSession((s) => s.refresh);
+  const loading = useSession((s) => s.loading);
+  const line = useStatusLine();
   return (
     <section aria-labelledby="connection-title" className="screen">
       <h1 id="connection-title">Connection</h1>
       {!status ? (
-        <p>Checking the connection…</p>
+        <Skeleton label="Checking the connection" lines={5} />
       ) : (
-        <dl className="facts" data-testid="connection-details">
-          <dt>Environment</dt>
-          <dd>{status.environment.name}</dd>
-          <dt>Base URL</dt>
-          <dd>
-            <code>{status.environment.baseUrl}</code>
-          </dd>
-          <dt>State</dt>
-          <dd>{status.connection}</dd>
-          <dt>Credential</dt>
-          <dd>{status.credential?.webhookName ?? '—'}</dd>
-          <dt>Legal entity</dt>
-          <dd>{status.credential?.legalEntityId ?? '—'}</dd>
-          <dt>Role</dt>
-          <dd>{status.credential?.role ?? '—'}</dd>
-          <dt>Checked</dt>
-          <dd>
-            <time dateTime={status.checkedAt}>{new Date(status.checkedAt).toLocaleString()}</time>
-          </dd>
-        </dl>
+        <>
+          <dl className="facts" data-testid="connection-details">
+            <dt>State</dt>
+            <dd className={`tone--${line.tone}`}>
+              {line.label}
+              {line.detail ? ` — ${line.detail}` : ''}
+            </dd>
+            {status.problem && (
+              <>
+                <dt>Why</dt>
+                <dd>{status.problem}</dd>
+              </>
+            )}
+            <dt>Environment</dt>
+            <dd>{status.environment.name}</dd>
+            <dt>Base URL</dt>
+            <dd>
+              <code>{status.environment.baseUrl}</code>
+            </dd>
+            <dt>Legal entity</dt>
+            <dd>
+              {status.credential ? (
+                <>
+                  {status.credential.legalEntityName ?? 'Not named by this bank'}{' '}
+                  <CopyableId id={status.credential.legalEntityId} kind="legal entity id" />
+                </>
+              ) : (
+                '—'
+              )}
+            </dd>
+            <dt>Credential</dt>
+            <dd>{status.credential?.webhookName ?? '—'}</dd>
+            <dt>Role</dt>
+            <dd>{status.credential?.role ?? '—'}</dd>
+            {line.keychainProblem && (
+              <>
+                <dt>Keychain</dt>
+                <dd className="tone--warn">{line.keychainProblem}</dd>
+              </>
+            )}
+            <dt>Checked</dt>
+            <dd>
+              <RelativeTime value={status.checkedAt} /> ({clockTime(status.checkedAt)})
+            </dd>
+          </dl>
+          <Button onPress={() => void refresh()} isPending={loading}>
+            Check now
+          </Button>
+        </>
       )}
     </section>
   );
