@@ -66,6 +66,48 @@ test.use({
 });
 
 test.describe('overview', () => {
+  test('charts: a chart library draws the bands, weeks and volume; a bar opens the filtered queue', async ({
+    app,
+    harness,
+  }) => {
+    await harness.services.rfis.ready();
+    const e = await expected(harness);
+    const band = (['at_risk', 'on_track', 'breached'] as const).find((b) => e.awaiting[b] > 0)!;
+    const bands = app.getByRole('figure', { name: 'RFIs by deadline band' });
+    await expect(bands.locator('svg .recharts-bar-rectangle').first()).toBeVisible();
+    await expect(
+      app
+        .getByRole('figure', { name: /RFIs opened and answered per week/ })
+        .locator('svg.recharts-surface')
+        .first(),
+    ).toBeVisible();
+    await expect(
+      app
+        .getByRole('figure', { name: /Returns and exchange volume/ })
+        .locator('svg.recharts-surface')
+        .first(),
+    ).toBeVisible();
+    await expect(bands.getByTestId(`chart-band-${band}`)).toContainText(
+      `${e.awaiting[band]} awaiting action`,
+    );
+
+    // A mark in the SVG: the first awaiting-action segment (bands top to bottom, empty ones not
+    // drawn) opens the queue filtered to its band and to awaiting action.
+    const first = (['breached', 'at_risk', 'on_track'] as const).find((b) => e.awaiting[b] > 0)!;
+    await bands.locator('.chart__series--awaiting .recharts-bar-rectangle').first().locator('path').click();
+    await expect(app).toHaveURL(new RegExp(`#/rfis\\?band=${first}&status=action_required$`));
+    await expect(app.getByTestId('rfi-row')).toHaveCount(e.awaiting[first]);
+    await app.getByRole('link', { name: 'Overview' }).click();
+    await bands.locator('.chart__series--awaiting .recharts-bar-rectangle').first().waitFor();
+    const rows = app.getByTestId('rfi-row');
+
+    // The same targets by keyboard, from the links under the chart.
+    await bands.getByTestId(`chart-band-${band}`).focus();
+    await app.keyboard.press('Enter');
+    await expect(app).toHaveURL(new RegExp(`#/rfis\\?band=${band}&status=action_required$`));
+    await expect(rows).toHaveCount(e.awaiting[band]);
+  });
+
   test('is the home screen; its counts are the sandbox’s and follow a new RFI live', async ({
     app,
     harness,
@@ -161,7 +203,7 @@ test.describe('overview', () => {
     await expect(quoteRow.getByRole('timer')).toHaveAttribute('aria-label', /^Quote valid for: /);
 
     // Returns are not pushed on create: the list is read when the overview opens.
-    await app.getByRole('link', { name: 'Returns' }).click();
+    await app.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Returns' }).click();
     await app.getByRole('link', { name: 'Overview' }).click();
     const returnRow = app.locator(
       `[data-testid="overview-return"][data-transaction="${transfer.transaction_id}"]`,
