@@ -2,6 +2,7 @@
  * The shape of the built services: what every handler can reach (ServiceCore) and what the
  * composition root (services.ts) hands the shell, the harness and the tests (Services).
  */
+import type { Desk } from './desk/desk';
 import type { RunningSandbox } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
 import type { AuditLog } from './bank/audit';
@@ -18,6 +19,9 @@ import type { Platform } from './infra/platform';
 import type { ReadAfterCreate } from './bank/read-after-create';
 import type { ReturnsService } from './returns/service';
 import type { RfiAnswers } from './rfi-answers';
+import type { Locker } from './locker/service';
+import type { CaseFiles } from './case-files/service';
+import type { CaseFileJournal } from './case-files/journal';
 import type { RfiService, WebhookService } from './rfis';
 import type { Environment, SessionManager } from './session/session';
 import type { SettingsStore } from './session/settings';
@@ -49,10 +53,17 @@ export interface ServiceCore {
   rfiAnswers: RfiAnswers;
   /** The RFI cache, sync, polling, notifications and unread markers. */
   rfis: RfiService;
+  /** Every watched profile's RFIs as one queue (the active profile's service is one member). */
+  desk: Desk;
   /** The local webhook receiver and the bank's webhook configuration. */
   webhooks: WebhookService;
   /** Digital-asset exchange. */
   crypto: CryptoService;
+  /** The evidence locker: documents kept encrypted and reused in answers. */
+  locker: Locker;
+  /** Case files (PDF and ZIP) for RFIs, and the journal they draw on. */
+  caseFiles: CaseFiles;
+  caseFileJournal: CaseFileJournal;
   /** Returns of settled incoming transfers: lookup, intents, confirm, following to completion. */
   readonly returns: ReturnsService;
   /** Background and start-at-login choices (the shell reads them; the login item follows them). */

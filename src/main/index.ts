@@ -134,8 +134,8 @@ if (!app.requestSingleInstanceLock()) {
   const refreshTray = async (): Promise<void> => {
     if (!services || !tray) return;
     try {
-      const { counts } = await services.rfis.counts();
-      const { items } = await services.rfis.list({
+      const { counts } = await services.desk.counts();
+      const { items } = await services.desk.list({
         status: ['action_required'],
         sort: 'deadline',
         limit: 10,

@@ -13,16 +13,21 @@ import { createAtRestCodec } from './infra/at-rest';
 import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
+import { createLocker } from './locker/service';
+import { createCaseFiles } from './case-files/service';
+import { openCaseFileJournal } from './case-files/journal';
 import type { RfiAnswersOptions } from './rfi-answers';
 import { createCryptoService } from './crypto/service';
 import type { CryptoOptions } from './crypto/service';
 import { relatedNamesResolver } from './rfis/related-names';
 import { createReturnsService } from './returns/service';
 import { createRfiService, createWebhookService } from './rfis';
+import { deskBuilder } from './desk/desk';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './infra/durable-file';
 import { sandboxSeedFor } from './session/sandbox-seed';
 import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './session/destinations';
+import type { OriginDecision } from './session/destinations';
 import { createEventHub } from './infra/events';
 import { buildHandlers } from './ipc/handlers';
 import { createBusyGuard, guardMethods } from './desktop/busy';
@@ -83,6 +88,14 @@ export interface ServicesOptions {
   rfiAnswers?: RfiAnswersOptions;
   /** Exchange: the confirm margin and how orders are followed (tests shorten or widen them). */
   crypto?: CryptoOptions;
+  /** Evidence locker: how often expiry is checked (default hourly). */
+  locker?: { checkEveryMs?: number };
+  /**
+   * Deadline reminders: thresholds in hours before an RFI's timeout (default 168, 48, 24);
+   * false: none (tests about other notifications, which the seeded RFIs near their timeout would
+   * otherwise join).
+   */
+  reminders?: { hours?: readonly number[] } | false;
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
@@ -113,7 +126,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
   vault.onToken((t) => log.addSecret(t));
 
   const settings = await openSettings(stores, dataDir);
+  // Changes to the approved bank addresses are audited once the audit log exists (main's own
+  // approvals at start come before it: they wait in this list).
+  const originDecisions: OriginDecision[] = [];
+  let auditOrigin: (d: OriginDecision) => void = (d) => void originDecisions.push(d);
   const destinations = await createDestinationGuard({
+    onDecision: (d) => auditOrigin(d),
     dataDir,
     stores,
     platform: options.platform,
@@ -203,6 +221,20 @@ export async function createServices(options: ServicesOptions): Promise<Services
     },
   });
 
+  auditOrigin = (d) =>
+    void operations.record({
+      operation: 'bank_origin.approve',
+      target: d.origin,
+      outcome: d.decision === 'declined' ? 'failed' : 'succeeded',
+      detail:
+        d.decision === 'declined'
+          ? 'declined in the confirmation dialog; nothing was sent there'
+          : d.decision === 'approved-by-analyst'
+            ? 'approved by the analyst in the confirmation dialog'
+            : 'approved by main (the environment the app was started with)',
+    });
+  for (const d of originDecisions.splice(0)) auditOrigin(d);
+
   const settingsView = async (): Promise<SettingsView> => {
     const s = settings.get();
     const profiles = await Promise.all(
@@ -248,6 +280,16 @@ export async function createServices(options: ServicesOptions): Promise<Services
     legalEntityId: session.credential?.legalEntityId ?? null,
   });
 
+  // What case files need that the bank does not keep: uploaded documents' names, events seen.
+  await mkdir(path.join(dataDir, 'case-files'), { recursive: true, mode: 0o700 });
+  const caseFileJournal = await openCaseFileJournal({
+    dataDir,
+    log,
+    codec: atRest,
+    report: (p) => stores.report(p),
+  });
+  const journalFailed = (err: unknown): void => log.warn('case files: journal not written', { error: err });
+
   // The RFI cache re-reads an RFI once one of our answers landed (its status moved).
   let afterAnswerSent: (rfiId: string) => void = () => undefined;
   const rfiAnswers = await createRfiAnswers({
@@ -264,8 +306,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
     onSent: (rfiId) => afterAnswerSent(rfiId),
+    // Every upload and response is a write to the bank: audited like the others.
+    audit: (line) => operations.record(line),
+    onUploaded: (doc) => void caseFileJournal.upload(doc).catch(journalFailed),
   });
 
+  // The consolidated desk: the active profile's RFI service emits through it (counts and the
+  // badge cover every watched profile), then it watches every other profile with a token.
+  const deskParts = deskBuilder(events, options.platform, log);
+  let watchingOthers = (): boolean => false;
   const rfis = await createRfiService({
     codec: atRest,
     report: (p) => stores.report(p),
@@ -274,7 +323,11 @@ export async function createServices(options: ServicesOptions): Promise<Services
     clock,
     session,
     settings,
-    events,
+    events: deskParts.hub,
+    badge: deskParts.badge,
+    // Named once the desk covers several entities (then every notification says whose RFI it is).
+    entityName: () =>
+      watchingOthers() ? (session.credential?.legalEntityName ?? session.profile.name) : null,
     platform: options.platform,
     log,
     ...(options.rfis ? { options: options.rfis } : {}),
@@ -284,7 +337,30 @@ export async function createServices(options: ServicesOptions): Promise<Services
       accountNames: async () =>
         new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
     }),
+    onSeen: ({ rfiId, kind, detail }) =>
+      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
   });
+  const desk = deskParts.start({
+    dataDir,
+    settings,
+    vault,
+    destinations,
+    session,
+    primary: () => rfis,
+    clock,
+    stores,
+    reminders: options.reminders ?? {},
+    events,
+    platform: options.platform,
+    log,
+    codec: atRest,
+    report: (p) => stores.report(p),
+    ...(options.rfis ? { rfiOptions: options.rfis } : {}),
+    ...(options.bankRetry ? { bankRetry: options.bankRetry } : {}),
+    ...(options.bankTimeoutMs ? { bankTimeoutMs: options.bankTimeoutMs } : {}),
+    ...(options.localNow ? { localNow: options.localNow } : {}),
+  });
+  watchingOthers = () => desk.watched().size > 0;
   afterAnswerSent = (rfiId) =>
     void rfis
       .refresh(rfiId, 'refresh')
@@ -299,6 +375,43 @@ export async function createServices(options: ServicesOptions): Promise<Services
     rfis,
     dataDir,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
+    onSeen: ({ rfiId, kind, detail }) =>
+      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
+  });
+  const caseFiles = createCaseFiles({
+    dataDir,
+    bank,
+    cachedRfi: async (rfiId) => (await rfis.get(rfiId, false).catch(() => null))?.rfi ?? null,
+    audit,
+    journal: caseFileJournal,
+    platform: options.platform,
+    log,
+    environment: () => ({
+      name: session.environment.name,
+      kind: session.environment.kind,
+      baseUrl: session.environment.baseUrl,
+    }),
+    legalEntity: () => session.credential?.legalEntityId ?? null,
+    who: () => session.who(),
+  });
+
+  const locker = await createLocker({
+    dataDir,
+    log,
+    events,
+    platform: options.platform,
+    codec: atRest,
+    report: (p) => stores.report(p),
+    now: () => clock.now(),
+    maxBytes: () => rfiAnswers.limits().maxBytes,
+    staged: (ref) => {
+      const f = rfiAnswers.files.resolve(ref);
+      return { path: f.path, name: f.name };
+    },
+    releaseStaged: (ref) => rfiAnswers.releaseUnused([ref]),
+    stageForAnswer: (o) => rfiAnswers.files.adoptBytes(o),
+    rfiStatus: async (rfiId) => (await rfis.get(rfiId, false)).rfi.status,
+    ...(options.locker ? options.locker : {}),
   });
 
   const desktop = await createDesktopSettings(stores, options.platform);
@@ -323,8 +436,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
     platform: options.platform,
     rfiAnswers,
     rfis,
+    desk,
     webhooks,
     crypto,
+    locker,
+    caseFiles,
+    caseFileJournal,
     get returns() {
       return returns;
     },
@@ -372,8 +489,10 @@ export async function createServices(options: ServicesOptions): Promise<Services
       handlers: buildHandlers(core),
       sandbox: null,
       async dispose() {
+        locker.dispose();
         await rfiAnswers.dispose();
         await webhooks.dispose();
+        await desk.dispose();
         await rfis.dispose();
         crypto.dispose();
         await returns.dispose();

@@ -262,3 +262,54 @@ export const ERROR_REASONS = [
   'SANDBOX_CONTROL_SECRET',
   'HOST_NOT_ALLOWED',
 ] as const;
+
+/**
+ * Which document types answer a question type: the evidence locker offers documents of these
+ * types first (in this order of preference) when the analyst answers such a question.
+ */
+export const QUESTION_DOCUMENT_TYPES: Record<KnownQuestionType, readonly DocumentType[]> = {
+  'transaction.purpose': ['transaction_supporting_document'],
+  'transaction.source_of_funds': ['source_of_funds_document', 'sof_supporting_document'],
+  'transaction.supporting_documents': [
+    'transaction_supporting_document',
+    'source_of_funds_document',
+    'sof_supporting_document',
+  ],
+  'identification.individual.passport': ['passport', 'ubo_passport', 'authorised_person_passport'],
+  'identification.individual.national_id': ['national_id'],
+  'identification.individual.proof_of_address': ['proof_of_address'],
+  'identification.individual.residence_permit': ['residence_permit'],
+  'identification.individual.corrected_address': ['proof_of_address'],
+  'identification.legal_entity.business_registry': ['business_registry_extract', 'registry_extract'],
+  'identification.legal_entity.ubo_documentation': ['ubo_documentation', 'ubo_passport'],
+};
+
+/** The document types that fit a question type (none for a type the catalogue does not know). */
+export function documentTypesFor(questionType: string): readonly DocumentType[] {
+  return Object.prototype.hasOwnProperty.call(QUESTION_DOCUMENT_TYPES, questionType)
+    ? QUESTION_DOCUMENT_TYPES[questionType as KnownQuestionType]
+    : [];
+}
+
+/** Document types in words, for lists and pickers. */
+export const DOCUMENT_TYPE_LABELS: Record<DocumentType, string> = {
+  passport: 'Passport',
+  national_id: 'National identity card',
+  proof_of_address: 'Proof of address',
+  residence_permit: 'Residence permit',
+  business_registry_extract: 'Business registry extract',
+  ubo_documentation: 'UBO documentation',
+  ubo_passport: 'UBO passport',
+  authorised_person_passport: 'Authorised person’s passport',
+  source_of_funds_document: 'Source of funds document',
+  source_of_wealth_document: 'Source of wealth document',
+  sof_supporting_document: 'Source of funds supporting document',
+  sow_supporting_document: 'Source of wealth supporting document',
+  transaction_supporting_document: 'Transaction supporting document',
+  registry_extract: 'Registry extract',
+  supporting_documents_of_relationship: 'Supporting documents of the relationship',
+  other: 'Other',
+};
+
+/** Days before a locker document's expiry at which the analyst is warned (once each). */
+export const EXPIRY_WARNING_DAYS = [30, 7] as const;

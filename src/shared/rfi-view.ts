@@ -64,6 +64,9 @@ export interface RfiSummary {
   unread: boolean;
   /** The RFI waits for the customer (status action_required): counted on the app badge. */
   awaitingAction: boolean;
+  /** The watching profile and its legal entity's name (set by the consolidated desk). */
+  profileId?: string;
+  entityName?: string;
 }
 
 export const DESCRIPTION_PREVIEW = 200;

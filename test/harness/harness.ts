@@ -109,7 +109,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   if (!address || typeof address === 'string') throw new Error('harness server has no port');
   const origin = `http://127.0.0.1:${address.port}`;
 
-  const services = await createServices({ dataDir, platform, log, ...options.services });
+  // Deadline reminders are off unless a test turns them on (a seeded RFI is hours from its timeout).
+  const services = await createServices({ dataDir, platform, log, reminders: false, ...options.services });
   const dispatch = createDispatcher({
     handlers: services.handlers,
     isTrustedSender: createSenderPolicy([origin]),

@@ -175,7 +175,8 @@ describe('background mode, tray, links and diagnostics on the built shell', () =
     await shell.call({ op: 'tray-click', item: 'tray.sync' });
     await call('rfis.sync');
     s = await shell.state();
-    expect(notifications(s).slice(before)).toEqual(['notification New RFI']);
+    // The embedded sandbox's profile is watched too, so the title names the entity.
+    expect(notifications(s).slice(before)).toEqual(['notification New RFI — Test bank']);
 
     // The tray tells the count awaiting action and the most urgent deadlines by name (type and
     // description, never the id), as the queue lists them.
@@ -236,7 +237,8 @@ describe('background mode, tray, links and diagnostics on the built shell', () =
     await raise('Resumed: this one is told');
     await call('rfis.sync');
     s = await waitForState(shell, (x) => notifications(x).length > before);
-    expect(notifications(s).slice(before)).toEqual(['notification New RFI']);
+    // The embedded sandbox's profile is watched too, so the title names the entity.
+    expect(notifications(s).slice(before)).toEqual(['notification New RFI — Test bank']);
   });
 
   it('Open window opens one; a link from a second instance navigates it, a hostile one does not', async () => {

@@ -34,6 +34,8 @@ export async function startServices(
   const services = await createServices({
     environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 0, max: 0 } } },
     bankRetry: { baseDelayMs: 20, maxDelayMs: 100 },
+    // The seeded RFIs include one hours from its timeout: tests of reminders turn them on.
+    reminders: false,
     ...options,
     dataDir,
     platform,

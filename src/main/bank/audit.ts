@@ -129,7 +129,7 @@ export function openAuditLog(options: { dataDir: string; log: Logger; context: A
           idempotencyKey: input.idempotencyKey ?? null,
           target: input.target ?? null,
           outcome: input.outcome,
-          detail: input.detail ? input.detail.slice(0, 500) : null,
+          detail: input.detail ? input.detail.slice(0, 4000) : null,
           facts: input.facts ?? null,
         };
         try {

@@ -21,6 +21,7 @@
 
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import got from 'got';
 import type { Response } from 'got';
 import type { z } from 'zod';
@@ -698,6 +699,67 @@ export class BankClient {
       },
       response,
     );
+  }
+
+  /**
+   * GET {signed download URL} (from getDocument): the document's bytes as a stream, never held
+   * whole. Like uploads: https (plain http only to this machine), no credentials in the URL, no
+   * bearer token, no redirects.
+   */
+  async downloadDocument(url: string, o: CallOptions = {}): Promise<Readable> {
+    const identity = await this.identity(false);
+    let target: URL;
+    try {
+      target = new URL(url, `${identity.baseUrl}/`);
+    } catch {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'url',
+        message: 'The download URL is not a URL.',
+      });
+    }
+    if (
+      !(target.protocol === 'https:' || (target.protocol === 'http:' && isLoopbackHost(target.hostname))) ||
+      target.username ||
+      target.password
+    ) {
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'url',
+        message:
+          'The download URL must use https (plain http only to this machine) and carry no credentials.',
+      });
+    }
+    const linked = linkSignals([o.signal, identity.signal]);
+    const stream = got.stream(target, {
+      followRedirect: false,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      timeout: { connect: 10_000, response: 60_000 },
+      ...(linked.signal ? { signal: linked.signal } : {}),
+    });
+    let disposed = false;
+    const dispose = (): void => {
+      if (disposed) return;
+      disposed = true;
+      linked.dispose();
+    };
+    for (const ev of ['end', 'error', 'close']) stream.once(ev, dispose);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        stream.once('response', (res: { statusCode: number }) => {
+          if (res.statusCode >= 300) reject(failureFromResponse(res.statusCode, null));
+          else resolve();
+        });
+        stream.once('error', reject);
+      });
+    } catch (err) {
+      stream.destroy();
+      if (err instanceof DeskFailure) throw err;
+      if (linked.signal?.aborted) throw abortedBy(linked.signal, err);
+      throw offlineFailure(err);
+    }
+    return stream;
   }
 
   // ---- Webhook configuration ----

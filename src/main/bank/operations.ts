@@ -34,6 +34,14 @@ export interface Operations {
     input: { operation: string; target?: string; idempotencyKey?: string; facts?: ActivityFacts },
     run: () => Promise<T>,
   ): Promise<T>;
+  /**
+   * Records a write whose outcome its owner decided with the failure policy (the answer outbox:
+   * an upload or a response whose answer was lost is `pending` until a re-read settles it).
+   * Never throws: a failing audit line is logged, the write's own result stands.
+   */
+  record(input: AuditRecordInput): Promise<void>;
+  /** The audit outcome and detail of a failed write (pending when the bank may have acted). */
+  outcomeOf(err: unknown): { outcome: 'failed' | 'pending'; detail: string };
 }
 
 export interface CreateResult {
@@ -126,6 +134,8 @@ export function createOperations(deps: OperationsDeps): Operations {
       create('crypto_order', 'crypto.create_order', operationId, body, facts, (key) =>
         bank.createCryptoOrder(body, { idempotencyKey: key }),
       ),
+    record,
+    outcomeOf,
     async audited(input, run) {
       try {
         const value = await run();

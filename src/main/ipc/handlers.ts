@@ -6,6 +6,8 @@ import { returnsHandlers } from '../returns/handlers';
 import { rfiAnswersHandlers } from '../rfi-answers/handlers';
 import { rfisHandlers } from '../rfis/handlers';
 import { webhookHandlers } from '../rfis/webhook-handlers';
+import { lockerHandlers } from '../locker/handlers';
+import { caseFilesHandlers } from '../case-files/handlers';
 import { sessionHandlers } from '../session/session-handlers';
 import { settingsHandlers } from '../session/settings-handlers';
 import { vaultHandlers } from '../session/vault-handlers';
@@ -23,6 +25,8 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...rfiAnswersHandlers(core),
     ...rfisHandlers(core),
     ...webhookHandlers(core),
+    ...lockerHandlers(core),
+    ...caseFilesHandlers(core),
     ...desktopHandlers(core),
   };
 }

@@ -16,7 +16,7 @@ import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { AtRestCodec } from '../infra/at-rest';
-import { createSerialQueue, privateFileMode } from '../infra/durable-file';
+import { createSerialQueue, privateFileMode, writeFileDurable } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
@@ -100,6 +100,11 @@ export interface FileArea {
   chunk(stagingId: string, offset: number, base64: string): Promise<number>;
   commit(stagingId: string): Promise<StagedFileView>;
   abort(stagingId: string): Promise<void>;
+  /**
+   * Stages bytes main already holds (a locker document) as a dropped file under a name main
+   * picks; they are checked like any other file.
+   */
+  adoptBytes(o: { name: string; documentType: DocumentType; bytes: Buffer }): Promise<StagedFileView>;
   /** The staged file of a ref; throws invalid_argument for a ref main never issued. */
   resolve(ref: string): StagedFile;
   view(ref: string): StagedFileView;
@@ -306,6 +311,40 @@ export async function openFileArea(o: {
       staging.delete(stagingId);
       await s.handle.close().catch(() => undefined);
       await rm(s.partPath, { force: true });
+    },
+    async adoptBytes({ name, documentType, bytes }) {
+      const shown = displayName(name);
+      if (bytes.length === 0 || bytes.length > o.maxBytes()) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'files',
+          message: `${shown}: ${tooLarge(bytes.length)}`,
+        });
+      }
+      const ct = sniffContentType(bytes.subarray(0, 16));
+      if (!ct) {
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          field: 'files',
+          message: `${shown} is not a PDF, PNG or JPEG file (the types the bank accepts).`,
+        });
+      }
+      const ref = newId('f');
+      const final = path.join(stagingDir, `${ref}.bin`);
+      await writeFileDurable(final, bytes);
+      const rec: StagedFile = {
+        ref,
+        kind: 'dropped',
+        path: final,
+        name: shown,
+        sizeBytes: bytes.length,
+        contentType: ct,
+        documentType,
+        createdAt: new Date().toISOString(),
+      };
+      files.set(ref, rec);
+      await persist();
+      return toView(rec);
     },
     resolve(ref) {
       const f = files.get(ref);

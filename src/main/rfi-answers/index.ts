@@ -19,9 +19,16 @@ import type { DraftRecord, DraftStore } from './drafts';
 import { CHUNK_BYTES, UPLOAD_EXTENSIONS, openFileArea } from './files';
 import type { FileArea } from './files';
 import { openOutbox } from './outbox';
-import type { Outbox, OutboxBank, OutboxEntry, OutboxRetry } from './outbox';
+import type {
+  Outbox,
+  OutboxAuditLine,
+  OutboxBank,
+  OutboxEntry,
+  OutboxRetry,
+  UploadedDocument,
+} from './outbox';
 
-export type { Outbox, OutboxBank, OutboxEntry } from './outbox';
+export type { Outbox, OutboxBank, OutboxEntry, UploadedDocument } from './outbox';
 export { sniffContentType } from './files';
 
 export interface RfiAnswersOptions {
@@ -49,6 +56,10 @@ export interface RfiAnswersDeps {
   codec?: AtRestCodec;
   /** Tells the analyst about a file moved aside (absolute paths). */
   report?(problem: StateFileProblem): void;
+  /** Records every upload and response in the audit log (must not throw). */
+  audit?(line: OutboxAuditLine): Promise<void>;
+  /** Told once a document reached the bank. */
+  onUploaded?(doc: UploadedDocument): void;
   /** Held while an answer is worked on (see desktop/busy.ts). */
   busy?: Pick<BusyGuard, 'run'>;
 }
@@ -71,6 +82,8 @@ export interface RfiAnswers {
   submit(d: DraftInput): Promise<AnswerView>;
   pick(documentType: DocumentType, multiple: boolean): ReturnType<FileArea['registerPicked']>;
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
+  /** Forgets staged files that no draft and no unfinished answer uses (deleting dropped bytes). */
+  releaseUnused(refs: string[]): Promise<void>;
   /** Removes a sent, failed or conflicting answer and deletes its staged copies no longer used. */
   dismiss(answerId: string): Promise<void>;
   status(): {
@@ -132,6 +145,8 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     onProblem: report,
     ...(scope ? { scope } : {}),
     filePath: (ref) => files.resolve(ref).path,
+    ...(deps.audit ? { audit: deps.audit } : {}),
+    ...(deps.onUploaded ? { onUploaded: deps.onUploaded } : {}),
     now: deps.serverNow,
     ...(deps.busy ? { busy: deps.busy } : {}),
     ...(deps.options?.retry ? { retry: deps.options.retry } : {}),
@@ -273,6 +288,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
         }),
       });
     },
+    releaseUnused,
     async dismiss(answerId) {
       const e = await outbox.dismiss(answerId);
       await releaseUnused(e.documents.map((d) => d.ref));

@@ -28,7 +28,8 @@
  * retries or dismisses them, and their drafts are kept.
  */
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { z } from 'zod';
 import type { Rfi, RfiQuestion } from '../../shared/api/rfis';
 import { classifyFailure } from '../../shared/failure-policy';
@@ -72,6 +73,8 @@ const docSchema = z.object({
   url: z.string().nullable(),
   expiresAt: z.string().nullable(),
   uploaded: z.boolean(),
+  /** sha256 (hex) of the bytes last sent for this document (absent before the first upload). */
+  sha256: z.string().nullable().optional(),
 });
 const errorSchema = z.object({ kind: z.string(), message: z.string(), reason: z.string().optional() });
 const scopeSchema = z.object({
@@ -143,10 +146,53 @@ export interface OutboxOptions {
   onProgress?(p: { answerId: string; sentBytes: number; totalBytes: number }): void;
   /** Told once an answer landed at the bank. */
   onSent?(entry: OutboxEntry): void;
+  /**
+   * Records each write to the bank in the audit log: every upload (`rfi.upload`) and every
+   * response (`rfi.respond`), with the failure policy's outcome (pending when the bank's answer
+   * was lost). Must not throw.
+   */
+  audit?(line: OutboxAuditLine): Promise<void>;
+  /** Told once a document reached the bank (the case file keeps its name and sha256). */
+  onUploaded?(doc: UploadedDocument): void;
   /** Start the timer-driven runner (tests drive `runDue` themselves when false). */
   autoRun?: boolean;
   /** Held while an answer is worked on (the updater never restarts meanwhile). */
   busy?: Pick<BusyGuard, 'run'>;
+}
+
+export interface UploadedDocument {
+  documentId: string;
+  name: string;
+  sha256: string;
+  sizeBytes: number;
+  contentType: string;
+  documentType: string;
+  rfiId: string;
+  questionId: string;
+  answerId: string;
+  uploadedAt: string;
+}
+
+export interface OutboxAuditLine {
+  operation: 'rfi.upload' | 'rfi.respond';
+  target: string | null;
+  outcome: 'succeeded' | 'failed' | 'pending';
+  detail: string;
+}
+
+/** The audit outcome and wording of a failed write (the failure policy's pending/failed). */
+function failedOutcome(de: DeskError): { outcome: 'failed' | 'pending'; why: string } {
+  return {
+    outcome: classifyFailure(de, 'write') === 'refused' ? 'failed' : 'pending',
+    why: `${de.kind}${de.reason ? ` ${de.reason}` : ''}: ${de.message}`,
+  };
+}
+
+/** sha256 of a file, streamed (the file is never held in memory). */
+export async function sha256OfFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 export interface NewAnswer {
@@ -231,6 +277,7 @@ function withoutContent(e: OutboxEntry): Pick<OutboxEntry, 'text' | 'documents' 
       url: null,
       expiresAt: null,
       uploaded: true,
+      sha256: d.sha256 ?? null,
     })),
     lastError: null,
     conflict: null,
@@ -273,22 +320,48 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     }
   }
   // Restart recovery: a POST that may have reached the bank is verified before anything is resent.
+  const interrupted: OutboxEntry[] = [];
   for (const e of entries.values()) {
     // Sent answers from before keep no content either.
     if (e.state === 'sent' && hasContent(e)) {
       Object.assign(e, withoutContent(e));
       rewrite = true;
     }
-    if (e.state === 'sending') e.state = 'verifying';
+    if (e.state === 'sending') {
+      e.state = 'verifying';
+      interrupted.push(e);
+    }
     if (e.state === 'uploading') e.state = 'queued';
     if (!FINISHED.has(e.state)) e.nextAttemptAt = Date.now();
   }
 
   const persist = (): Promise<void> =>
     serial(() => store.write(options.file, { version: 1, entries: [...entries.values()] }));
-  if (rewrite) await persist();
+  if (rewrite || interrupted.length > 0) await persist();
 
   const mine = (e: OutboxEntry): boolean => e.scope !== undefined && scopeAllows(e.scope, activeScope());
+
+  const audit = async (line: OutboxAuditLine): Promise<void> => {
+    try {
+      await options.audit?.(line);
+    } catch (err) {
+      log.error('rfi-answers: audit line not recorded', { operation: line.operation, error: err });
+    }
+  };
+  /** What an audit line says about an answer (ids and hashes, never its text or file names). */
+  const answerDetail = (e: OutboxEntry): string => {
+    const docs = e.documents
+      .filter((d) => d.documentId !== null)
+      .map((d) => `${d.documentId} sha256 ${d.sha256 ?? 'unknown'}`);
+    return (
+      `question ${e.questionId} (${e.questionType}); answer ${e.id}` +
+      (e.text !== '' ? `; text ${e.text.length} characters` : '') +
+      `; documents: ${docs.length > 0 ? docs.join(', ') : 'none'}`
+    );
+  };
+  const uploadDetail = (e: OutboxEntry, d: OutboxDocument): string =>
+    `sha256 ${d.sha256 ?? 'unknown'}; ${d.sizeBytes} bytes ${d.contentType} (${d.documentType}); ` +
+    `RFI ${e.rfiId}; question ${e.questionId}; answer ${e.id}`;
 
   /** The bank, for one entry: every call checks, right before it leaves, that its bank is active. */
   const bankFor = (e: OutboxEntry): OutboxBank => {
@@ -368,11 +441,14 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     return q;
   };
 
-  const markSent = async (e: OutboxEntry, responseId: string): Promise<void> => {
+  const markSent = async (e: OutboxEntry, responseId: string, foundOnReRead = false): Promise<void> => {
+    const detail = `${answerDetail(e)}; response ${responseId}${foundOnReRead ? '; confirmed by re-reading the RFI' : ''}`;
     progress.delete(e.id);
     lastError = null;
     // What the answer was, for the clean-up after sending; the entry itself keeps no content.
     const before: OutboxEntry = { ...e, documents: e.documents.map((d) => ({ ...d })) };
+    // The audit line first: whoever sees the answer sent finds it in Activity.
+    await audit({ operation: 'rfi.respond', target: e.rfiId, outcome: 'succeeded', detail });
     await transition(e, {
       ...withoutContent(e),
       state: 'sent',
@@ -408,6 +484,11 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
           await persist();
         }
         try {
+          try {
+            d.sha256 = await sha256OfFile(filePath);
+          } catch (err) {
+            throw new DeskFailure({ kind: 'local', message: 'unreadable' }, { cause: err });
+          }
           const base = doneBytes();
           await bankFor(e).uploadDocument(d.url as string, filePath, d.contentType, {
             onProgress: (sent) => {
@@ -420,9 +501,44 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
               }
             },
           });
+          await audit({
+            operation: 'rfi.upload',
+            target: d.documentId,
+            outcome: 'succeeded',
+            detail: uploadDetail(e, d),
+          });
+          try {
+            options.onUploaded?.({
+              documentId: d.documentId as string,
+              name: d.name,
+              sha256: d.sha256 ?? '',
+              sizeBytes: d.sizeBytes,
+              contentType: d.contentType,
+              documentType: d.documentType,
+              rfiId: e.rfiId,
+              questionId: e.questionId,
+              answerId: e.id,
+              uploadedAt: new Date().toISOString(),
+            });
+          } catch (err) {
+            log.warn('rfi-answers: onUploaded failed', { error: err });
+          }
           break;
         } catch (err) {
           const de = asDeskError(err);
+          if (de.reason !== OTHER_BANK) {
+            const f = failedOutcome(
+              de.kind === 'local'
+                ? { kind: 'local', message: 'the file could not be read; nothing was sent' }
+                : de,
+            );
+            await audit({
+              operation: 'rfi.upload',
+              target: d.documentId,
+              outcome: f.outcome,
+              detail: `${f.why}; ${uploadDetail(e, d)}`,
+            });
+          }
           // The signed URL expired (or was refused): ask for a fresh one and PUT again.
           if (
             de.status === 403 &&
@@ -473,6 +589,13 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         await transition(e, { state: e.attempts > 1 ? 'verifying' : 'queued', nextAttemptAt: Date.now() });
         return;
       }
+      const f = failedOutcome(de);
+      await audit({
+        operation: 'rfi.respond',
+        target: e.rfiId,
+        outcome: f.outcome,
+        detail: `${f.why}; ${answerDetail(e)}`,
+      });
       if (de.kind === 'precondition' && de.reason === 'QUESTION_NOT_AWAITING_RESPONSE') {
         const rfi = await bankFor(e)
           .getRfi(e.rfiId)
@@ -518,9 +641,15 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         answerId: e.id,
         responseId: own,
       });
-      return markSent(e, own);
+      return markSent(e, own, true);
     }
     if (q.status !== 'action_required') {
+      await audit({
+        operation: 'rfi.respond',
+        target: e.rfiId,
+        outcome: 'failed',
+        detail: `not found at the bank on re-reading the RFI, and the question is ${q.status} now; ${answerDetail(e)}`,
+      });
       return transition(e, { state: 'conflict', conflict: conflictOf(q), nextAttemptAt: null });
     }
     await send(e);
@@ -535,6 +664,12 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       const rfi = await bankFor(e).getRfi(e.rfiId);
       const q = question(rfi, e);
       if (q.status !== 'action_required') {
+        await audit({
+          operation: 'rfi.respond',
+          target: e.rfiId,
+          outcome: 'failed',
+          detail: `not sent: the question is ${q.status}, no longer awaiting a response; ${answerDetail(e)}`,
+        });
         await transition(e, { state: 'conflict', conflict: conflictOf(q), nextAttemptAt: null });
         return;
       }
@@ -724,6 +859,15 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       await serial(async () => undefined);
     },
   };
+  // A response interrupted while being sent (the app stopped): the bank may hold it.
+  for (const e of interrupted) {
+    void audit({
+      operation: 'rfi.respond',
+      target: e.rfiId,
+      outcome: 'pending',
+      detail: `interrupted while sending (the app stopped); the RFI is re-read before sending again; ${answerDetail(e)}`,
+    });
+  }
   if (options.autoRun !== false) void kick();
   return outbox;
 }

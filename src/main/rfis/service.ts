@@ -51,7 +51,7 @@ export interface RfiServiceDeps {
   dataDir: string;
   bank: BankClient;
   clock: ServerClock;
-  session: SessionManager;
+  session: RfiSession;
   settings: SettingsStore;
   events: EventHub;
   platform: Platform;
@@ -63,7 +63,16 @@ export interface RfiServiceDeps {
   report?(problem: StateFileProblem): void;
   /** Names of the objects a few RFIs are about (for notifications); ids are shown without it. */
   relatedNames?(rfis: readonly Rfi[]): Promise<ReadonlyMap<string, string>>;
+  /** Where the awaiting-action count goes (default: the app badge; the desk sums every profile's). */
+  badge?(count: number): void;
+  /** The legal entity's name, added to notification titles (null: not said, one entity only). */
+  entityName?(): string | null;
+  /** Told of every notification shown for an RFI (the case file lists them). */
+  onSeen?(seen: { rfiId: string; kind: 'notification'; detail: string }): void;
 }
+
+/** What the service needs of a session: the active one, or a watched profile's own. */
+export type RfiSession = Pick<SessionManager, 'environment' | 'credential' | 'lastStatus' | 'check'>;
 
 export type ChangeSource = RfiChangedView['source'];
 
@@ -216,7 +225,8 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     if (counts.awaitingAction === lastBadge) return;
     lastBadge = counts.awaitingAction;
     try {
-      platform.setBadgeCount(counts.awaitingAction);
+      if (deps.badge) deps.badge(counts.awaitingAction);
+      else platform.setBadgeCount(counts.awaitingAction);
     } catch (err) {
       log.warn('rfis: badge not set', { error: err });
     }
@@ -261,9 +271,11 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     if (disposed) return;
     for (const plan of detector.plan(diffs, { newRfi: prefs.newRfi, rfiStatus: prefs.rfiStatus }, names)) {
       const rfiId = plan.rfiId;
+      const entity = deps.entityName?.() ?? null;
+      if (rfiId) deps.onSeen?.({ rfiId, kind: 'notification', detail: `${plan.title}: ${plan.body}` });
       try {
         platform.notify({
-          title: plan.title,
+          title: entity ? `${plan.title} — ${entity}` : plan.title,
           body: plan.body,
           onClick: () => events.emit('rfis.openRequested', { rfiId: rfiId ?? '' }),
         });

@@ -42,6 +42,8 @@ export interface WebhookServiceDeps {
   /** The data folder: seen event ids are kept in `webhook-seen-events.json` there. */
   dataDir?: string;
   options?: WebhookServiceOptions;
+  /** Told of every accepted event (the case file lists the events seen for an RFI). */
+  onSeen?(seen: { rfiId: string; kind: 'webhook'; detail: string }): void;
 }
 
 export interface WebhookService {
@@ -87,6 +89,11 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
   let chain: Promise<void> = Promise.resolve();
   const onEvent = (event: WebhookEvent): void => {
     const id = event.data.rfi_id;
+    deps.onSeen?.({
+      rfiId: id,
+      kind: 'webhook',
+      detail: `${event.type} ${event.id} (${event.data.question_id ? `question ${event.data.question_id} ` : ''}${event.data.status}, sent ${event.created_at})`,
+    });
     if (pending.has(id)) return;
     pending.add(id);
     chain = chain.then(async () => {

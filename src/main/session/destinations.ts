@@ -180,6 +180,14 @@ export interface DestinationGuardOptions {
   log: Logger;
   /** The allow-list file; null: none. */
   allowListPath: string | null;
+  /** Told of every change to the approved bank addresses (and every refusal), for the audit log. */
+  onDecision?(decision: OriginDecision): void;
+}
+
+/** A change to the approved bank addresses: approved (by the analyst or by main) or declined. */
+export interface OriginDecision {
+  origin: string;
+  decision: 'approved-by-analyst' | 'approved-by-main' | 'declined';
 }
 
 const notApproved = (what: string): DeskFailure =>
@@ -264,15 +272,18 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
       });
       if (!ok) {
         log.warn('destinations: bank origin declined', { origin });
+        options.onDecision?.({ origin, decision: 'declined' });
         throw notApproved(`The bank address ${origin}`);
       }
       record(origin, 'analyst');
+      options.onDecision?.({ origin, decision: 'approved-by-analyst' });
       log.info('destinations: bank origin approved by the analyst', { origin });
       return 'analyst';
     },
     approveByMain(origin) {
       if (guard.approval(origin)) return;
       record(origin, 'main');
+      options.onDecision?.({ origin, decision: 'approved-by-main' });
     },
     async confirmWebhookUrl(url, credential) {
       const ok = await ask({

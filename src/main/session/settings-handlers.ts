@@ -32,25 +32,33 @@ export function settingsHandlers(core: ServiceCore): Pick<Handlers, SettingsChan
       const url = checkBaseUrl(baseUrl);
       // The page only proposes an address: the analyst approves it in main's own dialog (unless
       // an administrator allow-listed it), or no profile is added.
-      await core.destinations.approveBankOrigin(new URL(url).origin, name.trim() || 'Bank');
-      core.settings.addProfile({ name, baseUrl: url });
+      await core.operations.audited({ operation: 'profile.add', target: new URL(url).origin }, async () => {
+        await core.destinations.approveBankOrigin(new URL(url).origin, name.trim() || 'Bank');
+        core.settings.addProfile({ name, baseUrl: url });
+      });
       return core.settingsView();
     },
     'settings.updateProfile': async ({ profileId, name }) => {
-      core.settings.updateProfile(profileId, { ...(name !== undefined ? { name } : {}) });
+      await core.operations.audited({ operation: 'profile.rename', target: profileId }, async () => {
+        core.settings.updateProfile(profileId, { ...(name !== undefined ? { name } : {}) });
+      });
       return core.settingsView();
     },
     'settings.removeProfile': async ({ profileId }) => {
-      const wasActive = core.session.profile.id === profileId;
-      core.settings.removeProfile(profileId);
-      await core.vault
-        .delete(profileId)
-        .catch((err: unknown) => core.log.warn('settings: token not removed', { error: err }));
-      if (wasActive) await core.session.activate(core.settings.get().activeProfileId);
+      await core.operations.audited({ operation: 'profile.remove', target: profileId }, async () => {
+        const wasActive = core.session.profile.id === profileId;
+        core.settings.removeProfile(profileId);
+        await core.vault
+          .delete(profileId)
+          .catch((err: unknown) => core.log.warn('settings: token not removed', { error: err }));
+        if (wasActive) await core.session.activate(core.settings.get().activeProfileId);
+      });
       return core.settingsView();
     },
     'settings.activateProfile': async ({ profileId }) => {
-      await core.session.activate(profileId);
+      await core.operations.audited({ operation: 'profile.activate', target: profileId }, () =>
+        core.session.activate(profileId),
+      );
       return core.settingsView();
     },
     'settings.dismissProblem': async ({ id }) => {

@@ -36,6 +36,7 @@ const ReturnsScreen = lazyScreen(() =>
 const SettingsScreen = lazyScreen(() =>
   import('./features/settings/SettingsScreen').then((m) => m.SettingsScreen),
 );
+const LockerScreen = lazyScreen(() => import('./features/locker/LockerScreen').then((m) => m.LockerScreen));
 const ActivityScreen = lazyScreen(() =>
   import('./features/activity/ActivityScreen').then((m) => m.ActivityScreen),
 );
@@ -58,6 +59,7 @@ export const routes: FeatureRoute[] = [
   { path: 'rfis', label: 'RFIs', nav: true, render: (params) => <RfisScreen params={params} /> },
   { path: 'exchange', label: 'Exchange', nav: true, render: (params) => <ExchangeScreen params={params} /> },
   { path: 'returns', label: 'Returns', nav: true, render: (params) => <ReturnsScreen params={params} /> },
+  { path: 'locker', label: 'Evidence locker', nav: true, render: () => <LockerScreen /> },
   { path: 'activity', label: 'Activity', nav: true, render: () => <ActivityScreen /> },
   { path: 'settings', label: 'Settings', nav: true, render: () => <SettingsScreen /> },
 ];

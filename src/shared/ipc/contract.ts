@@ -8,6 +8,8 @@ import { returnsChannels, returnsEvents } from './channels/returns';
 import { rfiAnswersChannels, rfiAnswersEvents } from './channels/rfi-answers';
 import { rfisChannels, rfisEvents } from './channels/rfis';
 import { webhookChannels, webhookEvents } from './channels/webhook';
+import { lockerChannels, lockerEvents } from './channels/locker';
+import { caseFilesChannels } from './channels/case-files';
 import { desktopChannels, desktopEvents } from './channels/desktop';
 
 /**
@@ -24,6 +26,8 @@ export const channels = {
   ...rfiAnswersChannels,
   ...rfisChannels,
   ...webhookChannels,
+  ...lockerChannels,
+  ...caseFilesChannels,
   ...desktopChannels,
 } as const;
 
@@ -37,6 +41,7 @@ export const events = {
   ...rfiAnswersEvents,
   ...rfisEvents,
   ...webhookEvents,
+  ...lockerEvents,
   ...desktopEvents,
 } as const;
 

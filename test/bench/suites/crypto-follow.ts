@@ -285,7 +285,13 @@ async function followerSide(s: Side): Promise<{ settled(): number; stop(): Promi
     bank: s.bank,
     clock: s.clock,
     stores,
-    operations: { createReturnIntent: fail, createCryptoOrder: fail, audited: fail },
+    operations: {
+      createReturnIntent: fail,
+      createCryptoOrder: fail,
+      audited: fail,
+      record: fail,
+      outcomeOf: fail,
+    },
     ledger: {
       begin: fail,
       settle: fail,

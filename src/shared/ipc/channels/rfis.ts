@@ -27,6 +27,10 @@ export const rfiSummarySchema = z.object({
   awaitingResponse: z.number(),
   unread: z.boolean(),
   awaitingAction: z.boolean(),
+  /** The profile whose cache holds the row (the consolidated desk covers every watched profile). */
+  profileId: z.string().optional(),
+  /** The legal entity the RFI is addressed to, by name (the profile's name when the bank does not say). */
+  entityName: z.string().optional(),
 });
 export type RfiSummaryView = z.infer<typeof rfiSummarySchema>;
 
@@ -67,6 +71,8 @@ export const rfiListArgsSchema = z
     text: z.string().max(500).optional(),
     unreadOnly: z.boolean().optional(),
     band: z.array(deadlineBandSchema).max(4).optional(),
+    /** Keep one entity's rows: the profile that watches it. */
+    profileId: z.string().max(64).optional(),
     /** deadline (default): most urgent first, no deadline last. */
     sort: z.enum(['deadline', 'updated_desc', 'created_desc']).optional(),
     /** A window of the filtered, sorted rows (default: all of them). */
@@ -74,6 +80,24 @@ export const rfiListArgsSchema = z
     limit: z.number().int().min(1).max(20_000).optional(),
   })
   .optional();
+
+/** One watched profile of the consolidated desk: its entity and how its watch goes. */
+export const deskEntitySchema = z.object({
+  profileId: z.string(),
+  /** The legal entity by name (the profile's name while the bank has not said). */
+  name: z.string(),
+  /** The profile's name, as the analyst called it. */
+  profileName: z.string(),
+  /** The active profile: writes (answers, returns, quotes) go out as this entity. */
+  active: z.boolean(),
+  /** Its own connection: one entity's outage or revoked token shows here alone. */
+  connection: z.enum(['connected', 'no_token', 'unauthenticated', 'offline', 'error']).nullable(),
+  problem: z.string().nullable(),
+  sync: z.enum(['idle', 'syncing', 'offline', 'error']),
+  lastSyncedAt: z.string().nullable(),
+  total: z.number(),
+});
+export type DeskEntityView = z.infer<typeof deskEntitySchema>;
 
 export const rfiDetailSchema = z.object({
   /** The RFI as the bank sent it (unknown fields kept). */
@@ -89,6 +113,8 @@ export const rfiDetailSchema = z.object({
   bankUnreachable: z.boolean(),
   /** The updated_at the analyst last saw (null: never opened). */
   lastSeenUpdatedAt: z.string().nullable(),
+  /** The profile that owns the RFI and its entity's name; `acting`: it is the active profile. */
+  owner: z.object({ profileId: z.string(), entityName: z.string(), acting: z.boolean() }).optional(),
 });
 export type RfiDetailView = z.infer<typeof rfiDetailSchema>;
 
@@ -125,6 +151,8 @@ export const rfisChannels = {
       /** Counts over the whole cache (not the filter). */
       counts: rfiCountsSchema,
       sync: rfiSyncStateSchema,
+      /** Every profile the desk watches (the active one first). */
+      entities: z.array(deskEntitySchema).optional(),
     }),
   }),
   'rfis.get': channel({

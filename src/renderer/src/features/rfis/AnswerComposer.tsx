@@ -12,6 +12,7 @@ import { call, errorMessage } from '../../lib/desk';
 import { useAnswers } from './answers-store';
 import type { UploadLimits } from './answers-store';
 import { formatBytes } from './format';
+import { LockerPicker } from '../locker/LockerPicker';
 
 /** "in 12 s" for a retry that is near, to the second (ticks while one is pending). */
 function useRetryIn(at: string | null | undefined): string | null {
@@ -350,6 +351,16 @@ export function AnswerComposer({
               staging={staging.staging}
               files={files}
               onRemove={answerDraft.removeFile}
+            />
+          )}
+          {wantsFiles && (
+            <LockerPicker
+              rfiId={rfiId}
+              questionId={questionId}
+              questionType={questionType}
+              disabled={locked}
+              onAttached={(f) => answerDraft.addFiles([f])}
+              onProblem={setProblem}
             />
           )}
           <p

@@ -15,6 +15,7 @@ import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { UnsentDraft } from './UnsentDraft';
+import { CaseFileExport } from '../case-files/CaseFileExport';
 
 type Question = RfiDetailView['rfi']['questions'][number];
 
@@ -58,6 +59,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const loadFor = useAnswers((s) => s.loadFor);
   const seenFor = useRef<string | null>(null);
   const names = useRelatedNames((s) => s.names);
+  const [acting, setActing] = useState(false);
 
   const load = useCallback(
     (refresh: boolean) =>
@@ -153,6 +155,17 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const rfi = detail.rfi;
   const deadline = rfiDeadline(rfi);
   const related = relatedLabel(names, rfi.type, rfi.related_id);
+  const owner = detail.owner;
+  // Writes go out as the entity that owns the RFI, with its own credential only.
+  const canAct = !owner || owner.acting;
+  const actAsOwner = (): void => {
+    if (!owner) return;
+    setActing(true);
+    void call('settings.activateProfile', { profileId: owner.profileId })
+      .then(() => load(true))
+      .catch((err: unknown) => setError(errorMessage(err)))
+      .finally(() => setActing(false));
+  };
 
   return (
     <section className="screen rfi-detail" aria-labelledby="rfi-detail-title" data-testid="rfi-detail">
@@ -165,6 +178,12 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
         <CopyableId id={rfi.id} kind="RFI id" />
       </p>
       <dl className="rfi-detail__facts">
+        {owner && (
+          <div>
+            <dt>Legal entity</dt>
+            <dd data-testid="rfi-entity">{owner.entityName}</dd>
+          </div>
+        )}
         <div>
           <dt>Status</dt>
           <dd data-testid="rfi-status">
@@ -199,6 +218,21 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           </dd>
         </div>
       </dl>
+      {owner && !owner.acting && (
+        <p className="notice rfi-detail__acting" role="note" data-testid="rfi-acting">
+          This RFI is addressed to {owner.entityName}. Answers go out with {owner.entityName}’s own
+          credential, so the app acts as {owner.entityName} to answer it.{' '}
+          <Button size="sm" variant="primary" onPress={actAsOwner} isPending={acting}>
+            Act as {owner.entityName}
+          </Button>
+        </p>
+      )}
+      {owner?.acting && (
+        <p className="muted" data-testid="rfi-acting">
+          Answers go out as {owner.entityName}.
+        </p>
+      )}
+      <CaseFileExport rfiIds={[rfi.id]} />
       {detail.bankUnreachable && (
         <p className="notice notice--warn" role="status" data-testid="rfi-from-cache">
           The bank could not be reached: this is the copy saved on this computer.
@@ -288,6 +322,10 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
                   })
                 }
               />
+            ) : !canAct ? (
+              answer ? (
+                <AnswerStatus answer={answer} draftSavedAt={null} />
+              ) : null
             ) : awaiting || (answer && answer.state !== 'sent') ? (
               <AnswerComposer
                 key={q.id}

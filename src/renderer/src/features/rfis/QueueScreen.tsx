@@ -3,7 +3,7 @@ import { CircleDot, RefreshCw } from 'lucide-react';
 import type { SortingState } from '@tanstack/react-table';
 import { useShallow } from 'zustand/react/shallow';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
-import type { RfiCountsView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
+import type { DeskEntityView, RfiCountsView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { BAND_LABELS, matchesFilter, queryRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
@@ -26,6 +26,7 @@ import { DeadlineClock } from './DeadlineClock';
 import { queueSubscription, useQueue } from './queue-store';
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
+import { CaseFileExport } from '../case-files/CaseFileExport';
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
   return [...new Set([...known, ...Object.keys(counted ?? {})])];
@@ -56,9 +57,10 @@ export interface QueueScreenProps {
 
 /** Queue of every RFI (#/rfis): filters, search, deadline sort, unread markers, j/k/Enter and /. */
 export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: QueueScreenProps) {
-  const { rows, counts, sync, loaded, total, error, filter, sort, now, activeId } = useQueue(
+  const { rows, counts, sync, entities, loaded, total, error, filter, sort, now, activeId } = useQueue(
     useShallow((s) => ({
       rows: s.rows,
+      entities: s.entities,
       counts: s.counts,
       sync: s.sync,
       loaded: s.loaded,
@@ -96,12 +98,15 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
       unreadOnly: filter.unreadOnly,
     };
     const any =
+      filter.entity !== '' ||
       filter.status !== '' ||
       filter.type !== '' ||
       filter.band !== '' ||
       filter.text.trim() !== '' ||
       filter.unreadOnly;
-    return any ? sorted.filter((r) => matchesFilter(r, f)) : sorted;
+    return any
+      ? sorted.filter((r) => (!filter.entity || r.profileId === filter.entity) && matchesFilter(r, f))
+      : sorted;
   }, [sorted, filter]);
 
   // "/" focuses the search from anywhere on the screen (not while typing in a field).
@@ -120,6 +125,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
+  const several = entities.length > 1;
   const columns = useMemo<DataColumn<RfiSummaryView>[]>(() => {
     const all: (DataColumn<RfiSummaryView> | false)[] = [
       {
@@ -152,6 +158,14 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
           </span>
         ),
         meta: { width: 'minmax(160px, 3fr)' },
+      },
+      several && {
+        id: 'entity',
+        header: 'Entity',
+        enableSorting: false,
+        accessorFn: (r) => r.entityName ?? '',
+        cell: (c) => <span className="rfi-cell__entity">{c.row.original.entityName}</span>,
+        meta: { width: 'minmax(110px, 1.2fr)', title: (r) => r.entityName },
       },
       {
         id: 'related',
@@ -197,7 +211,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
       },
     ];
     return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);
-  }, [names, now, compact]);
+  }, [names, now, compact, several]);
 
   const syncText = sync ? (
     sync.state === 'offline' ? (
@@ -235,6 +249,17 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
         </div>
       </div>
 
+      {several && (
+        <ul className="rfi-entities" aria-label="Legal entities watched" data-testid="rfi-entities">
+          {entities.map((e) => (
+            <li key={e.profileId} data-profile-id={e.profileId}>
+              <strong>{e.name}</strong> {e.total} RFIs · {entityState(e)}
+              {e.active ? ' · acts for answers, returns and quotes' : ''}
+            </li>
+          ))}
+        </ul>
+      )}
+
       <StatusCounts counts={counts} total={counts?.total ?? rows.length} status={filter.status} />
 
       <div className="rfi-filters" role="search">
@@ -254,6 +279,18 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
           onClear={() => setFilter({ text: '' })}
           data-testid="rfi-search-field"
         />
+        {several && (
+          <Select
+            label="Entity"
+            value={filter.entity}
+            onChange={(entity) => setFilter({ entity })}
+            options={[
+              { value: '', label: 'All entities' },
+              ...entities.map((e) => ({ value: e.profileId, label: e.name })),
+            ]}
+            data-testid="rfi-filter-entity"
+          />
+        )}
         <FilterSelects
           status={filter.status}
           type={filter.type}
@@ -276,6 +313,12 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
         <DensityToggle />
       </div>
 
+      {loaded && visible.length > 0 && visible.length <= 500 && (
+        <CaseFileExport
+          rfiIds={visible.map((r) => r.id)}
+          label={`Export case file of ${visible.length === rows.length ? 'all' : 'these'} ${visible.length} RFI${visible.length === 1 ? '' : 's'}…`}
+        />
+      )}
       {error && rows.length === 0 ? (
         <ErrorState
           title="The RFIs could not be read"
@@ -333,7 +376,14 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
                       ) : (
                         <Button
                           onPress={() =>
-                            setFilter({ status: '', type: '', band: '', text: '', unreadOnly: false })
+                            setFilter({
+                              status: '',
+                              type: '',
+                              band: '',
+                              text: '',
+                              unreadOnly: false,
+                              entity: '',
+                            })
                           }
                         >
                           Clear the filters
@@ -353,6 +403,24 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
       )}
     </section>
   );
+}
+
+/** One entity's watch in words: its outage or revoked token shows here, on it alone. */
+function entityState(e: DeskEntityView): string {
+  switch (e.connection) {
+    case 'connected':
+      return e.sync === 'error' ? `sync problem: ${e.problem ?? 'unknown'}` : 'connected';
+    case 'offline':
+      return 'offline: its saved copy is shown';
+    case 'no_token':
+      return 'signed out (no token): its saved copy is shown';
+    case 'unauthenticated':
+      return 'the bank refused its token: sign in again';
+    case 'error':
+      return `problem: ${e.problem ?? 'unknown'}`;
+    default:
+      return 'checking…';
+  }
 }
 
 /** The id of an RFI, secondary to its description (used by the detail pane's header). */

@@ -1,5 +1,10 @@
 import { create } from 'zustand';
-import type { RfiCountsView, RfiSummaryView, RfiSyncStateView } from '../../../../shared/ipc/channels/rfis';
+import type {
+  DeskEntityView,
+  RfiCountsView,
+  RfiSummaryView,
+  RfiSyncStateView,
+} from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { call, errorMessage } from '../../lib/desk';
 import { coalesce, onEvents, sharedSubscription } from '../../lib/events';
@@ -11,12 +16,16 @@ export interface QueueFilter {
   unreadOnly: boolean;
   /** Deadline band ('' = all); set by the overview's deadline chart. */
   band: '' | DeadlineBand;
+  /** One legal entity's rows: the profile that watches it ('' = every entity). */
+  entity: string;
 }
 
 export interface QueueState {
   rows: RfiSummaryView[];
   counts: RfiCountsView | null;
   sync: RfiSyncStateView | null;
+  /** Every watched profile's entity and how its watch goes (the consolidated desk). */
+  entities: DeskEntityView[];
   /** Every row is here (the first page may arrive before the rest). */
   loaded: boolean;
   /** Rows in the cache (known from the first page on). */
@@ -38,13 +47,21 @@ export interface QueueState {
 
 const FIRST_PAGE = 200;
 
-export const initialFilter: QueueFilter = { status: '', type: '', text: '', unreadOnly: false, band: '' };
+export const initialFilter: QueueFilter = {
+  status: '',
+  type: '',
+  text: '',
+  unreadOnly: false,
+  band: '',
+  entity: '',
+};
 
 /** The whole queue comes over once (compact rows); filtering and sorting run here, per keystroke. */
 export const useQueue = create<QueueState>((set, get) => ({
   rows: [],
   counts: null,
   sync: null,
+  entities: [],
   loaded: false,
   total: null,
   loading: false,
@@ -60,7 +77,14 @@ export const useQueue = create<QueueState>((set, get) => ({
       if (!get().loaded) {
         // First paint fast: the most urgent rows first, then the whole queue.
         const first = await call('rfis.list', { limit: FIRST_PAGE });
-        set({ rows: first.items, counts: first.counts, sync: first.sync, total: first.total, error: null });
+        set({
+          rows: first.items,
+          counts: first.counts,
+          sync: first.sync,
+          entities: first.entities ?? [],
+          total: first.total,
+          error: null,
+        });
         if (first.total <= first.items.length) {
           set({ loaded: true, now: Date.now() });
           return;
@@ -71,6 +95,7 @@ export const useQueue = create<QueueState>((set, get) => ({
         rows: r.items,
         counts: r.counts,
         sync: r.sync,
+        entities: r.entities ?? [],
         total: r.total,
         loaded: true,
         error: null,

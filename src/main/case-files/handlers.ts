@@ -1,0 +1,9 @@
+import type { Handlers } from '../ipc/dispatcher';
+import type { ServiceCore } from '../core';
+
+/** Case files: written only where main's native save dialog says. */
+export function caseFilesHandlers(core: ServiceCore): Pick<Handlers, 'caseFiles.export'> {
+  return {
+    'caseFiles.export': ({ rfiIds, zip }) => core.caseFiles.export(rfiIds, { zip }),
+  };
+}

@@ -1,0 +1,480 @@
+/**
+ * Case files: for one RFI or a set of them, a PDF an auditor can read (the RFI's metadata, every
+ * question with the whole history of responses, every document sent with its sha256, the audit
+ * entries that touched the RFI, the notifications and webhook events seen for it; a footer with
+ * the export time, the environment and the legal entity) and, optionally, a ZIP beside it with
+ * the documents themselves, each named by its sha256 prefix and original name, and a
+ * manifest.json listing them.
+ *
+ * Saved only to a path main's native save dialog answered. Documents stream from the bank's
+ * signed download URL to a private temp file (hashed on the way), then into the ZIP (stored, not
+ * recompressed: PDFs and images are compressed already), so memory stays flat whatever their
+ * size; both files are written under a temporary name and renamed when complete.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Zip, ZipPassThrough } from 'fflate';
+import type { Rfi } from '../../shared/api/rfis';
+import { DOCUMENT_TYPE_LABELS, isDocumentType } from '../../shared/catalogue';
+import { isTransientRead } from '../../shared/failure-policy';
+import { DeskFailure } from '../../shared/ipc/errors';
+import type { AuditEntry, AuditLog } from '../bank/audit';
+import type { BankClient } from '../bank/client';
+import { privateFileMode } from '../infra/durable-file';
+import type { Logger } from '../infra/log';
+import type { Platform } from '../infra/platform';
+import type { CaseFileJournal, JournalUpload } from './journal';
+import { renderCaseFilePdf } from './pdf';
+import type { Block } from './pdf';
+
+export interface CaseFileDeps {
+  dataDir: string;
+  bank: Pick<BankClient, 'getRfi' | 'getDocument' | 'downloadDocument'>;
+  /** The cached RFI when the bank cannot be read now (null when not cached). */
+  cachedRfi(rfiId: string): Promise<Rfi | null>;
+  audit: Pick<AuditLog, 'list'>;
+  journal: CaseFileJournal;
+  platform: Platform;
+  log: Logger;
+  environment(): { name: string; kind: string; baseUrl: string };
+  legalEntity(): string | null;
+  who(): string;
+}
+
+export interface CaseFileResult {
+  path: string | null;
+  zipPath: string | null;
+  rfis: number;
+  documents: number;
+}
+
+export interface ManifestEntry {
+  file: string;
+  documentId: string;
+  rfiId: string;
+  questionId: string | null;
+  name: string;
+  documentType: string | null;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  uploadedAt: string | null;
+}
+
+export interface CaseFiles {
+  /** Asks main's save dialog for the PDF's path (the ZIP goes beside it), then writes them. */
+  export(rfiIds: string[], o: { zip: boolean }): Promise<CaseFileResult>;
+  /** Writes the case file to the given paths (the dialog's answer; tests and the bench). */
+  write(rfiIds: string[], pdfPath: string, zipPath: string | null): Promise<CaseFileResult>;
+}
+
+interface DocRef {
+  documentId: string;
+  rfiId: string;
+  questionId: string | null;
+  /** Who sent it: customer, staff, system, or the question itself (a staff attachment). */
+  from: string;
+  at: string;
+}
+
+interface DocInfo extends DocRef {
+  name: string;
+  documentType: string | null;
+  contentType: string;
+  sizeBytes: number | null;
+  sha256: string | null;
+  uploadedAt: string | null;
+  problem: string | null;
+  file: string | null;
+}
+
+const textOf = (
+  r: Rfi['questions'][number]['responses'][number],
+): { text: string; documentIds: string[] } => {
+  const parts = Object.values(r.response);
+  return {
+    text: parts.map((p) => p.response_text).join('\n'),
+    documentIds: parts.flatMap((p) => p.document_ids),
+  };
+};
+
+/** A file name part: no folders, no control characters, short. */
+function cleanName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? name;
+  // eslint-disable-next-line no-control-regex
+  return base.replace(/[\u0000-\u001f\u007f:*?"<>|]/g, '_').slice(0, 120) || 'document';
+}
+
+const extensionOf = (contentType: string): string =>
+  contentType === 'application/pdf'
+    ? 'pdf'
+    : contentType === 'image/png'
+      ? 'png'
+      : contentType === 'image/jpeg'
+        ? 'jpg'
+        : 'bin';
+
+function size(n: number | null): string {
+  if (n === null) return 'size unknown';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** Writes chunks to a file stream, waiting whenever the stream asks to (flat memory). */
+function drainingWriter(out: WriteStream): {
+  write(chunk: Uint8Array): Promise<void>;
+  failed(): Error | null;
+} {
+  let error: Error | null = null;
+  out.on('error', (e) => (error = e));
+  return {
+    async write(chunk) {
+      if (error) throw error;
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', r));
+    },
+    failed: () => error,
+  };
+}
+
+export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
+  const tmpDir = path.join(deps.dataDir, 'case-files', 'tmp');
+
+  const readRfi = async (id: string): Promise<{ rfi: Rfi; fromCache: boolean }> => {
+    try {
+      return { rfi: await deps.bank.getRfi(id), fromCache: false };
+    } catch (err) {
+      if (err instanceof DeskFailure && isTransientRead(err.toDeskError())) {
+        const cached = await deps.cachedRfi(id);
+        if (cached) return { rfi: cached, fromCache: true };
+      }
+      throw err;
+    }
+  };
+
+  const documentRefs = (rfi: Rfi): DocRef[] => {
+    const refs = new Map<string, DocRef>();
+    for (const q of rfi.questions) {
+      for (const id of q.question_data?.document_ids ?? []) {
+        if (!refs.has(id))
+          refs.set(id, {
+            documentId: id,
+            rfiId: rfi.id,
+            questionId: q.id,
+            from: 'question',
+            at: q.created_at,
+          });
+      }
+      for (const r of q.responses) {
+        for (const id of textOf(r).documentIds) {
+          if (!refs.has(id))
+            refs.set(id, {
+              documentId: id,
+              rfiId: rfi.id,
+              questionId: q.id,
+              from: r.responder_type,
+              at: r.created_at,
+            });
+        }
+      }
+    }
+    return [...refs.values()];
+  };
+
+  /** Streams one document from the bank to a temp file, hashing it; answers the temp file. */
+  const fetchDocument = async (
+    ref: DocRef,
+    known: JournalUpload | undefined,
+  ): Promise<{ info: DocInfo; temp: string | null }> => {
+    const info: DocInfo = {
+      ...ref,
+      name: known?.name ?? ref.documentId,
+      documentType: known?.documentType ?? null,
+      contentType: known?.contentType ?? 'application/octet-stream',
+      sizeBytes: known?.sizeBytes ?? null,
+      sha256: null,
+      uploadedAt: known?.uploadedAt ?? null,
+      problem: null,
+      file: null,
+    };
+    let meta: Awaited<ReturnType<CaseFileDeps['bank']['getDocument']>>;
+    try {
+      meta = await deps.bank.getDocument(ref.documentId);
+    } catch (err) {
+      info.problem = `not readable at the bank (${err instanceof DeskFailure ? err.message : 'error'})`;
+      return { info, temp: null };
+    }
+    info.contentType = meta.content_type;
+    info.sizeBytes = meta.size_bytes;
+    if (!known) info.name = `${ref.documentId}.${extensionOf(meta.content_type)}`;
+    if (!meta.url) {
+      info.problem = 'never uploaded (the bank holds no bytes)';
+      return { info, temp: null };
+    }
+    const temp = path.join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      const body = await deps.bank.downloadDocument(meta.url);
+      await pipeline(
+        body,
+        new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            hash.update(chunk);
+            bytes += chunk.length;
+            done(null, chunk);
+          },
+        }),
+        createWriteStream(temp, { mode: privateFileMode }),
+      );
+    } catch (err) {
+      await rm(temp, { force: true });
+      info.problem = `could not be downloaded (${err instanceof DeskFailure ? err.message : 'error'})`;
+      return { info, temp: null };
+    }
+    info.sha256 = hash.digest('hex');
+    info.sizeBytes = bytes;
+    if (known && known.sha256 && known.sha256 !== info.sha256) {
+      info.problem = `the bank's bytes differ from what this workstation uploaded (sha256 ${known.sha256})`;
+    }
+    return { info, temp };
+  };
+
+  const auditLinesFor = async (
+    rfiIds: Set<string>,
+    docIds: Set<string>,
+  ): Promise<Map<string, AuditEntry[]>> => {
+    const out = new Map<string, AuditEntry[]>();
+    let before: string | undefined;
+    for (;;) {
+      const page = await deps.audit.list({ limit: 1000, ...(before ? { before } : {}) });
+      for (const e of page.entries) {
+        for (const id of rfiIds) {
+          const touches =
+            e.target === id ||
+            (e.detail ?? '').includes(`RFI ${id}`) ||
+            (e.target !== null && docIds.has(e.target) && (e.detail ?? '').includes(id));
+          if (touches) out.set(id, [...(out.get(id) ?? []), e]);
+        }
+      }
+      if (!page.nextBefore) break;
+      before = page.nextBefore;
+    }
+    for (const list of out.values()) list.reverse(); // oldest first
+    return out;
+  };
+
+  const write: CaseFiles['write'] = async (rfiIds, pdfPath, zipPath) => {
+    const ids = [...new Set(rfiIds)];
+    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+    const exportedAt = new Date().toISOString();
+    const env = deps.environment();
+    const legalEntity = deps.legalEntity();
+    const rfis: Array<{ rfi: Rfi; fromCache: boolean }> = [];
+    for (const id of ids) rfis.push(await readRfi(id));
+
+    const docsByRfi = new Map<string, DocInfo[]>();
+    const manifest: ManifestEntry[] = [];
+    const zipTemp = zipPath ? `${zipPath}.${randomBytes(6).toString('hex')}.part` : null;
+    const out = zipTemp ? createWriteStream(zipTemp, { mode: privateFileMode }) : null;
+    const writer = out ? drainingWriter(out) : null;
+    let zipError: Error | null = null;
+    const zip = writer
+      ? new Zip((err, data) => {
+          if (err) zipError = err;
+          else pending.push(data);
+        })
+      : null;
+    /** Chunks fflate produced, written with backpressure between pushes. */
+    const pending: Uint8Array[] = [];
+    const flush = async (): Promise<void> => {
+      if (zipError) throw zipError;
+      while (pending.length > 0) await writer!.write(pending.shift()!);
+    };
+    const used = new Set<string>();
+    try {
+      for (const { rfi } of rfis) {
+        const list: DocInfo[] = [];
+        for (const ref of documentRefs(rfi)) {
+          const { info, temp } = await fetchDocument(ref, deps.journal.uploadOf(ref.documentId));
+          try {
+            if (zip && temp && info.sha256) {
+              let file = `${info.sha256.slice(0, 12)}-${cleanName(info.name)}`;
+              if (used.has(file))
+                file = `${info.sha256.slice(0, 12)}-${info.documentId}-${cleanName(info.name)}`;
+              used.add(file);
+              const entry = new ZipPassThrough(file);
+              zip.add(entry);
+              for await (const chunk of createReadStream(temp, { highWaterMark: 256 * 1024 })) {
+                entry.push(chunk as Buffer);
+                await flush();
+              }
+              entry.push(new Uint8Array(0), true);
+              await flush();
+              info.file = file;
+              manifest.push({
+                file,
+                documentId: info.documentId,
+                rfiId: rfi.id,
+                questionId: info.questionId,
+                name: info.name,
+                documentType: info.documentType,
+                contentType: info.contentType,
+                sizeBytes: info.sizeBytes ?? 0,
+                sha256: info.sha256,
+                uploadedAt: info.uploadedAt,
+              });
+            }
+          } finally {
+            if (temp) await rm(temp, { force: true });
+          }
+          list.push(info);
+        }
+        docsByRfi.set(rfi.id, list);
+      }
+      if (zip) {
+        const m = new ZipPassThrough('manifest.json');
+        zip.add(m);
+        const json = JSON.stringify(
+          { exportedAt, environment: env.name, legalEntity, rfis: ids, documents: manifest },
+          null,
+          2,
+        );
+        m.push(new TextEncoder().encode(json), true);
+        zip.end();
+        await flush();
+        await new Promise<void>((resolve, reject) =>
+          out!.end((err?: Error | null) => (err ? reject(err) : resolve())),
+        );
+        if (writer!.failed()) throw writer!.failed();
+      }
+    } catch (err) {
+      out?.destroy();
+      if (zipTemp) await rm(zipTemp, { force: true });
+      throw new DeskFailure(
+        {
+          kind: 'local',
+          message: `The case file could not be written (${path.basename(zipPath ?? pdfPath)}).`,
+        },
+        { cause: err },
+      );
+    }
+
+    // The PDF.
+    const docIds = new Set([...docsByRfi.values()].flat().map((d) => d.documentId));
+    const audit = await auditLinesFor(new Set(ids), docIds);
+    const blocks: Block[] = [];
+    blocks.push({
+      kind: 'title',
+      text: ids.length === 1 ? `Case file: RFI ${ids[0]}` : `Case file: ${ids.length} RFIs`,
+    });
+    blocks.push({
+      kind: 'text',
+      text: `Exported ${exportedAt} by ${deps.who()} from ${env.name} (${env.baseUrl}); legal entity ${legalEntity ?? 'unknown'}.`,
+    });
+    for (const { rfi, fromCache } of rfis) {
+      const docs = docsByRfi.get(rfi.id) ?? [];
+      blocks.push({ kind: 'gap' }, { kind: 'heading', text: `RFI ${rfi.id}` });
+      blocks.push({
+        kind: 'text',
+        text:
+          `Type: ${rfi.type}. Status: ${rfi.status}. Related to: ${rfi.related_id || '-'}. ` +
+          `Legal entity: ${rfi.legal_entity_id || legalEntity || '-'}. Created ${rfi.created_at}, updated ${rfi.updated_at}.` +
+          (fromCache ? ' (Read from this computer’s cache: the bank could not be reached.)' : ''),
+      });
+      if (rfi.description) blocks.push({ kind: 'text', text: `Description: ${rfi.description}` });
+      rfi.questions.forEach((q, i) => {
+        blocks.push({
+          kind: 'subheading',
+          text: `Question ${i + 1} of ${rfi.questions.length}: ${q.question_data?.question_text || q.question_type}`,
+        });
+        blocks.push({
+          kind: 'text',
+          text: `Type ${q.question_type}; status ${q.status}; asked ${q.created_at}.`,
+        });
+        if (q.question_data?.comment)
+          blocks.push({ kind: 'text', text: `Comment: ${q.question_data.comment}` });
+        blocks.push({ kind: 'mono', text: `question id ${q.id}` });
+        if (q.responses.length === 0) blocks.push({ kind: 'text', text: 'No responses.' });
+        for (const r of q.responses) {
+          const c = textOf(r);
+          blocks.push({
+            kind: 'text',
+            text: `${r.created_at} · ${r.responder_type}: ${c.text || '(no text)'}`,
+          });
+          blocks.push({ kind: 'mono', text: `response id ${r.id}` });
+          for (const d of c.documentIds) blocks.push({ kind: 'mono', text: `document ${d}` });
+        }
+      });
+      blocks.push({ kind: 'subheading', text: `Documents sent (${docs.length})` });
+      if (docs.length === 0) blocks.push({ kind: 'text', text: 'None.' });
+      for (const d of docs) {
+        const type =
+          d.documentType && isDocumentType(d.documentType)
+            ? DOCUMENT_TYPE_LABELS[d.documentType]
+            : (d.documentType ?? 'type not known here');
+        blocks.push({
+          kind: 'text',
+          text: `${d.name} · ${type} · ${d.contentType} · ${size(d.sizeBytes)} · from ${d.from} · uploaded ${d.uploadedAt ?? d.at}${d.problem ? ` · ${d.problem}` : ''}`,
+        });
+        blocks.push({ kind: 'mono', text: `document id ${d.documentId}` });
+        blocks.push({ kind: 'mono', text: `sha256 ${d.sha256 ?? 'unknown'}` });
+        if (d.file) blocks.push({ kind: 'mono', text: `in the ZIP as ${d.file}` });
+      }
+      const lines = audit.get(rfi.id) ?? [];
+      blocks.push({ kind: 'subheading', text: `Audit entries (${lines.length})` });
+      if (lines.length === 0) blocks.push({ kind: 'text', text: 'None recorded on this computer.' });
+      for (const e of lines) {
+        blocks.push({
+          kind: 'text',
+          text: `${e.at} · ${e.who} · ${e.operation} · ${e.outcome} · ${e.target ?? '-'}${e.detail ? ` · ${e.detail}` : ''}`,
+        });
+        blocks.push({ kind: 'mono', text: `audit entry ${e.id}` });
+      }
+      const seen = deps.journal.seenOf(rfi.id);
+      blocks.push({ kind: 'subheading', text: `Notifications and webhook events seen (${seen.length})` });
+      if (seen.length === 0) blocks.push({ kind: 'text', text: 'None seen on this computer.' });
+      for (const s of seen) blocks.push({ kind: 'text', text: `${s.at} · ${s.kind}: ${s.detail}` });
+    }
+    const bytes = await renderCaseFilePdf(blocks, {
+      title: blocks[0]!.kind === 'title' ? (blocks[0] as { text: string }).text : 'Case file',
+      subject: ids.join(', '),
+      footer: `Exported ${exportedAt} · environment ${env.name} (${env.kind}) · legal entity ${legalEntity ?? 'unknown'}`,
+    });
+    const pdfTemp = `${pdfPath}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await writeFile(pdfTemp, bytes, { mode: privateFileMode });
+      await rename(pdfTemp, pdfPath);
+      if (zipTemp && zipPath) await rename(zipTemp, zipPath);
+    } catch (err) {
+      await rm(pdfTemp, { force: true });
+      if (zipTemp) await rm(zipTemp, { force: true });
+      throw new DeskFailure(
+        { kind: 'local', message: `The case file could not be written (${path.basename(pdfPath)}).` },
+        { cause: err },
+      );
+    }
+    return { path: pdfPath, zipPath, rfis: ids.length, documents: docIds.size };
+  };
+
+  return {
+    write,
+    async export(rfiIds, o) {
+      const first = rfiIds[0] ?? 'rfis';
+      const chosen = await deps.platform.showSaveFileDialog({
+        title: 'Save the case file',
+        defaultName: `case-file-${rfiIds.length === 1 ? first : `${rfiIds.length}-rfis`}-${new Date().toISOString().slice(0, 10)}.pdf`,
+        extensions: ['pdf'],
+      });
+      if (!chosen) return { path: null, zipPath: null, rfis: 0, documents: 0 };
+      const pdfPath = /\.pdf$/i.test(chosen) ? chosen : `${chosen}.pdf`;
+      const zipPath = o.zip ? pdfPath.replace(/\.pdf$/i, '.zip') : null;
+      return write(rfiIds, pdfPath, zipPath);
+    },
+  };
+}

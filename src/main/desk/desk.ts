@@ -1,0 +1,502 @@
+/**
+ * The consolidated desk: every profile with a stored token is watched at the same time. The
+ * active profile's RFI service is one member; every other profile with a token gets its own
+ * session (its own bank client and token), its own RFI service (its own cache folder, keyed by
+ * environment, origin and legal entity as always; its own poller with its own floor and jitter)
+ * and its own clock. The queue, the counts and the badge are the union of the members; each row
+ * carries its profile and its entity's name. Watched profiles only read: a write goes through the
+ * active session, and the RFI detail says which profile owns an RFI so the analyst acts as it.
+ */
+
+import type { RunningSandbox } from '../../sandbox';
+import type { PushMessage } from '../../shared/ipc/bridge';
+import type {
+  DeskEntityView,
+  RfiChangedView,
+  RfiCountsView,
+  RfiDetailView,
+  RfiSummaryView,
+  RfiSyncStateView,
+} from '../../shared/ipc/channels/rfis';
+import { DeskFailure } from '../../shared/ipc/errors';
+import { compareSummaries, countSummaries, matchesFilter } from '../../shared/rfi-view';
+import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
+import type { RetryPolicy } from '../bank/client';
+import { createServerClock } from '../bank/clock';
+import type { ServerClock } from '../bank/clock';
+import type { Stores } from '../infra/stores';
+import { createReminders } from './reminders';
+import type { AtRestCodec } from '../infra/at-rest';
+import { createEventHub } from '../infra/events';
+import type { EventHub } from '../infra/events';
+import type { StateFileProblem } from '../infra/json-store';
+import type { Logger } from '../infra/log';
+import type { Platform } from '../infra/platform';
+import type { TokenVault } from '../infra/vault';
+import { relatedNamesResolver } from '../rfis/related-names';
+import { createRfiService } from '../rfis/service';
+import type { ListResult, RfiService, RfiServiceOptions } from '../rfis/service';
+import { bankOrigin } from '../session/destinations';
+import type { DestinationGuard } from '../session/destinations';
+import type { SessionManager } from '../session/session';
+import type { SettingsStore } from '../session/settings';
+import { createProfileSession } from './profile-session';
+import type { ProfileSession } from './profile-session';
+
+export interface DeskListArgs extends RfiFilter {
+  profileId?: string;
+  sort?: RfiSort;
+  offset?: number;
+  limit?: number;
+}
+
+export interface DeskListResult extends ListResult {
+  entities: DeskEntityView[];
+}
+
+export interface Desk {
+  list(args: DeskListArgs): Promise<DeskListResult>;
+  get(id: string, refresh: boolean): Promise<RfiDetailView>;
+  markSeen(
+    id: string,
+    updatedAt?: string,
+  ): Promise<{ summary: RfiSummaryView | null; counts: RfiCountsView }>;
+  counts(): Promise<{ counts: RfiCountsView; sync: RfiSyncStateView }>;
+  sync(full: boolean): Promise<{ sync: RfiSyncStateView; counts: RfiCountsView }>;
+  /** Watched profiles other than the active one (tests, diagnostics). */
+  watched(): ReadonlyMap<string, { session: ProfileSession; rfis: RfiService }>;
+  /** Deadline reminders over every member now (also after each change and once a minute). */
+  checkReminders(): Promise<number>;
+  /** Starts and stops watchers to match the profiles with a token (also run on every change). */
+  reconcile(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export interface DeskDeps {
+  dataDir: string;
+  settings: SettingsStore;
+  vault: TokenVault;
+  destinations: DestinationGuard;
+  session: SessionManager;
+  /** The active profile's RFI service (built with `hub` below as its event hub). */
+  primary(): RfiService;
+  events: EventHub;
+  platform: Platform;
+  log: Logger;
+  codec?: AtRestCodec;
+  report?(problem: StateFileProblem): void;
+  rfiOptions?: RfiServiceOptions;
+  bankRetry?: Partial<RetryPolicy>;
+  bankTimeoutMs?: number;
+  localNow?: () => number;
+  /** The active profile's bank clock (reminders follow each entity's bank time). */
+  clock: ServerClock;
+  stores: Stores;
+  /** Reminder thresholds in hours before the timeout (default 168, 48, 24); false: none. */
+  reminders: { hours?: readonly number[] } | false;
+}
+
+interface Watcher {
+  session: ProfileSession;
+  clock: ServerClock;
+  rfis: RfiService;
+  hub: EventHub;
+  off: () => void;
+}
+
+const ACTIVE = '\u0000active';
+
+export interface DeskBuilder {
+  /** The event hub the active profile's RFI service emits through (its rfis.* go via the desk). */
+  hub: EventHub;
+  /** The active profile's badge count goes here; the app badge shows the sum. */
+  badge(count: number): void;
+  start(deps: DeskDeps): Desk;
+}
+
+/** Built in two steps: the hub and badge first (the active RFI service needs them), then the desk. */
+export function deskBuilder(main: EventHub, platform: Platform, log: Logger): DeskBuilder {
+  const badges = new Map<string, number>();
+  let lastBadge = -1;
+  const publishBadge = (): void => {
+    let sum = 0;
+    for (const n of badges.values()) sum += n;
+    if (sum === lastBadge) return;
+    lastBadge = sum;
+    try {
+      platform.setBadgeCount(sum);
+    } catch (err) {
+      log.warn('desk: badge not set', { error: err });
+    }
+  };
+  const setBadge = (key: string, count: number | null): void => {
+    if (count === null) badges.delete(key);
+    else badges.set(key, count);
+    publishBadge();
+  };
+  let desk: { changed(payload: RfiChangedView): void } | null = null;
+
+  const hub: EventHub = {
+    emit(event, payload) {
+      if (event === 'rfis.changed' && desk) {
+        desk.changed(payload as RfiChangedView);
+        return;
+      }
+      main.emit(event, payload);
+    },
+    attach: (listener) => main.attach(listener),
+  };
+
+  return {
+    hub,
+    badge: (count) => setBadge(ACTIVE, count),
+    start(deps) {
+      const d = startDesk(deps, setBadge);
+      desk = d;
+      return d;
+    },
+  };
+}
+
+function startDesk(
+  deps: DeskDeps,
+  setBadge: (key: string, count: number | null) => void,
+): Desk & { changed(payload: RfiChangedView): void } {
+  const { settings, vault, destinations, session, events, log } = deps;
+  const watchers = new Map<string, Watcher>();
+  let disposed = false;
+
+  /** The last name the bank gave each profile's entity: a signed-out entity keeps its name. */
+  const knownNames = new Map<string, string>();
+  const activeName = (): string => {
+    const id = session.profile.id;
+    const name = session.credential?.legalEntityName ?? session.lastStatus?.credential?.legalEntityName;
+    if (name) knownNames.set(id, name);
+    return name ?? knownNames.get(id) ?? session.profile.name;
+  };
+
+  const members = (): Array<{
+    profileId: string;
+    rfis: RfiService;
+    now: () => number;
+    entityName: () => string;
+    status: () => { connection: DeskEntityView['connection']; problem: string | null };
+  }> => [
+    {
+      profileId: session.profile.id,
+      rfis: deps.primary(),
+      now: () => deps.clock.now(),
+      entityName: activeName,
+      status: () => ({
+        connection: session.lastStatus?.connection ?? null,
+        problem: session.lastStatus?.problem ?? null,
+      }),
+    },
+    ...[...watchers.entries()].map(([profileId, w]) => ({
+      profileId,
+      rfis: w.rfis,
+      now: () => w.clock.now(),
+      entityName: () => {
+        const name = w.session.entityName();
+        if (w.session.credential?.legalEntityName) knownNames.set(profileId, name);
+        return w.session.credential?.legalEntityName ? name : (knownNames.get(profileId) ?? name);
+      },
+      status: () => ({
+        connection: w.session.lastStatus?.connection ?? null,
+        problem: w.session.lastStatus?.problem ?? null,
+      }),
+    })),
+  ];
+
+  const consolidatedCounts = async (): Promise<RfiCountsView> => {
+    const all: RfiCountsView[] = [];
+    for (const m of members()) all.push((await m.rfis.counts()).counts);
+    return sumCounts(all);
+  };
+
+  let changedChain: Promise<void> = Promise.resolve();
+  const changed = (payload: RfiChangedView): void => {
+    // In order, each with the counts over every entity.
+    changedChain = changedChain
+      .then(async () => {
+        const counts = await consolidatedCounts();
+        if (!disposed) events.emit('rfis.changed', { ...payload, counts });
+        if (payload.updated.length > 0 || payload.removed.length > 0) void checkReminders();
+      })
+      .catch((err: unknown) => log.warn('desk: change not published', { error: err }));
+  };
+
+  const legalEntityName = (id: string): string | null =>
+    sandboxOf(session)?.fixtures.legal_entities.find((le) => le.id === id)?.name ?? null;
+
+  const wanted = async (): Promise<string[]> => {
+    const activeId = session.profile.id;
+    const out: string[] = [];
+    for (const p of settings.get().profiles) {
+      if (p.id === activeId) continue;
+      if (!p.tokenOrigin) continue;
+      if (p.kind === 'embedded-sandbox') {
+        const url = session.sandbox?.url;
+        if (!url || bankOrigin(url) !== p.tokenOrigin) continue;
+      } else {
+        const origin = bankOrigin(p.baseUrl);
+        if (!origin || origin !== p.tokenOrigin || !destinations.approval(origin)) continue;
+      }
+      if (!(await vault.has(p.id).catch(() => false))) continue;
+      out.push(p.id);
+    }
+    return out;
+  };
+
+  const startWatcher = async (profileId: string): Promise<Watcher> => {
+    const hub = createEventHub(log);
+    const clock = createServerClock(deps.localNow ? { localNow: deps.localNow } : {});
+    const ps = createProfileSession({
+      profileId,
+      settings,
+      vault,
+      destinations,
+      clock,
+      log,
+      events: hub,
+      sandboxUrl: () => session.sandbox?.url ?? null,
+      legalEntityName,
+      ...(deps.bankRetry ? { bankRetry: deps.bankRetry } : {}),
+      ...(deps.bankTimeoutMs ? { bankTimeoutMs: deps.bankTimeoutMs } : {}),
+    });
+    const rfis = await createRfiService({
+      dataDir: deps.dataDir,
+      bank: ps.bank,
+      clock,
+      session: ps,
+      settings,
+      events: hub,
+      platform: deps.platform,
+      log,
+      ...(deps.codec ? { codec: deps.codec } : {}),
+      ...(deps.report ? { report: deps.report } : {}),
+      ...(deps.rfiOptions ? { options: deps.rfiOptions } : {}),
+      badge: (n) => setBadge(profileId, n),
+      entityName: () => ps.entityName(),
+      // Transactions named through this profile's own client; the account book is the active one's.
+      relatedNames: relatedNamesResolver({ bank: ps.bank, log, accountNames: async () => new Map() }),
+    });
+    let lastState = '';
+    const off = hub.attach((m: PushMessage) => {
+      if (m.event === 'rfis.changed') changed(m.payload as RfiChangedView);
+      else if (m.event === 'rfis.openRequested') events.emit('rfis.openRequested', m.payload as never);
+      else if (m.event === 'rfis.syncState' || m.event === 'session.changed') {
+        // The entity's own state moved (an outage, a revoked token): the queue's entity list
+        // follows. Every poll passes through 'syncing'; only a different outcome is news.
+        const sync = rfis.syncState();
+        const key = `${ps.lastStatus?.connection ?? ''}|${sync.state === 'syncing' ? 'idle' : sync.state}|${sync.lastError ?? ''}`;
+        if (key === lastState) return;
+        lastState = key;
+        changed(emptyChange('sync'));
+      }
+    });
+    return { session: ps, clock, rfis, hub, off };
+  };
+
+  const stopWatcher = async (profileId: string): Promise<void> => {
+    const w = watchers.get(profileId);
+    if (!w) return;
+    watchers.delete(profileId);
+    setBadge(profileId, null);
+    w.off();
+    await w.rfis.dispose();
+    w.session.dispose();
+  };
+
+  let reconciling: Promise<void> = Promise.resolve();
+  const reconcile = (): Promise<void> => {
+    reconciling = reconciling
+      .then(async () => {
+        if (disposed) return;
+        const want = new Set(await wanted());
+        let moved = false;
+        for (const id of [...watchers.keys()]) {
+          if (!want.has(id)) {
+            await stopWatcher(id);
+            moved = true;
+          }
+        }
+        for (const id of want) {
+          if (watchers.has(id) || disposed) continue;
+          watchers.set(id, await startWatcher(id));
+          moved = true;
+        }
+        if (moved) changed(emptyChange('load'));
+      })
+      .catch((err: unknown) => log.warn('desk: watchers not reconciled', { error: err }));
+    return reconciling;
+  };
+
+  const reminders = createReminders({
+    stores: deps.stores,
+    platform: deps.platform,
+    events,
+    log,
+    ...(deps.reminders && deps.reminders.hours ? { hours: deps.reminders.hours } : {}),
+    members: () =>
+      members().map((m) => ({
+        rows: async () => (await m.rfis.list({})).items,
+        now: m.now,
+        entityName: () => (watchers.size > 0 ? m.entityName() : null),
+      })),
+  });
+  const checkReminders = async (): Promise<number> => {
+    if (disposed || deps.reminders === false) return 0;
+    return (await reminders).check();
+  };
+  const reminderTimer = setInterval(() => void checkReminders(), 60_000);
+  reminderTimer.unref?.();
+
+  const offSettings = settings.onChange(() => void reconcile());
+  const offEvents = events.attach((m) => {
+    if (m.event !== 'session.changed') return;
+    activeName(); // remembers the entity's name while the bank reports it
+    void reconcile();
+  });
+  void reconcile();
+
+  /** The member whose cache holds the RFI (the active profile first). */
+  const ownerOf = async (id: string) => {
+    for (const m of members()) {
+      try {
+        await m.rfis.get(id, false);
+        return m;
+      } catch (err) {
+        if (err instanceof DeskFailure && err.kind === 'not_found') continue;
+        throw err;
+      }
+    }
+    return null;
+  };
+
+  const desk: Desk & { changed(payload: RfiChangedView): void } = {
+    changed,
+    checkReminders,
+    watched: () => watchers,
+    reconcile,
+    async list(args) {
+      const sort = args.sort ?? 'deadline';
+      const rows: RfiSummaryView[] = [];
+      const entities: DeskEntityView[] = [];
+      const activeId = session.profile.id;
+      let sync: RfiSyncStateView | null = null;
+      for (const m of members()) {
+        const r = await m.rfis.list({ sort });
+        sync ??= r.sync;
+        const name = m.entityName();
+        for (const row of r.items) rows.push({ ...row, profileId: m.profileId, entityName: name });
+        const st = m.status();
+        entities.push({
+          profileId: m.profileId,
+          name,
+          profileName: settings.profile(m.profileId).name,
+          active: m.profileId === activeId,
+          connection: st.connection,
+          problem: st.problem ?? r.sync.lastError,
+          sync: r.sync.state,
+          lastSyncedAt: r.sync.lastSyncedAt,
+          total: r.total,
+        });
+      }
+      const counts = countSummaries(rows);
+      const filtered = rows.filter(
+        (r) => (!args.profileId || r.profileId === args.profileId) && matchesFilter(r, args),
+      );
+      if (entities.length > 1) filtered.sort(compareSummaries(sort));
+      const offset = args.offset ?? 0;
+      const items =
+        args.limit !== undefined || offset > 0
+          ? filtered.slice(offset, offset + (args.limit ?? filtered.length))
+          : filtered;
+      return {
+        items,
+        total: filtered.length,
+        counts,
+        sync: sync ?? deps.primary().syncState(),
+        entities,
+      };
+    },
+    async get(id, refresh) {
+      const owner = await ownerOf(id);
+      if (!owner) return deps.primary().get(id, refresh);
+      const detail = await owner.rfis.get(id, refresh);
+      const entityName = owner.entityName();
+      return {
+        ...detail,
+        summary: { ...detail.summary, profileId: owner.profileId, entityName },
+        owner: { profileId: owner.profileId, entityName, acting: owner.profileId === session.profile.id },
+      };
+    },
+    async markSeen(id, updatedAt) {
+      const owner = (await ownerOf(id)) ?? members()[0];
+      if (!owner) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+      const r = await owner.rfis.markSeen(id, updatedAt);
+      return {
+        summary: r.summary
+          ? { ...r.summary, profileId: owner.profileId, entityName: owner.entityName() }
+          : null,
+        counts: await consolidatedCounts(),
+      };
+    },
+    async counts() {
+      return { counts: await consolidatedCounts(), sync: deps.primary().syncState() };
+    },
+    async sync(full) {
+      // One entity failing does not stop the others: each syncs on its own.
+      const all = members();
+      const results = await Promise.allSettled(all.map((m) => m.rfis.sync('sync', full)));
+      const first = results[0];
+      if (first?.status === 'rejected' && all.length === 1) throw first.reason;
+      await checkReminders();
+      return { sync: deps.primary().syncState(), counts: await consolidatedCounts() };
+    },
+    async dispose() {
+      disposed = true;
+      clearInterval(reminderTimer);
+      offSettings();
+      offEvents();
+      await reconciling.catch(() => undefined);
+      for (const id of [...watchers.keys()]) await stopWatcher(id);
+    },
+  };
+  return desk;
+}
+
+function sandboxOf(session: SessionManager): RunningSandbox | null {
+  return session.sandbox;
+}
+
+function emptyChange(source: RfiChangedView['source']): RfiChangedView {
+  return {
+    source,
+    created: [],
+    updated: [],
+    statusChanged: [],
+    removed: [],
+    seen: [],
+    truncated: false,
+    counts: countSummaries([]),
+  };
+}
+
+/** Counts of several entities added up. */
+export function sumCounts(all: readonly RfiCountsView[]): RfiCountsView {
+  const out = countSummaries([]);
+  for (const c of all) {
+    out.total += c.total;
+    out.unread += c.unread;
+    out.awaitingAction += c.awaitingAction;
+    for (const [k, v] of Object.entries(c.byStatus)) out.byStatus[k] = (out.byStatus[k] ?? 0) + v;
+    for (const [k, v] of Object.entries(c.byType)) out.byType[k] = (out.byType[k] ?? 0) + v;
+    out.byBand.on_track += c.byBand.on_track;
+    out.byBand.at_risk += c.byBand.at_risk;
+    out.byBand.breached += c.byBand.breached;
+    out.byBand.none += c.byBand.none;
+  }
+  return out;
+}

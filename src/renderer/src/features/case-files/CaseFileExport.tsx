@@ -1,0 +1,59 @@
+import { useState } from 'react';
+import { Button, Checkbox } from '../../components/ui';
+import { call, errorMessage } from '../../lib/desk';
+import './case-files.css';
+
+export interface CaseFileExportProps {
+  /** The RFIs in the case file (one RFI, or the queue's filtered set). */
+  rfiIds: string[];
+  /** Words for the button: "Export case file…" or "Export case file of 12 RFIs…". */
+  label?: string;
+}
+
+/**
+ * Exports a case file: main asks where to save it in its own dialog (the page never names a
+ * path) and writes a PDF, and a ZIP of the documents with a manifest beside it when asked.
+ */
+export function CaseFileExport({ rfiIds, label }: CaseFileExportProps) {
+  const [zip, setZip] = useState(true);
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
+
+  const run = async (): Promise<void> => {
+    setBusy(true);
+    setNotice(null);
+    try {
+      const r = await call('caseFiles.export', { rfiIds, zip });
+      setNotice(
+        r.path
+          ? {
+              tone: 'ok',
+              text: `Case file saved to ${r.path}${r.zipPath ? `, with ${r.documents} document${r.documents === 1 ? '' : 's'} in ${r.zipPath}` : ''}.`,
+            }
+          : { tone: 'ok', text: 'Export cancelled.' },
+      );
+    } catch (err) {
+      setNotice({ tone: 'bad', text: errorMessage(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="case-file-export">
+      <Button isPending={busy} isDisabled={rfiIds.length === 0} onPress={() => void run()}>
+        {label ?? 'Export case file…'}
+      </Button>
+      <Checkbox isSelected={zip} onChange={setZip}>
+        Include the documents (ZIP)
+      </Checkbox>
+      <div aria-live="polite">
+        {notice && (
+          <p className={`notice notice--${notice.tone}`} role={notice.tone === 'bad' ? 'alert' : 'status'}>
+            {notice.text}
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}

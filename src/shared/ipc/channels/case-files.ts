@@ -1,0 +1,25 @@
+/**
+ * Case files: a PDF (and optionally a ZIP of the documents with a manifest) for one RFI or a
+ * filtered set, saved only where main's native save dialog says; the renderer names no path.
+ */
+import { z } from 'zod';
+import { bankId } from '../../api/common';
+import { channel } from '../define';
+
+export const caseFilesChannels = {
+  'caseFiles.export': channel({
+    summary:
+      'Export a case file (PDF, and a ZIP of the documents with a manifest when asked) for RFIs, to a path from main’s save dialog.',
+    args: z.strictObject({
+      rfiIds: z.array(bankId).min(1, 'name at least one RFI').max(500, 'at most 500 RFIs at once'),
+      zip: z.boolean(),
+    }),
+    result: z.object({
+      /** Where the PDF went (null: the dialog was cancelled). */
+      path: z.string().nullable(),
+      zipPath: z.string().nullable(),
+      rfis: z.number().int(),
+      documents: z.number().int(),
+    }),
+  }),
+};
