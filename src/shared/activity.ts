@@ -39,12 +39,14 @@ export interface DescribableEntry {
 }
 
 /** The kinds the Activity screen filters by. */
-export type ActivityKind = 'return' | 'exchange' | 'webhook' | 'other';
+export type ActivityKind = 'return' | 'exchange' | 'rfi' | 'webhook' | 'access' | 'other';
 
 export function activityKindOf(operation: string): ActivityKind {
   if (operation.startsWith('return.')) return 'return';
   if (operation.startsWith('crypto.')) return 'exchange';
+  if (operation.startsWith('rfi.')) return 'rfi';
   if (operation.startsWith('webhook.')) return 'webhook';
+  if (/^(profile|token|bank_origin)\./.test(operation)) return 'access';
   return 'other';
 }
 
@@ -73,6 +75,43 @@ const what: Record<string, { done: string; failed: string; pending: string }> = 
     done: 'Quote confirmed',
     failed: 'Quote not confirmed',
     pending: 'Quote confirmation sent',
+  },
+  'rfi.respond': {
+    done: 'RFI answered',
+    failed: 'RFI answer not accepted',
+    pending: 'RFI answer sent, outcome not known yet',
+  },
+  'rfi.upload': {
+    done: 'Document uploaded for an RFI',
+    failed: 'Document upload failed',
+    pending: 'Document upload sent, outcome not known yet',
+  },
+  'profile.add': { done: 'Profile added', failed: 'Profile not added', pending: 'Profile being added' },
+  'profile.rename': {
+    done: 'Profile renamed',
+    failed: 'Profile not renamed',
+    pending: 'Profile being renamed',
+  },
+  'profile.activate': {
+    done: 'Profile made active',
+    failed: 'Profile not made active',
+    pending: 'Profile being made active',
+  },
+  'profile.remove': {
+    done: 'Profile removed',
+    failed: 'Profile not removed',
+    pending: 'Profile being removed',
+  },
+  'token.set': { done: 'Token saved', failed: 'Token not saved', pending: 'Token being saved' },
+  'token.delete': {
+    done: 'Token removed (signed out)',
+    failed: 'Token not removed',
+    pending: 'Token being removed',
+  },
+  'bank_origin.approve': {
+    done: 'Bank address approved',
+    failed: 'Bank address declined',
+    pending: 'Bank address awaiting approval',
   },
   'webhook.set_url': {
     done: 'Webhook address changed',
@@ -126,6 +165,9 @@ export function describeActivity(entry: DescribableEntry): string {
       break;
     }
     case 'webhook':
+    case 'rfi':
+    case 'access':
+      // The RFI, the uploaded document, the profile or the bank address acted on.
       if (entry.target) parts.push(entry.target);
       break;
     default:

@@ -239,7 +239,7 @@ describe('returns service', () => {
     // in words: the amount, the transfer's debtor as the bank has it, and the reason code
     const debtor = transfer.incoming?.debtorName;
     expect(debtor).toBeTruthy();
-    expect(audit.entries.map((e) => e.summary)).toEqual([
+    expect(returnLines.map((e) => e.summary)).toEqual([
       `Return cancelled — 5.00 USD to ${debtor}, FOCR`,
       `Return intent created — 5.00 USD to ${debtor}, FOCR`,
     ]);

@@ -95,4 +95,26 @@ describe('activity in words', () => {
     expect(activityKindOf('webhook.set_url')).toBe('webhook');
     expect(activityKindOf('x')).toBe('other');
   });
+
+  it('RFI answers, uploads and the access changes read as sentences, with what they acted on', () => {
+    expect(describeActivity({ operation: 'rfi.respond', outcome: 'succeeded', target: 'rfi_1' })).toBe(
+      'RFI answered — rfi_1',
+    );
+    expect(describeActivity({ operation: 'rfi.upload', outcome: 'pending', target: 'doc_1' })).toBe(
+      'Document upload sent, outcome not known yet — doc_1',
+    );
+    expect(
+      describeActivity({
+        operation: 'bank_origin.approve',
+        outcome: 'failed',
+        target: 'https://bank.example',
+      }),
+    ).toBe('Bank address declined — https://bank.example');
+    expect(describeActivity({ operation: 'token.delete', outcome: 'succeeded', target: 'default' })).toBe(
+      'Token removed (signed out) — default',
+    );
+    expect(activityKindOf('rfi.upload')).toBe('rfi');
+    expect(activityKindOf('profile.add')).toBe('access');
+    expect(activityKindOf('bank_origin.approve')).toBe('access');
+  });
 });

@@ -35,7 +35,9 @@ const kindOptions = [
   { value: 'all', label: 'All kinds' },
   { value: 'return', label: 'Returns' },
   { value: 'exchange', label: 'Exchange' },
+  { value: 'rfi', label: 'RFI answers and uploads' },
   { value: 'webhook', label: 'Webhook' },
+  { value: 'access', label: 'Profiles, tokens and bank addresses' },
   { value: 'other', label: 'Other' },
 ];
 const outcomeOptions = [
