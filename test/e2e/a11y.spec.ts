@@ -218,7 +218,7 @@ const screens: ScreenCase[] = [
     },
     controls: (app) => [
       app.getByLabel(/^Amount to return/),
-      app.getByLabel('Reason code'),
+      selectButton(app, 'Reason code'),
       app.getByLabel('Description (optional)'),
     ],
   },
@@ -227,9 +227,9 @@ const screens: ScreenCase[] = [
     async open(app, harness) {
       await go(app, harness, '#/exchange/new');
       await expect(app.getByRole('heading', { name: 'New exchange quote' })).toBeVisible();
-      await expect(app.getByTestId('crypto-pays')).not.toHaveValue('');
+      await expect(app.getByTestId('crypto-pays')).toHaveAttribute('data-value', /.+/);
     },
-    controls: (app) => [app.getByTestId('crypto-amount'), app.getByTestId('crypto-get-quote')],
+    controls: (app) => [app.getByLabel('Amount', { exact: true }), app.getByTestId('crypto-get-quote')],
   },
   {
     name: 'exchange-quote',

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
-import { chooseOption } from './ui-controls';
+import { chooseOption, selectButton } from './ui-controls';
 import { seriousA11yViolations } from './axe';
 import type { Harness } from '../harness/harness';
 import { staffOf } from '../support/sandbox-staff';
@@ -22,11 +22,11 @@ async function requestQuote(
 ): Promise<string> {
   await app.goto(`${new URL(app.url()).origin}/#/exchange/new`);
   await expect(app.getByRole('heading', { name: 'New exchange quote' })).toBeVisible();
-  if (opts.asset) await app.getByLabel('Digital asset', { exact: true }).selectOption(opts.asset);
-  await app.getByTestId('crypto-amount').fill(opts.amount);
+  if (opts.asset) await chooseOption(app, app, 'Digital asset', new RegExp(`\\(${opts.asset}\\)$`));
+  await app.getByLabel('Amount', { exact: true }).fill(opts.amount);
   if (opts.expectMinor) await expect(app.getByText(`= ${opts.expectMinor} minor units`)).toBeVisible();
-  await expect(app.getByTestId('crypto-pays')).not.toHaveValue('');
-  await expect(app.getByTestId('crypto-receives')).not.toHaveValue('');
+  await expect(app.getByTestId('crypto-pays')).toHaveAttribute('data-value', /.+/);
+  await expect(app.getByTestId('crypto-receives')).toHaveAttribute('data-value', /.+/);
   await app.getByTestId('crypto-get-quote').click();
   await expect(app).toHaveURL(/#\/exchange\/cx-[0-9a-f-]+$/);
   return new URL(app.url()).hash.split('/').pop()!;
@@ -237,7 +237,7 @@ test.describe('exchange: USDC liquidity', () => {
   }) => {
     await app.goto(`${harness.url}#/exchange/new`);
     await expect(app.getByTestId('usdc-warning')).toHaveCount(0);
-    await app.getByLabel('Digital asset', { exact: true }).selectOption('USDC-USD');
+    await chooseOption(app, app, 'Digital asset', /\(USDC-USD\)$/);
     await expect(app.getByTestId('usdc-warning')).toContainText('limited liquidity');
     expect(await seriousA11yViolations(app)).toEqual([]);
     await requestQuote(app, { asset: 'USDC-USD', amount: '5', expectMinor: '5000000' });
@@ -261,8 +261,8 @@ test.describe('exchange: viewer', () => {
     await expect(app.getByTestId('crypto-readonly')).toContainText('viewer role');
     expect(await seriousA11yViolations(app)).toEqual([]);
     await expect(app.getByTestId('crypto-get-quote')).toBeDisabled();
-    await expect(app.getByTestId('crypto-amount')).toBeDisabled();
-    await expect(app.getByLabel('Digital asset', { exact: true })).toBeDisabled();
+    await expect(app.getByLabel('Amount', { exact: true })).toBeDisabled();
+    await expect(selectButton(app, 'Digital asset')).toBeDisabled();
     // The channel refuses too, before anything is sent.
     const answer = await app.evaluate(() =>
       (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk.invoke(
@@ -403,14 +403,16 @@ test.describe('exchange: account book', () => {
     );
 
     await app.getByRole('link', { name: 'Back to the order form' }).click();
-    const pays = app.getByTestId('crypto-pays');
-    await expect(pays.locator('option', { hasText: 'Treasury USD (main)' })).toHaveCount(1);
-    await app.getByTestId('crypto-amount').fill('1');
-    await pays.selectOption(foreignUsd.id);
+    await app.getByLabel('Amount', { exact: true }).fill('1');
+    await selectButton(app, 'Paying account (USD)').click();
+    const payers = app.getByRole('listbox');
+    await expect(payers.getByRole('option', { name: /^Treasury USD \(main\) / })).toHaveCount(1);
+    await payers.getByRole('option', { name: new RegExp(`\\(${foreignUsd.id}\\)$`) }).click();
+    await expect(app.getByTestId('crypto-pays')).toHaveAttribute('data-value', foreignUsd.id);
     await app.getByTestId('crypto-get-quote').click();
     await expect(app.getByTestId('crypto-form-error')).toContainText('not owned by your legal entity');
     // The input is kept for correction.
-    await expect(app.getByTestId('crypto-amount')).toHaveValue('1');
+    await expect(app.getByLabel('Amount', { exact: true })).toHaveValue('1');
     await expect(app).toHaveURL(/#\/exchange\/new$/);
   });
 });

@@ -6,6 +6,7 @@ import { startHarness } from '../harness/harness';
 import type { Harness } from '../harness/harness';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
+import { chooseOption } from './ui-controls';
 
 /**
  * Returns over a network that misbehaves: a loopback proxy between main and the sandbox sees every
@@ -58,7 +59,7 @@ async function fillReturn(app: Page, id: string): Promise<void> {
   await expect(app.getByTestId('transfer-amount')).toHaveText('12,500.00 USD');
   await app.getByRole('button', { name: 'Return this transfer…' }).click();
   await app.getByLabel('Amount to return (USD)').fill('250');
-  await app.getByLabel('Reason code').selectOption('FOCR');
+  await chooseOption(app, app, 'Reason code', /^FOCR — /);
   await app.getByRole('button', { name: 'Create return intent' }).click();
 }
 

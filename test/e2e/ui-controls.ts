@@ -16,12 +16,12 @@ export function selectButton(scope: Page | Locator, label: string): Locator {
     .and(scope.locator('[aria-haspopup="listbox"]'));
 }
 
-/** Chooses `option` in the Select labelled `label`. */
+/** Chooses `option` (its whole name, or a pattern) in the Select labelled `label`. */
 export async function chooseOption(
   page: Page,
   scope: Page | Locator,
   label: string,
-  option: string,
+  option: string | RegExp,
 ): Promise<void> {
   await selectButton(scope, label).click();
   await page.getByRole('listbox').getByRole('option', { name: option, exact: true }).click();

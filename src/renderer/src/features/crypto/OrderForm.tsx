@@ -8,38 +8,30 @@ import { useRouter } from '../../lib/router';
 import { useOrderDraft } from './order-draft';
 import type { AssetSymbol } from './order-draft';
 import { useCrypto } from './store';
+import { AmountField, Button, Select, TextArea, TextField } from '../../components/ui';
 
 const accountLabel = (a: AccountBookEntry): string => `${a.label} (${a.accountId})`;
 
 /** A paying or receiving account: the account book's entries that fit the asset. */
 function AccountField(props: {
-  id: string;
   label: string;
   asset: string;
   value: string;
   options: AccountBookEntry[];
   onChange(accountId: string): void;
+  isDisabled: boolean;
   testId: string;
 }) {
   return (
-    <>
-      <label htmlFor={props.id}>
-        {props.label} ({props.asset})
-      </label>
-      <select
-        id={props.id}
-        value={props.value}
-        onChange={(e) => props.onChange(e.target.value)}
-        data-testid={props.testId}
-      >
-        {props.options.length === 0 && <option value="">No {props.asset} account in the book</option>}
-        {props.options.map((a) => (
-          <option key={a.accountId} value={a.accountId}>
-            {accountLabel(a)}
-          </option>
-        ))}
-      </select>
-    </>
+    <Select
+      label={`${props.label} (${props.asset})`}
+      value={props.value}
+      onChange={props.onChange}
+      options={props.options.map((a) => ({ value: a.accountId, label: accountLabel(a) }))}
+      placeholder={`No ${props.asset} account in the book`}
+      isDisabled={props.isDisabled}
+      data-testid={props.testId}
+    />
   );
 }
 
@@ -62,6 +54,7 @@ export function OrderForm() {
   }, [loadContext]);
 
   const readOnly = !context?.canTrade;
+  const locked = readOnly || submitting;
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
@@ -106,7 +99,7 @@ export function OrderForm() {
         noValidate
         aria-describedby={readOnly ? `${id}-readonly` : undefined}
       >
-        <fieldset disabled={readOnly || submitting} className="crypto-form__fields">
+        <fieldset disabled={locked} className="crypto-form__fields">
           <fieldset className="crypto-form__group">
             <legend>Side (from the customer’s view)</legend>
             <label>
@@ -131,19 +124,14 @@ export function OrderForm() {
             </label>
           </fieldset>
 
-          <label htmlFor={`${id}-asset`}>Digital asset</label>
-          <select
-            id={`${id}-asset`}
+          <Select
+            label="Digital asset"
             value={draft.symbol}
-            onChange={(e) => update({ symbol: e.target.value as AssetSymbol })}
+            onChange={(v) => update({ symbol: v as AssetSymbol })}
+            options={DIGITAL_ASSETS.map((a) => ({ value: a.symbol, label: `${a.name} (${a.symbol})` }))}
+            isDisabled={locked}
             data-testid="crypto-asset"
-          >
-            {DIGITAL_ASSETS.map((a) => (
-              <option key={a.symbol} value={a.symbol}>
-                {a.name} ({a.symbol})
-              </option>
-            ))}
-          </select>
+          />
           <dl className="facts crypto-form__pair" data-testid="crypto-pair">
             <dt>Base asset</dt>
             <dd>{asset.base_asset}</dd>
@@ -161,56 +149,53 @@ export function OrderForm() {
             </p>
           )}
 
-          <label htmlFor={`${id}-amount`}>Amount</label>
           <div className="crypto-form__amount">
-            <input
-              id={`${id}-amount`}
-              inputMode="decimal"
-              autoComplete="off"
+            <AmountField
+              label="Amount"
               value={draft.amount}
-              onChange={(e) => update({ amount: e.target.value })}
+              onChange={(amount) => update({ amount })}
               onBlur={() => setTouched(true)}
-              aria-invalid={touched && 'error' in converted}
-              aria-describedby={`${id}-amount-help`}
+              isDisabled={locked}
+              errorMessage={touched && 'error' in converted ? converted.error : null}
+              description={
+                'error' in converted
+                  ? touched
+                    ? undefined
+                    : `In ${requestedAsset}, up to ${decimalsOf(requestedAsset)} decimal places.`
+                  : `= ${converted.minor} minor units of ${requestedAsset} (${decimalsOf(requestedAsset)} decimals)`
+              }
               data-testid="crypto-amount"
             />
-            <label htmlFor={`${id}-amount-in`} className="visually-hidden">
-              Amount expressed in
-            </label>
-            <select
-              id={`${id}-amount-in`}
+            <Select
+              label="Amount expressed in"
+              hideLabel
               value={draft.amountIn}
-              onChange={(e) => update({ amountIn: e.target.value === 'quote' ? 'quote' : 'base' })}
+              onChange={(v) => update({ amountIn: v === 'quote' ? 'quote' : 'base' })}
+              options={[
+                { value: 'base', label: asset.base_asset },
+                { value: 'quote', label: asset.quote_asset },
+              ]}
+              isDisabled={locked}
               data-testid="crypto-amount-in"
-            >
-              <option value="base">{asset.base_asset}</option>
-              <option value="quote">{asset.quote_asset}</option>
-            </select>
+            />
           </div>
-          <p id={`${id}-amount-help`} className={touched && 'error' in converted ? 'field-error' : 'muted'}>
-            {'error' in converted
-              ? touched
-                ? converted.error
-                : `In ${requestedAsset}, up to ${decimalsOf(requestedAsset)} decimal places.`
-              : `= ${converted.minor} minor units of ${requestedAsset} (${decimalsOf(requestedAsset)} decimals)`}
-          </p>
 
           <AccountField
-            id={`${id}-pays`}
             label="Paying account"
             asset={paysAsset}
             value={order.pays}
             options={order.paysOptions}
             onChange={(pays) => update({ pays })}
+            isDisabled={locked}
             testId="crypto-pays"
           />
           <AccountField
-            id={`${id}-receives`}
             label="Receiving account"
             asset={receivesAsset}
             value={order.receives}
             options={order.receivesOptions}
             onChange={(receives) => update({ receives })}
+            isDisabled={locked}
             testId="crypto-receives"
           />
           <p className="muted">
@@ -221,20 +206,20 @@ export function OrderForm() {
             ; the bank checks that they belong to your legal entity.
           </p>
 
-          <label htmlFor={`${id}-description`}>Description (optional)</label>
-          <input
-            id={`${id}-description`}
+          <TextField
+            label="Description (optional)"
             value={draft.description}
             maxLength={500}
-            onChange={(e) => update({ description: e.target.value })}
+            onChange={(description) => update({ description })}
+            isDisabled={locked}
           />
-          <label htmlFor={`${id}-details`}>Additional details (optional)</label>
-          <textarea
-            id={`${id}-details`}
+          <TextArea
+            label="Additional details (optional)"
             value={draft.details}
             maxLength={2000}
             rows={3}
-            onChange={(e) => update({ details: e.target.value })}
+            onChange={(details) => update({ details })}
+            isDisabled={locked}
           />
         </fieldset>
         {error && (
@@ -243,14 +228,11 @@ export function OrderForm() {
           </p>
         )}
         <div className="actions">
-          <button
-            type="submit"
-            className="primary"
-            disabled={readOnly || submitting}
-            data-testid="crypto-get-quote"
-          >
+          {/* Not isPending: React Aria announces a pending button by its id, and this one is gone
+              (the quote screen replaces the form) before the announcement ends. */}
+          <Button type="submit" variant="primary" isDisabled={locked} data-testid="crypto-get-quote">
             {submitting ? 'Requesting quote…' : 'Get quote'}
-          </button>
+          </Button>
           <a href="#/exchange">Back to the exchange list</a>
         </div>
       </form>

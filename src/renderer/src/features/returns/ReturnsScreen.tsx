@@ -11,6 +11,7 @@ import {
   DensityToggle,
   EmptyState,
   ErrorState,
+  TextField,
   RelativeTime,
   Skeleton,
 } from '../../components/ui';
@@ -79,27 +80,21 @@ function ReturnsHome() {
     <section className="screen returns" aria-labelledby={`${id}-h`}>
       <h1 id={`${id}-h`}>Returns</h1>
       <form className="find" onSubmit={onFind} noValidate>
-        <label htmlFor={`${id}-tx`}>Transaction id of the incoming transfer</label>
         <div className="field__row">
-          <input
-            id={`${id}-tx`}
+          <TextField
+            label="Transaction id of the incoming transfer"
             name="transactionId"
             value={txId}
             autoComplete="off"
-            spellCheck={false}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? `${id}-tx-error` : undefined}
-            onChange={(e) => setTxId(e.target.value)}
+            spellCheck="false"
+            mono
+            onChange={setTxId}
+            errorMessage={error}
           />
-          <button type="submit" className="primary">
+          <Button type="submit" variant="primary">
             Open
-          </button>
+          </Button>
         </div>
-        {error && (
-          <p id={`${id}-tx-error`} className="field__error">
-            {error}
-          </p>
-        )}
       </form>
 
       {recent.length > 0 && (
