@@ -6,6 +6,7 @@ import { seriousA11yViolations } from './axe';
 import { customerResponses, writePdf } from './rfi-workspace-support';
 import type { WireRfi } from './rfi-workspace-support';
 import { staffOf } from '../support/sandbox-staff';
+import { chooseOption } from './ui-controls';
 
 /**
  * An RFI answered with a text and a document appears in Activity and in its CSV export — the
@@ -54,18 +55,35 @@ test('answering an RFI with a text and a document is audited: Activity and its C
   // Activity, from the analyst's side.
   await app.getByRole('link', { name: 'Activity' }).click();
   await expect(app.getByRole('heading', { name: 'Activity' })).toBeVisible();
-  const table = app.getByRole('table', { name: 'Audit log' });
-  const responseRows = table.getByRole('row').filter({ hasText: 'rfi.respond' });
+  const table = app.getByRole('grid', { name: 'Audit log entries' });
+  // In words, one row per write: two answers and one upload, all succeeded.
+  const responseRows = table.getByRole('row').filter({ hasText: `RFI answered — ${rfiId}` });
   await expect(responseRows).toHaveCount(2);
-  await expect(responseRows.filter({ hasText: `response ${textResponse.id}` })).toContainText('Succeeded');
-  const docRow = responseRows.filter({ hasText: `response ${docResponse.id}` });
-  await expect(docRow).toContainText('Succeeded');
-  await expect(docRow).toContainText(`${documentId} sha256 ${sha}`);
-  const uploadRows = table.getByRole('row').filter({ hasText: 'rfi.upload' });
+  const uploadRows = table
+    .getByRole('row')
+    .filter({ hasText: `Document uploaded for an RFI — ${documentId}` });
   await expect(uploadRows).toHaveCount(1);
-  await expect(uploadRows).toContainText(documentId);
-  await expect(uploadRows).toContainText(`sha256 ${sha}`);
-  await expect(uploadRows).toContainText('Succeeded');
+  for (const row of [...(await responseRows.all()), ...(await uploadRows.all())]) {
+    await expect(row).toContainText('Succeeded');
+  }
+  // The raw record of each row (operation, ids, sha256) in the entry's detail pane.
+  const detail = app.getByRole('region', { name: 'Entry detail' });
+  const details: string[] = [];
+  for (const row of await responseRows.all()) {
+    await row.click();
+    await expect(detail.getByTestId('audit-operation')).toHaveText('rfi.respond');
+    details.push((await detail.textContent()) ?? '');
+  }
+  expect(details.filter((d) => d.includes(`response ${textResponse.id}`))).toHaveLength(1);
+  const docDetail = details.find((d) => d.includes(`response ${docResponse.id}`));
+  expect(docDetail).toContain(`${documentId} sha256 ${sha}`);
+  await uploadRows.first().click();
+  await expect(detail.getByTestId('audit-operation')).toHaveText('rfi.upload');
+  await expect(detail).toContainText(documentId);
+  await expect(detail).toContainText(`sha256 ${sha}`);
+  // The kind filter keeps exactly these three.
+  await chooseOption(app, app, 'Kind', 'RFI answers and uploads');
+  await expect(table.getByRole('row').filter({ has: app.getByRole('gridcell') })).toHaveCount(3);
 
   // Its CSV export says the same.
   const target = path.join(harness.dataDir, 'activity.csv');
