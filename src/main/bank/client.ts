@@ -195,6 +195,36 @@ function linkSignals(signals: Array<AbortSignal | undefined>): { signal?: AbortS
   return { signal: controller.signal, dispose: () => offs.forEach((off) => off()) };
 }
 
+/**
+ * A signed upload or download URL from the bank, resolved against its base URL: https, or plain
+ * http only to this machine (a local test bank), and no credentials in it (the URL is its own
+ * credential; the bearer token never goes with it).
+ */
+function signedUrl(url: string, baseUrl: string, purpose: 'upload' | 'download'): URL {
+  let target: URL;
+  try {
+    target = new URL(url, `${baseUrl}/`);
+  } catch {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'url',
+      message: `The ${purpose} URL is not a URL.`,
+    });
+  }
+  if (
+    !(target.protocol === 'https:' || (target.protocol === 'http:' && isLoopbackHost(target.hostname))) ||
+    target.username ||
+    target.password
+  ) {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'url',
+      message: `The ${purpose} URL must use https (plain http only to this machine) and carry no credentials.`,
+    });
+  }
+  return target;
+}
+
 function describeIssues(error: z.ZodError): { field: string; message: string } {
   const issue = error.issues[0];
   const field = issue ? issue.path.map(String).join('.') : '';
@@ -610,28 +640,7 @@ export class BankClient {
     o: UploadOptions = {},
   ): Promise<Res<'uploadDocument'>> {
     const identity = await this.identity(false);
-    let target: URL;
-    try {
-      target = new URL(url, `${identity.baseUrl}/`);
-    } catch {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'url',
-        message: 'The upload URL is not a URL.',
-      });
-    }
-    // The file goes over TLS, or stays on this machine (a local test bank).
-    if (
-      !(target.protocol === 'https:' || (target.protocol === 'http:' && isLoopbackHost(target.hostname))) ||
-      target.username ||
-      target.password
-    ) {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'url',
-        message: 'The upload URL must use https (plain http only to this machine) and carry no credentials.',
-      });
-    }
+    const target = signedUrl(url, identity.baseUrl, 'upload');
     const linked = linkSignals([o.signal, identity.signal]);
     try {
       return await this.upload(target, identity.baseUrl, filePath, contentType, o, linked.signal);
@@ -708,28 +717,7 @@ export class BankClient {
    */
   async downloadDocument(url: string, o: CallOptions = {}): Promise<Readable> {
     const identity = await this.identity(false);
-    let target: URL;
-    try {
-      target = new URL(url, `${identity.baseUrl}/`);
-    } catch {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'url',
-        message: 'The download URL is not a URL.',
-      });
-    }
-    if (
-      !(target.protocol === 'https:' || (target.protocol === 'http:' && isLoopbackHost(target.hostname))) ||
-      target.username ||
-      target.password
-    ) {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'url',
-        message:
-          'The download URL must use https (plain http only to this machine) and carry no credentials.',
-      });
-    }
+    const target = signedUrl(url, identity.baseUrl, 'download');
     const linked = linkSignals([o.signal, identity.signal]);
     const stream = got.stream(target, {
       followRedirect: false,
