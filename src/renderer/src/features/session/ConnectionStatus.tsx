@@ -52,7 +52,9 @@ export function ConnectionStatus() {
       )}
       {credential && (
         <span className="status-line__entity" data-testid="connection-legal-entity">
-          <span className="status-line__entity-name">{credential.legalEntityName ?? 'Legal entity'}</span>
+          <span className="status-line__entity-name" title={credential.legalEntityName ?? undefined}>
+            {credential.legalEntityName ?? 'Legal entity'}
+          </span>
           <code className="status-line__id" title="Legal entity id">
             {credential.legalEntityId}
           </code>
