@@ -74,7 +74,7 @@ describe('audit log', () => {
     );
     expect(row).toContain(`"'=cmd|calc"`);
     // the raw fields, then the sentence
-    expect(row!.endsWith(',"Rfi respond"')).toBe(true);
+    expect(row!.endsWith(',"RFI answered — =cmd|calc"')).toBe(true);
     expect(csv).toContain('"line1\nline2 ""quoted"""');
     expect(toCsv([])).toBe(`${header}\r\n`);
   });
