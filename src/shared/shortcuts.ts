@@ -42,6 +42,22 @@ export const shortcuts: readonly Shortcut[] = [
     accelerator: 'Escape',
     handledBy: 'page',
   },
+  {
+    id: 'history.back',
+    label: 'Back (the previous screen)',
+    group: 'General',
+    accelerator: 'Alt+Left',
+    alternatives: ['Mouse button 4'],
+    handledBy: 'page',
+  },
+  {
+    id: 'history.forward',
+    label: 'Forward',
+    group: 'General',
+    accelerator: 'Alt+Right',
+    alternatives: ['Mouse button 5'],
+    handledBy: 'page',
+  },
   { id: 'queue.next', label: 'Next RFI', group: 'RFI queue', accelerator: 'J', handledBy: 'page' },
   { id: 'queue.previous', label: 'Previous RFI', group: 'RFI queue', accelerator: 'K', handledBy: 'page' },
   {
@@ -126,7 +142,7 @@ const otherKeys: Readonly<Record<string, string>> = {
   CommandOrControl: 'Ctrl',
   Control: 'Ctrl',
 };
-const commonKeys: Readonly<Record<string, string>> = { Plus: '+', Escape: 'Esc' };
+const commonKeys: Readonly<Record<string, string>> = { Plus: '+', Escape: 'Esc', Left: '←', Right: '→' };
 
 /** The keys of an accelerator as the analyst presses them, e.g. ['Ctrl', 'Shift', 'Z'] or ['⌘', '⇧', 'Z']. */
 export function acceleratorKeys(accelerator: string, isMac: boolean): string[] {

@@ -1,7 +1,7 @@
 import { Suspense, lazy, useEffect } from 'react';
 import { Search, WifiOff } from 'lucide-react';
 import { homePath, routes } from './routes';
-import { segments, useRouter } from './lib/router';
+import { installHistoryKeys, segments, useRouter } from './lib/router';
 import { useSubscription } from './lib/events';
 import { toastSubscription } from './lib/toast-sources';
 import { ConnectionStatus } from './features/session/ConnectionStatus';
@@ -43,6 +43,7 @@ export function App() {
   const route = routes.find((r) => r.path === first);
   useSubscription(toastSubscription);
   useEffect(() => installPaletteShortcut(), []);
+  useEffect(() => installHistoryKeys(isMac), []);
   const paletteLoaded = usePalette((s) => s.loaded);
 
   return (

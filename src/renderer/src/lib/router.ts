@@ -62,3 +62,42 @@ export function useRouteQuery(): URLSearchParams {
   const path = useRouter((s) => s.path);
   return routeQuery(path);
 }
+
+function typingIn(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.tagName !== 'string') return false;
+  return el.isContentEditable || ['INPUT', 'TEXTAREA'].includes(el.tagName);
+}
+
+/**
+ * Back and forward through the hash history: Alt+Left / Alt+Right and the mouse's back/forward
+ * buttons (4 and 5). Listened for in the capture phase so a list or grid handling arrows does
+ * not swallow them; on macOS a text field keeps Alt+arrow for moving by word. Returns the
+ * uninstall.
+ */
+export function installHistoryKeys(isMac: boolean): () => void {
+  const onKey = (e: KeyboardEvent): void => {
+    if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+    if (isMac && typingIn(e.target)) return;
+    e.preventDefault();
+    if (e.key === 'ArrowLeft') history.back();
+    else history.forward();
+  };
+  // Chromium numbers the back/forward buttons 3 and 4 (the fourth and fifth button).
+  const onMouse = (e: MouseEvent): void => {
+    if (e.button !== 3 && e.button !== 4) return;
+    e.preventDefault();
+    if (e.type !== 'mouseup') return;
+    if (e.button === 3) history.back();
+    else history.forward();
+  };
+  window.addEventListener('keydown', onKey, true);
+  window.addEventListener('mousedown', onMouse, true);
+  window.addEventListener('mouseup', onMouse, true);
+  return () => {
+    window.removeEventListener('keydown', onKey, true);
+    window.removeEventListener('mousedown', onMouse, true);
+    window.removeEventListener('mouseup', onMouse, true);
+  };
+}

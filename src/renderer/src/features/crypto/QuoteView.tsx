@@ -9,6 +9,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { Button, ConfirmDialog, CopyableId, ErrorState, RelativeTime, Skeleton } from '../../components/ui';
 import { useRouter } from '../../lib/router';
 import { clockTime } from '../../lib/status-line';
+import { RelatedRfis } from '../rfis/RelatedRfis';
 import { FINAL_STATUSES, useCrypto } from './store';
 import './exchange.css';
 
@@ -485,6 +486,7 @@ export function QuoteView({ orderId }: { orderId: string }) {
       <p className="muted">
         Idempotency key <code>{view.idempotencyKey ?? '—'}</code>
       </p>
+      <RelatedRfis objectIds={[orderId, view.transactionId ?? '']} what="quote" />
     </section>
   );
 }

@@ -11,6 +11,7 @@ import { ReturnForm } from './ReturnForm';
 import { ReviewPane } from './ReviewPane';
 import { returnsSubscription, useReturns } from './store';
 import { TransferDetails } from './TransferDetails';
+import { RelatedRfis } from '../rfis/RelatedRfis';
 import { ConfirmDialog } from '../../components/ui';
 import { clockTime } from '../../lib/status-line';
 
@@ -243,6 +244,8 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
             )}
           </>
         )}
+
+      <RelatedRfis objectIds={[transfer.transactionId]} what="transfer" />
     </section>
   );
 }

@@ -193,7 +193,20 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
         <div>
           <dt>Related object</dt>
           <dd className="rfi-detail__related">
-            <span data-testid="rfi-related-name">{related.name ?? related.kind}</span>{' '}
+            {rfi.type === 'transaction' ? (
+              <a
+                href={`#/returns/${encodeURIComponent(rfi.related_id)}`}
+                data-testid="rfi-related-name"
+                onClick={(e) => {
+                  e.preventDefault();
+                  navigate(`/returns/${encodeURIComponent(rfi.related_id)}`);
+                }}
+              >
+                {related.name ?? 'Open the transfer'}
+              </a>
+            ) : (
+              <span data-testid="rfi-related-name">{related.name ?? related.kind}</span>
+            )}{' '}
             <span data-testid="rfi-related">
               <CopyableId id={rfi.related_id} kind={`${related.kind.toLowerCase()} id`} />
             </span>

@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import { formatMinor, parseMinor } from '../../../../shared/money';
 import { call } from '../../lib/desk';
 
 /**
@@ -21,7 +22,8 @@ export const useRelatedNames = create<RelatedNamesState>((set) => ({
     const names: Record<string, string> = {};
     if (recent.status === 'fulfilled') {
       for (const t of recent.value.items)
-        if (t.debtorName) names[t.transactionId] = `Transfer from ${t.debtorName}`;
+        if (t.debtorName)
+          names[t.transactionId] = `Transfer from ${t.debtorName}${amountText(t.amount, t.currency)}`;
     }
     if (book.status === 'fulfilled') {
       for (const a of book.value.accounts) names[a.accountId] = a.label;
@@ -29,6 +31,15 @@ export const useRelatedNames = create<RelatedNamesState>((set) => ({
     set({ names });
   },
 }));
+
+function amountText(amount: string | null, currency: string | null): string {
+  if (!amount || !currency) return '';
+  try {
+    return `, ${formatMinor(parseMinor(amount), currency)}`;
+  } catch {
+    return '';
+  }
+}
 
 const KIND: Record<string, string> = {
   account: 'Account',
