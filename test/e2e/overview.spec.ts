@@ -87,7 +87,7 @@ test.describe('overview', () => {
         .locator('svg.recharts-surface')
         .first(),
     ).toBeVisible();
-    await expect(bands.getByTestId(`chart-band-${band}`)).toContainText(
+    await expect(bands.getByTestId(`overview-band-${band}`)).toContainText(
       `${e.awaiting[band]} awaiting action`,
     );
 
@@ -102,10 +102,49 @@ test.describe('overview', () => {
     const rows = app.getByTestId('rfi-row');
 
     // The same targets by keyboard, from the links under the chart.
-    await bands.getByTestId(`chart-band-${band}`).focus();
+    await bands.getByTestId(`overview-band-${band}`).focus();
     await app.keyboard.press('Enter');
     await expect(app).toHaveURL(new RegExp(`#/rfis\\?band=${band}&status=action_required$`));
     await expect(rows).toHaveCount(e.awaiting[band]);
+  });
+
+  test('a week of the weekly chart opens the queue filtered to the RFIs opened that week', async ({
+    app,
+    harness,
+  }) => {
+    await harness.services.rfis.ready();
+    const rfis = await sandboxRfis(harness);
+    const weeks = app.getByRole('list', { name: 'Open the RFIs opened in a week' });
+    const link = weeks.getByRole('link').first();
+    await expect(link).toBeVisible();
+    const week = ((await link.getAttribute('data-testid')) ?? '').replace('chart-week-', '');
+    // The week is the local Monday the chart uses; the test runs in the app's time zone.
+    const [y, m, d] = week.split('-').map(Number);
+    const start = new Date(y!, m! - 1, d!);
+    const end = new Date(start);
+    end.setDate(start.getDate() + 7);
+    const opened = rfis.filter((r) => {
+      const t = Date.parse(r.created_at);
+      return t >= start.getTime() && t < end.getTime();
+    }).length;
+    expect(opened).toBeGreaterThan(0);
+    await expect(link).toContainText(`${opened} opened`);
+
+    await link.focus();
+    await app.keyboard.press('Enter');
+    await expect(app).toHaveURL(new RegExp(`#/rfis\\?week=${week}$`));
+    const chip = app.getByTestId('rfi-filter-week');
+    await expect(chip).toHaveAttribute('data-value', week);
+    await expect(chip).toContainText('Opened in week of');
+    const rows = app.getByTestId('rfi-row');
+    await expect(rows).toHaveCount(opened);
+
+    // The chip clears by keyboard: every RFI is back and the link's week leaves the URL.
+    await chip.getByRole('button', { name: /^Clear the filter: opened in week of/ }).focus();
+    await app.keyboard.press('Enter');
+    await expect(chip).toHaveCount(0);
+    await expect(app).toHaveURL(/#\/rfis$/);
+    await expect(rows).toHaveCount(rfis.length);
   });
 
   test('is the home screen; its counts are the sandbox’s and follow a new RFI live', async ({
@@ -142,7 +181,7 @@ test.describe('overview', () => {
     // By keyboard: the band is a link, Enter follows it.
     await app.getByTestId(`overview-band-${band}`).focus();
     await app.keyboard.press('Enter');
-    await expect(app).toHaveURL(/#\/rfis$/);
+    await expect(app).toHaveURL(new RegExp(`#/rfis\\?band=${band}&status=action_required$`));
     await expect(app.getByTestId('rfi-filter-band')).toHaveAttribute('data-value', band);
     await expect(app.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', 'action_required');
     const rows = app.getByTestId('rfi-row');
@@ -198,8 +237,8 @@ test.describe('overview', () => {
     });
 
     const quoteRow = app.locator(`[data-testid="overview-quote"][data-order-id="${quote.id}"]`);
-    await expect(quoteRow).toContainText('buy USDT-USD');
-    await expect(quoteRow).toContainText('25.000000 ETHEREUM-USDT');
+    // Names first: what is bought, in the asset's label, not the symbol and the asset id.
+    await expect(quoteRow.getByRole('link')).toHaveText('Buy 25.000000 USDT for USD');
     await expect(quoteRow.getByRole('timer')).toHaveAttribute('aria-label', /^Quote valid for: /);
 
     // Returns are not pushed on create: the list is read when the overview opens.
@@ -211,6 +250,9 @@ test.describe('overview', () => {
     await expect(returnRow.locator('[data-status]')).toHaveAttribute('data-status', 'intent_created');
     await expect(returnRow.locator('.money')).toHaveAttribute('data-minor', transfer.amount);
     await expect(returnRow.locator('.money')).toContainText(looked.incoming!.currency);
+    // The debtor's name and the amount name the return; the transaction id comes second.
+    await expect(returnRow.getByRole('link')).toContainText(`Return to ${looked.incoming!.debtorName} — `);
+    await expect(returnRow.locator('code')).toHaveText(transfer.transaction_id);
 
     await quoteRow.getByRole('link').click();
     await expect(app).toHaveURL(new RegExp(`#/exchange/${quote.id}$`));

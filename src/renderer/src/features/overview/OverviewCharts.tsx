@@ -6,7 +6,7 @@ import { call } from '../../lib/desk';
 import { useRouter, withQuery } from '../../lib/router';
 import { Button, ErrorState, Skeleton } from '../../components/ui';
 import { initialFilter, useQueue } from '../rfis/queue-store';
-import { useOverview } from './store';
+import { AWAITING_STATUS, useOverview } from './store';
 import { bandBars, usd, weeklyRfis, weeklyVolume } from './chart-data';
 import type { WeekBar, VolumeBar } from './chart-data';
 import './charts.css';
@@ -45,13 +45,65 @@ async function loadTrends(): Promise<Loaded> {
 }
 
 /**
- * The overview's charts (recharts: SVG drawn with attributes, no <style> injected, so the CSP
- * holds), loaded as a chunk of their own. Every mark opens the list behind it, and the same
+ * The deadline bands as a chart (awaiting action stacked on the rest). The overview draws its
+ * keyboard links (with the counts) itself, so the numbers paint before this chunk arrives.
+ */
+export function BandChart() {
+  const counts = useOverview((s) => s.counts);
+  const awaiting = useOverview((s) => s.awaiting);
+  const navigate = useRouter((s) => s.navigate);
+  const bands = useMemo(
+    () => (counts && awaiting ? bandBars(counts.byBand, { ...awaiting }) : null),
+    [counts, awaiting],
+  );
+  if (!bands) return <Skeleton label="Loading the deadline chart" lines={4} />;
+  const openQueue = (band: DeadlineBand, awaitingOnly: boolean): void => {
+    const status = awaitingOnly ? AWAITING_STATUS : '';
+    useQueue.getState().setFilter({ ...initialFilter, band, status });
+    navigate(withQuery('/rfis', { band, status }));
+  };
+  return (
+    <ResponsiveContainer width="100%" height={200}>
+      <BarChart data={bands} layout="vertical" margin={{ left: 24, right: 16 }} accessibilityLayer>
+        <CartesianGrid className="chart__grid" horizontal={false} />
+        <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />
+        <YAxis
+          type="category"
+          dataKey="band"
+          width={90}
+          tick={AXIS_TICK}
+          tickFormatter={(b: DeadlineBand) => BAND_LABELS[b]}
+        />
+        <Tooltip labelFormatter={(b) => BAND_LABELS[b as DeadlineBand] ?? String(b)} />
+        <Legend />
+        <Bar
+          dataKey="awaiting"
+          name="Awaiting action"
+          stackId="band"
+          className="chart__series chart__series--awaiting"
+          cursor="pointer"
+          onClick={(d) => openQueue((d as unknown as { band: DeadlineBand }).band, true)}
+        />
+        <Bar
+          dataKey="other"
+          name="Other RFIs"
+          stackId="band"
+          className="chart__series chart__series--other"
+          cursor="pointer"
+          onClick={(d) => openQueue((d as unknown as { band: DeadlineBand }).band, false)}
+        />
+      </BarChart>
+    </ResponsiveContainer>
+  );
+}
+
+/**
+ * The overview's trend charts (recharts: SVG drawn with attributes, no <style> injected, so the
+ * CSP holds), loaded as a chunk of their own. Every mark opens the list behind it, and the same
  * targets are links under each chart for the keyboard.
  */
 export default function OverviewCharts() {
   const counts = useOverview((s) => s.counts);
-  const awaiting = useOverview((s) => s.awaiting);
   const navigate = useRouter((s) => s.navigate);
   const [trends, setTrends] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -74,79 +126,13 @@ export default function OverviewCharts() {
     };
   }, [attempt, counts]);
 
-  const bands = useMemo(
-    () => (counts && awaiting ? bandBars(counts.byBand, { ...awaiting }) : null),
-    [counts, awaiting],
-  );
-
-  const openQueue = (band: DeadlineBand, awaitingOnly: boolean): void => {
-    useQueue.getState().setFilter({ ...initialFilter, band, status: awaitingOnly ? 'action_required' : '' });
-    navigate(withQuery('/rfis', { band, status: awaitingOnly ? 'action_required' : undefined }));
-  };
   const openWeek = (week: string): void => {
-    useQueue.getState().setFilter({ ...initialFilter });
-    navigate(withQuery('/rfis', { week, sort: 'created_desc' }));
+    useQueue.getState().setFilter({ ...initialFilter, week });
+    navigate(withQuery('/rfis', { week }));
   };
 
   return (
-    <section className="overview-charts" aria-label="Charts">
-      <figure className="chart" data-testid="chart-bands">
-        <figcaption className="chart__title">RFIs by deadline band</figcaption>
-        {bands ? (
-          <>
-            <ResponsiveContainer width="100%" height={220}>
-              <BarChart data={bands} layout="vertical" margin={{ left: 24, right: 16 }} accessibilityLayer>
-                <CartesianGrid className="chart__grid" horizontal={false} />
-                <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />
-                <YAxis
-                  type="category"
-                  dataKey="band"
-                  width={90}
-                  tick={AXIS_TICK}
-                  tickFormatter={(b: DeadlineBand) => BAND_LABELS[b]}
-                />
-                <Tooltip labelFormatter={(b) => BAND_LABELS[b as DeadlineBand] ?? String(b)} />
-                <Legend />
-                <Bar
-                  dataKey="awaiting"
-                  name="Awaiting action"
-                  stackId="band"
-                  className="chart__series chart__series--awaiting"
-                  cursor="pointer"
-                  onClick={(d) => openQueue((d as unknown as { band: DeadlineBand }).band, true)}
-                />
-                <Bar
-                  dataKey="other"
-                  name="Other RFIs"
-                  stackId="band"
-                  className="chart__series chart__series--other"
-                  cursor="pointer"
-                  onClick={(d) => openQueue((d as unknown as { band: DeadlineBand }).band, false)}
-                />
-              </BarChart>
-            </ResponsiveContainer>
-            <ul className="chart__links" aria-label="Open the RFIs of a band">
-              {bands.map((b) => (
-                <li key={b.band}>
-                  <a
-                    href={`#${withQuery('/rfis', { band: b.band, status: 'action_required' })}`}
-                    onClick={(e) => {
-                      e.preventDefault();
-                      openQueue(b.band, true);
-                    }}
-                    data-testid={`chart-band-${b.band}`}
-                  >
-                    {BAND_LABELS[b.band]}: {b.awaiting} awaiting action
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </>
-        ) : (
-          <Skeleton label="Loading the deadline chart" lines={4} />
-        )}
-      </figure>
-
+    <section className="overview-charts" aria-label="Trends">
       {error ? (
         <ErrorState
           title="The trends could not be read"
@@ -158,7 +144,7 @@ export default function OverviewCharts() {
         <Skeleton label="Loading the trends" lines={6} />
       ) : (
         <>
-          <figure className="chart" data-testid="chart-weeks">
+          <figure className="chart chart--weeks" data-testid="chart-weeks">
             <figcaption className="chart__title">
               RFIs opened and answered per week (last 12 weeks)
             </figcaption>
@@ -185,8 +171,26 @@ export default function OverviewCharts() {
                 />
               </BarChart>
             </ResponsiveContainer>
+            <ul className="chart__links" aria-label="Open the RFIs opened in a week">
+              {trends.weeks
+                .filter((w) => w.opened > 0)
+                .map((w) => (
+                  <li key={w.week}>
+                    <a
+                      href={`#${withQuery('/rfis', { week: w.week })}`}
+                      onClick={(e) => {
+                        e.preventDefault();
+                        openWeek(w.week);
+                      }}
+                      data-testid={`chart-week-${w.week}`}
+                    >
+                      Week of {w.label}: {w.opened} opened
+                    </a>
+                  </li>
+                ))}
+            </ul>
           </figure>
-          <figure className="chart" data-testid="chart-volume">
+          <figure className="chart chart--volume" data-testid="chart-volume">
             <figcaption className="chart__title">Returns and exchange volume per week (USD)</figcaption>
             <ResponsiveContainer width="100%" height={220}>
               <BarChart data={trends.volume} accessibilityLayer>

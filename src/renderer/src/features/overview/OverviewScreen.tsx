@@ -1,23 +1,22 @@
 import { Suspense, lazy, useEffect, useId } from 'react';
 import type { MouseEvent, ReactNode } from 'react';
 import { BAND_LABELS } from '../../../../shared/rfi-view';
-import type { DeadlineBand } from '../../../../shared/rfi-view';
 import { Countdown } from '../../components/Countdown';
 import { Money } from '../../components/Money';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
+import { CopyableId, Skeleton } from '../../components/ui';
 import { useShallow } from 'zustand/react/shallow';
 import { useSubscription } from '../../lib/events';
-import { useRouter } from '../../lib/router';
+import { useRouter, withQuery } from '../../lib/router';
 import { initialFilter, useQueue } from '../rfis/queue-store';
 import type { QueueFilter } from '../rfis/queue-store';
 import { AWAITING_STATUS, RUNNING_BANDS, overviewSubscription, useOverview } from './store';
 import type { RunningBand } from './store';
+import { quoteTitle, returnTitle } from './labels';
 
 /** The charts (recharts) are a chunk of their own, not in the first paint's JS. */
 const OverviewCharts = lazy(() => import('./OverviewCharts'));
-
-/** Icons beside the words (never colour alone); the same marks as the queue's deadline column. */
-const BAND_MARKS: Record<DeadlineBand, string> = { on_track: '✓', at_risk: '⚠', breached: '✕', none: '–' };
+const BandChart = lazy(() => import('./OverviewCharts').then((m) => ({ default: m.BandChart })));
 
 const BAND_HINTS: Record<RunningBand, string> = {
   on_track: '7 days or more left',
@@ -40,13 +39,15 @@ function QueueLink({
   testId?: string;
 }) {
   const navigate = useRouter((s) => s.navigate);
+  // The band and status show in the address too (as the charts' links do); the queue's store holds the filter.
+  const to = withQuery('/rfis', { band: filter.band, status: filter.status });
   const open = (e: MouseEvent<HTMLAnchorElement>): void => {
     e.preventDefault();
     useQueue.getState().setFilter({ ...initialFilter, ...filter });
-    navigate('/rfis');
+    navigate(to);
   };
   return (
-    <a href="#/rfis" className={className} aria-label={label} onClick={open} data-testid={testId}>
+    <a href={`#${to}`} className={className} aria-label={label} onClick={open} data-testid={testId}>
       {children}
     </a>
   );
@@ -54,13 +55,14 @@ function QueueLink({
 
 /** The home screen: where work is waiting, each number a link to the items behind it. */
 export function OverviewScreen() {
-  const { counts, awaiting, quotes, offsetMs, returns, errors, loaded } = useOverview(
+  const { counts, awaiting, quotes, offsetMs, returns, debtors, errors, loaded } = useOverview(
     useShallow((s) => ({
       counts: s.counts,
       awaiting: s.awaiting,
       quotes: s.quotes,
       offsetMs: s.offsetMs,
       returns: s.returns,
+      debtors: s.debtors,
       errors: s.errors,
       loaded: s.loaded,
     })),
@@ -75,7 +77,6 @@ export function OverviewScreen() {
     void loadReturns();
   }, []);
 
-  const max = awaiting ? Math.max(1, ...RUNNING_BANDS.map((b) => awaiting[b])) : 1;
   const awaitingTotal = awaiting ? RUNNING_BANDS.reduce((n, b) => n + awaiting[b], 0) + awaiting.none : 0;
 
   return (
@@ -83,8 +84,14 @@ export function OverviewScreen() {
       <h1 id={`${id}-title`}>Overview</h1>
 
       <div className="overview__grid">
-        <section className="panel overview__deadlines" aria-labelledby={`${id}-bands`}>
-          <h2 id={`${id}-bands`}>RFIs awaiting action by deadline</h2>
+        <figure
+          className="panel overview__deadlines chart--bands"
+          data-testid="chart-bands"
+          aria-labelledby={`${id}-bands`}
+        >
+          <figcaption>
+            <h2 id={`${id}-bands`}>RFIs by deadline band</h2>
+          </figcaption>
           {errors.rfis && (
             <p className="notice notice--bad" role="alert">
               {errors.rfis}
@@ -93,51 +100,37 @@ export function OverviewScreen() {
           {!awaiting ? (
             <p role="status">{loaded.rfis ? 'No RFI counts.' : 'Loading…'}</p>
           ) : (
-            <figure className="band-chart">
-              <figcaption id={`${id}-chart-caption`}>
-                RFIs waiting for action (status “{statusLabel(AWAITING_STATUS)}”): {awaitingTotal}, per
-                deadline band. Select a band to open those RFIs in the queue.
-              </figcaption>
-              <ul className="band-chart__bars" aria-describedby={`${id}-chart-caption`}>
-                {RUNNING_BANDS.map((band) => {
-                  const n = awaiting[band];
-                  return (
-                    <li key={band} className={`band-chart__row band-chart__row--${band}`}>
-                      <QueueLink
-                        filter={{ status: AWAITING_STATUS, band }}
-                        className="band-chart__link"
-                        testId={`overview-band-${band}`}
-                      >
-                        <span className="band-chart__label">
-                          <span aria-hidden="true" className="band-chart__mark">
-                            {BAND_MARKS[band]}
-                          </span>{' '}
-                          {BAND_LABELS[band]}
-                          <span className="band-chart__hint"> · {BAND_HINTS[band]}</span>
-                        </span>
-                        <span className="band-chart__track" aria-hidden="true">
-                          {n > 0 && (
-                            <span className="band-chart__bar" style={{ width: `${(n / max) * 100}%` }} />
-                          )}
-                        </span>
-                        <span className="band-chart__n" data-testid={`overview-band-${band}-count`}>
-                          {n}
-                        </span>
-                        <span className="visually-hidden">
-                          {' '}
-                          RFI{n === 1 ? '' : 's'} awaiting action: open them in the queue
-                        </span>
-                      </QueueLink>
-                    </li>
-                  );
-                })}
+            <>
+              <Suspense fallback={<Skeleton label="Loading the deadline chart" lines={4} />}>
+                <BandChart />
+              </Suspense>
+              <p className="muted" id={`${id}-bands-note`}>
+                RFIs waiting for action (status “{statusLabel(AWAITING_STATUS)}”): {awaitingTotal}. Select a
+                band to open those RFIs in the queue.
+              </p>
+              <ul
+                className="chart__links overview__band-links"
+                aria-label="Open the RFIs awaiting action in a band"
+                aria-describedby={`${id}-bands-note`}
+              >
+                {RUNNING_BANDS.map((band) => (
+                  <li key={band}>
+                    <QueueLink filter={{ status: AWAITING_STATUS, band }} testId={`overview-band-${band}`}>
+                      {BAND_LABELS[band]} ({BAND_HINTS[band]}):{' '}
+                      <span data-testid={`overview-band-${band}-count`}>{awaiting[band]}</span> awaiting
+                      action
+                    </QueueLink>
+                  </li>
+                ))}
+                {awaiting.none > 0 && (
+                  <li>
+                    <QueueLink filter={{ status: AWAITING_STATUS, band: 'none' }} testId="overview-band-none">
+                      {awaiting.none} without a running deadline
+                    </QueueLink>
+                  </li>
+                )}
               </ul>
-              {awaiting.none > 0 && (
-                <p className="muted" data-testid="overview-band-none">
-                  {awaiting.none} without a running deadline.
-                </p>
-              )}
-            </figure>
+            </>
           )}
           {counts && (
             <p className="overview__totals">
@@ -150,7 +143,7 @@ export function OverviewScreen() {
               </QueueLink>
             </p>
           )}
-        </section>
+        </figure>
 
         <CountList
           title="RFIs by status"
@@ -184,9 +177,8 @@ export function OverviewScreen() {
             <ul className="overview__items" data-testid="overview-quotes">
               {quotes.map((o) => (
                 <li key={o.id} data-testid="overview-quote" data-order-id={o.id}>
-                  <a href={`#/exchange/${encodeURIComponent(o.id)}`}>
-                    {o.request.side} {o.request.symbol}{' '}
-                    <Money amount={o.request.requested_amount} currency={o.request.requested_asset} />
+                  <a href={`#/exchange/${encodeURIComponent(o.id)}`} title={`Order ${o.id}`}>
+                    {quoteTitle(o.request)}
                   </a>{' '}
                   <StatusBadge status={o.displayStatus} />{' '}
                   {o.displayStatus === 'in_progress' && o.crypto?.quote_valid_until && (
@@ -221,10 +213,12 @@ export function OverviewScreen() {
               {returns.map((e) => (
                 <li key={e.operationId} data-testid="overview-return" data-transaction={e.transactionId}>
                   <a href={`#/returns/${encodeURIComponent(e.transactionId)}`}>
-                    Return of <code>{e.transactionId}</code>
+                    {returnTitle(debtors[e.transactionId])} —{' '}
+                    <Money amount={e.amount} currency={e.currency || null} />
                   </a>{' '}
-                  <Money amount={e.amount} currency={e.currency || null} />{' '}
                   {e.status && <StatusBadge status={e.status} />}
+                  <br />
+                  <CopyableId id={e.transactionId} kind="transaction id" className="overview__item-id" />
                 </li>
               ))}
             </ul>

@@ -36,6 +36,8 @@ export interface OverviewState {
   /** Bank time − Date.now() in this window (ms), from the last crypto view. */
   offsetMs: number;
   returns: ReturnEntry[];
+  /** Debtor (sender) names of transfers looked up on this workstation, by transaction id. */
+  debtors: Record<string, string>;
   /** Per source, the last failure in words (null when it loaded). */
   errors: { rfis: string | null; quotes: string | null; returns: string | null };
   loaded: { rfis: boolean; quotes: boolean; returns: boolean };
@@ -55,6 +57,7 @@ export const useOverview = create<OverviewState>((set) => ({
   quotes: [],
   offsetMs: 0,
   returns: [],
+  debtors: {},
   errors: { rfis: null, quotes: null, returns: null },
   loaded: { rfis: false, quotes: false, returns: false },
   async loadRfis() {
@@ -96,9 +99,16 @@ export const useOverview = create<OverviewState>((set) => ({
   },
   async loadReturns() {
     try {
-      const { entries } = await call('returns.list', undefined);
+      const [{ entries }, recent] = await Promise.all([
+        call('returns.list', undefined),
+        // Names only: without them the returns still show (by amount, id secondary).
+        call('returns.recent', undefined).catch(() => ({ items: [] })),
+      ]);
+      const debtors: Record<string, string> = {};
+      for (const t of recent.items) if (t.debtorName) debtors[t.transactionId] = t.debtorName;
       set((s) => ({
         returns: entries.filter(isReturnInFlight),
+        debtors,
         errors: { ...s.errors, returns: null },
         loaded: { ...s.loaded, returns: true },
       }));

@@ -1,5 +1,5 @@
 import { memo, useEffect, useMemo, useRef } from 'react';
-import { CircleDot, RefreshCw } from 'lucide-react';
+import { CircleDot, RefreshCw, X } from 'lucide-react';
 import type { SortingState } from '@tanstack/react-table';
 import { useShallow } from 'zustand/react/shallow';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
@@ -15,6 +15,7 @@ import {
   DensityToggle,
   EmptyState,
   ErrorState,
+  IconButton,
   RelativeTime,
   SearchField,
   Select,
@@ -22,8 +23,9 @@ import {
 } from '../../components/ui';
 import type { DataColumn } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
+import { useRouteQuery, useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
-import { queueSubscription, useQueue } from './queue-store';
+import { queueSubscription, useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { CaseFileExport } from '../case-files/CaseFileExport';
@@ -78,6 +80,16 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
   const tableRef = useRef<HTMLDivElement>(null);
 
   useSubscription(queueSubscription);
+  // A link may name a week (#/rfis?week=2026-11-02, the overview's weekly chart): that filter applies.
+  const routeWeek = useRouteQuery().get('week') ?? '';
+  useEffect(() => {
+    if (weekRange(routeWeek)) setFilter({ week: routeWeek });
+  }, [routeWeek, setFilter]);
+  const week = weekRange(filter.week);
+  const clearWeek = (): void => {
+    setFilter({ week: '' });
+    if (routeWeek) useRouter.getState().navigate('/rfis', { replace: true });
+  };
   useEffect(() => {
     void load();
     void useRelatedNames.getState().load();
@@ -90,6 +102,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
   // Sorted once per data/sort change; a keystroke only filters the sorted rows (order is kept).
   const sorted = useMemo(() => queryRfis(rows, {}, sort), [rows, sort]);
   const visible = useMemo(() => {
+    const opened = weekRange(filter.week);
     const f = {
       ...(filter.status ? { status: [filter.status] } : {}),
       ...(filter.type ? { type: [filter.type] } : {}),
@@ -102,10 +115,16 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
       filter.status !== '' ||
       filter.type !== '' ||
       filter.band !== '' ||
+      filter.week !== '' ||
       filter.text.trim() !== '' ||
       filter.unreadOnly;
     return any
-      ? sorted.filter((r) => (!filter.entity || r.profileId === filter.entity) && matchesFilter(r, f))
+      ? sorted.filter(
+          (r) =>
+            (!filter.entity || r.profileId === filter.entity) &&
+            (!opened || (Date.parse(r.createdAt) >= opened.start && Date.parse(r.createdAt) < opened.end)) &&
+            matchesFilter(r, f),
+        )
       : sorted;
   }, [sorted, filter]);
 
@@ -299,6 +318,17 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
           sort={sort}
           counts={counts}
         />
+        {week && (
+          <span className="filter-chip" data-testid="rfi-filter-week" data-value={filter.week}>
+            Opened in week of {week.label}
+            <IconButton
+              label={`Clear the filter: opened in week of ${week.label}`}
+              icon={<X size={14} aria-hidden="true" />}
+              tooltip={false}
+              onPress={clearWeek}
+            />
+          </span>
+        )}
       </div>
 
       <div className="rfi-queue__bar">
@@ -380,6 +410,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
                               status: '',
                               type: '',
                               band: '',
+                              week: '',
                               text: '',
                               unreadOnly: false,
                               entity: '',

@@ -16,6 +16,8 @@ export interface QueueFilter {
   unreadOnly: boolean;
   /** Deadline band ('' = all); set by the overview's deadline chart. */
   band: '' | DeadlineBand;
+  /** RFIs opened (created) in the week starting this local Monday, 'YYYY-MM-DD' ('' = any week). */
+  week: string;
   /** One legal entity's rows: the profile that watches it ('' = every entity). */
   entity: string;
 }
@@ -53,6 +55,7 @@ export const initialFilter: QueueFilter = {
   text: '',
   unreadOnly: false,
   band: '',
+  week: '',
   entity: '',
 };
 
@@ -143,3 +146,21 @@ export const queueSubscription = sharedSubscription(() => {
     clearInterval(tick);
   };
 });
+
+/**
+ * The week a `week` filter names ('YYYY-MM-DD', the local Monday the overview's weekly chart uses):
+ * its bounds [start, end) in ms and a short label ("2 Nov"); null when it is not a date.
+ */
+export function weekRange(week: string): { start: number; end: number; label: string } | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(week);
+  if (!m) return null;
+  const first = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (Number.isNaN(first.getTime()) || first.getDate() !== Number(m[3])) return null;
+  const next = new Date(first);
+  next.setDate(first.getDate() + 7);
+  return {
+    start: first.getTime(),
+    end: next.getTime(),
+    label: first.toLocaleDateString(undefined, { day: 'numeric', month: 'short' }),
+  };
+}
