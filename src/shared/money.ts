@@ -29,6 +29,14 @@ export function parseMinor(s: string): bigint {
 }
 
 /** Minor units as the wire string. Negative amounts are refused. */
+/**
+ * A sort key for an amount in minor units: the exact bigint (a float loses digits past 2^53);
+ * missing or malformed amounts sort before every real one.
+ */
+export function sortableMinor(s: string | null | undefined): bigint {
+  return s != null && isMinorUnits(s) ? parseMinor(s) : -1n;
+}
+
 export function minorToString(v: bigint): string {
   if (v < 0n) throw new MoneyError('negative amount');
   return v.toString();

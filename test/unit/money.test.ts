@@ -15,6 +15,7 @@ import {
   parseRate,
   quoteToBase,
   rateToString,
+  sortableMinor,
 } from '../../src/shared/money';
 
 describe('parseMinor', () => {
@@ -137,5 +138,15 @@ describe('rates and rounding', () => {
         },
       ),
     );
+  });
+});
+
+describe('sortableMinor', () => {
+  it('orders amounts exactly past 2^53, and puts missing or malformed ones first', () => {
+    const big = '9007199254740993'; // 2^53 + 1: a float makes it equal to 2^53
+    expect(sortableMinor(big) > sortableMinor('9007199254740992')).toBe(true);
+    expect(sortableMinor(null)).toBe(-1n);
+    expect(sortableMinor('1.5')).toBe(-1n);
+    expect(sortableMinor('0')).toBe(0n);
   });
 });

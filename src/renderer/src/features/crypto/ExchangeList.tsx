@@ -1,3 +1,4 @@
+import { sortableMinor } from '../../../../shared/money';
 import { useEffect, useId, useMemo } from 'react';
 import { BookUser, Plus } from 'lucide-react';
 import type { OrderView } from '../../../../shared/ipc/channels/crypto';
@@ -56,7 +57,7 @@ export function ExchangeList() {
       {
         id: 'requested',
         header: 'Requested',
-        accessorFn: (o) => Number(o.request.requested_amount),
+        accessorFn: (o) => sortableMinor(o.request.requested_amount),
         cell: (c) => (
           <Money
             amount={c.row.original.request.requested_amount}

@@ -1,3 +1,4 @@
+import { sortableMinor } from '../../../../shared/money';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { RefreshCw, Send } from 'lucide-react';
 import type { RecentTransfer, ReturnEntry } from '../../../../shared/ipc/channels/returns';
@@ -199,7 +200,7 @@ function ReturnsTable(props: {
       {
         id: 'amount',
         header: 'Amount',
-        accessorFn: (e) => Number(e.amount),
+        accessorFn: (e) => sortableMinor(e.amount),
         cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency || null} />,
         meta: {
           width: 'minmax(100px, 1fr)',
@@ -310,7 +311,7 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
       {
         id: 'amount',
         header: 'Amount',
-        accessorFn: (r) => (r.amount === null ? -1 : Number(r.amount)),
+        accessorFn: (r) => sortableMinor(r.amount),
         cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency} />,
         meta: {
           width: 'minmax(110px, 1fr)',
