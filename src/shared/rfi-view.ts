@@ -125,11 +125,8 @@ export interface RfiFilter {
 }
 
 export function matchesFilter(s: RfiSummary, f: RfiFilter): boolean {
-  if (f.status && f.status.length > 0 && !f.status.includes(s.status)) return false;
-  if (f.type && f.type.length > 0 && !f.type.includes(s.type)) return false;
-  if (f.band && f.band.length > 0 && !f.band.includes(s.band)) return false;
-  if (f.unreadOnly && !s.unread) return false;
-  const text = f.text?.trim().toLowerCase();
+  if (!matchesFields(s, f)) return false;
+  const text = searchNeedle(f.text);
   if (text) {
     if (
       !s.id.toLowerCase().includes(text) &&
@@ -142,6 +139,20 @@ export function matchesFilter(s: RfiSummary, f: RfiFilter): boolean {
     }
   }
   return true;
+}
+
+/** The filter without its text: status, type, band, unread. */
+function matchesFields(s: RfiSummary, f: RfiFilter): boolean {
+  if (f.status && f.status.length > 0 && !f.status.includes(s.status)) return false;
+  if (f.type && f.type.length > 0 && !f.type.includes(s.type)) return false;
+  if (f.band && f.band.length > 0 && !f.band.includes(s.band)) return false;
+  if (f.unreadOnly && !s.unread) return false;
+  return true;
+}
+
+/** What a search text matches on: trimmed, lower case ('' = no text filter). */
+export function searchNeedle(text: string | undefined): string {
+  return text?.trim().toLowerCase() ?? '';
 }
 
 /**
@@ -202,6 +213,119 @@ export function queryRfis(
   sort: RfiSort = 'deadline',
 ): RfiSummary[] {
   return rows.filter((s) => matchesFilter(s, f)).sort(compareSummaries(sort));
+}
+
+/** Separates the fields of a row's search text, so a match never spans two fields. */
+const FIELD_SEPARATOR = '\n';
+
+/** The text a search matches on, lower case: id, related id, description, type and status. */
+export function rfiSearchText(s: RfiSummary): string {
+  return [s.id, s.relatedId, s.description, s.type, s.status].join(FIELD_SEPARATOR).toLowerCase();
+}
+
+/**
+ * One list of rows made ready for a queue that filters and sorts on every keystroke: each sort
+ * order is computed once (on first use, or ahead with `warm`) and each row's search text once,
+ * so a filter, search or sort change is a single pass over an order already sorted. Answers what
+ * `queryRfis` answers for the same rows, filter and sort.
+ */
+export interface RfiQueueIndex {
+  readonly rows: readonly RfiSummary[];
+  /** Every row in this order (the same array on every call: treat it as read-only). */
+  sorted(sort: RfiSort): readonly RfiSummary[];
+  /**
+   * The rows that pass `f` (and `also`, when given) in `sort` order. When the previous query had
+   * the same sort, non-text filters and `also`, and this text contains that one's (the analyst
+   * typed on), only the previous answer is scanned: a longer text only narrows it.
+   */
+  query(f: RfiFilter, sort: RfiSort, also?: (s: RfiSummary) => boolean): readonly RfiSummary[];
+  /** Computes every sort order and search text now (e.g. while the app is idle). */
+  warm(): void;
+}
+
+function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+function sameFields(a: RfiFilter, b: RfiFilter): boolean {
+  return (
+    sameList(a.status, b.status) &&
+    sameList(a.type, b.type) &&
+    sameList(a.band, b.band) &&
+    !!a.unreadOnly === !!b.unreadOnly
+  );
+}
+
+const SORTS: readonly RfiSort[] = ['deadline', 'updated_desc', 'created_desc'];
+
+export function indexRfis(rows: readonly RfiSummary[]): RfiQueueIndex {
+  const orders = new Map<RfiSort, readonly RfiSummary[]>();
+  let texts: Map<RfiSummary, string> | null = null;
+  let last: {
+    f: RfiFilter;
+    needle: string;
+    sort: RfiSort;
+    also: ((s: RfiSummary) => boolean) | undefined;
+    result: readonly RfiSummary[];
+  } | null = null;
+
+  const sorted = (sort: RfiSort): readonly RfiSummary[] => {
+    let o = orders.get(sort);
+    if (!o) {
+      o = [...rows].sort(compareSummaries(sort));
+      orders.set(sort, o);
+    }
+    return o;
+  };
+  const searchTexts = (): Map<RfiSummary, string> => {
+    if (!texts) {
+      texts = new Map();
+      for (const r of rows) texts.set(r, rfiSearchText(r));
+    }
+    return texts;
+  };
+
+  return {
+    rows,
+    sorted,
+    query(f, sort, also) {
+      const needle = searchNeedle(f.text);
+      const fields =
+        (f.status?.length ?? 0) > 0 ||
+        (f.type?.length ?? 0) > 0 ||
+        (f.band?.length ?? 0) > 0 ||
+        !!f.unreadOnly;
+      if (!needle && !fields && !also) {
+        const all = sorted(sort);
+        last = { f, needle, sort, also, result: all };
+        return all;
+      }
+      const narrows =
+        last !== null &&
+        last.sort === sort &&
+        last.also === also &&
+        sameFields(last.f, f) &&
+        needle.includes(last.needle);
+      const from = narrows && last ? last.result : sorted(sort);
+      // A text with the separator in it could match across fields: test field by field then.
+      const t = needle && !needle.includes(FIELD_SEPARATOR) ? searchTexts() : null;
+      const result = from.filter(
+        (s) =>
+          matchesFields(s, f) &&
+          (!needle ||
+            (t ? (t.get(s) ?? rfiSearchText(s)).includes(needle) : matchesFilter(s, { text: needle }))) &&
+          (!also || also(s)),
+      );
+      last = { f, needle, sort, also, result };
+      return result;
+    },
+    warm() {
+      for (const s of SORTS) sorted(s);
+      searchTexts();
+    },
+  };
 }
 
 /** Human label of a band (colour is never the only signal: the UI shows this text). */
