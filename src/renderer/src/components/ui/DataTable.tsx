@@ -69,11 +69,6 @@ function ariaSort(h: Header<unknown, unknown>): 'ascending' | 'descending' | 'no
   return s === 'asc' ? 'ascending' : s === 'desc' ? 'descending' : 'none';
 }
 
-interface RowItem<T> {
-  id: string;
-  original: T;
-}
-
 /** The latest click handler for the memoised rows (callers pass new functions each render). */
 interface RowHooks<T> {
   onRowClick(id: string, row: T): void;
@@ -89,7 +84,8 @@ function sameAttrs(a: RowAttrs | undefined, b: RowAttrs | undefined): boolean {
 }
 
 interface DataRowProps<T> {
-  item: RowItem<T>;
+  original: T;
+  id: string;
   index: number;
   start: number;
   size: number;
@@ -109,7 +105,8 @@ interface DataRowProps<T> {
  * window, and a row re-renders only when its data, position or highlight changes.
  */
 function DataRowImpl<T>({
-  item,
+  original,
+  id,
   index,
   start,
   size,
@@ -122,7 +119,6 @@ function DataRowImpl<T>({
   attrs,
   hooks,
 }: DataRowProps<T>) {
-  const { original, id } = item;
   return (
     <div
       id={`${idPrefix}-r${index}`}
@@ -168,11 +164,14 @@ function DataRowImpl<T>({
   );
 }
 
+/** Row elements are reused by place: at most this many rows are in the window at once. */
+const ROW_SLOTS = 256;
+
 const DataRow = memo(
   DataRowImpl,
   (a, b) =>
-    a.item.original === b.item.original &&
-    a.item.id === b.item.id &&
+    a.original === b.original &&
+    a.id === b.id &&
     a.index === b.index &&
     a.start === b.start &&
     a.size === b.size &&
@@ -182,6 +181,62 @@ const DataRow = memo(
     a.extraClass === b.extraClass &&
     sameAttrs(a.attrs, b.attrs),
 ) as typeof DataRowImpl;
+
+/**
+ * The sticky header row. Memoised on its headers and the sort state, so a data change (a filter,
+ * a keystroke) does not re-render its sort buttons.
+ */
+function HeaderRowImpl<T>({ headers }: { headers: Header<T, unknown>[] | undefined; sortKey: string }) {
+  return (
+    <div role="rowgroup" className="dt__head">
+      <div role="row" aria-rowindex={1} className="dt__row dt__row--head">
+        {headers?.map((h, ci) => {
+          const meta = h.column.columnDef.meta;
+          const text = flexRender(h.column.columnDef.header, h.getContext());
+          const headerText = h.column.columnDef.header;
+          const sorted = h.column.getIsSorted();
+          return (
+            <div
+              key={h.id}
+              role="columnheader"
+              aria-colindex={ci + 1}
+              aria-sort={ariaSort(h as Header<unknown, unknown>)}
+              title={typeof headerText === 'string' ? headerText : undefined}
+              className={cx(
+                'dt__cell',
+                'dt__cell--head',
+                meta?.align === 'end' && 'dt__cell--end',
+                meta?.className,
+              )}
+            >
+              {h.column.getCanSort() ? (
+                <AriaButton className="dt__sort" onPress={() => h.column.toggleSorting(sorted === 'asc')}>
+                  <span className={cx('dt__head-text', meta?.hideHeader && 'ui-visually-hidden')}>
+                    {text}
+                  </span>
+                  {sorted === 'asc' ? (
+                    <ArrowUp size={14} aria-hidden="true" />
+                  ) : sorted === 'desc' ? (
+                    <ArrowDown size={14} aria-hidden="true" />
+                  ) : (
+                    <ArrowUpDown size={14} aria-hidden="true" className="dt__sort-idle" />
+                  )}
+                </AriaButton>
+              ) : (
+                <span className={cx('dt__head-text', meta?.hideHeader && 'ui-visually-hidden')}>{text}</span>
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+const HeaderRow = memo(
+  HeaderRowImpl,
+  (a, b) => a.headers === b.headers && a.sortKey === b.sortKey,
+) as typeof HeaderRowImpl;
 
 /**
  * The one data table: TanStack Table (columns, sorting) over TanStack Virtual (only the rows in
@@ -229,17 +284,13 @@ export function DataTable<T>(props: DataTableProps<T>) {
     getCoreRowModel: getCoreRowModel(),
     ...(manualSorting ? {} : { getSortedRowModel: getSortedRowModel() }),
   });
-  // The rows in display order, as originals with their ids. With manual sorting the data is
-  // already in order and TanStack's row model is never built (10,000 row objects per keystroke
-  // cost more than the whole frame); otherwise TanStack sorts (small lists).
+  // The rows in display order. With manual sorting the data is already in order and is used as
+  // it is: neither TanStack's row model nor any per-row object is built (10,000 or 30,000 row
+  // objects per keystroke cost more than the whole frame); ids are read from a row when needed.
+  // Otherwise TanStack sorts (small lists).
   const sortedModel = manualSorting ? null : table.getRowModel().rows;
-  const rows = useMemo<RowItem<T>[]>(
-    () =>
-      sortedModel
-        ? sortedModel.map((r) => ({ id: r.id, original: r.original }))
-        : data.map((original) => ({ id: getRowId(original), original })),
-    // getRowId is a pure projection of the row; a new function each render must not rebuild.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+  const rows = useMemo<readonly T[]>(
+    () => (sortedModel ? sortedModel.map((r) => r.original) : data),
     [sortedModel, data],
   );
   // Stable between renders unless the column definitions change (memoised rows compare it).
@@ -274,7 +325,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
   }, [rowHeight, virtualizer]);
 
   const activeIndex = useMemo(
-    () => (activeId ? rows.findIndex((r) => r.id === activeId) : -1),
+    () => (activeId ? rows.findIndex((r) => getRowId(r) === activeId) : -1),
+    // getRowId is a pure projection of the row; a new function each render must not rebuild.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
     [rows, activeId],
   );
 
@@ -287,7 +340,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
     if (rows.length === 0) return;
     const i = Math.max(0, Math.min(rows.length - 1, index));
     const r = rows[i];
-    if (r) setActive(r.id);
+    if (r !== undefined) setActive(getRowId(r));
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
@@ -317,8 +370,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
         break;
       case 'Enter': {
         const r = rows[at];
-        if (!r) return;
-        onOpen?.(r.id, r.original);
+        if (r === undefined) return;
+        onOpen?.(getRowId(r), r);
         break;
       }
       default:
@@ -337,6 +390,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
     };
   });
   const headerGroup = table.getHeaderGroups()[0];
+  const sortKey = sorting.map((x) => `${x.id}:${x.desc ? 'desc' : 'asc'}`).join(',');
   const gridStyle = { '--dt-columns': template, '--dt-row-height': `${rowHeight}px` } as CSSProperties;
 
   return (
@@ -353,62 +407,25 @@ export function DataTable<T>(props: DataTableProps<T>) {
         style={gridStyle}
         onKeyDown={onKeyDown}
         onFocus={(e) => {
-          if (e.target === e.currentTarget && activeIndex < 0 && rows[0]) setActive(rows[0].id, 'focus');
+          const first = rows[0];
+          if (e.target === e.currentTarget && activeIndex < 0 && first !== undefined)
+            setActive(getRowId(first), 'focus');
         }}
         data-testid={props['data-testid']}
       >
-        <div role="rowgroup" className="dt__head">
-          <div role="row" aria-rowindex={1} className="dt__row dt__row--head">
-            {headerGroup?.headers.map((h, ci) => {
-              const meta = h.column.columnDef.meta;
-              const text = flexRender(h.column.columnDef.header, h.getContext());
-              const headerText = h.column.columnDef.header;
-              const sorted = h.column.getIsSorted();
-              return (
-                <div
-                  key={h.id}
-                  role="columnheader"
-                  aria-colindex={ci + 1}
-                  aria-sort={ariaSort(h as Header<unknown, unknown>)}
-                  title={typeof headerText === 'string' ? headerText : undefined}
-                  className={cx(
-                    'dt__cell',
-                    'dt__cell--head',
-                    meta?.align === 'end' && 'dt__cell--end',
-                    meta?.className,
-                  )}
-                >
-                  {h.column.getCanSort() ? (
-                    <AriaButton className="dt__sort" onPress={() => h.column.toggleSorting(sorted === 'asc')}>
-                      <span className={cx('dt__head-text', meta?.hideHeader && 'ui-visually-hidden')}>
-                        {text}
-                      </span>
-                      {sorted === 'asc' ? (
-                        <ArrowUp size={14} aria-hidden="true" />
-                      ) : sorted === 'desc' ? (
-                        <ArrowDown size={14} aria-hidden="true" />
-                      ) : (
-                        <ArrowUpDown size={14} aria-hidden="true" className="dt__sort-idle" />
-                      )}
-                    </AriaButton>
-                  ) : (
-                    <span className={cx('dt__head-text', meta?.hideHeader && 'ui-visually-hidden')}>
-                      {text}
-                    </span>
-                  )}
-                </div>
-              );
-            })}
-          </div>
-        </div>
+        <HeaderRow<T> headers={headerGroup?.headers} sortKey={sortKey} />
         <div role="rowgroup" className="dt__body" style={{ height: virtualizer.getTotalSize() }}>
-          {virtualizer.getVirtualItems().map((v) => {
+          {virtualizer.getVirtualItems().map((v, _, items) => {
             const item = rows[v.index];
-            if (!item) return null;
+            if (item === undefined) return null;
             return (
               <DataRow<T>
-                key={item.id}
-                item={item}
+                // Keyed by its place in the window, not by id: when a filter or sort puts other
+                // rows under the same places, React updates the row elements already in the DOM
+                // instead of removing them all and building new ones.
+                key={v.index % Math.max(ROW_SLOTS, items.length)}
+                original={item}
+                id={getRowId(item)}
                 index={v.index}
                 start={v.start - rowHeight}
                 size={v.size}
@@ -417,8 +434,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
                 rowTestId={rowTestId}
                 columns={visibleColumns}
                 table={table}
-                extraClass={rowClassName?.(item.original)}
-                attrs={rowData?.(item.original)}
+                extraClass={rowClassName?.(item)}
+                attrs={rowData?.(item)}
                 hooks={hooks}
               />
             );

@@ -1,11 +1,12 @@
 import { memo, useEffect, useMemo, useRef } from 'react';
+import type { RefObject } from 'react';
 import { CircleDot, RefreshCw, X } from 'lucide-react';
 import type { SortingState } from '@tanstack/react-table';
 import { useShallow } from 'zustand/react/shallow';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
-import type { DeskEntityView, RfiCountsView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
+import type { DeskEntityView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
-import { BAND_LABELS, matchesFilter, queryRfis } from '../../../../shared/rfi-view';
+import { BAND_LABELS, indexRfis } from '../../../../shared/rfi-view';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
 import {
   Button,
@@ -25,7 +26,7 @@ import type { DataColumn } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
 import { useRouteQuery, useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
-import { queueSubscription, useQueue, weekRange } from './queue-store';
+import { initialFilter, queueSubscription, useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { CaseFileExport } from '../case-files/CaseFileExport';
@@ -57,27 +58,21 @@ export interface QueueScreenProps {
   compact?: boolean;
 }
 
-/** Queue of every RFI (#/rfis): filters, search, deadline sort, unread markers, j/k/Enter and /. */
+/** The queue's latest visible rows, for the search's Enter (read at the key press, not rendered). */
+interface VisibleRef {
+  current: readonly RfiSummaryView[];
+}
+
+/**
+ * Queue of every RFI (#/rfis): filters, search, deadline sort, unread markers, j/k/Enter and /.
+ * Each part subscribes to the store slice it shows, so a filter, search or sort change re-renders
+ * the table, the count line and the control that changed, not the whole screen.
+ */
 export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: QueueScreenProps) {
-  const { rows, counts, sync, entities, loaded, total, error, filter, sort, now, activeId } = useQueue(
-    useShallow((s) => ({
-      rows: s.rows,
-      entities: s.entities,
-      counts: s.counts,
-      sync: s.sync,
-      loaded: s.loaded,
-      total: s.total,
-      error: s.error,
-      filter: s.filter,
-      sort: s.sort,
-      now: s.now,
-      activeId: s.activeId,
-    })),
-  );
-  const { load, setFilter, setSort, setActive, syncNow } = useQueue.getState();
-  const names = useRelatedNames((s) => s.names);
+  const { load, setFilter, setActive } = useQueue.getState();
   const searchRef = useRef<HTMLInputElement>(null);
   const tableRef = useRef<HTMLDivElement>(null);
+  const visibleRef = useRef<readonly RfiSummaryView[]>([]);
 
   useSubscription(queueSubscription);
   // A link may name a week (#/rfis?week=2026-11-02, the overview's weekly chart): that filter applies.
@@ -85,11 +80,6 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
   useEffect(() => {
     if (weekRange(routeWeek)) setFilter({ week: routeWeek });
   }, [routeWeek, setFilter]);
-  const week = weekRange(filter.week);
-  const clearWeek = (): void => {
-    setFilter({ week: '' });
-    if (routeWeek) useRouter.getState().navigate('/rfis', { replace: true });
-  };
   useEffect(() => {
     void load();
     void useRelatedNames.getState().load();
@@ -98,35 +88,6 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
   useEffect(() => {
     if (selectedId) setActive(selectedId);
   }, [selectedId, setActive]);
-
-  // Sorted once per data/sort change; a keystroke only filters the sorted rows (order is kept).
-  const sorted = useMemo(() => queryRfis(rows, {}, sort), [rows, sort]);
-  const visible = useMemo(() => {
-    const opened = weekRange(filter.week);
-    const f = {
-      ...(filter.status ? { status: [filter.status] } : {}),
-      ...(filter.type ? { type: [filter.type] } : {}),
-      ...(filter.band ? { band: [filter.band] } : {}),
-      text: filter.text,
-      unreadOnly: filter.unreadOnly,
-    };
-    const any =
-      filter.entity !== '' ||
-      filter.status !== '' ||
-      filter.type !== '' ||
-      filter.band !== '' ||
-      filter.week !== '' ||
-      filter.text.trim() !== '' ||
-      filter.unreadOnly;
-    return any
-      ? sorted.filter(
-          (r) =>
-            (!filter.entity || r.profileId === filter.entity) &&
-            (!opened || (Date.parse(r.createdAt) >= opened.start && Date.parse(r.createdAt) < opened.end)) &&
-            matchesFilter(r, f),
-        )
-      : sorted;
-  }, [sorted, filter]);
 
   // "/" focuses the search from anywhere on the screen (not while typing in a field).
   useEffect(() => {
@@ -144,94 +105,35 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const several = entities.length > 1;
-  const columns = useMemo<DataColumn<RfiSummaryView>[]>(() => {
-    const all: (DataColumn<RfiSummaryView> | false)[] = [
-      {
-        id: 'unread',
-        header: 'Unread',
-        enableSorting: false,
-        cell: (c) =>
-          c.row.original.unread ? (
-            <span className="rfi-unread" title="New: not opened since it changed">
-              <CircleDot size={12} aria-hidden="true" />
-              <span className="ui-visually-hidden">New</span>
-            </span>
-          ) : null,
-        meta: {
-          width: '28px',
-          hideHeader: true,
-          className: 'dt__cell--icon',
-          title: (r) => (r.unread ? 'New' : undefined),
-        },
-      },
-      {
-        id: 'rfi',
-        header: 'RFI',
-        enableSorting: false,
-        accessorFn: (r) => `${typeLabel(r.type)}: ${r.description}`,
-        cell: (c) => (
-          <span className="rfi-cell">
-            <span className="rfi-cell__type">{typeLabel(c.row.original.type)}</span>
-            <span className="rfi-cell__desc">{c.row.original.description || 'No description'}</span>
-          </span>
-        ),
-        meta: { width: 'minmax(160px, 3fr)' },
-      },
-      several && {
-        id: 'entity',
-        header: 'Entity',
-        enableSorting: false,
-        accessorFn: (r) => r.entityName ?? '',
-        cell: (c) => <span className="rfi-cell__entity">{c.row.original.entityName}</span>,
-        meta: { width: 'minmax(110px, 1.2fr)', title: (r) => r.entityName },
-      },
-      {
-        id: 'related',
-        header: 'Related to',
-        enableSorting: false,
-        cell: (c) => {
-          const r = c.row.original;
-          const l = relatedLabel(names, r.type, r.relatedId);
-          return l.name ? (
-            <span>{l.name}</span>
-          ) : (
-            <span className="rfi-cell__related">
-              <span className="muted">{l.kind}</span> <code>{r.relatedId}</code>
-            </span>
-          );
-        },
-        meta: {
-          width: 'minmax(120px, 2fr)',
-          title: (r) => {
-            const l = relatedLabel(names, r.type, r.relatedId);
-            return l.name ? `${l.name} (${r.relatedId})` : `${l.kind} ${r.relatedId}`;
-          },
-        },
-      },
-      {
-        id: 'status',
-        header: 'Status',
-        enableSorting: false,
-        cell: (c) => <StatusBadge status={c.row.original.status} />,
-        meta: { width: '144px', title: (r) => statusLabel(r.status) },
-      },
-      {
-        id: 'deadline',
-        header: 'Deadline',
-        cell: (c) => <DeadlineClock deadline={c.row.original.deadline} now={now} />,
-        meta: { width: compact ? '150px' : '170px', title: () => undefined },
-      },
-      !compact && {
-        id: 'updated',
-        header: 'Updated',
-        cell: (c) => <RelativeTime value={c.row.original.updatedAt} now={now} />,
-        meta: { width: '112px', align: 'end', title: () => undefined },
-      },
-    ];
-    return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);
-  }, [names, now, compact, several]);
+  return (
+    <section className="screen rfi-queue" aria-labelledby="rfi-queue-title">
+      <QueueHead />
+      <EntityList />
+      <StatusCounts />
+      <div className="rfi-filters" role="search">
+        <QueueSearch searchRef={searchRef} tableRef={tableRef} visibleRef={visibleRef} />
+        <EntitySelect />
+        <StatusSelect />
+        <TypeSelect />
+        <BandSelect />
+        <SortSelect />
+        <UnreadOnly />
+        <WeekChip routeWeek={routeWeek} />
+      </div>
+      <QueueBody
+        compact={compact}
+        onSelect={onSelect}
+        onOpen={onOpen}
+        tableRef={tableRef}
+        visibleRef={visibleRef}
+      />
+    </section>
+  );
+}
 
+/** The title, the sync state and "Sync now". */
+const QueueHead = memo(function QueueHead() {
+  const sync = useQueue((s) => s.sync);
   const syncText = sync ? (
     sync.state === 'offline' ? (
       <>
@@ -247,90 +149,280 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
       </>
     )
   ) : null;
+  return (
+    <div className="rfi-queue__head">
+      <h1 id="rfi-queue-title">Requests for information</h1>
+      <div className="rfi-queue__sync">
+        <span role="status" data-testid="rfi-sync-state" className="muted">
+          {syncText}
+        </span>
+        <Button
+          size="sm"
+          variant="ghost"
+          icon={<RefreshCw size={14} aria-hidden="true" />}
+          isPending={sync?.state === 'syncing'}
+          onPress={() => void useQueue.getState().syncNow()}
+        >
+          Sync now
+        </Button>
+      </div>
+    </div>
+  );
+});
+
+/** Every watched legal entity and how its watch goes (shown when the desk watches several). */
+const EntityList = memo(function EntityList() {
+  const entities = useQueue((s) => s.entities);
+  if (entities.length <= 1) return null;
+  return (
+    <ul className="rfi-entities" aria-label="Legal entities watched" data-testid="rfi-entities">
+      {entities.map((e) => (
+        <li key={e.profileId} data-profile-id={e.profileId}>
+          <strong>{e.name}</strong> {e.total} RFIs · {entityState(e)}
+          {e.active ? ' · acts for answers, returns and quotes' : ''}
+        </li>
+      ))}
+    </ul>
+  );
+});
+
+const QueueSearch = memo(function QueueSearch({
+  searchRef,
+  tableRef,
+  visibleRef,
+}: {
+  searchRef: RefObject<HTMLInputElement | null>;
+  tableRef: RefObject<HTMLDivElement | null>;
+  visibleRef: VisibleRef;
+}) {
+  const text = useQueue((s) => s.filter.text);
+  const { setFilter, setActive } = useQueue.getState();
+  return (
+    <SearchField
+      label="Search"
+      className="rfi-filters__search"
+      inputRef={searchRef}
+      value={text}
+      placeholder="id, related object, text… (press /)"
+      onChange={(t) => setFilter({ text: t })}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') {
+          tableRef.current?.querySelector<HTMLElement>('[role="grid"]')?.focus();
+          const first = visibleRef.current[0];
+          if (!useQueue.getState().activeId && first) setActive(first.id);
+        }
+      }}
+      onClear={() => setFilter({ text: '' })}
+      data-testid="rfi-search-field"
+    />
+  );
+});
+
+const EntitySelect = memo(function EntitySelect() {
+  const entities = useQueue((s) => s.entities);
+  const entity = useQueue((s) => s.filter.entity);
+  const options = useMemo(
+    () => [
+      { value: '', label: 'All entities' },
+      ...entities.map((e) => ({ value: e.profileId, label: e.name })),
+    ],
+    [entities],
+  );
+  if (entities.length <= 1) return null;
+  return (
+    <Select
+      label="Entity"
+      value={entity}
+      onChange={(v) => useQueue.getState().setFilter({ entity: v })}
+      options={options}
+      data-testid="rfi-filter-entity"
+    />
+  );
+});
+
+const StatusSelect = memo(function StatusSelect() {
+  const status = useQueue((s) => s.filter.status);
+  const byStatus = useQueue((s) => s.counts?.byStatus);
+  const opts = useMemo(
+    () => [
+      { value: '', label: 'All statuses' },
+      ...options(RFI_STATUSES, byStatus).map((s) => ({ value: s, label: statusLabel(s) })),
+    ],
+    [byStatus],
+  );
+  return (
+    <Select
+      label="Status"
+      value={status}
+      onChange={(v) => useQueue.getState().setFilter({ status: v })}
+      options={opts}
+      data-testid="rfi-filter-status"
+    />
+  );
+});
+
+const TypeSelect = memo(function TypeSelect() {
+  const type = useQueue((s) => s.filter.type);
+  const byType = useQueue((s) => s.counts?.byType);
+  const opts = useMemo(
+    () => [
+      { value: '', label: 'All types' },
+      ...options(RFI_TYPES, byType).map((t) => ({ value: t, label: typeLabel(t) })),
+    ],
+    [byType],
+  );
+  return (
+    <Select
+      label="Type"
+      value={type}
+      onChange={(v) => useQueue.getState().setFilter({ type: v })}
+      options={opts}
+      data-testid="rfi-filter-type"
+    />
+  );
+});
+
+const BAND_OPTIONS = [
+  { value: '', label: 'All deadlines' },
+  ...(Object.keys(BAND_LABELS) as DeadlineBand[]).map((b) => ({ value: b, label: BAND_LABELS[b] })),
+];
+
+const BandSelect = memo(function BandSelect() {
+  const band = useQueue((s) => s.filter.band);
+  return (
+    <Select
+      label="Deadline"
+      value={band}
+      onChange={(v) => useQueue.getState().setFilter({ band: v as QueueFilter['band'] })}
+      options={BAND_OPTIONS}
+      data-testid="rfi-filter-band"
+    />
+  );
+});
+
+const SORT_OPTIONS = [
+  { value: 'deadline', label: 'Deadline (most urgent first)' },
+  { value: 'updated_desc', label: 'Last updated' },
+  { value: 'created_desc', label: 'Newest' },
+];
+
+const SortSelect = memo(function SortSelect() {
+  const sort = useQueue((s) => s.sort);
+  return (
+    <Select
+      label="Sort"
+      value={sort}
+      onChange={(v) => useQueue.getState().setSort(v as RfiSort)}
+      options={SORT_OPTIONS}
+      data-testid="rfi-sort"
+    />
+  );
+});
+
+const UnreadOnly = memo(function UnreadOnly() {
+  const unreadOnly = useQueue((s) => s.filter.unreadOnly);
+  return (
+    <Checkbox isSelected={unreadOnly} onChange={(v) => useQueue.getState().setFilter({ unreadOnly: v })}>
+      Unread only
+    </Checkbox>
+  );
+});
+
+/** The chip of a week filter (from the overview's weekly chart), with its clear button. */
+const WeekChip = memo(function WeekChip({ routeWeek }: { routeWeek: string }) {
+  const weekValue = useQueue((s) => s.filter.week);
+  const week = weekRange(weekValue);
+  if (!week) return null;
+  const clearWeek = (): void => {
+    useQueue.getState().setFilter({ week: '' });
+    if (routeWeek) useRouter.getState().navigate('/rfis', { replace: true });
+  };
+  return (
+    <span className="filter-chip" data-testid="rfi-filter-week" data-value={weekValue}>
+      Opened in week of {week.label}
+      <IconButton
+        label={`Clear the filter: opened in week of ${week.label}`}
+        icon={<X size={14} aria-hidden="true" />}
+        tooltip={false}
+        onPress={clearWeek}
+      />
+    </span>
+  );
+});
+
+/** The density switch does not depend on the queue: it never re-renders with it. */
+const QueueDensity = memo(DensityToggle);
+
+const NO_FILTER: QueueFilter = initialFilter;
+
+/** The count line, the case-file export and the table: what a filter, search or sort changes. */
+function QueueBody({
+  compact,
+  onSelect,
+  onOpen,
+  tableRef,
+  visibleRef,
+}: {
+  compact: boolean;
+  onSelect: ((id: string) => void) | undefined;
+  onOpen: (id: string) => void;
+  tableRef: RefObject<HTMLDivElement | null>;
+  visibleRef: VisibleRef;
+}) {
+  const { rows, loaded, total, error, filter, sort, now, activeId, several } = useQueue(
+    useShallow((s) => ({
+      rows: s.rows,
+      loaded: s.loaded,
+      total: s.total,
+      error: s.error,
+      filter: s.filter,
+      sort: s.sort,
+      now: s.now,
+      activeId: s.activeId,
+      several: s.entities.length > 1,
+    })),
+  );
+  const { load, setFilter, setSort, setActive, syncNow } = useQueue.getState();
+  const names = useRelatedNames((s) => s.names);
+
+  // Each sort order and every row's search text are computed once per data change (the other
+  // orders while the app is idle); a filter, keystroke or sort change is then one pass over rows
+  // already in order.
+  const index = useMemo(() => indexRfis(rows), [rows]);
+  useEffect(() => whenIdle(() => index.warm()), [index]);
+  // The entity and week filters belong to the desk, not to the shared rules: one extra condition,
+  // the same function until they change (so typing on narrows the previous answer).
+  const also = useMemo(() => {
+    const opened = weekRange(filter.week);
+    if (!filter.entity && !opened) return undefined;
+    return (r: RfiSummaryView): boolean =>
+      (!filter.entity || r.profileId === filter.entity) &&
+      (!opened || (Date.parse(r.createdAt) >= opened.start && Date.parse(r.createdAt) < opened.end));
+  }, [filter.entity, filter.week]);
+  const visible = useMemo(
+    () =>
+      index.query(
+        {
+          ...(filter.status ? { status: [filter.status] } : {}),
+          ...(filter.type ? { type: [filter.type] } : {}),
+          ...(filter.band ? { band: [filter.band] } : {}),
+          text: filter.text,
+          unreadOnly: filter.unreadOnly,
+        },
+        sort,
+        also,
+      ) as readonly RfiSummaryView[],
+    [index, sort, also, filter.status, filter.type, filter.band, filter.text, filter.unreadOnly],
+  );
+  useEffect(() => {
+    visibleRef.current = visible;
+  }, [visible, visibleRef]);
+
+  const columns = useMemo(() => queueColumns(names, now, compact, several), [names, now, compact, several]);
+  const sorting = useMemo(() => sortingOf(sort), [sort]);
 
   return (
-    <section className="screen rfi-queue" aria-labelledby="rfi-queue-title">
-      <div className="rfi-queue__head">
-        <h1 id="rfi-queue-title">Requests for information</h1>
-        <div className="rfi-queue__sync">
-          <span role="status" data-testid="rfi-sync-state" className="muted">
-            {syncText}
-          </span>
-          <Button
-            size="sm"
-            variant="ghost"
-            icon={<RefreshCw size={14} aria-hidden="true" />}
-            isPending={sync?.state === 'syncing'}
-            onPress={() => void syncNow()}
-          >
-            Sync now
-          </Button>
-        </div>
-      </div>
-
-      {several && (
-        <ul className="rfi-entities" aria-label="Legal entities watched" data-testid="rfi-entities">
-          {entities.map((e) => (
-            <li key={e.profileId} data-profile-id={e.profileId}>
-              <strong>{e.name}</strong> {e.total} RFIs · {entityState(e)}
-              {e.active ? ' · acts for answers, returns and quotes' : ''}
-            </li>
-          ))}
-        </ul>
-      )}
-
-      <StatusCounts counts={counts} total={counts?.total ?? rows.length} status={filter.status} />
-
-      <div className="rfi-filters" role="search">
-        <SearchField
-          label="Search"
-          className="rfi-filters__search"
-          inputRef={searchRef}
-          value={filter.text}
-          placeholder="id, related object, text… (press /)"
-          onChange={(text) => setFilter({ text })}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') {
-              tableRef.current?.querySelector<HTMLElement>('[role="grid"]')?.focus();
-              if (!activeId && visible[0]) setActive(visible[0].id);
-            }
-          }}
-          onClear={() => setFilter({ text: '' })}
-          data-testid="rfi-search-field"
-        />
-        {several && (
-          <Select
-            label="Entity"
-            value={filter.entity}
-            onChange={(entity) => setFilter({ entity })}
-            options={[
-              { value: '', label: 'All entities' },
-              ...entities.map((e) => ({ value: e.profileId, label: e.name })),
-            ]}
-            data-testid="rfi-filter-entity"
-          />
-        )}
-        <FilterSelects
-          status={filter.status}
-          type={filter.type}
-          band={filter.band}
-          unreadOnly={filter.unreadOnly}
-          sort={sort}
-          counts={counts}
-        />
-        {week && (
-          <span className="filter-chip" data-testid="rfi-filter-week" data-value={filter.week}>
-            Opened in week of {week.label}
-            <IconButton
-              label={`Clear the filter: opened in week of ${week.label}`}
-              icon={<X size={14} aria-hidden="true" />}
-              tooltip={false}
-              onPress={clearWeek}
-            />
-          </span>
-        )}
-      </div>
-
+    <>
       <div className="rfi-queue__bar">
         <p className="muted" aria-live="polite" data-testid="rfi-visible-count">
           {loaded
@@ -340,7 +432,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
               : 'Loading…'}
           <span className="rfi-queue__keys">{' · j/k to move, Enter to open, / to search'}</span>
         </p>
-        <DensityToggle />
+        <QueueDensity />
       </div>
 
       {loaded && visible.length > 0 && visible.length <= 500 && (
@@ -373,10 +465,10 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
             <DataTable
               data={visible}
               columns={columns}
-              getRowId={(r) => r.id}
+              getRowId={rowId}
               label="RFIs"
               manualSorting
-              sorting={sortingOf(sort)}
+              sorting={sorting}
               onSortingChange={(s) => {
                 const col = s[0]?.id;
                 const next = col ? SORT_OF_COLUMN[col] : undefined;
@@ -393,8 +485,8 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
                 onOpen(id);
               }}
               rowTestId="rfi-row"
-              rowData={(r) => ({ 'data-rfi-id': r.id, 'data-unread': r.unread ? 'true' : undefined })}
-              rowClassName={(r) => (r.unread ? 'rfi-row--unread' : undefined)}
+              rowData={rowData}
+              rowClassName={rowClassName}
               data-testid="rfi-list"
               empty={
                 loaded ? (
@@ -404,21 +496,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
                       rows.length === 0 ? (
                         <Button onPress={() => void syncNow()}>Sync now</Button>
                       ) : (
-                        <Button
-                          onPress={() =>
-                            setFilter({
-                              status: '',
-                              type: '',
-                              band: '',
-                              week: '',
-                              text: '',
-                              unreadOnly: false,
-                              entity: '',
-                            })
-                          }
-                        >
-                          Clear the filters
-                        </Button>
+                        <Button onPress={() => setFilter({ ...NO_FILTER })}>Clear the filters</Button>
                       )
                     }
                   >
@@ -432,8 +510,118 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
           </div>
         </>
       )}
-    </section>
+    </>
   );
+}
+
+const rowId = (r: RfiSummaryView): string => r.id;
+const rowData = (r: RfiSummaryView): Record<`data-${string}`, string | undefined> => ({
+  'data-rfi-id': r.id,
+  'data-unread': r.unread ? 'true' : undefined,
+});
+const rowClassName = (r: RfiSummaryView): string | undefined => (r.unread ? 'rfi-row--unread' : undefined);
+
+/** Runs `fn` when the renderer is idle (or soon, where there is no idle callback); answers a cancel. */
+function whenIdle(fn: () => void): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const h = requestIdleCallback(fn, { timeout: 2000 });
+    return () => cancelIdleCallback(h);
+  }
+  const t = setTimeout(fn, 50);
+  return () => clearTimeout(t);
+}
+
+/** The queue's columns: fewer beside the detail pane, the entity when the desk watches several. */
+function queueColumns(
+  names: Readonly<Record<string, string>>,
+  now: number,
+  compact: boolean,
+  several: boolean,
+): DataColumn<RfiSummaryView>[] {
+  const all: (DataColumn<RfiSummaryView> | false)[] = [
+    {
+      id: 'unread',
+      header: 'Unread',
+      enableSorting: false,
+      cell: (c) =>
+        c.row.original.unread ? (
+          <span className="rfi-unread" title="New: not opened since it changed">
+            <CircleDot size={12} aria-hidden="true" />
+            <span className="ui-visually-hidden">New</span>
+          </span>
+        ) : null,
+      meta: {
+        width: '28px',
+        hideHeader: true,
+        className: 'dt__cell--icon',
+        title: (r) => (r.unread ? 'New' : undefined),
+      },
+    },
+    {
+      id: 'rfi',
+      header: 'RFI',
+      enableSorting: false,
+      accessorFn: (r) => `${typeLabel(r.type)}: ${r.description}`,
+      cell: (c) => (
+        <span className="rfi-cell">
+          <span className="rfi-cell__type">{typeLabel(c.row.original.type)}</span>
+          <span className="rfi-cell__desc">{c.row.original.description || 'No description'}</span>
+        </span>
+      ),
+      meta: { width: 'minmax(160px, 3fr)' },
+    },
+    several && {
+      id: 'entity',
+      header: 'Entity',
+      enableSorting: false,
+      accessorFn: (r) => r.entityName ?? '',
+      cell: (c) => <span className="rfi-cell__entity">{c.row.original.entityName}</span>,
+      meta: { width: 'minmax(110px, 1.2fr)', title: (r) => r.entityName },
+    },
+    {
+      id: 'related',
+      header: 'Related to',
+      enableSorting: false,
+      cell: (c) => {
+        const r = c.row.original;
+        const l = relatedLabel(names, r.type, r.relatedId);
+        return l.name ? (
+          <span>{l.name}</span>
+        ) : (
+          <span className="rfi-cell__related">
+            <span className="muted">{l.kind}</span> <code>{r.relatedId}</code>
+          </span>
+        );
+      },
+      meta: {
+        width: 'minmax(120px, 2fr)',
+        title: (r) => {
+          const l = relatedLabel(names, r.type, r.relatedId);
+          return l.name ? `${l.name} (${r.relatedId})` : `${l.kind} ${r.relatedId}`;
+        },
+      },
+    },
+    {
+      id: 'status',
+      header: 'Status',
+      enableSorting: false,
+      cell: (c) => <StatusBadge status={c.row.original.status} />,
+      meta: { width: '144px', title: (r) => statusLabel(r.status) },
+    },
+    {
+      id: 'deadline',
+      header: 'Deadline',
+      cell: (c) => <DeadlineClock deadline={c.row.original.deadline} now={now} />,
+      meta: { width: compact ? '150px' : '170px', title: () => undefined },
+    },
+    !compact && {
+      id: 'updated',
+      header: 'Updated',
+      cell: (c) => <RelativeTime value={c.row.original.updatedAt} now={now} />,
+      meta: { width: '112px', align: 'end', title: () => undefined },
+    },
+  ];
+  return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);
 }
 
 /** One entity's watch in words: its outage or revoked token shows here, on it alone. */
@@ -459,109 +647,46 @@ export function RfiId({ id }: { id: string }) {
   return <CopyableId id={id} kind="RFI id" />;
 }
 
-/**
- * The per-status counts as toggle buttons. Memoised (with the selects below) so a keystroke in the
- * search re-renders only what it changes: the table and the count line.
- */
-const StatusCounts = memo(function StatusCounts({
-  counts,
-  total,
-  status,
-}: {
-  counts: RfiCountsView | null;
-  total: number;
-  status: string;
-}) {
-  const { setFilter } = useQueue.getState();
-  const filter = { status };
+/** The per-status counts as toggle buttons (each re-renders only when its own count or state does). */
+const StatusCounts = memo(function StatusCounts() {
+  const counts = useQueue((s) => s.counts);
+  const rowCount = useQueue((s) => s.rows.length);
+  const status = useQueue((s) => s.filter.status);
   return (
     <div className="rfi-counts" role="group" aria-label="RFIs per status" data-testid="rfi-counts">
-      <Button
-        size="sm"
-        variant={filter.status === '' ? 'primary' : 'secondary'}
-        aria-pressed={filter.status === ''}
-        onPress={() => setFilter({ status: '' })}
-        data-testid="rfi-count-all"
-      >
-        All <span className="rfi-counts__n">{total}</span>
-      </Button>
+      <CountButton status="" label="All" n={counts?.total ?? rowCount} pressed={status === ''} />
       {Object.entries(counts?.byStatus ?? {}).map(([s, n]) => (
-        <Button
-          key={s}
-          size="sm"
-          variant={filter.status === s ? 'primary' : 'secondary'}
-          aria-pressed={filter.status === s}
-          data-testid={`rfi-count-${s}`}
-          onPress={() => setFilter({ status: filter.status === s ? '' : s })}
-        >
-          {statusLabel(s)} <span className="rfi-counts__n">{n}</span>
-        </Button>
+        <CountButton key={s} status={s} label={statusLabel(s)} n={n} pressed={status === s} />
       ))}
       <span className="muted">{counts ? `${counts.unread} unread` : ''}</span>
     </div>
   );
 });
 
-/** The filter and sort selects and the unread checkbox (memoised, see StatusCounts). */
-const FilterSelects = memo(function FilterSelects(props: {
+/** "All" clears the status filter; a status filters on it, and a second press clears it. */
+const CountButton = memo(function CountButton({
+  status,
+  label,
+  n,
+  pressed,
+}: {
   status: string;
-  type: string;
-  band: QueueFilter['band'];
-  unreadOnly: boolean;
-  sort: RfiSort;
-  counts: RfiCountsView | null;
+  label: string;
+  n: number;
+  pressed: boolean;
 }) {
-  const { setFilter, setSort } = useQueue.getState();
-  const { sort, counts } = props;
-  const filter = props;
-  const statusOptions = useMemo(() => options(RFI_STATUSES, counts?.byStatus), [counts]);
-  const typeOptions = useMemo(() => options(RFI_TYPES, counts?.byType), [counts]);
   return (
-    <>
-      <Select
-        label="Status"
-        value={filter.status}
-        onChange={(status) => setFilter({ status })}
-        options={[
-          { value: '', label: 'All statuses' },
-          ...statusOptions.map((s) => ({ value: s, label: statusLabel(s) })),
-        ]}
-        data-testid="rfi-filter-status"
-      />
-      <Select
-        label="Type"
-        value={filter.type}
-        onChange={(type) => setFilter({ type })}
-        options={[
-          { value: '', label: 'All types' },
-          ...typeOptions.map((t) => ({ value: t, label: typeLabel(t) })),
-        ]}
-        data-testid="rfi-filter-type"
-      />
-      <Select
-        label="Deadline"
-        value={filter.band}
-        onChange={(band) => setFilter({ band: band as QueueFilter['band'] })}
-        options={[
-          { value: '', label: 'All deadlines' },
-          ...(Object.keys(BAND_LABELS) as DeadlineBand[]).map((b) => ({ value: b, label: BAND_LABELS[b] })),
-        ]}
-        data-testid="rfi-filter-band"
-      />
-      <Select
-        label="Sort"
-        value={sort}
-        onChange={(s) => setSort(s as RfiSort)}
-        options={[
-          { value: 'deadline', label: 'Deadline (most urgent first)' },
-          { value: 'updated_desc', label: 'Last updated' },
-          { value: 'created_desc', label: 'Newest' },
-        ]}
-        data-testid="rfi-sort"
-      />
-      <Checkbox isSelected={filter.unreadOnly} onChange={(unreadOnly) => setFilter({ unreadOnly })}>
-        Unread only
-      </Checkbox>
-    </>
+    <Button
+      size="sm"
+      variant={pressed ? 'primary' : 'secondary'}
+      aria-pressed={pressed}
+      onPress={() => {
+        const { filter, setFilter } = useQueue.getState();
+        setFilter({ status: status === '' || filter.status === status ? '' : status });
+      }}
+      data-testid={`rfi-count-${status || 'all'}`}
+    >
+      {label} <span className="rfi-counts__n">{n}</span>
+    </Button>
   );
 });
