@@ -261,35 +261,39 @@ function sameFields(a: RfiFilter, b: RfiFilter): boolean {
 const SORTS: readonly RfiSort[] = ['deadline', 'updated_desc', 'created_desc'];
 
 export function indexRfis(rows: readonly RfiSummary[]): RfiQueueIndex {
-  const orders = new Map<RfiSort, readonly RfiSummary[]>();
-  let texts: Map<RfiSummary, string> | null = null;
+  // Orders and answers are kept as positions in `rows` (and the rows they name), search texts by
+  // position: a query is a loop over integers and array reads, no lookups by object.
+  const orders = new Map<RfiSort, { at: Uint32Array; rows: readonly RfiSummary[] }>();
+  let texts: string[] | null = null;
   let last: {
     f: RfiFilter;
     needle: string;
     sort: RfiSort;
     also: ((s: RfiSummary) => boolean) | undefined;
+    at: Uint32Array;
     result: readonly RfiSummary[];
   } | null = null;
 
-  const sorted = (sort: RfiSort): readonly RfiSummary[] => {
+  const order = (sort: RfiSort): { at: Uint32Array; rows: readonly RfiSummary[] } => {
     let o = orders.get(sort);
     if (!o) {
-      o = [...rows].sort(compareSummaries(sort));
+      const cmp = compareSummaries(sort);
+      const at = Uint32Array.from(rows.keys()).sort((x, y) =>
+        cmp(rows[x] as RfiSummary, rows[y] as RfiSummary),
+      );
+      o = { at, rows: Array.from(at, (i) => rows[i] as RfiSummary) };
       orders.set(sort, o);
     }
     return o;
   };
-  const searchTexts = (): Map<RfiSummary, string> => {
-    if (!texts) {
-      texts = new Map();
-      for (const r of rows) texts.set(r, rfiSearchText(r));
-    }
+  const searchTexts = (): string[] => {
+    texts ??= rows.map(rfiSearchText);
     return texts;
   };
 
   return {
     rows,
-    sorted,
+    sorted: (sort) => order(sort).rows,
     query(f, sort, also) {
       const needle = searchNeedle(f.text);
       const fields =
@@ -297,10 +301,10 @@ export function indexRfis(rows: readonly RfiSummary[]): RfiQueueIndex {
         (f.type?.length ?? 0) > 0 ||
         (f.band?.length ?? 0) > 0 ||
         !!f.unreadOnly;
+      const all = order(sort);
       if (!needle && !fields && !also) {
-        const all = sorted(sort);
-        last = { f, needle, sort, also, result: all };
-        return all;
+        last = { f, needle, sort, also, at: all.at, result: all.rows };
+        return all.rows;
       }
       const narrows =
         last !== null &&
@@ -308,21 +312,25 @@ export function indexRfis(rows: readonly RfiSummary[]): RfiQueueIndex {
         last.also === also &&
         sameFields(last.f, f) &&
         needle.includes(last.needle);
-      const from = narrows && last ? last.result : sorted(sort);
+      const from = narrows && last ? last.at : all.at;
       // A text with the separator in it could match across fields: test field by field then.
       const t = needle && !needle.includes(FIELD_SEPARATOR) ? searchTexts() : null;
-      const result = from.filter(
-        (s) =>
-          matchesFields(s, f) &&
-          (!needle ||
-            (t ? (t.get(s) ?? rfiSearchText(s)).includes(needle) : matchesFilter(s, { text: needle }))) &&
-          (!also || also(s)),
-      );
-      last = { f, needle, sort, also, result };
+      const at: number[] = [];
+      const result: RfiSummary[] = [];
+      for (let k = 0; k < from.length; k++) {
+        const i = from[k] as number;
+        const s = rows[i] as RfiSummary;
+        if (fields && !matchesFields(s, f)) continue;
+        if (needle && !(t ? (t[i] as string).includes(needle) : matchesFilter(s, { text: needle }))) continue;
+        if (also && !also(s)) continue;
+        at.push(i);
+        result.push(s);
+      }
+      last = { f, needle, sort, also, at: Uint32Array.from(at), result };
       return result;
     },
     warm() {
-      for (const s of SORTS) sorted(s);
+      for (const s of SORTS) order(s);
       searchTexts();
     },
   };
