@@ -125,6 +125,17 @@ export function assetLabel(asset: string): string {
   return asset.replace(/^ETHEREUM-/i, '');
 }
 
+/** The network an asset id names, in words: "ETHEREUM-USDT" → "Ethereum"; null for "USD". */
+export function assetNetwork(asset: string): string | null {
+  return /^ETHEREUM-/i.test(asset) ? 'Ethereum' : null;
+}
+
+/** The asset with its network as secondary words: "USDT · Ethereum"; "USD" as it is. */
+export function assetLongLabel(asset: string): string {
+  const network = assetNetwork(asset);
+  return network ? `${assetLabel(asset)} · ${network}` : asset;
+}
+
 /** "12,500.00 USD", "25.000000 USDT" from minor units; null when either is missing or not an amount. */
 function money(amount: string | undefined, currency: string | undefined): string | null {
   if (!amount || !currency || !isMinorUnits(amount)) return null;

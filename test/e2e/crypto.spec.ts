@@ -84,9 +84,9 @@ test.describe('exchange: quote, confirm, settle', () => {
     await expect(app.getByTestId('crypto-phase')).toHaveCount(0);
 
     // Every decision field of spec 2.4.
-    await expect(app.getByTestId('crypto-receives')).toHaveText('25.500000 ETHEREUM-USDT');
+    await expect(app.getByTestId('crypto-receives')).toHaveText('25.500000 USDT');
     await expect(app.getByTestId('crypto-pays')).toContainText('USD');
-    await expect(app.getByTestId('crypto-rate')).toHaveText(/^1 ETHEREUM-USDT = 1\.\d{4} USD$/);
+    await expect(app.getByTestId('crypto-rate')).toHaveText(/^1 USDT = 1\.\d{4} USD$/);
     await expect(app.getByTestId('crypto-fee')).toHaveText('None at quote time');
     await expect(app.getByTestId('crypto-facts')).toContainText('IBAN');
     await expect(app.getByTestId('crypto-facts')).toContainText('Wallet');
@@ -214,7 +214,7 @@ test.describe('exchange: expiry and requote', () => {
     expect(second.request).toEqual(first.request);
     expect(second.transactionId).not.toBe(first.transactionId);
     expect(second.idempotencyKey).not.toBe(first.idempotencyKey);
-    await expect(app.getByTestId('crypto-receives')).toHaveText('12.345678 ETHEREUM-USDT');
+    await expect(app.getByTestId('crypto-receives')).toHaveText('12.345678 USDT');
     await expect(app.getByTestId('crypto-confirm')).toBeEnabled();
   });
 });

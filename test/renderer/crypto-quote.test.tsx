@@ -1,4 +1,4 @@
-import { act, cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { QuoteView } from '../../src/renderer/src/features/crypto/QuoteView';
 import { useCrypto } from '../../src/renderer/src/features/crypto/store';
@@ -118,8 +118,13 @@ describe('QuoteView', () => {
     answer = orderView({ validInMs: 30_000, serverAheadMs: 3600_000 });
     await show();
     expect(screen.getByTestId('crypto-pays').textContent).toBe('1.01 USD');
-    expect(screen.getByTestId('crypto-receives').textContent).toBe('1.000000 ETHEREUM-USDT');
-    expect(screen.getByTestId('crypto-rate').textContent).toBe('1 ETHEREUM-USDT = 1.0010 USD');
+    expect(screen.getByTestId('crypto-receives').textContent).toBe('1.000000 USDT');
+    expect(screen.getByTestId('crypto-rate').textContent).toBe('1 USDT = 1.0010 USD');
+    // Names before ids: the asset's name, its network and wire id on hover and in the facts.
+    expect(
+      within(screen.getByTestId('crypto-receives')).getByTitle('USDT · Ethereum (ETHEREUM-USDT)').textContent,
+    ).toBe('USDT');
+    expect(screen.getByTestId('crypto-facts').textContent).toContain('USDT-USD (USDT · Ethereum / USD)');
     expect(screen.getByTestId('crypto-initiated-by').textContent).toContain('Ada Admin');
     const remaining = Number(screen.getByTestId('crypto-countdown').getAttribute('data-remaining-seconds'));
     expect(remaining).toBeGreaterThanOrEqual(29);

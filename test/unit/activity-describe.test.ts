@@ -1,5 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { activityKindOf, describeActivity } from '../../src/shared/activity';
+import {
+  activityKindOf,
+  assetLabel,
+  assetLongLabel,
+  assetNetwork,
+  describeActivity,
+} from '../../src/shared/activity';
+
+describe('asset names', () => {
+  it('names a digital asset as analysts do, the network second, currencies as they are', () => {
+    expect(assetLabel('ETHEREUM-USDT')).toBe('USDT');
+    expect(assetNetwork('ETHEREUM-USDC')).toBe('Ethereum');
+    expect(assetLongLabel('ETHEREUM-USDT')).toBe('USDT · Ethereum');
+    expect(assetNetwork('USD')).toBeNull();
+    expect(assetLongLabel('USD')).toBe('USD');
+  });
+});
 
 describe('activity in words', () => {
   it('a return intent: amount and currency from minor units, the counterparty and the reason code', () => {

@@ -1,3 +1,4 @@
+import { assetLabel, assetLongLabel } from '../../../shared/activity';
 import { decimalsOf, formatMinor, parseMinor } from '../../../shared/money';
 
 export interface MoneyProps {
@@ -5,7 +6,10 @@ export interface MoneyProps {
   amount: string | bigint | null | undefined;
   /** ISO 4217 currency or digital asset id; decides the number of decimals. */
   currency: string | null | undefined;
-  /** Show the currency code after the number (default true). */
+  /**
+   * Show the currency after the number (default true): its code, or a digital asset's name
+   * ("USDT", the network and the wire id on hover).
+   */
   code?: boolean;
   className?: string;
   'data-testid'?: string;
@@ -44,7 +48,14 @@ export function Money({ amount, currency, code = true, className, ...rest }: Mon
       title={ok ? undefined : 'Not a minor-unit amount; shown as received'}
     >
       {text}
-      {code && cur ? ` ${cur}` : ''}
+      {code && cur ? ' ' : ''}
+      {code && cur ? (
+        assetLabel(cur) === cur ? (
+          cur
+        ) : (
+          <span title={`${assetLongLabel(cur)} (${cur})`}>{assetLabel(cur)}</span>
+        )
+      ) : null}
     </span>
   );
 }

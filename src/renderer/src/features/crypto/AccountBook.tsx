@@ -1,6 +1,7 @@
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
 import { ArrowLeft, Plus, Save, Trash2 } from 'lucide-react';
+import { assetLongLabel } from '../../../../shared/activity';
 import { ACCOUNT_ASSETS } from '../../../../shared/catalogue';
 import type { AccountBookEntry } from '../../../../shared/ipc/channels/crypto';
 import { Button, CopyableId, DataTable, IconButton, Select, Skeleton, TextField } from '../../components/ui';
@@ -78,8 +79,11 @@ export function AccountBook() {
       {
         id: 'asset',
         header: 'Asset',
-        accessorFn: (a) => a.asset || 'unknown',
-        meta: { width: '170px' },
+        accessorFn: (a) => (a.asset ? assetLongLabel(a.asset) : 'unknown'),
+        meta: {
+          width: '170px',
+          title: (a) => (a.asset ? `${assetLongLabel(a.asset)} (${a.asset})` : 'unknown'),
+        },
       },
       {
         id: 'le',
@@ -185,7 +189,7 @@ export function AccountBook() {
             onChange={setAsset}
             options={[
               { value: '', label: 'Unknown' },
-              ...ACCOUNT_ASSETS.map((x) => ({ value: x, label: x })),
+              ...ACCOUNT_ASSETS.map((x) => ({ value: x, label: assetLongLabel(x) })),
             ]}
           />
           <Button

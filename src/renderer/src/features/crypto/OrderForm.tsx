@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { assetLabel, assetLongLabel } from '../../../../shared/activity';
 import { DIGITAL_ASSETS } from '../../../../shared/catalogue';
 import type { AccountBookEntry } from '../../../../shared/ipc/channels/crypto';
 import { decimalsOf } from '../../../../shared/money';
@@ -24,11 +25,11 @@ function AccountField(props: {
 }) {
   return (
     <Select
-      label={`${props.label} (${props.asset})`}
+      label={`${props.label} (${assetLabel(props.asset)})`}
       value={props.value}
       onChange={props.onChange}
       options={props.options.map((a) => ({ value: a.accountId, label: accountLabel(a) }))}
-      placeholder={`No ${props.asset} account in the book`}
+      placeholder={`No ${assetLabel(props.asset)} account in the book`}
       isDisabled={props.isDisabled}
       data-testid={props.testId}
     />
@@ -134,9 +135,9 @@ export function OrderForm() {
           />
           <dl className="facts crypto-form__pair" data-testid="crypto-pair">
             <dt>Base asset</dt>
-            <dd>{asset.base_asset}</dd>
+            <dd>{assetLongLabel(asset.base_asset)}</dd>
             <dt>Quote asset</dt>
-            <dd>{asset.quote_asset}</dd>
+            <dd>{assetLongLabel(asset.quote_asset)}</dd>
             <dt>Symbol</dt>
             <dd>{asset.symbol}</dd>
             <dt>Priority / rail</dt>
@@ -161,8 +162,8 @@ export function OrderForm() {
                 'error' in converted
                   ? touched
                     ? undefined
-                    : `In ${requestedAsset}, up to ${decimalsOf(requestedAsset)} decimal places.`
-                  : `= ${converted.minor} minor units of ${requestedAsset} (${decimalsOf(requestedAsset)} decimals)`
+                    : `In ${assetLabel(requestedAsset)}, up to ${decimalsOf(requestedAsset)} decimal places.`
+                  : `= ${converted.minor} minor units of ${assetLabel(requestedAsset)} (${decimalsOf(requestedAsset)} decimals)`
               }
               data-testid="crypto-amount"
             />
@@ -172,8 +173,8 @@ export function OrderForm() {
               value={draft.amountIn}
               onChange={(v) => update({ amountIn: v === 'quote' ? 'quote' : 'base' })}
               options={[
-                { value: 'base', label: asset.base_asset },
-                { value: 'quote', label: asset.quote_asset },
+                { value: 'base', label: assetLabel(asset.base_asset) },
+                { value: 'quote', label: assetLabel(asset.quote_asset) },
               ]}
               isDisabled={locked}
               data-testid="crypto-amount-in"

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { ArrowRight, CircleCheck, CircleX, Clock } from 'lucide-react';
 import type { OrderView } from '../../../../shared/ipc/channels/crypto';
-import { assetLabel } from '../../../../shared/activity';
+import { assetLabel, assetLongLabel } from '../../../../shared/activity';
 import { formatMinor, isMinorUnits, parseMinor } from '../../../../shared/money';
 import { Countdown, remainingMs } from '../../components/Countdown';
 import { Money } from '../../components/Money';
@@ -270,7 +270,7 @@ export function QuoteView({ orderId }: { orderId: string }) {
           <div className="money-summary__rate">
             <span className="money-summary__label">Rate</span>
             <span data-testid="crypto-rate">
-              1 {c.base_asset} = {c.customer_rate} {c.quote_asset}
+              1 {assetLabel(c.base_asset)} = {c.customer_rate} {assetLabel(c.quote_asset)}
             </span>
           </div>
         </section>
@@ -345,7 +345,7 @@ export function QuoteView({ orderId }: { orderId: string }) {
             </dd>
             <dt>Rate</dt>
             <dd>
-              1 {c.base_asset} = {c.customer_rate} {c.quote_asset}
+              1 {assetLabel(c.base_asset)} = {c.customer_rate} {assetLabel(c.quote_asset)}
             </dd>
           </dl>
           <p className="muted">
@@ -414,7 +414,7 @@ export function QuoteView({ orderId }: { orderId: string }) {
           </dd>
           <dt>Symbol</dt>
           <dd>
-            {c.symbol} ({c.base_asset} / {c.quote_asset})
+            {c.symbol} ({assetLongLabel(c.base_asset)} / {assetLongLabel(c.quote_asset)})
           </dd>
           <dt>Description</dt>
           <dd>{text(c.description)}</dd>

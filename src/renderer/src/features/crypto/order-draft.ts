@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { assetLabel } from '../../../../shared/activity';
 import { DIGITAL_ASSETS } from '../../../../shared/catalogue';
 import type { AccountBookEntry, CryptoContext, QuoteArgs } from '../../../../shared/ipc/channels/crypto';
 import { decimalsOf, readAmountInput } from '../../../../shared/money';
@@ -41,7 +42,7 @@ export function amountToMinor(input: string, asset: string): { minor: string } |
     case 'not_positive':
       return { error: 'The amount must be more than zero.' };
     case 'too_many_decimals':
-      return { error: `${asset} has ${decimals} decimal places; the amount has more.` };
+      return { error: `${assetLabel(asset)} has ${decimals} decimal places; the amount has more.` };
     default:
       return { error: 'Use digits and at most one decimal point, e.g. 1250.50 (no signs or separators).' };
   }
