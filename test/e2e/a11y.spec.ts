@@ -105,6 +105,53 @@ interface ScreenCase {
   open(app: Page, harness: Harness): Promise<void>;
   /** The screen's main controls: Tab must reach each of them. */
   controls(app: Page): Locator[];
+  /**
+   * After a change of window size: waits until the screen shows what it must at that size (its
+   * layout for the width, its content drawn). The page is then checked once it is also still.
+   */
+  settle?(app: Page, size: Size): Promise<void>;
+}
+
+type Size = (typeof SIZES)[number];
+
+/**
+ * Waits until the page is still: web fonts loaded, and for several frames in a row no change in
+ * the DOM (outside timers that tick on purpose, such as a quote's countdown) and no change in
+ * the size of the main area. Checks and screenshots then see the screen as it stays, not a
+ * layout half-way through following the window.
+ */
+async function still(app: Page): Promise<void> {
+  await app.evaluate(async () => {
+    await document.fonts.ready;
+    await new Promise<void>((resolve) => {
+      const ticking = (n: Node): boolean =>
+        !!(n instanceof Element ? n : n.parentElement)?.closest('[role="timer"]');
+      let changed = true;
+      const observer = new MutationObserver((records) => {
+        if (records.some((r) => !ticking(r.target))) changed = true;
+      });
+      observer.observe(document.body, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        characterData: true,
+      });
+      let size = '';
+      let quiet = 0;
+      const frame = (): void => {
+        const r = document.querySelector('main')?.getBoundingClientRect();
+        const now = r ? `${r.width}x${r.height}` : '';
+        quiet = changed || now !== size ? 0 : quiet + 1;
+        changed = false;
+        size = now;
+        if (quiet >= 5) {
+          observer.disconnect();
+          resolve();
+        } else requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    });
+  });
 }
 
 const screens: ScreenCase[] = [
@@ -133,6 +180,13 @@ const screens: ScreenCase[] = [
     async open(app, harness) {
       await harness.services.rfis.ready();
       await go(app, harness, '#/rfis');
+      await expect(app.getByTestId('rfi-row').first()).toBeVisible();
+    },
+    async settle(app, size) {
+      // Wide windows show the queue beside the detail pane, narrow ones the queue alone (the
+      // table is built anew then): the layout for this width, every RFI loaded, rows drawn.
+      await expect(app.getByTestId('rfi-split')).toHaveCount(size.width >= 1200 ? 1 : 0);
+      await expect(app.getByTestId('rfi-visible-count')).toHaveText(/^(\d+) of \1 RFIs/);
       await expect(app.getByTestId('rfi-row').first()).toBeVisible();
     },
     controls: (app) => [
@@ -426,9 +480,14 @@ for (const scheme of ['light', 'dark'] as const) {
 
         for (const size of SIZES) {
           await app.setViewportSize(size);
-          // Layouts follow the window (master–detail, wrapping toolbars): let it settle.
-          await app.waitForTimeout(400);
           await app.mouse.move(0, 0);
+          // Layouts follow the window (master–detail, wrapping toolbars): wait for the screen's
+          // own state at this size, then for the page to be still.
+          await expect
+            .poll(() => app.evaluate(() => `${window.innerWidth}x${window.innerHeight}`))
+            .toBe(`${size.width}x${size.height}`);
+          await screen.settle?.(app, size);
+          await still(app);
           const at = `${screen.name} ${scheme} ${size.width}x${size.height}`;
 
           const violations = await seriousA11yViolations(app);

@@ -10,9 +10,10 @@ import { staffOf } from '../support/sandbox-staff';
 
 /**
  * The settings and activity screens (issue 4) in Chromium, over the harness with the real services
- * and the embedded sandbox. Playwright runs without a session bus, so these tests pick the keychain
- * explicitly: an in-process stand-in for the "keychain available" screens, and the unavailable
- * backend for the warning. (The real Secret Service is covered by test/integration/vault.test.ts.)
+ * and the embedded sandbox. These tests pick the keychain explicitly, whatever the machine has (npm run
+ * test:e2e runs under scripts/with-keyring.sh, a real Secret Service): an in-process stand-in for the
+ * "keychain available" screens, and the unavailable backend for the warning. (The real Secret
+ * Service is covered by test/integration/vault.test.ts.)
  */
 function standInKeychain(): KeyringBackend {
   const entries = new Map<string, string>();
