@@ -531,6 +531,14 @@ function whenIdle(fn: () => void): () => void {
   return () => clearTimeout(t);
 }
 
+/** The unread marker, made once (rows reuse the element as it is). */
+const UNREAD_MARK = (
+  <span className="rfi-unread" title="New: not opened since it changed">
+    <CircleDot size={12} aria-hidden="true" />
+    <span className="ui-visually-hidden">New</span>
+  </span>
+);
+
 /** The queue's columns: fewer beside the detail pane, the entity when the desk watches several. */
 function queueColumns(
   names: Readonly<Record<string, string>>,
@@ -543,13 +551,7 @@ function queueColumns(
       id: 'unread',
       header: 'Unread',
       enableSorting: false,
-      cell: (c) =>
-        c.row.original.unread ? (
-          <span className="rfi-unread" title="New: not opened since it changed">
-            <CircleDot size={12} aria-hidden="true" />
-            <span className="ui-visually-hidden">New</span>
-          </span>
-        ) : null,
+      cell: (c) => (c.row.original.unread ? UNREAD_MARK : null),
       meta: {
         width: '28px',
         hideHeader: true,
