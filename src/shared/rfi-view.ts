@@ -260,11 +260,23 @@ function sameFields(a: RfiFilter, b: RfiFilter): boolean {
 
 const SORTS: readonly RfiSort[] = ['deadline', 'updated_desc', 'created_desc'];
 
+/** How many answers without a text an index keeps (the oldest goes first). */
+const FIELD_ANSWERS_KEPT = 24;
+
+/** One key per sort and non-text filter (lists compared as given, in order). */
+function fieldsKey(f: RfiFilter, sort: RfiSort): string {
+  return JSON.stringify([sort, f.status ?? [], f.type ?? [], f.band ?? [], !!f.unreadOnly]);
+}
+
 export function indexRfis(rows: readonly RfiSummary[]): RfiQueueIndex {
   // Orders and answers are kept as positions in `rows` (and the rows they name), search texts by
   // position: a query is a loop over integers and array reads, no lookups by object.
   const orders = new Map<RfiSort, { at: Uint32Array; rows: readonly RfiSummary[] }>();
   let texts: string[] | null = null;
+  // Answers without a text (a status, type, band or unread filter in one order), kept so that
+  // going back to one (a status clicked again, the search cleared) is immediate, and so that a
+  // search starts from the rows those filters leave rather than from every row.
+  const byFields = new Map<string, { at: Uint32Array; result: readonly RfiSummary[] }>();
   let last: {
     f: RfiFilter;
     needle: string;
@@ -306,13 +318,19 @@ export function indexRfis(rows: readonly RfiSummary[]): RfiQueueIndex {
         last = { f, needle, sort, also, at: all.at, result: all.rows };
         return all.rows;
       }
+      const key = also ? null : fieldsKey(f, sort);
+      const known = key === null ? undefined : byFields.get(key);
+      if (!needle && known) {
+        last = { f, needle, sort, also, at: known.at, result: known.result };
+        return known.result;
+      }
       const narrows =
         last !== null &&
         last.sort === sort &&
         last.also === also &&
         sameFields(last.f, f) &&
         needle.includes(last.needle);
-      const from = narrows && last ? last.at : all.at;
+      const from = narrows && last ? last.at : (known?.at ?? all.at);
       // A text with the separator in it could match across fields: test field by field then.
       const t = needle && !needle.includes(FIELD_SEPARATOR) ? searchTexts() : null;
       const at: number[] = [];
@@ -327,6 +345,10 @@ export function indexRfis(rows: readonly RfiSummary[]): RfiQueueIndex {
         result.push(s);
       }
       last = { f, needle, sort, also, at: Uint32Array.from(at), result };
+      if (!needle && key !== null) {
+        if (byFields.size >= FIELD_ANSWERS_KEPT) byFields.delete(byFields.keys().next().value as string);
+        byFields.set(key, { at: last.at, result });
+      }
       return result;
     },
     warm() {

@@ -98,6 +98,21 @@ describe('indexRfis: the queue precomputed once per data change', () => {
     }
   });
 
+  it('keeps the answers without a text: a status clicked again is the same answer, a search starts from it', () => {
+    const index = indexRfis(data);
+    const f: RfiFilter = { status: ['approved'] };
+    const first = index.query(f, 'updated_desc');
+    expect(first).toEqual(queryRfis(data, f, 'updated_desc'));
+    expect(index.query({ status: ['rejected'] }, 'updated_desc')).toEqual(
+      queryRfis(data, { status: ['rejected'] }, 'updated_desc'),
+    );
+    expect(index.query({ ...f }, 'updated_desc')).toBe(first);
+    expect(index.query({ ...f, text: 'in' }, 'updated_desc')).toEqual(
+      queryRfis(data, { ...f, text: 'in' }, 'updated_desc'),
+    );
+    expect(index.query(f, 'created_desc')).toEqual(queryRfis(data, f, 'created_desc'));
+  });
+
   it('applies an extra condition of the caller, and a new condition starts from every row', () => {
     const index = indexRfis(data);
     const even = (s: RfiSummary): boolean => s.description.endsWith('0') || s.description.endsWith('2');
