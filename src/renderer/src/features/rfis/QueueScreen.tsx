@@ -6,7 +6,8 @@ import { useShallow } from 'zustand/react/shallow';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
 import type { DeskEntityView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
-import { BAND_LABELS, indexRfis } from '../../../../shared/rfi-view';
+import { BAND_LABELS } from '../../../../shared/rfi-view';
+import { indexRfis } from '../../../../shared/rfi-queue-index';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
 import {
   Button,

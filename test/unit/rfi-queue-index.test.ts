@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { indexRfis, queryRfis, rfiSearchText, searchNeedle } from '../../src/shared/rfi-view';
+import { indexRfis, rfiSearchText } from '../../src/shared/rfi-queue-index';
+import { queryRfis, searchNeedle } from '../../src/shared/rfi-view';
 import type { DeadlineBand, RfiFilter, RfiSort, RfiSummary } from '../../src/shared/rfi-view';
 
 /** A small deterministic generator (mulberry32), so a failure replays. */
