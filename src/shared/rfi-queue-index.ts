@@ -32,8 +32,11 @@ export interface RfiQueueIndex {
    * typed on), only the previous answer is scanned: a longer text only narrows it.
    */
   query(f: RfiFilter, sort: RfiSort, also?: (s: RfiSummary) => boolean): readonly RfiSummary[];
-  /** Computes every sort order and search text now (e.g. while the app is idle). */
-  warm(): void;
+  /**
+   * Computes one more sort order or the search texts ahead of use (e.g. while the app is idle, one
+   * step per idle period, so no step is a long task); answers false once nothing is left.
+   */
+  warm(): boolean;
 }
 
 function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
@@ -145,8 +148,11 @@ export function indexRfis(rows: readonly RfiSummary[]): RfiQueueIndex {
       return result;
     },
     warm() {
-      for (const s of SORTS) order(s);
-      searchTexts();
+      const next = SORTS.find((s) => !orders.has(s));
+      if (next) order(next);
+      else if (!texts) searchTexts();
+      else return false;
+      return true;
     },
   };
 }

@@ -522,14 +522,26 @@ const rowData = (r: RfiSummaryView): Record<`data-${string}`, string | undefined
 });
 const rowClassName = (r: RfiSummaryView): string | undefined => (r.unread ? 'rfi-row--unread' : undefined);
 
-/** Runs `fn` when the renderer is idle (or soon, where there is no idle callback); answers a cancel. */
-function whenIdle(fn: () => void): () => void {
-  if (typeof requestIdleCallback === 'function') {
-    const h = requestIdleCallback(fn, { timeout: 2000 });
-    return () => cancelIdleCallback(h);
-  }
-  const t = setTimeout(fn, 50);
-  return () => clearTimeout(t);
+/**
+ * Runs `step` whenever the renderer is idle (or soon, where there is no idle callback), one step
+ * per idle period, until it answers false; answers a cancel.
+ */
+function whenIdle(step: () => boolean): () => void {
+  let cancel = (): void => undefined;
+  const schedule = (): void => {
+    const run = (): void => {
+      if (step()) schedule();
+    };
+    if (typeof requestIdleCallback === 'function') {
+      const h = requestIdleCallback(run, { timeout: 2000 });
+      cancel = () => cancelIdleCallback(h);
+    } else {
+      const t = setTimeout(run, 50);
+      cancel = () => clearTimeout(t);
+    }
+  };
+  schedule();
+  return () => cancel();
 }
 
 /** The unread marker, made once (rows reuse the element as it is). */
