@@ -372,6 +372,29 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
   await chooseOption(page, page, 'Status', 'approved');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('1 of 8 RFIs');
   await expect(page.getByTestId('rfi-row').first()).toContainText('No deadline');
+
+  // The status counts filter as the Status select does, and say which one is chosen; a second
+  // press of the same count clears it.
+  const actionRequired = page.getByTestId('rfi-count-action_required');
+  await actionRequired.click();
+  await expect(page.getByTestId('rfi-visible-count')).toContainText('3 of 8 RFIs');
+  await expect(actionRequired).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', 'action_required');
+  await actionRequired.click();
+  await expect(page.getByTestId('rfi-visible-count')).toContainText('8 of 8 RFIs');
+  await expect(page.getByTestId('rfi-count-all')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', '');
+  // Sort from the Sort select and from the column headers: the rows follow main's order of the
+  // same cache (the shared rules), newest first, then by deadline again.
+  const rowIds = () =>
+    page.getByTestId('rfi-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rfi-id')));
+  const mainOrder = async (sort: 'deadline' | 'created_desc' | 'updated_desc') =>
+    (await harness.services.handlers['rfis.list']({ sort })).items.map((r) => r.id);
+  await chooseOption(page, page, 'Sort', 'Newest');
+  await expect.poll(rowIds).toEqual(await mainOrder('created_desc'));
+  await page.getByRole('columnheader', { name: 'Deadline' }).getByRole('button').click();
+  await expect(page.getByTestId('rfi-sort')).toHaveAttribute('data-value', 'deadline');
+  await expect.poll(rowIds).toEqual(await mainOrder('deadline'));
   await closeApp(run);
 });
 

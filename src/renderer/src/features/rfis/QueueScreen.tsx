@@ -626,12 +626,16 @@ function queueColumns(
     {
       id: 'deadline',
       header: 'Deadline',
+      // An accessor makes the header a sort button (TanStack sorts only columns with a value);
+      // the queue sorts itself (manualSorting), by the shared rules.
+      accessorFn: (r) => r.deadline ?? '',
       cell: (c) => <DeadlineClock deadline={c.row.original.deadline} now={now} />,
       meta: { width: compact ? '150px' : '170px', title: () => undefined },
     },
     !compact && {
       id: 'updated',
       header: 'Updated',
+      accessorFn: (r) => r.updatedAt,
       cell: (c) => <RelativeTime value={c.row.original.updatedAt} now={now} />,
       meta: { width: '112px', align: 'end', title: () => undefined },
     },
