@@ -249,6 +249,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       profiles,
       pollingIntervalSeconds: s.pollingIntervalSeconds,
       notifications: s.notifications,
+      reminders: s.reminders,
       vault: vault.status(),
       problems: stores.problems(),
     };

@@ -26,6 +26,8 @@ import { createServerClock } from '../bank/clock';
 import type { ServerClock } from '../bank/clock';
 import type { Stores } from '../infra/stores';
 import { createReminders } from './reminders';
+import type { Reminders } from './reminders';
+import { originOf } from '../bank/scope';
 import type { AtRestCodec } from '../infra/at-rest';
 import { createEventHub } from '../infra/events';
 import type { EventHub } from '../infra/events';
@@ -67,6 +69,8 @@ export interface Desk {
   watched(): ReadonlyMap<string, { session: ProfileSession; rfis: RfiService }>;
   /** Deadline reminders over every member now (also after each change and once a minute). */
   checkReminders(): Promise<number>;
+  /** Snoozes and the "due soon" list (also when notifications are off for a test run). */
+  reminders(): Promise<Reminders>;
   /** Starts and stops watchers to match the profiles with a token (also run on every change). */
   reconcile(): Promise<void>;
   dispose(): Promise<void>;
@@ -92,7 +96,10 @@ export interface DeskDeps {
   /** The active profile's bank clock (reminders follow each entity's bank time). */
   clock: ServerClock;
   stores: Stores;
-  /** Reminder thresholds in hours before the timeout (default 168, 48, 24); false: none. */
+  /**
+   * Reminders: {} follows Settings (on/off, thresholds); `hours` overrides the thresholds (tests);
+   * false shows none whatever Settings say (tests and the harness).
+   */
   reminders: { hours?: readonly number[] } | false;
 }
 
@@ -337,12 +344,25 @@ function startDesk(
     platform: deps.platform,
     events,
     log,
-    ...(deps.reminders && deps.reminders.hours ? { hours: deps.reminders.hours } : {}),
+    // Read at every check: a change in Settings applies without a restart.
+    thresholds: () => {
+      const r = settings.get().reminders;
+      const override = deps.reminders ? deps.reminders.hours : undefined;
+      return override ? { enabled: true, hours: override } : r;
+    },
     members: () =>
       members().map((m) => ({
+        profileId: m.profileId,
         rows: async () => (await m.rfis.list({})).items,
         now: m.now,
         entityName: () => (watchers.size > 0 ? m.entityName() : null),
+        displayName: m.entityName,
+        scope: () =>
+          originOf(
+            m.profileId === session.profile.id
+              ? session.environment
+              : (watchers.get(m.profileId)?.session.environment ?? session.environment),
+          ),
       })),
   });
   const checkReminders = async (): Promise<number> => {
@@ -352,7 +372,16 @@ function startDesk(
   const reminderTimer = setInterval(() => void checkReminders(), 60_000);
   reminderTimer.unref?.();
 
-  const offSettings = settings.onChange(() => void reconcile());
+  let lastThresholds = JSON.stringify(settings.get().reminders);
+  const offSettings = settings.onChange((next) => {
+    void reconcile();
+    const t = JSON.stringify(next.reminders);
+    if (t === lastThresholds) return;
+    lastThresholds = t;
+    // New thresholds apply now; snooze ends shown to the page follow them.
+    void checkReminders();
+    void reminders.then(async (r) => events.emit('reminders.changed', { snoozes: await r.snoozes() }));
+  });
   const offEvents = events.attach((m) => {
     if (m.event !== 'session.changed') return;
     activeName(); // remembers the entity's name while the bank reports it
@@ -377,6 +406,7 @@ function startDesk(
   const desk: Desk & { changed(payload: RfiChangedView): void } = {
     changed,
     checkReminders,
+    reminders: () => reminders,
     watched: () => watchers,
     reconcile,
     async list(args) {
