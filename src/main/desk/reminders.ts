@@ -133,7 +133,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         const now = nows.get(s.scope);
         return now === undefined || snoozeEnd(s.until, s.deadline, hours) > now;
       })
-      .map((s) => snoozeView(s, hours));
+      .map((s) => snoozeView(s, hours, nows.get(s.scope) ?? Date.now()));
   };
 
   const run = async (): Promise<number> => {
@@ -251,7 +251,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         snoozes.set(stored);
         deps.log.info('reminders: snoozed', { rfiId, until: new Date(plan.until).toISOString() });
         publish();
-        return snoozeView(stored, hours);
+        return snoozeView(stored, hours, now);
       });
     },
     unsnooze(rfiId) {

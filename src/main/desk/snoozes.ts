@@ -76,8 +76,9 @@ export async function openSnoozes(stores: Stores): Promise<SnoozeStore> {
 }
 
 /** A snooze as the page reads it, its end under today's thresholds. */
-export function snoozeView(s: StoredSnooze, hours: readonly number[]): SnoozeView {
+export function snoozeView(s: StoredSnooze, hours: readonly number[], bankNow: number): SnoozeView {
   return {
+    offsetMs: bankNow - Date.now(),
     rfiId: s.rfiId,
     until: new Date(snoozeEnd(s.until, s.deadline, hours)).toISOString(),
     capped: s.capped,

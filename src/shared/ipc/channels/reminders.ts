@@ -19,6 +19,8 @@ export const snoozeViewSchema = z.object({
   capped: z.boolean(),
   /** When it was set (ISO, bank time). */
   setAt: z.string(),
+  /** The owning entity's bank time minus this computer's clock (ms), when main answered. */
+  offsetMs: z.number(),
 });
 export type SnoozeView = z.infer<typeof snoozeViewSchema>;
 
