@@ -14,6 +14,7 @@ import { AnswerComposer, AnswerStatus } from './AnswerComposer';
 import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
 import { relatedLabel, useRelatedNames } from './related-names';
+import { SnoozeControl } from './SnoozeControl';
 import { UnsentDraft } from './UnsentDraft';
 import { CaseFileExport } from '../case-files/CaseFileExport';
 
@@ -230,6 +231,14 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
             <DeadlineClock deadline={deadline ? deadline.toISOString() : null} now={now} />
           </dd>
         </div>
+        {(detail.summary.awaitingAction || deadline) && (
+          <div>
+            <dt>Reminders</dt>
+            <dd>
+              <SnoozeControl rfiId={rfi.id} awaiting={detail.summary.awaitingAction && !!deadline} />
+            </dd>
+          </div>
+        )}
       </dl>
       {owner && !owner.acting && (
         <p className="notice rfi-detail__acting" role="note" data-testid="rfi-acting">

@@ -25,6 +25,7 @@ import type { DataColumn } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
 import { useRouteQuery, useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
+import { SnoozedMark } from './SnoozeControl';
 import { queueSubscription, useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
@@ -172,6 +173,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
         accessorFn: (r) => `${typeLabel(r.type)}: ${r.description}`,
         cell: (c) => (
           <span className="rfi-cell">
+            <SnoozedMark rfiId={c.row.original.id} />
             <span className="rfi-cell__type">{typeLabel(c.row.original.type)}</span>
             <span className="rfi-cell__desc">{c.row.original.description || 'No description'}</span>
           </span>
