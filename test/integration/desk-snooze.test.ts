@@ -149,8 +149,13 @@ it('a snooze holds reminders back across a restart; the threshold crossed meanwh
   await sync(t);
   await sync(t);
   expect(titles(t, 'Snooze probe')).toEqual(['RFI due in less than 48 hours']);
-  // The ended snooze is gone from the store (pruned) and from the list.
+  // The ended snooze is gone from the list and from the file (pruned).
   expect((await ipc(t, 'reminders.snoozes', undefined)).snoozes).toEqual([]);
+  const file = JSON.parse(await readFile(path.join(t.dataDir, 'state', 'reminder-snoozes.json'), 'utf8')) as {
+    version: number;
+    snoozes: Record<string, unknown>;
+  };
+  expect(file).toEqual({ version: 1, snoozes: {} });
   expect(
     (await ipc(t, 'reminders.dueSoon', undefined)).items.find((i) => i.rfiId === rfi.id)?.snoozedUntil,
   ).toBeNull();

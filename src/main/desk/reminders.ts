@@ -143,7 +143,8 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     let shown = 0;
     let changed = false;
     /** Snoozes that no longer apply: ended, or their RFI's deadline moved or it awaits no action. */
-    const stale = new Set<StoredSnooze>();
+    const stale = new Set<string>();
+    const keyOf = (x: Pick<StoredSnooze, 'scope' | 'rfiId'>): string => `${x.scope} ${x.rfiId}`;
     for (const m of deps.members()) {
       const now = m.now();
       const scope = m.scope();
@@ -151,7 +152,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
       for (const r of rows) {
         const snooze = snoozes.get(scope, r.id);
         const deadline = r.deadline ? Date.parse(r.deadline) : NaN;
-        if (snooze && (!r.awaitingAction || !holds(snooze, deadline, now, hours))) stale.add(snooze);
+        if (snooze && (!r.awaitingAction || !holds(snooze, deadline, now, hours))) stale.add(keyOf(snooze));
         if (!enabled || !r.awaitingAction || !r.deadline) continue;
         const left = deadline - now;
         if (left <= 0) continue;
@@ -190,7 +191,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     // Snoozes of a bank no member watches now: dropped a while after their deadline.
     const scopes = new Set(deps.members().map((m) => m.scope()));
     const pruned = snoozes.prune(
-      (s) => stale.has(s) || (!scopes.has(s.scope) && s.deadline + KEEP_AFTER_DEADLINE_MS < floor),
+      (s) => stale.has(keyOf(s)) || (!scopes.has(s.scope) && s.deadline + KEEP_AFTER_DEADLINE_MS < floor),
     );
     if (pruned > 0) publish();
     return shown;
