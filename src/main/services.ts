@@ -351,6 +351,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     clock,
     stores,
     reminders: options.reminders ?? {},
+    onReminderSeen: (rfiId, detail) =>
+      void caseFileJournal.seen(rfiId, { kind: 'notification', detail }).catch(journalFailed),
     events,
     platform: options.platform,
     log,
@@ -497,6 +499,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
         await rfis.dispose();
         crypto.dispose();
         await returns.dispose();
+        // Events seen (notifications, reminders) written before the data folder is let go.
+        await caseFileJournal.flush();
         offSystem();
         await session.dispose();
       },

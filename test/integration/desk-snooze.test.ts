@@ -179,6 +179,20 @@ it('a snooze holds reminders back across a restart; the threshold crossed meanwh
   const late = await ipcError(t, 'reminders.snooze', { rfiId: rfi.id, choice: 'last' });
   expect(late).toMatchObject({ kind: 'precondition', reason: 'LAST_REMINDER_DUE' });
   expect((await ipc(t, 'reminders.snoozes', undefined)).snoozes).toEqual([]);
+
+  // The RFI's case file lists every reminder shown and every snooze decision, in order.
+  await expect
+    .poll(() =>
+      t!.services.caseFileJournal.seenOf(rfi.id).map((e) => e.detail.replace(/ \(bank time [^)]*\)$/, '')),
+    )
+    .toEqual([
+      'Deadline reminder: less than 7 days left',
+      `Reminders snoozed by the analyst until ${snooze.until}`,
+      'Deadline reminder: less than 48 hours left',
+      `Reminders snoozed by the analyst until ${capped.until}, capped at the last reminder`,
+      'Reminder snooze cancelled by the analyst',
+      'Deadline reminder: less than 24 hours left',
+    ]);
 });
 
 it('refuses bad snooze arguments with typed errors and changes nothing', async () => {

@@ -96,6 +96,8 @@ export interface DeskDeps {
   /** The active profile's bank clock (reminders follow each entity's bank time). */
   clock: ServerClock;
   stores: Stores;
+  /** Told of reminders shown and snoozes set or cancelled, per RFI (the case file lists them). */
+  onReminderSeen?(rfiId: string, detail: string): void;
   /**
    * Reminders: {} follows Settings (on/off, thresholds); `hours` overrides the thresholds (tests);
    * false shows none whatever Settings say (tests and the harness).
@@ -344,6 +346,7 @@ function startDesk(
     platform: deps.platform,
     events,
     log,
+    ...(deps.onReminderSeen ? { onSeen: deps.onReminderSeen } : {}),
     // Read at every check: a change in Settings applies without a restart.
     thresholds: () => {
       const r = settings.get().reminders;
@@ -490,6 +493,7 @@ function startDesk(
       clearInterval(reminderTimer);
       offSettings();
       offEvents();
+      await reminders.then((r) => r.settled()).catch(() => undefined);
       await reconciling.catch(() => undefined);
       for (const id of [...watchers.keys()]) await stopWatcher(id);
     },

@@ -77,6 +77,8 @@ export interface RemindersDeps {
   log: Logger;
   members(): ReminderMember[];
   thresholds(): ReminderThresholds;
+  /** Told of every reminder shown and every snooze set or cancelled (the RFI's case file lists them). */
+  onSeen?(rfiId: string, detail: string): void;
 }
 
 export interface Reminders {
@@ -90,6 +92,8 @@ export interface Reminders {
   snoozes(): Promise<SnoozeView[]>;
   /** RFIs awaiting action whose timeout is within the largest threshold, soonest first. */
   dueSoon(): Promise<DueSoonView>;
+  /** Resolves once the checks, snoozes and cancels asked for so far are done. */
+  settled(): Promise<void>;
 }
 
 export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
@@ -174,6 +178,10 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
             onClick: () => deps.events.emit('rfis.openRequested', { rfiId: r.id }),
           });
           shown++;
+          deps.onSeen?.(
+            r.id,
+            `Deadline reminder: less than ${thresholdLabel(tightest)} left (bank time ${new Date(now).toISOString()})`,
+          );
         } catch (err) {
           deps.log.warn('reminders: notification not shown', { error: err });
         }
@@ -251,6 +259,10 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         };
         snoozes.set(stored);
         deps.log.info('reminders: snoozed', { rfiId, until: new Date(plan.until).toISOString() });
+        deps.onSeen?.(
+          rfiId,
+          `Reminders snoozed by the analyst until ${new Date(plan.until).toISOString()}${plan.capped ? ', capped at the last reminder' : ''} (bank time ${new Date(now).toISOString()})`,
+        );
         publish();
         return snoozeView(stored, hours, now);
       });
@@ -263,12 +275,14 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         }
         if (had) {
           deps.log.info('reminders: snooze cancelled', { rfiId });
+          deps.onSeen?.(rfiId, 'Reminder snooze cancelled by the analyst');
           publish();
         }
         return had;
       });
     },
     snoozes: () => serial(activeSnoozes),
+    settled: () => serial(async () => undefined),
     async dueSoon() {
       const t = deps.thresholds();
       const hours = hoursNow();
