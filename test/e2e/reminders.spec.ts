@@ -33,16 +33,44 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
   const services = harness.services;
   const staff = staffOf(services);
   const le = services.sandbox!.fixtures.legal_entities[0]!;
+  const leB = services.sandbox!.fixtures.legal_entities[1]!;
   await services.rfis.ready();
+  // Entity B as a second profile: "Due soon" covers every entity.
+  harness.platform.nextConfirmAnswers.push(true);
+  const view = await services.handlers['settings.addProfile']({
+    name: 'Group entity B',
+    baseUrl: services.sandbox!.url,
+  });
+  const profileB = view.profiles.find((p) => p.name === 'Group entity B')!.id;
+  await services.handlers['vault.setToken']({ profileId: profileB, token: leB.tokens.admin });
+  await expect.poll(() => services.desk.watched().has(profileB), { timeout: 30_000 }).toBe(true);
+
   const rfi = await staff.createRfi({
     type: 'account',
     related_id: le.accounts[0]!.id,
     description: 'Quarterly volume check',
     questions: [{ question_type: 'transaction.purpose', question_text: 'What volume do you expect?' }],
   });
-  // 23 days and an hour later on the bank's clock: under 7 days left.
-  await staff.advanceClock(23 * DAY + 3600);
-  await services.handlers['rfis.sync'](undefined);
+  await staff.advanceClock(3600);
+  const rfiB = await staff.createRfi({
+    type: 'account',
+    related_id: leB.accounts[0]!.id,
+    description: 'Entity B: source of funds',
+    questions: [{ question_type: 'transaction.purpose', question_text: 'Where do the funds come from?' }],
+  });
+  // 23 days and an hour later on the bank's clock: under 7 days left for both.
+  await staff.advanceClock(23 * DAY);
+  // Both entities synced (each watcher on its own; a busy machine may need a second round).
+  await expect
+    .poll(
+      async () => {
+        await services.handlers['rfis.sync'](undefined);
+        const ids = (await services.desk.list({})).items.map((i) => i.id);
+        return ids.includes(rfi.id) && ids.includes(rfiB.id);
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
 
   await app.goto(`${harness.url}#/overview`);
   const dueSoon = app.getByRole('region', { name: 'Due soon' });
@@ -52,6 +80,13 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
   await expect(row).toContainText(le.name);
   await expect(row).toContainText(/At risk · in [67]d/);
   await expect(dueSoon).toContainText('within 7 days');
+  // B's RFI too, named by its entity, after A's (its timeout is an hour later).
+  const rowB = list.getByRole('listitem', { name: 'Entity B: source of funds' });
+  await expect(rowB).toContainText(leB.name);
+  const order = await list
+    .getByTestId('due-soon-item')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-rfi-id')));
+  expect(order.indexOf(rfi.id)).toBeLessThan(order.indexOf(rfiB.id));
   // Soonest first, as main's bank-time list says, and only RFIs awaiting action within 7 days.
   const main = await services.desk.reminders().then((r) => r.dueSoon());
   expect(main.items.map((i) => i.rfiId)).toContain(rfi.id);
