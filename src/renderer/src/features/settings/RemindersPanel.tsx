@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { X } from 'lucide-react';
 import { reminderHoursSchema } from '../../../../shared/ipc/channels/settings';
@@ -48,6 +48,7 @@ export function RemindersPanel() {
   const [amount, setAmount] = useState('');
   const [unit, setUnit] = useState('hours');
   const [error, setError] = useState<string | null>(null);
+  const limitsId = useId();
   if (!reminders) return null;
 
   const save = (patch: Partial<ReminderSettings>, notice: string) =>
@@ -79,7 +80,7 @@ export function RemindersPanel() {
       >
         Remind me before an RFI awaiting action times out
       </Switch>
-      <p className="muted" id="reminders-help">
+      <p className="muted">
         Times follow the bank’s clock. Each reminder is shown once per RFI; an RFI can be snoozed from its
         page. The overview’s “Due soon” list looks as far ahead as the earliest reminder.
       </p>
@@ -111,6 +112,7 @@ export function RemindersPanel() {
             setError(null);
           }}
           inputMode="numeric"
+          aria-describedby={limitsId}
           isInvalid={!!error}
           errorMessage={error}
           isDisabled={full}
@@ -120,7 +122,7 @@ export function RemindersPanel() {
           Add reminder
         </Button>
       </form>
-      <p className="muted" id="reminders-limits">
+      <p className="muted" id={limitsId}>
         {full
           ? `At most ${MAX_REMINDER_THRESHOLDS} reminders: remove one to add another.`
           : `Up to ${MAX_REMINDER_THRESHOLDS} reminders, each 1 hour to 29 days before the timeout.`}
