@@ -383,7 +383,12 @@ function startDesk(
     lastThresholds = t;
     // New thresholds apply now; snooze ends shown to the page follow them.
     void checkReminders();
-    void reminders.then(async (r) => events.emit('reminders.changed', { snoozes: await r.snoozes() }));
+    void reminders
+      .then(async (r) => {
+        const snoozes = await r.snoozes();
+        if (!disposed) events.emit('reminders.changed', { snoozes });
+      })
+      .catch((err: unknown) => log.warn('desk: reminder change not published', { error: err }));
   });
   const offEvents = events.attach((m) => {
     if (m.event !== 'session.changed') return;
