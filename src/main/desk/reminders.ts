@@ -30,7 +30,7 @@ import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { StoreFormat, Stores, TypedStore } from '../infra/stores';
-import { openSnoozes, snoozeView } from './snoozes';
+import { openSnoozes, snoozeKey, snoozeView } from './snoozes';
 import type { StoredSnooze } from './snoozes';
 
 export { DEFAULT_REMINDER_HOURS } from '../../shared/reminder-rules';
@@ -148,15 +148,16 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     let changed = false;
     /** Snoozes that no longer apply: ended, or their RFI's deadline moved or it awaits no action. */
     const stale = new Set<string>();
-    const keyOf = (x: Pick<StoredSnooze, 'scope' | 'rfiId'>): string => `${x.scope} ${x.rfiId}`;
+    const held = snoozes.byKey();
     for (const m of deps.members()) {
       const now = m.now();
       const scope = m.scope();
       const rows = await m.rows();
       for (const r of rows) {
-        const snooze = snoozes.get(scope, r.id);
+        const snooze = held.get(snoozeKey(scope, r.id)) ?? null;
         const deadline = r.deadline ? Date.parse(r.deadline) : NaN;
-        if (snooze && (!r.awaitingAction || !holds(snooze, deadline, now, hours))) stale.add(keyOf(snooze));
+        if (snooze && (!r.awaitingAction || !holds(snooze, deadline, now, hours)))
+          stale.add(snoozeKey(snooze.scope, snooze.rfiId));
         if (!enabled || !r.awaitingAction || !r.deadline) continue;
         const left = deadline - now;
         if (left <= 0) continue;
@@ -199,7 +200,9 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     // Snoozes of a bank no member watches now: dropped a while after their deadline.
     const scopes = new Set(deps.members().map((m) => m.scope()));
     const pruned = snoozes.prune(
-      (s) => stale.has(keyOf(s)) || (!scopes.has(s.scope) && s.deadline + KEEP_AFTER_DEADLINE_MS < floor),
+      (s) =>
+        stale.has(snoozeKey(s.scope, s.rfiId)) ||
+        (!scopes.has(s.scope) && s.deadline + KEEP_AFTER_DEADLINE_MS < floor),
     );
     if (pruned > 0) publish();
     return shown;
@@ -289,6 +292,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
       const horizonHours = t.enabled && hours.length > 0 ? hours[0]! : DEFAULT_DUE_SOON_HOURS;
       const items: DueSoonView['items'] = [];
       const seen = new Set<string>();
+      const held = snoozes.byKey();
       for (const m of deps.members()) {
         const now = m.now();
         const scope = m.scope();
@@ -300,7 +304,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
           const left = deadline - now;
           if (left <= 0 || left > horizonHours * HOUR_MS) continue;
           seen.add(`${scope} ${r.id}`);
-          const snooze = snoozes.get(scope, r.id);
+          const snooze = held.get(snoozeKey(scope, r.id)) ?? null;
           items.push({
             rfiId: r.id,
             type: r.type,

@@ -39,7 +39,8 @@ export const snoozesFormat: StoreFormat<z.infer<typeof storedSchema>> = {
 };
 
 export interface SnoozeStore {
-  get(scope: string, rfiId: string): StoredSnooze | null;
+  /** Every snooze by `<scope> <rfi id>`, read once (a check over thousands of rows reads this). */
+  byKey(): ReadonlyMap<string, StoredSnooze>;
   all(): StoredSnooze[];
   set(s: StoredSnooze): void;
   /** Removes the RFI's snoozes (every scope when none is given); answers whether one was there. */
@@ -48,7 +49,7 @@ export interface SnoozeStore {
   prune(drop: (s: StoredSnooze) => boolean): number;
 }
 
-const keyOf = (scope: string, rfiId: string): string => `${scope} ${rfiId}`;
+export const snoozeKey = (scope: string, rfiId: string): string => `${scope} ${rfiId}`;
 
 export async function openSnoozes(stores: Stores): Promise<SnoozeStore> {
   const store: TypedStore<{ snoozes: Record<string, StoredSnooze> }> = await stores.open(
@@ -64,10 +65,10 @@ export async function openSnoozes(stores: Stores): Promise<SnoozeStore> {
     return gone;
   };
   return {
-    get: (scope, rfiId) => store.get().snoozes[keyOf(scope, rfiId)] ?? null,
+    byKey: () => new Map(Object.entries(store.get().snoozes)),
     all: () => Object.values(store.get().snoozes),
     set(s) {
-      store.update((c) => ({ snoozes: { ...c.snoozes, [keyOf(s.scope, s.rfiId)]: s } }));
+      store.update((c) => ({ snoozes: { ...c.snoozes, [snoozeKey(s.scope, s.rfiId)]: s } }));
     },
     remove: (rfiId, scope) =>
       filtered((s) => !(s.rfiId === rfiId && (scope === undefined || s.scope === scope))) > 0,
