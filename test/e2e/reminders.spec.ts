@@ -171,6 +171,6 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
   // Cancelled from the RFI: the mark goes, and main holds nothing.
   await app.goto(`${harness.url}#/rfis/${rfi.id}`);
   await reminders.getByRole('button', { name: 'Cancel snooze' }).click();
-  await expect(reminders).toContainText('Reminders on before the timeout');
+  await expect(reminders).toContainText('Reminders not snoozed');
   expect(await services.desk.reminders().then((r) => r.snoozes())).toEqual([]);
 });

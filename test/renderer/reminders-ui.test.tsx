@@ -128,7 +128,7 @@ describe('snooze control (RFI detail)', () => {
       setAt: new Date().toISOString(),
       offsetMs: 0,
     });
-    render(<SnoozeControl rfiId="rfi_1" awaiting />);
+    render(<SnoozeControl rfiId="rfi_1" />);
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Snooze reminders' }));
     });
@@ -155,7 +155,7 @@ describe('snooze control (RFI detail)', () => {
         message: 'The last reminder is already due.',
       };
     };
-    render(<SnoozeControl rfiId="rfi_1" awaiting />);
+    render(<SnoozeControl rfiId="rfi_1" />);
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Snooze reminders' }));
     });
@@ -165,7 +165,7 @@ describe('snooze control (RFI detail)', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(
       'Not snoozed: The last reminder is already due.',
     );
-    expect(screen.queryByTestId('rfi-snooze-state')?.textContent).toContain('Reminders on');
+    expect(screen.queryByTestId('rfi-snooze-state')?.textContent).toContain('Reminders not snoozed');
   });
 });
 

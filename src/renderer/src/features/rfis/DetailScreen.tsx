@@ -231,11 +231,11 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
             <DeadlineClock deadline={deadline ? deadline.toISOString() : null} now={now} />
           </dd>
         </div>
-        {(detail.summary.awaitingAction || deadline) && (
+        {detail.summary.awaitingAction && deadline && (
           <div>
             <dt>Reminders</dt>
             <dd>
-              <SnoozeControl rfiId={rfi.id} awaiting={detail.summary.awaitingAction && !!deadline} />
+              <SnoozeControl rfiId={rfi.id} />
             </dd>
           </div>
         )}

@@ -50,16 +50,16 @@ export function SnoozedMark({ rfiId }: { rfiId: string }) {
 }
 
 /**
- * Snooze an RFI's deadline reminders (the RFI detail): a menu of fixed choices; main computes the
- * end on the owning entity's bank clock and never lets it run past the last reminder.
+ * Snooze an RFI's deadline reminders (the RFI detail, for an RFI awaiting action with a running
+ * deadline): a menu of fixed choices; main computes the end on the owning entity's bank clock and
+ * never lets it run past the last reminder.
  */
-export function SnoozeControl({ rfiId, awaiting }: { rfiId: string; awaiting: boolean }) {
+export function SnoozeControl({ rfiId }: { rfiId: string }) {
   useSubscription(snoozeSubscription);
   const snooze = useSnoozes((s) => s.byId[rfiId]);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  if (!awaiting && !snooze) return null;
 
   const choose = (choice: SnoozeChoice): void => {
     setBusy(true);
@@ -106,28 +106,26 @@ export function SnoozeControl({ rfiId, awaiting }: { rfiId: string; awaiting: bo
       ) : (
         <p className="rfi-snooze__state muted" data-testid="rfi-snooze-state">
           <BellRing size={14} aria-hidden="true" />
-          <span>Reminders on before the timeout.</span>
+          <span>Reminders not snoozed.</span>
         </p>
       )}
-      {awaiting && (
-        <MenuTrigger>
-          <Button size="sm" isDisabled={busy}>
-            {snooze ? 'Snooze for another time' : 'Snooze reminders'}
-          </Button>
-          <Popover className="ui-popover" offset={4} placement="bottom start">
-            <Menu className="ui-listbox" onAction={(key) => choose(String(key) as SnoozeChoice)}>
-              {SNOOZE_CHOICES.map((c) => (
-                <MenuItem key={c} id={c} textValue={SNOOZE_CHOICE_LABELS[c]} className="ui-listbox__item">
-                  <span className="ui-listbox__text">
-                    <span>{SNOOZE_CHOICE_LABELS[c]}</span>
-                    <span className="ui-listbox__hint">{CHOICE_HINTS[c]}</span>
-                  </span>
-                </MenuItem>
-              ))}
-            </Menu>
-          </Popover>
-        </MenuTrigger>
-      )}
+      <MenuTrigger>
+        <Button size="sm" isDisabled={busy}>
+          {snooze ? 'Snooze for another time' : 'Snooze reminders'}
+        </Button>
+        <Popover className="ui-popover" offset={4} placement="bottom start">
+          <Menu className="ui-listbox" onAction={(key) => choose(String(key) as SnoozeChoice)}>
+            {SNOOZE_CHOICES.map((c) => (
+              <MenuItem key={c} id={c} textValue={SNOOZE_CHOICE_LABELS[c]} className="ui-listbox__item">
+                <span className="ui-listbox__text">
+                  <span>{SNOOZE_CHOICE_LABELS[c]}</span>
+                  <span className="ui-listbox__hint">{CHOICE_HINTS[c]}</span>
+                </span>
+              </MenuItem>
+            ))}
+          </Menu>
+        </Popover>
+      </MenuTrigger>
       {snooze && (
         <Button size="sm" variant="ghost" onPress={cancel} isDisabled={busy}>
           Cancel snooze
