@@ -286,11 +286,17 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
               {i + 1}. {q.question_data.question_text || info.label}
             </h3>
             <p className="rfi-question__meta">
-              <span>
-                Type: <code>{q.question_type}</code>
-                {info.expects === 'either'
-                  ? ' (unknown type: text or documents)'
-                  : ` (${info.label}; expects ${info.expects})`}
+              <span data-testid="question-type">
+                {info.expects === 'either' ? (
+                  <>Question type not in the catalogue: answer with text or documents</>
+                ) : (
+                  <>
+                    {info.label} · answer with {info.expects}
+                  </>
+                )}{' '}
+                <code className="muted" title="The bank's question type">
+                  {q.question_type}
+                </code>
               </span>{' '}
               <span data-testid="question-status">
                 <StatusBadge status={q.status} />
