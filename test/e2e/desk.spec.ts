@@ -52,6 +52,10 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   const entities = app.getByRole('list', { name: 'Legal entities watched' });
   await expect(entities).toContainText(leA!.name);
   await expect(entities).toContainText(leB!.name);
+  // Which profile watches each entity, and how its changes arrive.
+  await expect(entities.getByRole('listitem').filter({ hasText: leB!.name })).toContainText(
+    'watched by profile Group entity B',
+  );
   const rows = app.getByTestId('rfi-row');
   await expect(rows.filter({ hasText: leA!.name }).first()).toBeVisible();
   await expect(rows.filter({ hasText: leB!.name }).first()).toBeVisible();
