@@ -248,6 +248,7 @@ function startDesk(
   const wanted = async (): Promise<string[]> => {
     const activeId = session.profile.id;
     const out: string[] = [];
+    let boundWithoutToken = false;
     for (const p of settings.get().profiles) {
       if (p.id === activeId) continue;
       if (!p.tokenOrigin) continue;
@@ -258,11 +259,26 @@ function startDesk(
         const origin = bankOrigin(p.baseUrl);
         if (!origin || origin !== p.tokenOrigin || !destinations.approval(origin)) continue;
       }
-      if (!(await vault.has(p.id).catch(() => false))) continue;
+      if (!(await vault.has(p.id).catch(() => false))) {
+        boundWithoutToken = true;
+        continue;
+      }
       out.push(p.id);
     }
+    // A token is bound to its origin just before the keychain stores it: look again shortly, so a
+    // profile whose token was being stored is watched without waiting for the next change.
+    if (boundWithoutToken && recheckTimer === null && recheckCount < 20 && !disposed) {
+      recheckCount++;
+      recheckTimer = setTimeout(() => {
+        recheckTimer = null;
+        void reconcile();
+      }, 500);
+      recheckTimer.unref?.();
+    } else if (!boundWithoutToken) recheckCount = 0;
     return out;
   };
+  let recheckTimer: NodeJS.Timeout | null = null;
+  let recheckCount = 0;
 
   const probe = (profileId: string): Probe => {
     const hub = createEventHub(log);
@@ -584,6 +600,7 @@ function startDesk(
     async dispose() {
       disposed = true;
       clearInterval(reminderTimer);
+      if (recheckTimer) clearTimeout(recheckTimer);
       offSettings();
       offEvents();
       await reconciling.catch(() => undefined);

@@ -68,7 +68,10 @@ export interface ProfileWebhookState {
   url: string | null;
   pinnedKeyFingerprint: string | null;
   autoConfigure: AutoState;
-  /** 'webhook': signed events for this profile are taken at its route; 'polling': polling only. */
+  /**
+   * 'webhook': the bank is known to post this profile's events to its route (pointed by this app,
+   * or events arrived); 'polling': polling only as far as this app knows (polling always runs).
+   */
   mode: 'webhook' | 'polling';
   /** Why polling only, or where events go. */
   reason: string | null;
@@ -381,8 +384,12 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
       reason = auto.message;
     } else if (auto?.state === 'done') {
       reason = auto.message;
+    } else if ((receiver.routeCounters(profileId)?.accepted ?? 0) > 0) {
+      reason = `Signed events arrive at ${url}.`;
     } else {
-      reason = `Events are taken at this profile's own route once the bank is pointed at ${url}.`;
+      // Nothing says the bank posts here: polling is what keeps this entity current.
+      mode = 'polling';
+      reason = `Polling; signed events are taken at ${url} once the bank is pointed there.`;
     }
     return {
       profileId,

@@ -278,7 +278,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
               {e.sharedWith?.length
                 ? ` (also held by ${e.sharedWith.map((p) => p.profileName).join(', ')}, not watched twice)`
                 : ''}
-              {e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling only') : ''}
+              {e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : ''}
             </li>
           ))}
         </ul>
