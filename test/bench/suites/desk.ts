@@ -25,7 +25,7 @@ import { FRAME_MS, LOADED_SCRIPT, median, p95, run, timedSearch } from '../suppo
 
 const PER_ENTITY = Number.parseInt(process.env['BENCH_DESK_RFIS'] ?? '10000', 10);
 const INCREMENTAL_ROUNDS = 15;
-const FULL_ROUNDS = 3;
+const FULL_ROUNDS = 5;
 
 interface Cost {
   wall: number;
