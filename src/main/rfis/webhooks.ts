@@ -285,9 +285,12 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     const k = `${m.session.environment.id}|${originOf(m) ?? ''}|${cred?.webhookName ?? ''}|${receiver.routeUrl(m.profileId) ?? ''}`;
     if (!force && autoKey.get(m.profileId) === k) return Promise.resolve();
     autoKey.set(m.profileId, k);
-    const p = (pointing.get(m.profileId) ?? Promise.resolve()).then(() =>
-      members.get(m.profileId) === m ? configure(m) : undefined,
-    );
+    // Whoever serves the profile when the turn comes (a rebind may have replaced `m` meanwhile);
+    // nothing when it is no longer watched.
+    const p = (pointing.get(m.profileId) ?? Promise.resolve()).then(() => {
+      const current = members.get(m.profileId);
+      return current ? configure(current) : undefined;
+    });
     pointing.set(m.profileId, p);
     return p;
   };
