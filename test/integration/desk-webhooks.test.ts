@@ -197,23 +197,36 @@ describe('webhooks for every watched profile', () => {
     expect(await post(urlB, misdirected)).toBe(200);
     expect(services.webhooks.profile(profileB)!.counters!.duplicates).toBeGreaterThanOrEqual(1);
 
-    // B becomes the active profile: its route (and the bank's URL for it) stay; A gets its own.
+    // B becomes the active profile; A is watched now. Both keep their paths, so the bank's URLs
+    // need no change, and a new RFI for A still arrives through A's route (polling is off).
     await h['settings.activateProfile']({ profileId: profileB });
     await expect.poll(() => services.desk.watched().has(profileA), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => services.webhooks.profile(profileA)?.url ?? null, { timeout: 10_000 }).toBe(urlA);
     expect(services.webhooks.status().url).toBe(urlB);
+    expect(services.webhooks.profile(profileB)!.url).toBe(urlB);
+    const leA = sandbox.fixtures.legal_entities[0]!;
+    expect(await webhookUrlAtBank(sandbox, leA.tokens.admin)).toBe(urlA);
+    expect(await webhookUrlAtBank(sandbox, leB.tokens.admin)).toBe(urlB);
+    const forA = await staff.createRfi({
+      type: 'account',
+      related_id: leA.accounts[0]!.id,
+      description: 'For A after the switch',
+      questions: [{ question_type: 'transaction.purpose', question_text: 'What is the account for?' }],
+    });
+    await expect
+      .poll(async () => (await h['rfis.list']({ profileId: profileA })).items.some((r) => r.id === forA.id), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     await expect
       .poll(
         async () => {
-          const a = services.webhooks.profile(profileA);
-          return (
-            a?.autoConfigure?.state === 'done' &&
-            (await webhookUrlAtBank(sandbox, sandbox.fixtures.legal_entities[0]!.tokens.admin)) === a.url
-          );
+          const mine = (await staff.listWebhookDeliveries()).data.filter((d) => d.body.includes(forA.id));
+          return mine.length > 0 && mine.every((d) => d.status === 'delivered' && d.url === urlA);
         },
         { timeout: 10_000 },
       )
       .toBe(true);
-    expect(await webhookUrlAtBank(sandbox, leB.tokens.admin)).toBe(urlB);
   });
 
   it('a viewer credential is polling only, said so; a profile whose token is removed loses its route', async () => {

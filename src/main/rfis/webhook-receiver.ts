@@ -110,6 +110,11 @@ export interface WebhookReceiver {
   addRoute(route: ReceiverRoute): string;
   /** Removes the scope's route: requests to its path are refused from now on. */
   removeRoute(scope: string): void;
+  /**
+   * Holds the scope's route (same path) without a handler: requests get 503 (the bank retries)
+   * until `addRoute` binds it again or `removeRoute` drops it.
+   */
+  pauseRoute(scope: string): void;
   /** The scope's route URL (null: no route, or not listening). */
   routeUrl(scope: string): string | null;
   routeCounters(scope: string): RouteCounters | null;
@@ -118,7 +123,7 @@ export interface WebhookReceiver {
 
 type Outcome =
   | { code: 202 | 200; body: Record<string, unknown> }
-  | { code: 400 | 401 | 404 | 405 | 413 | 415; body: Record<string, unknown> };
+  | { code: 400 | 401 | 404 | 405 | 413 | 415 | 503; body: Record<string, unknown> };
 
 export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver {
   const host = options.host ?? '127.0.0.1';
@@ -126,6 +131,7 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
   interface LiveRoute extends ReceiverRoute {
     path: string;
     counters: RouteCounters;
+    paused: boolean;
   }
   const freshCounters = (): RouteCounters => ({ accepted: 0, duplicates: 0, refused: 0, lastEvent: null });
   /** Path → route. */
@@ -134,7 +140,14 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
   const pathOf = new Map<string, string>();
   if (options.publicKey && options.onEvent) {
     const { publicKey, onEvent } = options;
-    routes.set(fixedPath, { scope: '', publicKey, onEvent, path: fixedPath, counters: freshCounters() });
+    routes.set(fixedPath, {
+      scope: '',
+      publicKey,
+      onEvent,
+      path: fixedPath,
+      counters: freshCounters(),
+      paused: false,
+    });
     pathOf.set('', fixedPath);
   }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -299,7 +312,11 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       return { code: 400, body: { error: 'body is not an RFI event' } };
     }
     const event = parsed.data;
-    // The route was removed while the body arrived: its profile is no longer watched.
+    // The route was removed (its profile is no longer watched) or paused while the body arrived.
+    if (route.paused) {
+      refuse('route paused while its profile changes role', route);
+      return { code: 503, body: { error: 'try again shortly' } };
+    }
     if (routes.get(route.path) !== route) {
       refuse('the route was removed', route);
       return { code: 404, body: { error: 'not found' } };
@@ -350,6 +367,13 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       req.resume();
       refuse('wrong path');
       answer(res, { code: 404, body: { error: 'not found' } });
+      return;
+    }
+    if (route.paused) {
+      req.resume();
+      refuse('route paused while its profile changes role', route);
+      res.setHeader('retry-after', '1');
+      answer(res, { code: 503, body: { error: 'try again shortly' } });
       return;
     }
     if (req.method !== 'POST') {
@@ -418,10 +442,11 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       if (live) {
         live.publicKey = route.publicKey;
         live.onEvent = route.onEvent;
+        live.paused = false;
         return live.path;
       }
       const p = `${WEBHOOK_PATH}/${randomBytes(16).toString('base64url')}`;
-      routes.set(p, { ...route, path: p, counters: freshCounters() });
+      routes.set(p, { ...route, path: p, counters: freshCounters(), paused: false });
       pathOf.set(route.scope, p);
       return p;
     },
@@ -430,6 +455,11 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       if (p === undefined) return;
       pathOf.delete(scope);
       routes.delete(p);
+    },
+    pauseRoute(scope) {
+      const p = pathOf.get(scope);
+      const r = p === undefined ? undefined : routes.get(p);
+      if (r) r.paused = true;
     },
     routeUrl(scope) {
       const p = pathOf.get(scope);

@@ -237,7 +237,9 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
   const configure = async (m: Member): Promise<void> => {
     const id = m.profileId;
     const set = (state: AutoState): void => {
-      if (!members.has(id)) return; // no longer watched meanwhile
+      // No longer served by this session (not watched any more, or it switched between active
+      // and watched): the newer member's own pointing, queued behind this one, says what holds.
+      if (members.get(id)?.session !== m.session) return;
       autoState.set(id, state);
       if (m.active) push();
     };
@@ -254,17 +256,15 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
       return;
     }
     try {
-      if (!m.session.credential) await m.session.check();
-      if (!m.session.credential) {
-        set({ state: 'failed', message: 'The credential could not be checked with the bank. Polling only.' });
-      } else if (m.session.credential.role !== 'admin') {
+      // The bank says which credential this profile's token is and its role (this profile's own
+      // client and token: one credential is never pointed by another's).
+      const current = await m.bank.getWebhookConfig();
+      if (current.role !== 'admin') {
         set({
           state: 'failed',
-          message: `The sandbox credential is a ${m.session.credential.role}: only an admin may set the webhook URL. Polling only.`,
+          message: `The sandbox credential is a ${current.role}: only an admin may set the webhook URL. Polling only.`,
         });
       } else {
-        // This profile's own client and token: one credential is never pointed by another's.
-        const current = await m.bank.getWebhookConfig();
         if (current.webhook_url !== url) await m.bank.setWebhookUrl(url);
         set({ state: 'done', message: `Sandbox events go to ${url}.` });
       }
@@ -295,8 +295,28 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     return p;
   };
 
+  /**
+   * The profile that was active until a switch: its route is held (503, the bank retries) until
+   * the desk says whether it watches it now (same path, nothing to re-point) or not (removed). It
+   * is never bound to the active RFI service, which now serves another profile.
+   */
+  const held = new Map<string, NodeJS.Timeout>();
+  const release = (id: string): void => {
+    const timer = held.get(id);
+    if (timer) clearTimeout(timer);
+    held.delete(id);
+  };
+  const drop = (id: string): void => {
+    release(id);
+    members.delete(id);
+    receiver.removeRoute(id);
+    autoState.delete(id);
+    autoKey.delete(id);
+    parsed.delete(id);
+  };
+
   /** Routes follow the members: the active profile plus every watched one. */
-  const rebind = (): void => {
+  const rebind = (fromDesk: boolean): void => {
     if (disposed) return;
     const next = new Map<string, Member>();
     const active = activeMember();
@@ -306,14 +326,31 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     }
     for (const id of [...members.keys()]) {
       if (next.has(id)) continue;
+      const prev = members.get(id);
+      if (!fromDesk && prev?.active) {
+        // Just stopped being active: held until the desk has reconciled (at most 10 s).
+        members.delete(id);
+        receiver.pauseRoute(id);
+        // Whoever takes it next points the bank again (a pointing in flight was cut by the switch).
+        autoKey.delete(id);
+        if (!held.has(id)) {
+          const timer = setTimeout(() => {
+            held.delete(id);
+            if (!members.has(id)) drop(id);
+          }, 10_000);
+          timer.unref?.();
+          held.set(id, timer);
+        }
+        continue;
+      }
       // No longer watched: its route goes, events for it are refused (404) from now on.
-      members.delete(id);
-      receiver.removeRoute(id);
-      autoState.delete(id);
-      autoKey.delete(id);
-      parsed.delete(id);
+      drop(id);
+    }
+    if (fromDesk) {
+      for (const id of [...held.keys()]) if (!next.has(id)) drop(id);
     }
     for (const [id, m] of next) {
+      release(id);
       const prev = members.get(id);
       members.set(id, m);
       // Same path as before when the profile only changed role (active ↔ watched).
@@ -322,10 +359,10 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
       void maybeConfigure(m);
     }
   };
-  rebind();
+  rebind(false);
 
   const offEvents = events.attach((msg) => {
-    if (msg.event === 'session.changed') rebind();
+    if (msg.event === 'session.changed') rebind(false);
   });
 
   const config = async (): Promise<WebhookConfigView> => {
@@ -440,7 +477,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     },
     watch(profiles) {
       watchedProfiles = profiles.filter((p) => p.profileId !== session.profile.id);
-      rebind();
+      rebind(true);
     },
     profile: profileState,
     idle: async () => {
@@ -454,6 +491,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     async dispose() {
       disposed = true;
       offEvents();
+      for (const id of [...held.keys()]) release(id);
       await receiver.close();
       await Promise.all([...chains.values(), ...pointing.values()].map((c) => c.catch(() => undefined)));
     },
