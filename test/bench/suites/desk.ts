@@ -24,7 +24,7 @@ import type { BenchResult, BenchSuite } from '../types';
 import { FRAME_MS, LOADED_SCRIPT, median, p95, run, timedSearch } from '../support/queue-page';
 
 const PER_ENTITY = Number.parseInt(process.env['BENCH_DESK_RFIS'] ?? '10000', 10);
-const INCREMENTAL_ROUNDS = 15;
+const INCREMENTAL_ROUNDS = 40;
 const FULL_ROUNDS = 5;
 
 interface Cost {
