@@ -276,6 +276,11 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
             <li key={e.profileId} data-profile-id={e.profileId}>
               <strong>{e.name}</strong> {e.total} RFIs · {entityState(e)}
               {e.active ? ' · acts for answers, returns and quotes' : ''}
+              {` · watched by profile ${e.profileName}`}
+              {e.sharedWith?.length
+                ? ` (also held by ${e.sharedWith.map((p) => p.profileName).join(', ')}, not watched twice)`
+                : ''}
+              {e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : ''}
             </li>
           ))}
         </ul>
