@@ -249,6 +249,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       profiles,
       pollingIntervalSeconds: s.pollingIntervalSeconds,
       notifications: s.notifications,
+      reminders: s.reminders,
       vault: vault.status(),
       problems: stores.problems(),
     };
@@ -340,6 +341,20 @@ export async function createServices(options: ServicesOptions): Promise<Services
     onSeen: ({ rfiId, kind, detail }) =>
       void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
   });
+  // One receiver, a route per watched profile: the desk tells it which profiles it watches.
+  const webhooks = await createWebhookService({
+    bank,
+    clock,
+    session,
+    settings,
+    events,
+    log,
+    rfis,
+    dataDir,
+    ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
+    onSeen: ({ rfiId, kind, detail }) =>
+      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
+  });
   const desk = deskParts.start({
     dataDir,
     settings,
@@ -350,6 +365,9 @@ export async function createServices(options: ServicesOptions): Promise<Services
     clock,
     stores,
     reminders: options.reminders ?? {},
+    onReminderSeen: (rfiId, detail) =>
+      void caseFileJournal.seen(rfiId, { kind: 'notification', detail }).catch(journalFailed),
+    webhooks,
     events,
     platform: options.platform,
     log,
@@ -365,19 +383,6 @@ export async function createServices(options: ServicesOptions): Promise<Services
     void rfis
       .refresh(rfiId, 'refresh')
       .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err }));
-  const webhooks = await createWebhookService({
-    bank,
-    clock,
-    session,
-    settings,
-    events,
-    log,
-    rfis,
-    dataDir,
-    ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
-    onSeen: ({ rfiId, kind, detail }) =>
-      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
-  });
   const caseFiles = createCaseFiles({
     dataDir,
     bank,
@@ -496,6 +501,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
         await rfis.dispose();
         crypto.dispose();
         await returns.dispose();
+        // Events seen (notifications, reminders) written before the data folder is let go.
+        await caseFileJournal.flush();
         offSystem();
         await session.dispose();
       },

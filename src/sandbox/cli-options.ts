@@ -90,6 +90,11 @@ export const CLI_SPECS: Spec[] = [
     apply: (o, v) => (o.maxUploadBytes = int('max-upload-bytes', v)),
   },
   {
+    flag: 'extra-legal-entities',
+    help: 'legal entities seeded after A and B, each with admin and viewer tokens (default 0, max 8)',
+    apply: (o, v) => (o.extraLegalEntities = int('extra-legal-entities', v)),
+  },
+  {
     flag: 'webhook-initial-ms',
     help: 'first webhook retry delay (default 1000)',
     apply: (o, v) => (retry(o).initialMs = int('webhook-initial-ms', v)),

@@ -64,6 +64,11 @@ export interface SandboxOptions {
   controlSecret: string | undefined;
   /** Host names accepted in the Host header besides the loopback ones (with the sandbox's port). */
   allowedHosts: string[];
+  /**
+   * Legal entities seeded after A and B (C, D, …, at most 8), each with admin and viewer tokens
+   * and a USD account, no RFIs: a group with more entities (listed by the fixtures like A and B).
+   */
+  extraLegalEntities: number;
 }
 
 export const DEFAULT_OPTIONS: SandboxOptions = {
@@ -88,6 +93,7 @@ export const DEFAULT_OPTIONS: SandboxOptions = {
   logRequests: false,
   controlSecret: undefined,
   allowedHosts: [],
+  extraLegalEntities: 0,
 };
 
 export function resolveOptions(o: Partial<SandboxOptions> = {}): SandboxOptions {
@@ -109,6 +115,9 @@ export function resolveOptions(o: Partial<SandboxOptions> = {}): SandboxOptions 
     'visibilityDelayMs.min': r.visibilityDelayMs.min,
   })) {
     if (!Number.isFinite(v) || v < 0) throw new Error(`sandbox option ${k} must be a non-negative number`);
+  }
+  if (!Number.isInteger(r.extraLegalEntities) || r.extraLegalEntities < 0 || r.extraLegalEntities > 8) {
+    throw new Error('sandbox option extraLegalEntities must be an integer from 0 to 8');
   }
   if (r.usdcInventory < 0n) throw new Error('sandbox option usdcInventory must not be negative');
   if (r.controlSecret !== undefined && !CONTROL_SECRET_RE.test(r.controlSecret)) {

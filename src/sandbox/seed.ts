@@ -1,5 +1,7 @@
 /**
- * The seed: legal entity A (admin and viewer tokens) and B (admin token), USD accounts and
+ * The seed: legal entity A (admin and viewer tokens) and B (admin token), and with the option
+ * `extraLegalEntities` further entities C, D, … (admin and viewer tokens, one USD account, no
+ * RFIs), USD accounts and
  * digital-asset wallets with balances, settled incoming SWIFT transfers (one larger than its
  * creditor account's balance, one not settled) and RFIs of all seven types in several states with
  * text and document questions and customer, staff and system responses.
@@ -20,7 +22,19 @@ export function samplePdf(title: string): Buffer {
   );
 }
 
-export async function seed(bank: Bank, dataDir: string): Promise<void> {
+/** Names of the optional extra legal entities, in order. */
+export const EXTRA_ENTITY_NAMES = [
+  'Cedar Holdings AG',
+  'Dogwood Logistics BV',
+  'Elm Street Partners LLP',
+  'Fir Industries SA',
+  'Ginkgo Trading Pte',
+  'Hazel Foods Oy',
+  'Ironwood Mining Ltd',
+  'Juniper Textiles SpA',
+] as const;
+
+export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0): Promise<void> {
   const now = bank.state.now();
   const created = now - 120 * DAY;
 
@@ -328,4 +342,12 @@ export async function seed(bank: Bank, dataDir: string): Promise<void> {
   ]);
   respond(rb2, q(rb2, 0), 'customer', 'Investment income.', [], now - 4 * DAY, 'pending_review');
   finish(rb2);
+
+  // Further entities of the group (option): credentials and an account each, RFIs come later.
+  for (const name of EXTRA_ENTITY_NAMES.slice(0, extraLegalEntities)) {
+    const le = bank.parties.addLegalEntity(name);
+    bank.parties.addCredential(le, 'admin', { first_name: 'Casey', last_name: 'Adams' }, created);
+    bank.parties.addCredential(le, 'viewer', { first_name: 'Cleo', last_name: 'Varga' }, created);
+    bank.parties.addAccount(le, `${name.split(' ')[0]} USD main`, 'USD', 10_000_000n);
+  }
 }

@@ -220,6 +220,27 @@ const screens: ScreenCase[] = [
     ],
   },
   {
+    name: 'rfi-snoozed',
+    svgIconsOnly: true,
+    async open(app, harness) {
+      await harness.services.rfis.ready();
+      // An RFI awaiting action whose last reminder is still ahead, its reminders snoozed.
+      const now = harness.services.clock.now();
+      const { items } = await harness.services.desk.list({});
+      const rfi = items.find(
+        (r) => r.awaitingAction && r.deadline && Date.parse(r.deadline) - now > 2 * 86_400_000,
+      );
+      if (!rfi) throw new Error('no RFI awaiting action with days left');
+      await harness.services.handlers['reminders.snooze']({ rfiId: rfi.id, choice: '3d' });
+      await go(app, harness, `#/rfis/${rfi.id}`);
+      await expect(app.getByTestId('rfi-snooze-state')).toContainText('Reminders snoozed');
+    },
+    controls: (app) => [
+      app.getByRole('button', { name: 'Snooze for another time' }),
+      app.getByRole('button', { name: 'Cancel snooze' }),
+    ],
+  },
+  {
     name: 'returns',
     svgIconsOnly: true,
     async open(app, harness) {
@@ -303,6 +324,22 @@ const screens: ScreenCase[] = [
       await expect(app.getByTestId('token-state-sandbox')).toHaveText('Token stored');
     },
     controls: (app) => [app.getByLabel('Sandbox credential')],
+  },
+  {
+    name: 'settings-reminders',
+    async open(app, harness) {
+      await go(app, harness, '#/settings');
+      const panel = app.getByRole('region', { name: 'Deadline reminders' });
+      await panel.scrollIntoViewIfNeeded();
+      await expect(
+        panel.getByRole('list', { name: 'Reminder thresholds' }).getByRole('listitem'),
+      ).toHaveCount(3);
+    },
+    controls: (app) => [
+      app.getByRole('switch', { name: /Remind me before/ }),
+      app.getByRole('button', { name: 'Remove the reminder 24 hours before the timeout' }),
+      app.getByLabel('Remind me', { exact: true }),
+    ],
   },
   {
     name: 'activity',

@@ -52,6 +52,10 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   const entities = app.getByRole('list', { name: 'Legal entities watched' });
   await expect(entities).toContainText(leA!.name);
   await expect(entities).toContainText(leB!.name);
+  // Which profile watches each entity, and how its changes arrive.
+  await expect(entities.getByRole('listitem').filter({ hasText: leB!.name })).toContainText(
+    'watched by profile Group entity B',
+  );
   const rows = app.getByTestId('rfi-row');
   await expect(rows.filter({ hasText: leA!.name }).first()).toBeVisible();
   await expect(rows.filter({ hasText: leB!.name }).first()).toBeVisible();
@@ -134,4 +138,40 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   expect(atBank.body.legal_entity_id).toBe(leB!.id);
   expect(JSON.stringify(atBank.body)).toContain('Wholesale buyers in the EU.');
   expect((await bankRfi(harness, leA!.tokens.admin, afterSignOut.id)).status).toBe(404);
+});
+
+test('an entity held by two profiles is listed once, and the entity list says which profile watches it', async ({
+  app,
+  harness,
+}, testInfo) => {
+  test.setTimeout(90_000);
+  const sandbox = harness.services.sandbox!;
+  const [leA, leB] = sandbox.fixtures.legal_entities;
+  await harness.services.rfis.ready();
+  await addEntityB(harness);
+  // A second credential of entity A (its viewer) in a profile of its own.
+  harness.platform.nextConfirmAnswers.push(true);
+  const view = await harness.services.handlers['settings.addProfile']({
+    name: 'Alder viewer',
+    baseUrl: sandbox.url,
+  });
+  const viewer = view.profiles.find((p) => p.name === 'Alder viewer')!.id;
+  await harness.services.handlers['vault.setToken']({ profileId: viewer, token: leA!.tokens.viewer! });
+
+  await app.goto(`${harness.url}#/rfis`);
+  const entities = app.getByRole('list', { name: 'Legal entities watched' });
+  await expect(entities.getByRole('listitem')).toHaveCount(2, { timeout: 10_000 });
+  const a = entities.getByRole('listitem').filter({ hasText: leA!.name });
+  await expect(a).toContainText('watched by profile Embedded sandbox');
+  await expect(a).toContainText('also held by Alder viewer, not watched twice');
+  const total = leA!.rfi_ids.length + leB!.rfi_ids.length;
+  await expect(app.getByTestId('rfi-visible-count')).toContainText(`${total} of ${total} RFIs`);
+  // The bank's side: the viewer sees exactly A's RFIs, so they are the same ones, listed once.
+  const res = await fetch(`${sandbox.url}/v1/rfis?page_size=500`, {
+    headers: { authorization: `Bearer ${leA!.tokens.viewer!}` },
+  });
+  const viewerIds = ((await res.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id).sort();
+  expect(viewerIds).toEqual([...leA!.rfi_ids].sort());
+  expect(harness.services.desk.watched().has(viewer)).toBe(false);
+  await app.screenshot({ path: testInfo.outputPath('desk-entities.png') });
 });

@@ -282,7 +282,9 @@ describe('the app keeps the seen event ids in its data folder', () => {
       const stored = JSON.parse(await readFile(path.join(t.dataDir, SEEN_EVENTS_FILE), 'utf8')) as {
         ids: Record<string, number>;
       };
-      for (const id of delivered) expect(Object.keys(stored.ids)).toContain(id);
+      // Kept per profile: duplicates are dropped per profile (one profile's ids never mark another's).
+      const profileId = t.services.session.profile.id;
+      for (const id of delivered) expect(Object.keys(stored.ids)).toContain(`${profileId}\u0000${id}`);
     } finally {
       await t.close();
     }

@@ -22,6 +22,7 @@ function view(overrides: Partial<SettingsView> = {}): SettingsView {
     ],
     pollingIntervalSeconds: 30,
     notifications: { newRfi: true, rfiStatus: true, transactionStatus: true, quoteExpiry: true },
+    reminders: { enabled: true, hours: [168, 48, 24] },
     vault: {
       backend: 'keychain',
       available: true,

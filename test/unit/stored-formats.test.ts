@@ -131,14 +131,27 @@ describe.each(cases)('the $name store', ({ name, format, defaults, expectLoaded 
 });
 
 describe('the settings store', () => {
-  it("loads today's settings.json (already version 1) unchanged", async () => {
+  it('loads a version 1 settings.json (before reminder settings) with the default reminders, written back as version 2', async () => {
     const dir = await tempDir();
     await copyFile(path.join(fixtures, 'settings.json'), path.join(dir, 'settings.json'));
     const s = stores(dir);
     const settings = await openSettings(s, dir);
     expect(s.problems()).toEqual([]);
     expect(settings.activeProfile()).toMatchObject({ id: 'p_0123456789abcdef', name: 'Acme' });
-    expect(settings.get()).toEqual(JSON.parse(await readFile(path.join(fixtures, 'settings.json'), 'utf8')));
+    const before = JSON.parse(await readFile(path.join(fixtures, 'settings.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(before['version']).toBe(1);
+    expect(before['reminders']).toBeUndefined();
+    const defaults = { enabled: true, hours: [168, 48, 24] };
+    // Everything the file held is kept; reminders take the defaults.
+    expect(settings.get()).toEqual({ ...before, reminders: defaults });
+    expect(JSON.parse(await readFile(path.join(dir, 'settings.json'), 'utf8'))).toEqual({
+      ...before,
+      version: 2,
+      reminders: defaults,
+    });
   });
 
   it('loads a settings.json without a version (version 0) unchanged', async () => {
@@ -151,7 +164,10 @@ describe('the settings store', () => {
     const settings = await openSettings(s, dir);
     expect(s.problems()).toEqual([]);
     expect(settings.get().pollingIntervalSeconds).toBe(120);
-    expect(JSON.parse(await readFile(path.join(dir, 'settings.json'), 'utf8'))).toMatchObject({ version: 1 });
+    expect(JSON.parse(await readFile(path.join(dir, 'settings.json'), 'utf8'))).toMatchObject({
+      version: 2,
+      reminders: { enabled: true, hours: [168, 48, 24] },
+    });
   });
 
   it('moves a damaged settings.json aside and reports it', async () => {
@@ -169,14 +185,14 @@ describe('the settings store', () => {
     const dir = await tempDir();
     const newer = (await readFile(path.join(fixtures, 'settings.json'), 'utf8')).replace(
       '"version": 1',
-      '"version": 2',
+      '"version": 3',
     );
     await writeFile(path.join(dir, 'settings.json'), newer);
     const s = stores(dir);
     const settings = await openSettings(s, dir);
     expect(settings.activeProfile().id).toBe('sandbox');
     expect(s.problems()).toHaveLength(1);
-    expect(s.problems()[0]!.message).toMatch(/newer version of the app \(format 2\)/);
+    expect(s.problems()[0]!.message).toMatch(/newer version of the app \(format 3\)/);
     expect(await readFile(path.join(dir, s.problems()[0]!.movedTo!), 'utf8')).toBe(newer);
   });
 });

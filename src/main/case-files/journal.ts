@@ -48,6 +48,8 @@ export interface CaseFileJournal {
   uploadsOf(rfiId: string): JournalUpload[];
   uploadOf(documentId: string): JournalUpload | undefined;
   seenOf(rfiId: string): JournalSeen[];
+  /** Resolves once every write asked for so far is on disk (services wait for it when they stop). */
+  flush(): Promise<void>;
 }
 
 export async function openCaseFileJournal(o: {
@@ -88,5 +90,6 @@ export async function openCaseFileJournal(o: {
     uploadsOf: (rfiId) => [...uploads.values()].filter((u) => u.rfiId === rfiId),
     uploadOf: (documentId) => uploads.get(documentId),
     seenOf: (rfiId) => [...(seen.get(rfiId) ?? [])],
+    flush: () => serial(async () => undefined),
   };
 }

@@ -4,8 +4,14 @@
  * session (its own bank client and token), its own RFI service (its own cache folder, keyed by
  * environment, origin and legal entity as always; its own poller with its own floor and jitter)
  * and its own clock. The queue, the counts and the badge are the union of the members; each row
- * carries its profile and its entity's name. Watched profiles only read: a write goes through the
- * active session, and the RFI detail says which profile owns an RFI so the analyst acts as it.
+ * carries its profile and its entity's name. Watched profiles only read (apart from the embedded
+ * sandbox's webhook URL, see rfis/webhooks.ts): a write goes through the active session, and the RFI detail says which profile owns an RFI so the analyst acts as it.
+ *
+ * Each (bank origin, legal entity) is watched once: a profile is first identified (who the bank
+ * says its token is), and when several profiles hold credentials for the same entity only one is
+ * watched (the active profile, else an admin credential, else the first in the settings); the
+ * others are listed with the entity that covers them. Every member gets its own webhook route
+ * (the webhook service is told the watched set after each change).
  */
 
 import type { RunningSandbox } from '../../sandbox';
@@ -26,6 +32,8 @@ import { createServerClock } from '../bank/clock';
 import type { ServerClock } from '../bank/clock';
 import type { Stores } from '../infra/stores';
 import { createReminders } from './reminders';
+import type { Reminders } from './reminders';
+import { originOf } from '../bank/scope';
 import type { AtRestCodec } from '../infra/at-rest';
 import { createEventHub } from '../infra/events';
 import type { EventHub } from '../infra/events';
@@ -36,6 +44,7 @@ import type { TokenVault } from '../infra/vault';
 import { relatedNamesResolver } from '../rfis/related-names';
 import { createRfiService } from '../rfis/service';
 import type { ListResult, RfiService, RfiServiceOptions } from '../rfis/service';
+import type { WebhookService } from '../rfis/webhooks';
 import { bankOrigin } from '../session/destinations';
 import type { DestinationGuard } from '../session/destinations';
 import type { SessionManager } from '../session/session';
@@ -67,6 +76,8 @@ export interface Desk {
   watched(): ReadonlyMap<string, { session: ProfileSession; rfis: RfiService }>;
   /** Deadline reminders over every member now (also after each change and once a minute). */
   checkReminders(): Promise<number>;
+  /** Snoozes and the "due soon" list (also when notifications are off for a test run). */
+  reminders(): Promise<Reminders>;
   /** Starts and stops watchers to match the profiles with a token (also run on every change). */
   reconcile(): Promise<void>;
   dispose(): Promise<void>;
@@ -92,8 +103,15 @@ export interface DeskDeps {
   /** The active profile's bank clock (reminders follow each entity's bank time). */
   clock: ServerClock;
   stores: Stores;
-  /** Reminder thresholds in hours before the timeout (default 168, 48, 24); false: none. */
+  /** Told of reminders shown and snoozes set or cancelled, per RFI (the case file lists them). */
+  onReminderSeen?(rfiId: string, detail: string): void;
+  /**
+   * Reminders: {} follows Settings (on/off, thresholds); `hours` overrides the thresholds (tests);
+   * false shows none whatever Settings say (tests and the harness).
+   */
   reminders: { hours?: readonly number[] } | false;
+  /** Routes for every watched profile's webhook events (absent: polling only). */
+  webhooks?: Pick<WebhookService, 'watch' | 'profile'>;
 }
 
 interface Watcher {
@@ -102,6 +120,13 @@ interface Watcher {
   rfis: RfiService;
   hub: EventHub;
   off: () => void;
+}
+
+/** A profile's session before (or instead of) a watch: identified, not polling. */
+interface Probe {
+  session: ProfileSession;
+  clock: ServerClock;
+  hub: EventHub;
 }
 
 const ACTIVE = '\u0000active';
@@ -232,6 +257,7 @@ function startDesk(
   const wanted = async (): Promise<string[]> => {
     const activeId = session.profile.id;
     const out: string[] = [];
+    let boundWithoutToken = false;
     for (const p of settings.get().profiles) {
       if (p.id === activeId) continue;
       if (!p.tokenOrigin) continue;
@@ -242,13 +268,28 @@ function startDesk(
         const origin = bankOrigin(p.baseUrl);
         if (!origin || origin !== p.tokenOrigin || !destinations.approval(origin)) continue;
       }
-      if (!(await vault.has(p.id).catch(() => false))) continue;
+      if (!(await vault.has(p.id).catch(() => false))) {
+        boundWithoutToken = true;
+        continue;
+      }
       out.push(p.id);
     }
+    // A token is bound to its origin just before the keychain stores it: look again shortly, so a
+    // profile whose token was being stored is watched without waiting for the next change.
+    if (boundWithoutToken && recheckTimer === null && recheckCount < 20 && !disposed) {
+      recheckCount++;
+      recheckTimer = setTimeout(() => {
+        recheckTimer = null;
+        void reconcile();
+      }, 500);
+      recheckTimer.unref?.();
+    } else if (!boundWithoutToken) recheckCount = 0;
     return out;
   };
+  let recheckTimer: NodeJS.Timeout | null = null;
+  let recheckCount = 0;
 
-  const startWatcher = async (profileId: string): Promise<Watcher> => {
+  const probe = (profileId: string): Probe => {
     const hub = createEventHub(log);
     const clock = createServerClock(deps.localNow ? { localNow: deps.localNow } : {});
     const ps = createProfileSession({
@@ -264,6 +305,11 @@ function startDesk(
       ...(deps.bankRetry ? { bankRetry: deps.bankRetry } : {}),
       ...(deps.bankTimeoutMs ? { bankTimeoutMs: deps.bankTimeoutMs } : {}),
     });
+    return { session: ps, clock, hub };
+  };
+
+  const startWatcher = async (profileId: string, p: Probe): Promise<Watcher> => {
+    const { hub, clock, session: ps } = p;
     const rfis = await createRfiService({
       dataDir: deps.dataDir,
       bank: ps.bank,
@@ -290,6 +336,7 @@ function startDesk(
         // follows. Every poll passes through 'syncing'; only a different outcome is news.
         const sync = rfis.syncState();
         const key = `${ps.lastStatus?.connection ?? ''}|${sync.state === 'syncing' ? 'idle' : sync.state}|${sync.lastError ?? ''}`;
+        if (m.event === 'session.changed') identityMoved(profileId, ps);
         if (key === lastState) return;
         lastState = key;
         changed(emptyChange('sync'));
@@ -298,14 +345,61 @@ function startDesk(
     return { session: ps, clock, rfis, hub, off };
   };
 
-  const stopWatcher = async (profileId: string): Promise<void> => {
+  /** Stops polling the profile; its session is kept (a duplicate stays identified) or disposed. */
+  const stopWatcher = async (profileId: string, keepSession = false): Promise<Probe | null> => {
     const w = watchers.get(profileId);
-    if (!w) return;
+    if (!w) return null;
     watchers.delete(profileId);
     setBadge(profileId, null);
     w.off();
     await w.rfis.dispose();
+    if (keepSession) return { session: w.session, clock: w.clock, hub: w.hub };
     w.session.dispose();
+    return null;
+  };
+
+  /** Profiles with a token not watched because another profile watches the same entity. */
+  const parked = new Map<string, Probe & { watchedBy: string }>();
+  const dropParked = (id: string): void => {
+    parked.get(id)?.session.dispose();
+    parked.delete(id);
+  };
+
+  /** Which (bank origin, legal entity) a session's credential is: null while unknown. */
+  const entityKey = (s: {
+    environment: { baseUrl: string };
+    credential: { legalEntityId: string } | null;
+    lastStatus: { credential: { legalEntityId: string } | null } | null;
+  }): string | null => {
+    const le = s.credential?.legalEntityId ?? s.lastStatus?.credential?.legalEntityId ?? null;
+    const origin = bankOrigin(s.environment.baseUrl);
+    return le && origin ? `${origin}|${le}` : null;
+  };
+  const roleOf = (s: ProfileSession): string | null =>
+    s.credential?.role ?? s.lastStatus?.credential?.role ?? null;
+
+  /** A watcher learned (or changed) who it is: it may now be a duplicate, and its route re-points. */
+  const identities = new Map<string, string | null>();
+  const identityMoved = (profileId: string, ps: ProfileSession): void => {
+    const k = `${entityKey(ps) ?? ''}|${roleOf(ps) ?? ''}`;
+    if (identities.get(profileId) === k) return;
+    identities.set(profileId, k);
+    void reconcile();
+  };
+
+  const tellWebhooks = (): void => {
+    try {
+      deps.webhooks?.watch(
+        [...watchers.entries()].map(([profileId, w]) => ({
+          profileId,
+          session: w.session,
+          bank: w.session.bank,
+          rfis: w.rfis,
+        })),
+      );
+    } catch (err) {
+      log.warn('desk: webhook routes not updated', { error: err });
+    }
   };
 
   let reconciling: Promise<void> = Promise.resolve();
@@ -313,19 +407,65 @@ function startDesk(
     reconciling = reconciling
       .then(async () => {
         if (disposed) return;
-        const want = new Set(await wanted());
+        const wantList = await wanted();
+        const want = new Set(wantList);
         let moved = false;
         for (const id of [...watchers.keys()]) {
           if (!want.has(id)) {
             await stopWatcher(id);
+            identities.delete(id);
             moved = true;
           }
         }
-        for (const id of want) {
-          if (watchers.has(id) || disposed) continue;
-          watchers.set(id, await startWatcher(id));
-          moved = true;
+        for (const id of [...parked.keys()]) {
+          if (!want.has(id)) {
+            dropParked(id);
+            moved = true;
+          }
         }
+        // Who is each profile? A new one is identified before it polls (so a duplicate never
+        // lists its entity's RFIs a second time); a parked one is asked again.
+        const sessions = new Map<string, Probe>();
+        for (const id of wantList) {
+          if (disposed) return;
+          const w = watchers.get(id);
+          if (w) {
+            sessions.set(id, w);
+            continue;
+          }
+          const p = parked.get(id) ?? probe(id);
+          await p.session.check().catch(() => undefined);
+          sessions.set(id, p);
+        }
+        // One member per (origin, legal entity): the active profile, else an admin, else the first.
+        const activeKey = entityKey(session);
+        const winner = new Map<string, string>();
+        if (activeKey) winner.set(activeKey, session.profile.id);
+        const rank = (id: string): number => (roleOf(sessions.get(id)!.session) === 'admin' ? 0 : 1);
+        for (const id of [...wantList].sort((a, b) => rank(a) - rank(b))) {
+          const k = entityKey(sessions.get(id)!.session);
+          if (k && !winner.has(k)) winner.set(k, id);
+        }
+        for (const id of wantList) {
+          if (disposed) return;
+          const p = sessions.get(id)!;
+          const k = entityKey(p.session);
+          const by = k ? winner.get(k) : id;
+          if (by === undefined || by === id) {
+            if (watchers.has(id)) continue;
+            parked.delete(id);
+            identities.set(id, `${k ?? ''}|${roleOf(p.session) ?? ''}`);
+            watchers.set(id, await startWatcher(id, p));
+            moved = true;
+          } else {
+            const kept = watchers.has(id) ? await stopWatcher(id, true) : null;
+            if (kept) moved = true;
+            const prev = parked.get(id);
+            if (prev?.watchedBy !== by) moved = true;
+            parked.set(id, { ...(kept ?? p), watchedBy: by });
+          }
+        }
+        tellWebhooks();
         if (moved) changed(emptyChange('load'));
       })
       .catch((err: unknown) => log.warn('desk: watchers not reconciled', { error: err }));
@@ -337,12 +477,26 @@ function startDesk(
     platform: deps.platform,
     events,
     log,
-    ...(deps.reminders && deps.reminders.hours ? { hours: deps.reminders.hours } : {}),
+    ...(deps.onReminderSeen ? { onSeen: deps.onReminderSeen } : {}),
+    // Read at every check: a change in Settings applies without a restart.
+    thresholds: () => {
+      const r = settings.get().reminders;
+      const override = deps.reminders ? deps.reminders.hours : undefined;
+      return override ? { enabled: true, hours: override } : r;
+    },
     members: () =>
       members().map((m) => ({
+        profileId: m.profileId,
         rows: async () => (await m.rfis.list({})).items,
         now: m.now,
         entityName: () => (watchers.size > 0 ? m.entityName() : null),
+        displayName: m.entityName,
+        scope: () =>
+          originOf(
+            m.profileId === session.profile.id
+              ? session.environment
+              : (watchers.get(m.profileId)?.session.environment ?? session.environment),
+          ),
       })),
   });
   const checkReminders = async (): Promise<number> => {
@@ -352,7 +506,21 @@ function startDesk(
   const reminderTimer = setInterval(() => void checkReminders(), 60_000);
   reminderTimer.unref?.();
 
-  const offSettings = settings.onChange(() => void reconcile());
+  let lastThresholds = JSON.stringify(settings.get().reminders);
+  const offSettings = settings.onChange((next) => {
+    void reconcile();
+    const t = JSON.stringify(next.reminders);
+    if (t === lastThresholds) return;
+    lastThresholds = t;
+    // New thresholds apply now; snooze ends shown to the page follow them.
+    void checkReminders();
+    void reminders
+      .then(async (r) => {
+        const snoozes = await r.snoozes();
+        if (!disposed) events.emit('reminders.changed', { snoozes });
+      })
+      .catch((err: unknown) => log.warn('desk: reminder change not published', { error: err }));
+  });
   const offEvents = events.attach((m) => {
     if (m.event !== 'session.changed') return;
     activeName(); // remembers the entity's name while the bank reports it
@@ -377,6 +545,7 @@ function startDesk(
   const desk: Desk & { changed(payload: RfiChangedView): void } = {
     changed,
     checkReminders,
+    reminders: () => reminders,
     watched: () => watchers,
     reconcile,
     async list(args) {
@@ -391,6 +560,7 @@ function startDesk(
         const name = m.entityName();
         for (const row of r.items) rows.push({ ...row, profileId: m.profileId, entityName: name });
         const st = m.status();
+        const hooks = deps.webhooks?.profile(m.profileId) ?? null;
         entities.push({
           profileId: m.profileId,
           name,
@@ -401,6 +571,16 @@ function startDesk(
           sync: r.sync.state,
           lastSyncedAt: r.sync.lastSyncedAt,
           total: r.total,
+          sharedWith: [...parked.entries()]
+            .filter(([, p]) => p.watchedBy === m.profileId)
+            .map(([profileId, p]) => ({
+              profileId,
+              profileName: settings.profile(profileId).name,
+              role: roleOf(p.session),
+            })),
+          events: hooks
+            ? { mode: hooks.mode, reason: hooks.reason }
+            : { mode: 'polling', reason: 'Webhooks are off in this app.' },
         });
       }
       const counts = countSummaries(rows);
@@ -458,10 +638,13 @@ function startDesk(
     async dispose() {
       disposed = true;
       clearInterval(reminderTimer);
+      if (recheckTimer) clearTimeout(recheckTimer);
       offSettings();
       offEvents();
+      await reminders.then((r) => r.settled()).catch(() => undefined);
       await reconciling.catch(() => undefined);
       for (const id of [...watchers.keys()]) await stopWatcher(id);
+      for (const id of [...parked.keys()]) dropParked(id);
     },
   };
   return desk;

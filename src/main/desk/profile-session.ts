@@ -1,8 +1,10 @@
 /**
  * A watched profile's own session: its bank client (that profile's base URL and that profile's
  * token, bound to the origin it was entered for, never another profile's), who the bank says the
- * token is, and the connection state. It never changes which profile is active and never sends
- * anything but reads: writes go through the active session of the profile that owns the object.
+ * token is, and the connection state. It never changes which profile is active and sends only
+ * reads — and, for the embedded sandbox, the webhook service's PUT /v1/webhook/url pointing this
+ * credential at this profile's own receiver route. Writes (answers, returns, quotes) go through
+ * the active session of the profile that owns the object.
  */
 
 import type { SessionStatus } from '../../shared/ipc/channels/session';

@@ -1,24 +1,42 @@
 /**
  * Deadline reminders: a native notification when an RFI awaiting action comes within a threshold
  * of its timeout (30 days after its last update; `rfiDeadline` in src/shared/rfi-rules.ts) — by
- * default 7 days (at risk), 48 h and 24 h. Time is each entity's bank clock (the server-time
- * estimate of the member that holds the RFI), never the workstation's. Each reminder is sent once
- * per RFI, deadline and threshold: the keys are kept in `state/deadline-reminders.json`, so a
- * restart does not repeat them, and two watchers that see the same RFI share one key.
+ * default 7 days (at risk), 48 h and 24 h; the analyst sets them in Settings and a change applies
+ * at the next check (no restart). Time is each entity's bank clock (the server-time estimate of
+ * the member that holds the RFI), never the workstation's. Each reminder is sent once per RFI,
+ * deadline and threshold: the keys are kept in `state/deadline-reminders.json`, so a restart does
+ * not repeat them, two watchers that see the same RFI share one key, and changing the thresholds
+ * never shows again one already shown.
+ *
+ * A snooze (./snoozes.ts) holds one RFI's reminders back until an instant of its entity's bank
+ * time, never past the last reminder; when it ends, the tightest threshold crossed meanwhile and
+ * not yet shown is shown once (the looser ones count as shown with it).
  */
 
 import { z } from 'zod';
+import type { DueSoonView, SnoozeView } from '../../shared/ipc/channels/reminders';
 import type { RfiSummaryView } from '../../shared/ipc/channels/rfis';
+import { DeskFailure } from '../../shared/ipc/errors';
+import {
+  DEFAULT_DUE_SOON_HOURS,
+  HOUR_MS,
+  planSnooze,
+  snoozeEnd,
+  sortedThresholds,
+  thresholdLabel,
+} from '../../shared/reminder-rules';
+import type { SnoozeChoice } from '../../shared/reminder-rules';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { StoreFormat, Stores, TypedStore } from '../infra/stores';
+import { openSnoozes, snoozeKey, snoozeView } from './snoozes';
+import type { StoredSnooze } from './snoozes';
 
-const HOUR = 3_600_000;
-/** Hours before the timeout: at risk (7 days), then 48 h and 24 h. */
-export const DEFAULT_REMINDER_HOURS: readonly number[] = [168, 48, 24];
+export { DEFAULT_REMINDER_HOURS } from '../../shared/reminder-rules';
+
 /** Keys of deadlines long gone are dropped (the file stays small). */
-const KEEP_AFTER_DEADLINE_MS = 7 * 24 * HOUR;
+const KEEP_AFTER_DEADLINE_MS = 7 * 24 * HOUR_MS;
 
 const storedSchema = z.object({
   version: z.literal(1),
@@ -33,11 +51,23 @@ export const remindersFormat: StoreFormat<z.infer<typeof storedSchema>> = {
 };
 
 export interface ReminderMember {
+  profileId: string;
   /** The member's rows (awaiting action and deadline are what count). */
   rows(): Promise<RfiSummaryView[]>;
   /** The member's bank time (its server-clock estimate). */
   now(): number;
+  /** The entity's name for notification titles (null: one entity only, the title needs none). */
   entityName(): string | null;
+  /** The entity's name for lists (always one). */
+  displayName(): string;
+  /** Where its RFI ids are unique: the bank's origin. */
+  scope(): string;
+}
+
+/** The thresholds in force: from Settings, or a test's override. */
+export interface ReminderThresholds {
+  enabled: boolean;
+  hours: readonly number[];
 }
 
 export interface RemindersDeps {
@@ -46,16 +76,24 @@ export interface RemindersDeps {
   events: EventHub;
   log: Logger;
   members(): ReminderMember[];
-  hours?: readonly number[];
+  thresholds(): ReminderThresholds;
+  /** Told of every reminder shown and every snooze set or cancelled (the RFI's case file lists them). */
+  onSeen?(rfiId: string, detail: string): void;
 }
 
 export interface Reminders {
   /** Looks at every member's RFIs and notifies what crossed a threshold (serialised). */
   check(): Promise<number>;
-}
-
-function label(hours: number): string {
-  return hours % 24 === 0 && hours >= 72 ? `${hours / 24} days` : `${hours} hours`;
+  /** Snoozes one RFI's reminders (the end computed on its entity's bank clock). */
+  snooze(rfiId: string, choice: SnoozeChoice): Promise<SnoozeView>;
+  /** Cancels an RFI's snooze; answers whether there was one. */
+  unsnooze(rfiId: string): Promise<boolean>;
+  /** The snoozes in force. */
+  snoozes(): Promise<SnoozeView[]>;
+  /** RFIs awaiting action whose timeout is within the largest threshold, soonest first. */
+  dueSoon(): Promise<DueSoonView>;
+  /** Resolves once the checks, snoozes and cancels asked for so far are done. */
+  settled(): Promise<void>;
 }
 
 export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
@@ -64,43 +102,94 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     remindersFormat,
     { sent: {} },
   );
-  const hours = [...(deps.hours ?? DEFAULT_REMINDER_HOURS)].sort((a, b) => b - a);
-  let chain: Promise<number> = Promise.resolve(0);
+  const snoozes = await openSnoozes(deps.stores);
+  const hoursNow = (): number[] => sortedThresholds(deps.thresholds().hours);
+  let chain: Promise<unknown> = Promise.resolve();
+  /** Checks, snoozes and cancels run one after the other: none overwrites another's write. */
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = chain.then(fn, fn);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  const publish = (): void => {
+    void activeSnoozes()
+      .then((list) => deps.events.emit('reminders.changed', { snoozes: list }))
+      .catch((err: unknown) => deps.log.warn('reminders: change not published', { error: err }));
+  };
+
+  /** Whether a snooze still holds, on its scope's bank clock (and its deadline unchanged). */
+  const holds = (s: StoredSnooze | null, deadline: number, now: number, hours: readonly number[]) =>
+    !!s && s.deadline === deadline && snoozeEnd(s.until, s.deadline, hours) > now;
+
+  const nowOfScope = (): Map<string, number> => {
+    const out = new Map<string, number>();
+    for (const m of deps.members()) if (!out.has(m.scope())) out.set(m.scope(), m.now());
+    return out;
+  };
+
+  const activeSnoozes = async (): Promise<SnoozeView[]> => {
+    const hours = hoursNow();
+    const nows = nowOfScope();
+    return snoozes
+      .all()
+      .filter((s) => {
+        const now = nows.get(s.scope);
+        return now === undefined || snoozeEnd(s.until, s.deadline, hours) > now;
+      })
+      .map((s) => snoozeView(s, hours, nows.get(s.scope) ?? Date.now()));
+  };
 
   const run = async (): Promise<number> => {
+    const { enabled } = deps.thresholds();
+    const hours = hoursNow();
     const sent = { ...store.get().sent };
     let shown = 0;
     let changed = false;
+    /** Snoozes that no longer apply: ended, or their RFI's deadline moved or it awaits no action. */
+    const stale = new Set<string>();
+    const held = snoozes.byKey();
     for (const m of deps.members()) {
       const now = m.now();
+      const scope = m.scope();
       const rows = await m.rows();
       for (const r of rows) {
-        if (!r.awaitingAction || !r.deadline) continue;
-        const deadline = Date.parse(r.deadline);
+        const snooze = held.get(snoozeKey(scope, r.id)) ?? null;
+        const deadline = r.deadline ? Date.parse(r.deadline) : NaN;
+        if (snooze && (!r.awaitingAction || !holds(snooze, deadline, now, hours)))
+          stale.add(snoozeKey(snooze.scope, snooze.rfiId));
+        if (!enabled || !r.awaitingAction || !r.deadline) continue;
         const left = deadline - now;
         if (left <= 0) continue;
         // The tightest threshold crossed is the one shown; looser ones count as shown with it.
-        const crossed = hours.filter((h) => left <= h * HOUR);
+        const crossed = hours.filter((h) => left <= h * HOUR_MS);
         const tightest = crossed[crossed.length - 1];
         if (tightest === undefined) continue;
         const key = (h: number): string => `${r.id}|${r.deadline}|${h}`;
         if (sent[key(tightest)] !== undefined) continue;
+        // Snoozed: held back (nothing marked), so the snooze's end shows what was crossed meanwhile.
+        if (holds(snooze, deadline, now, hours)) continue;
         for (const h of crossed) sent[key(h)] = deadline;
         changed = true;
         const entity = m.entityName();
         try {
           deps.platform.notify({
-            title: `RFI due in less than ${label(tightest)}${entity ? ` — ${entity}` : ''}`,
+            title: `RFI due in less than ${thresholdLabel(tightest)}${entity ? ` — ${entity}` : ''}`,
             body: `${r.description || r.type} · times out ${new Date(deadline).toISOString().slice(0, 16).replace('T', ' ')} UTC (bank time)`,
             onClick: () => deps.events.emit('rfis.openRequested', { rfiId: r.id }),
           });
           shown++;
+          deps.onSeen?.(
+            r.id,
+            `Deadline reminder: less than ${thresholdLabel(tightest)} left (bank time ${new Date(now).toISOString()})`,
+          );
         } catch (err) {
           deps.log.warn('reminders: notification not shown', { error: err });
         }
       }
     }
-    const floor = Math.min(...deps.members().map((m) => m.now()));
+    const nows = deps.members().map((m) => m.now());
+    const floor = nows.length > 0 ? Math.min(...nows) : Date.now();
     for (const [k, d] of Object.entries(sent)) {
       if (d + KEEP_AFTER_DEADLINE_MS < floor) {
         delete sent[k];
@@ -108,16 +197,131 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
       }
     }
     if (changed) store.set({ sent });
+    // Snoozes of a bank no member watches now: dropped a while after their deadline.
+    const scopes = new Set(deps.members().map((m) => m.scope()));
+    const pruned = snoozes.prune(
+      (s) =>
+        stale.has(snoozeKey(s.scope, s.rfiId)) ||
+        (!scopes.has(s.scope) && s.deadline + KEEP_AFTER_DEADLINE_MS < floor),
+    );
+    if (pruned > 0) publish();
     return shown;
+  };
+
+  /** The member holding the RFI and its row (the active profile first). */
+  const find = async (rfiId: string): Promise<{ m: ReminderMember; row: RfiSummaryView } | null> => {
+    for (const m of deps.members()) {
+      const row = (await m.rows()).find((r) => r.id === rfiId);
+      if (row) return { m, row };
+    }
+    return null;
   };
 
   return {
     check() {
-      chain = chain.then(run, run).catch((err: unknown) => {
+      return serial(run).catch((err: unknown) => {
         deps.log.warn('reminders: check failed', { error: err });
         return 0;
       });
-      return chain;
+    },
+    snooze(rfiId, choice) {
+      return serial(async () => {
+        const found = await find(rfiId);
+        if (!found) {
+          throw new DeskFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
+        }
+        const { m, row } = found;
+        if (!row.awaitingAction) {
+          throw new DeskFailure({
+            kind: 'precondition',
+            reason: 'NOT_AWAITING_ACTION',
+            message: 'This RFI is not waiting for an answer from us: it has no reminders to snooze.',
+          });
+        }
+        const now = m.now();
+        const deadline = row.deadline ? Date.parse(row.deadline) : null;
+        const hours = hoursNow();
+        const plan = planSnooze(choice, now, deadline, hours);
+        if (!plan.ok) {
+          throw new DeskFailure({
+            kind: 'precondition',
+            reason: plan.reason === 'no_deadline' ? 'NO_DEADLINE' : 'LAST_REMINDER_DUE',
+            message:
+              plan.reason === 'no_deadline'
+                ? 'This RFI has no running deadline: there is no reminder to snooze.'
+                : `The last reminder (${thresholdLabel(Math.min(...hours))} before the timeout) is already due: a snooze would only hide the timeout.`,
+          });
+        }
+        const stored: StoredSnooze = {
+          rfiId,
+          scope: m.scope(),
+          deadline: deadline!,
+          until: plan.until,
+          setAt: now,
+          capped: plan.capped,
+        };
+        snoozes.set(stored);
+        deps.log.info('reminders: snoozed', { rfiId, until: new Date(plan.until).toISOString() });
+        deps.onSeen?.(
+          rfiId,
+          `Reminders snoozed by the analyst until ${new Date(plan.until).toISOString()}${plan.capped ? ', capped at the last reminder' : ''} (bank time ${new Date(now).toISOString()})`,
+        );
+        publish();
+        return snoozeView(stored, hours, now);
+      });
+    },
+    unsnooze(rfiId) {
+      return serial(async () => {
+        const had = snoozes.remove(rfiId);
+        if (!had && !(await find(rfiId))) {
+          throw new DeskFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
+        }
+        if (had) {
+          deps.log.info('reminders: snooze cancelled', { rfiId });
+          deps.onSeen?.(rfiId, 'Reminder snooze cancelled by the analyst');
+          publish();
+        }
+        return had;
+      });
+    },
+    snoozes: () => serial(activeSnoozes),
+    settled: () => serial(async () => undefined),
+    async dueSoon() {
+      const t = deps.thresholds();
+      const hours = hoursNow();
+      const horizonHours = t.enabled && hours.length > 0 ? hours[0]! : DEFAULT_DUE_SOON_HOURS;
+      const items: DueSoonView['items'] = [];
+      const seen = new Set<string>();
+      const held = snoozes.byKey();
+      for (const m of deps.members()) {
+        const now = m.now();
+        const scope = m.scope();
+        for (const r of await m.rows()) {
+          if (!r.awaitingAction || !r.deadline) continue;
+          // Two watchers of one entity: one row.
+          if (seen.has(`${scope} ${r.id}`)) continue;
+          const deadline = Date.parse(r.deadline);
+          const left = deadline - now;
+          if (left <= 0 || left > horizonHours * HOUR_MS) continue;
+          seen.add(`${scope} ${r.id}`);
+          const snooze = held.get(snoozeKey(scope, r.id)) ?? null;
+          items.push({
+            rfiId: r.id,
+            type: r.type,
+            description: r.description,
+            relatedId: r.relatedId,
+            profileId: m.profileId,
+            entityName: m.displayName(),
+            deadline: r.deadline,
+            offsetMs: now - Date.now(),
+            snoozedUntil: holds(snooze, deadline, now, hours)
+              ? new Date(snoozeEnd(snooze!.until, deadline, hours)).toISOString()
+              : null,
+          });
+        }
+      }
+      items.sort((a, b) => Date.parse(a.deadline) - Date.parse(b.deadline) || a.rfiId.localeCompare(b.rfiId));
+      return { items, horizonHours, enabled: t.enabled };
     },
   };
 }

@@ -12,6 +12,7 @@ import { sessionHandlers } from '../session/session-handlers';
 import { settingsHandlers } from '../session/settings-handlers';
 import { vaultHandlers } from '../session/vault-handlers';
 import { desktopHandlers } from '../desktop/handlers';
+import { remindersHandlers } from '../desk/handlers';
 
 /** Joins every feature's handlers into the map the dispatcher serves. */
 export function buildHandlers(core: ServiceCore): Handlers {
@@ -28,5 +29,6 @@ export function buildHandlers(core: ServiceCore): Handlers {
     ...lockerHandlers(core),
     ...caseFilesHandlers(core),
     ...desktopHandlers(core),
+    ...remindersHandlers(core),
   };
 }

@@ -1,10 +1,15 @@
 /**
- * The local webhook receiver: node:http on 127.0.0.1 (loopback only), POST <path>, body limited
- * (413 beyond), Service-Signature verified against the pinned key of the active environment
- * (401 when not), JSON checked (400), timestamps outside the tolerance refused (401), duplicate
- * event ids acknowledged (200, so the bank stops retrying) but not processed again. A verified
- * event is answered 202 as soon as its id is saved; the RFI is re-read in the background (events
- * are thin).
+ * The local webhook receiver: node:http on 127.0.0.1 (loopback only), POST <route path>, body
+ * limited (413 beyond), Service-Signature verified against the key pinned for THAT route (401 when
+ * not), JSON checked (400), timestamps outside the tolerance refused (401), duplicate event ids
+ * acknowledged (200, so the bank stops retrying) but not processed again. A verified event is
+ * answered 202 as soon as its id is saved; the RFI is re-read in the background (events are thin).
+ *
+ * One server, several routes: each watched profile gets its own path
+ * `/webhooks/rfi/<128-bit random token>` (`addRoute`), with its own key, its own handler and its
+ * own duplicate-id scope; a path that is not a live route is refused (404) before the body is read.
+ * The single fixed path (`options.path`, `/webhooks/rfi`) is still served when `publicKey` and
+ * `onEvent` are given (one-route use).
  *
  * Against a local process flooding it:
  * - header and request timeouts are checked every second (`connectionsCheckingInterval`), so a
@@ -18,6 +23,7 @@
 
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -45,11 +51,12 @@ export interface ReceiverOptions {
   path?: string;
   maxBodyBytes?: number;
   toleranceSeconds?: number;
-  /** The pinned key of the active environment (null: none pinned, everything is refused). */
-  publicKey(): KeyObject | null;
+  /** The fixed route's key (null: none pinned, everything is refused); no fixed route without it. */
+  publicKey?(): KeyObject | null;
   /** Now in ms, on the bank's clock. */
   nowMs(): number;
-  onEvent(event: WebhookEventBody): void;
+  /** The fixed route's handler. */
+  onEvent?(event: WebhookEventBody): void;
   onStatus?(): void;
   log: Logger;
   /** How many event ids are remembered for duplicate detection (a bound on the file, too). */
@@ -71,21 +78,78 @@ export interface ReceiverCounters {
   lastFailure: { reason: string; at: string } | null;
 }
 
+/** One route: whose events it takes, the key they must be signed with, where they go. */
+export interface ReceiverRoute {
+  /** Duplicate event ids are dropped per scope (a profile id). */
+  scope: string;
+  /** The key pinned for this route's environment (null: every request to it is refused). */
+  publicKey(): KeyObject | null;
+  onEvent(event: WebhookEventBody): void;
+}
+
+export interface RouteCounters {
+  accepted: number;
+  duplicates: number;
+  refused: number;
+  lastEvent: ReceiverCounters['lastEvent'];
+}
+
 export interface WebhookReceiver {
+  /** Listens; resolves with the fixed route's URL, else the server's origin. */
   start(): Promise<string>;
+  /** The fixed route's URL (null when not listening or no fixed route). */
   readonly url: string | null;
+  /** http://127.0.0.1:<port> while listening. */
+  readonly origin: string | null;
   readonly startedAt: string | null;
   counters(): ReceiverCounters;
+  /**
+   * Adds a route for `route.scope` under a fresh unguessable path, or re-binds the scope's live
+   * route (same path) to a new key and handler. Returns the path.
+   */
+  addRoute(route: ReceiverRoute): string;
+  /** Removes the scope's route: requests to its path are refused from now on. */
+  removeRoute(scope: string): void;
+  /**
+   * Holds the scope's route (same path) without a handler: requests get 503 (the bank retries)
+   * until `addRoute` binds it again or `removeRoute` drops it.
+   */
+  pauseRoute(scope: string): void;
+  /** The scope's route URL (null: no route, or not listening). */
+  routeUrl(scope: string): string | null;
+  routeCounters(scope: string): RouteCounters | null;
   close(): Promise<void>;
 }
 
 type Outcome =
   | { code: 202 | 200; body: Record<string, unknown> }
-  | { code: 400 | 401 | 404 | 405 | 413 | 415; body: Record<string, unknown> };
+  | { code: 400 | 401 | 404 | 405 | 413 | 415 | 503; body: Record<string, unknown> };
 
 export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver {
   const host = options.host ?? '127.0.0.1';
-  const route = options.path ?? WEBHOOK_PATH;
+  const fixedPath = options.path ?? WEBHOOK_PATH;
+  interface LiveRoute extends ReceiverRoute {
+    path: string;
+    counters: RouteCounters;
+    paused: boolean;
+  }
+  const freshCounters = (): RouteCounters => ({ accepted: 0, duplicates: 0, refused: 0, lastEvent: null });
+  /** Path → route. */
+  const routes = new Map<string, LiveRoute>();
+  /** Scope → its route's path. */
+  const pathOf = new Map<string, string>();
+  if (options.publicKey && options.onEvent) {
+    const { publicKey, onEvent } = options;
+    routes.set(fixedPath, {
+      scope: '',
+      publicKey,
+      onEvent,
+      path: fixedPath,
+      counters: freshCounters(),
+      paused: false,
+    });
+    pathOf.set('', fixedPath);
+  }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const tolerance = options.toleranceSeconds ?? 300;
   const remember = options.rememberIds ?? 50_000;
@@ -101,7 +165,7 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     lastFailure: null,
   };
   let server: Server | null = null;
-  let url: string | null = null;
+  let origin: string | null = null;
   let startedAt: string | null = null;
   let loaded = false;
 
@@ -151,7 +215,8 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     }
   };
 
-  const refuse = (reason: string): void => {
+  const refuse = (reason: string, route?: LiveRoute): void => {
+    if (route) route.counters.refused++;
     counters.verificationFailures++;
     counters.lastFailure = { reason, at: new Date().toISOString() };
     refusedSince.set(reason, (refusedSince.get(reason) ?? 0) + 1);
@@ -221,51 +286,66 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     }
   };
 
-  const handle = async (req: IncomingMessage, body: Buffer): Promise<Outcome> => {
+  const handle = async (req: IncomingMessage, body: Buffer, route: LiveRoute): Promise<Outcome> => {
     const header = req.headers['service-signature'];
     const check = verifyWebhookSignature({
       header: Array.isArray(header) ? header.join(',') : header,
       body,
-      publicKey: options.publicKey(),
+      publicKey: route.publicKey(),
       nowMs: options.nowMs(),
       toleranceSeconds: tolerance,
     });
     if (!check.ok) {
-      refuse(FAILURE_TEXT[check.reason]);
+      refuse(FAILURE_TEXT[check.reason], route);
       return { code: 401, body: { error: errorOf(check.reason) } };
     }
     let json: unknown;
     try {
       json = JSON.parse(body.toString('utf8'));
     } catch {
-      refuse('the body is not JSON');
+      refuse('the body is not JSON', route);
       return { code: 400, body: { error: 'body is not JSON' } };
     }
     const parsed = WebhookEvent.safeParse(json);
     if (!parsed.success) {
-      refuse('the body is not an RFI event');
+      refuse('the body is not an RFI event', route);
       return { code: 400, body: { error: 'body is not an RFI event' } };
     }
     const event = parsed.data;
-    if (seenIds.has(event.id)) {
+    // The route was removed (its profile is no longer watched) or paused while the body arrived.
+    if (route.paused) {
+      refuse('route paused while its profile changes role', route);
+      return { code: 503, body: { error: 'try again shortly' } };
+    }
+    if (routes.get(route.path) !== route) {
+      refuse('the route was removed', route);
+      return { code: 404, body: { error: 'not found' } };
+    }
+    // Ids are kept per scope (one profile's events never mark another's as seen); an id saved
+    // by the one-route receiver of an earlier version (no scope) counts as seen everywhere.
+    const key = route.scope ? `${route.scope}\u0000${event.id}` : event.id;
+    if (seenIds.has(key) || seenIds.has(event.id)) {
       counters.duplicates++;
+      route.counters.duplicates++;
       duplicatesSince++;
       // The bank retried with a fresh signature: remember the id as long as the newest t allows.
-      seenIds.set(event.id, Math.max(seenIds.get(event.id) ?? 0, check.t));
+      seenIds.set(key, Math.max(seenIds.get(key) ?? 0, check.t));
       changed();
       return { code: 200, body: { status: 'duplicate' } };
     }
-    seenIds.set(event.id, check.t);
+    seenIds.set(key, check.t);
     await persist();
     counters.accepted++;
+    route.counters.accepted++;
     counters.lastEvent = {
       id: event.id,
       type: event.type,
       rfiId: event.data.rfi_id,
       at: new Date().toISOString(),
     };
+    route.counters.lastEvent = counters.lastEvent;
     try {
-      options.onEvent(event);
+      route.onEvent(event);
     } catch (err) {
       options.log.error('webhook: event handler failed', { error: err });
     }
@@ -281,16 +361,24 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const pathOnly = (req.url ?? '/').split('?')[0];
-    if (pathOnly !== route) {
+    const pathOnly = (req.url ?? '/').split('?')[0] ?? '/';
+    const route = routes.get(pathOnly);
+    if (!route) {
       req.resume();
       refuse('wrong path');
       answer(res, { code: 404, body: { error: 'not found' } });
       return;
     }
+    if (route.paused) {
+      req.resume();
+      refuse('route paused while its profile changes role', route);
+      res.setHeader('retry-after', '1');
+      answer(res, { code: 503, body: { error: 'try again shortly' } });
+      return;
+    }
     if (req.method !== 'POST') {
       req.resume();
-      refuse('not a POST');
+      refuse('not a POST', route);
       res.setHeader('allow', 'POST');
       answer(res, { code: 405, body: { error: 'POST only' } });
       return;
@@ -298,7 +386,7 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     counters.received++;
     const declared = Number.parseInt(req.headers['content-length'] ?? '', 10);
     if (Number.isFinite(declared) && declared > maxBody) {
-      refuse(`body larger than ${maxBody} bytes`);
+      refuse(`body larger than ${maxBody} bytes`, route);
       res.setHeader('connection', 'close');
       answer(res, { code: 413, body: { error: `body larger than ${maxBody} bytes` } });
       req.destroy();
@@ -312,7 +400,7 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       size += chunk.length;
       if (size > maxBody) {
         over = true;
-        refuse(`body larger than ${maxBody} bytes`);
+        refuse(`body larger than ${maxBody} bytes`, route);
         res.setHeader('connection', 'close');
         answer(res, { code: 413, body: { error: `body larger than ${maxBody} bytes` } });
         req.destroy();
@@ -322,7 +410,7 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     });
     req.on('end', () => {
       if (over) return;
-      handle(req, Buffer.concat(chunks)).then(
+      handle(req, Buffer.concat(chunks), route).then(
         (o) => answer(res, o),
         (err: unknown) => {
           options.log.error('webhook: request failed', { error: err });
@@ -335,16 +423,55 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     });
   };
 
+  const fixedUrl = (): string | null => (origin && pathOf.has('') ? `${origin}${fixedPath}` : null);
+
   return {
     get url() {
-      return url;
+      return fixedUrl();
+    },
+    get origin() {
+      return origin;
     },
     get startedAt() {
       return startedAt;
     },
     counters: () => ({ ...counters }),
+    addRoute(route) {
+      const existing = pathOf.get(route.scope);
+      const live = existing ? routes.get(existing) : undefined;
+      if (live) {
+        live.publicKey = route.publicKey;
+        live.onEvent = route.onEvent;
+        live.paused = false;
+        return live.path;
+      }
+      const p = `${WEBHOOK_PATH}/${randomBytes(16).toString('base64url')}`;
+      routes.set(p, { ...route, path: p, counters: freshCounters(), paused: false });
+      pathOf.set(route.scope, p);
+      return p;
+    },
+    removeRoute(scope) {
+      const p = pathOf.get(scope);
+      if (p === undefined) return;
+      pathOf.delete(scope);
+      routes.delete(p);
+    },
+    pauseRoute(scope) {
+      const p = pathOf.get(scope);
+      const r = p === undefined ? undefined : routes.get(p);
+      if (r) r.paused = true;
+    },
+    routeUrl(scope) {
+      const p = pathOf.get(scope);
+      return origin && p !== undefined ? `${origin}${p}` : null;
+    },
+    routeCounters(scope) {
+      const p = pathOf.get(scope);
+      const r = p === undefined ? undefined : routes.get(p);
+      return r ? { ...r.counters } : null;
+    },
     async start() {
-      if (server && url) return url;
+      if (server && origin) return fixedUrl() ?? origin;
       await load();
       const s = createServer(
         {
@@ -368,16 +495,17 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       server = s;
       const addr = s.address();
       const port = typeof addr === 'object' && addr ? addr.port : options.port;
-      url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${route}`;
+      origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
       startedAt = new Date().toISOString();
-      options.log.info('webhook: receiver listening', { url });
+      // The route tokens are not logged: the log may be shared in a diagnostics bundle.
+      options.log.info('webhook: receiver listening', { origin });
       pushStatus();
-      return url;
+      return fixedUrl() ?? origin;
     },
     async close() {
       const s = server;
       server = null;
-      url = null;
+      origin = null;
       startedAt = null;
       if (reportTimer) {
         clearTimeout(reportTimer);

@@ -15,9 +15,17 @@ type SettingsChannels =
 export function settingsHandlers(core: ServiceCore): Pick<Handlers, SettingsChannels> {
   return {
     'settings.get': () => core.settingsView(),
-    'settings.update': async ({ pollingIntervalSeconds, notifications }) => {
+    'settings.update': async ({ pollingIntervalSeconds, notifications, reminders }) => {
       core.settings.update({
         ...(pollingIntervalSeconds !== undefined ? { pollingIntervalSeconds } : {}),
+        ...(reminders
+          ? {
+              reminders: {
+                ...(reminders.enabled !== undefined ? { enabled: reminders.enabled } : {}),
+                ...(reminders.hours !== undefined ? { hours: reminders.hours } : {}),
+              },
+            }
+          : {}),
         ...(notifications
           ? {
               notifications: Object.fromEntries(

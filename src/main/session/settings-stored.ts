@@ -1,8 +1,10 @@
 /**
- * The stored format of `<dataDir>/settings.json`, owned here and frozen: version 1 is a copy of
- * the shape written so far (those files already carry `version: 1`; a file without a version,
- * version 0, is read unchanged). The IPC views (shared/ipc/channels/settings) may change freely;
- * a change here needs a new version and a migration.
+ * The stored format of `<dataDir>/settings.json`, owned here and frozen per version: version 1 is
+ * the shape written before deadline reminders had settings (a file without a version, version 0,
+ * is read as version 1); version 2 adds `reminders` (on/off and thresholds), and a version 1 file
+ * is migrated by giving it the defaults (on; 7 days, 48 h, 24 h). The IPC views
+ * (shared/ipc/channels/settings) may change freely; a change here needs a new version and a
+ * migration.
  */
 import { z } from 'zod';
 import type { StoreFormat } from '../infra/stores';
@@ -22,9 +24,9 @@ const storedProfileSchema = z.object({
   tokenOrigin: z.string().max(2000).nullable().optional(),
 });
 
-/** settings.json, version 1. */
+/** settings.json, version 2. */
 export const storedSettingsSchema = z.object({
-  version: z.literal(1),
+  version: z.literal(2),
   activeProfileId: storedProfileSchema.shape.id,
   profiles: z.array(storedProfileSchema).min(1),
   pollingIntervalSeconds: z
@@ -38,12 +40,32 @@ export const storedSettingsSchema = z.object({
     transactionStatus: z.boolean(),
     quoteExpiry: z.boolean(),
   }),
+  reminders: z.object({
+    enabled: z.boolean(),
+    hours: z
+      .array(
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(29 * 24),
+      )
+      .min(1)
+      .max(5)
+      .refine((h) => new Set(h).size === h.length, 'must not repeat a threshold'),
+  }),
 });
+
+/** What a settings file without reminder settings gets: reminders on at 7 days, 48 h and 24 h. */
+export const defaultStoredReminders = { enabled: true, hours: [168, 48, 24] };
 
 export const settingsFormat: StoreFormat<z.infer<typeof storedSettingsSchema>> = {
   label: 'The settings',
   consequence: 'The default settings are used.',
-  version: 1,
+  version: 2,
   schema: storedSettingsSchema,
-  migrations: { 0: (raw) => raw },
+  migrations: {
+    0: (raw) => raw,
+    1: (raw) => ({ ...raw, reminders: raw['reminders'] ?? defaultStoredReminders }),
+  },
 };

@@ -10,9 +10,11 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import type {
   NotificationPrefs,
   Profile,
+  ReminderSettings,
   SandboxCredential,
   SettingsFile,
 } from '../../shared/ipc/channels/settings';
+import { DEFAULT_REMINDER_HOURS, sortedThresholds } from '../../shared/reminder-rules';
 import { bankOrigin } from './destinations';
 import type { MainStores } from '../infra/stores';
 import { settingsFormat } from './settings-stored';
@@ -35,6 +37,7 @@ export const defaultSettings: SettingsFile = {
   ],
   pollingIntervalSeconds: 30,
   notifications: { newRfi: true, rfiStatus: true, transactionStatus: true, quoteExpiry: true },
+  reminders: { enabled: true, hours: [...DEFAULT_REMINDER_HOURS] },
 };
 
 export interface SettingsStore {
@@ -44,6 +47,8 @@ export interface SettingsStore {
   update(patch: {
     pollingIntervalSeconds?: number;
     notifications?: Partial<NotificationPrefs>;
+    /** Thresholds are kept distinct and largest first. */
+    reminders?: Partial<ReminderSettings>;
   }): SettingsFile;
   /** A new remote profile under a random id (never a name's slug: no old token is inherited). */
   addProfile(input: { name: string; baseUrl: string }): Profile;
@@ -180,6 +185,10 @@ export async function openSettings(stores: MainStores, dataDir: string): Promise
           ? { pollingIntervalSeconds: patch.pollingIntervalSeconds }
           : {}),
         notifications: { ...s.notifications, ...patch.notifications },
+        reminders: {
+          enabled: patch.reminders?.enabled ?? s.reminders.enabled,
+          hours: sortedThresholds(patch.reminders?.hours ?? s.reminders.hours),
+        },
       }));
     },
     addProfile({ name, baseUrl }) {

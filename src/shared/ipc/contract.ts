@@ -11,6 +11,7 @@ import { webhookChannels, webhookEvents } from './channels/webhook';
 import { lockerChannels, lockerEvents } from './channels/locker';
 import { caseFilesChannels } from './channels/case-files';
 import { desktopChannels, desktopEvents } from './channels/desktop';
+import { remindersChannels, remindersEvents } from './channels/reminders';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -29,6 +30,7 @@ export const channels = {
   ...lockerChannels,
   ...caseFilesChannels,
   ...desktopChannels,
+  ...remindersChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -43,6 +45,7 @@ export const events = {
   ...webhookEvents,
   ...lockerEvents,
   ...desktopEvents,
+  ...remindersEvents,
 } as const;
 
 export type Channels = typeof channels;

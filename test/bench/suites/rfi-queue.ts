@@ -9,94 +9,22 @@ import type { Page } from '@playwright/test';
 import { startHarness } from '../../harness/harness';
 import { chromiumArgs, chromiumExecutable } from '../../harness/chromium';
 import type { BenchResult, BenchSuite } from '../types';
+import {
+  FRAME_MS,
+  IDLE_FRAME_SCRIPT,
+  LIST_SCRIPT,
+  LOADED_SCRIPT,
+  MARKS_SCRIPT,
+  SCROLL_SCRIPT,
+  markQueueLoad,
+  median,
+  p95,
+  run,
+  timedClick,
+  timedSearch,
+} from '../support/queue-page';
 
-const FRAME_MS = 1000 / 60;
 const RFIS = Number.parseInt(process.env['BENCH_RFIS'] ?? '10000', 10);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
-function p95(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * 0.95))] ?? NaN;
-}
-
-/**
- * Page-side scripts, as text: this file is type-checked as Node code (no DOM types), and they run
- * in Chromium.
- */
-const SEARCH_SCRIPT = `async ({ value }) => {
-  const el = document.querySelector('[role="search"] input[type="search"]');
-  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-  const t0 = performance.now();
-  setter.call(el, value);
-  el.dispatchEvent(new Event('input', { bubbles: true }));
-  // React renders discrete updates synchronously or in a microtask queued during the event:
-  // let those run, then force layout of the rows.
-  await Promise.resolve();
-  await Promise.resolve();
-  void document.querySelector('[data-testid="rfi-list"] [data-testid="rfi-row"]:last-child')?.getBoundingClientRect();
-  return performance.now() - t0;
-}`;
-/** A click on a control (a status count button, a listbox option), as the analyst's click. */
-const CLICK_SCRIPT = `async ({ selector }) => {
-  const el = document.querySelector(selector);
-  if (!el) throw new Error('nothing at ' + selector);
-  const t0 = performance.now();
-  el.click();
-  await Promise.resolve();
-  await Promise.resolve();
-  void document.querySelector('[data-testid="rfi-list"] [data-testid="rfi-row"]:last-child')?.getBoundingClientRect();
-  return performance.now() - t0;
-}`;
-const SCROLL_SCRIPT = `async () => {
-  const list = document.querySelector('[data-testid="rfi-list"]');
-  const frame = [];
-  const sync = [];
-  for (let i = 0; i < 30; i++) {
-    const t = performance.now();
-    list.scrollTop += 1500;
-    list.dispatchEvent(new Event('scroll'));
-    // The virtualizer renders synchronously on scroll; force style and layout of the new rows.
-    void list.querySelector('[data-testid="rfi-row"]:last-child')?.getBoundingClientRect();
-    sync.push(performance.now() - t);
-    await new Promise((r) => requestAnimationFrame(() => r(null)));
-    frame.push(performance.now() - t);
-  }
-  return { frame, sync };
-}`;
-const IDLE_FRAME_SCRIPT = `async () => {
-  const out = [];
-  for (let i = 0; i < 30; i++) {
-    const t = performance.now();
-    await new Promise((r) => requestAnimationFrame(() => r(null)));
-    out.push(performance.now() - t);
-  }
-  return out;
-}`;
-const LIST_SCRIPT = `async () => {
-  const t = performance.now();
-  await window.desk.invoke('rfis.list', undefined);
-  return performance.now() - t;
-}`;
-const MARKS_SCRIPT = `() => ({ firstRows: window.__firstRowAt, firstRender: window.__allRowsAt })`;
-const LOADED_SCRIPT = (n: number) =>
-  `() => (document.querySelector('[data-testid="rfi-visible-count"]')?.textContent ?? '').includes('of ${n}')`;
-
-function run<T>(page: Page, script: string, arg?: unknown): Promise<T> {
-  return page.evaluate(`(${script})(${arg === undefined ? '' : JSON.stringify(arg)})`) as Promise<T>;
-}
-
-/** Types into the queue's search as a user would and answers the synchronous time of the update. */
-function timedSearch(page: Page, value: string): Promise<number> {
-  return run<number>(page, SEARCH_SCRIPT, { value });
-}
-
-/** Clicks what the selector names and answers the synchronous time of the update. */
-function timedClick(page: Page, selector: string): Promise<number> {
-  return run<number>(page, CLICK_SCRIPT, { selector });
-}
 
 /** Opens the queue's Sort select (not timed), then times the click on one of its options. */
 async function timedSort(page: Page, sort: string): Promise<number> {
@@ -137,19 +65,7 @@ const suite: BenchSuite = {
       const page = await context.newPage();
       page.on('pageerror', (e) => console.error('[page error]', e.message));
       // Timed in the page (navigation start = 0), so stalls of this Node process do not count.
-      await page.addInitScript(`
-        new MutationObserver((_, obs) => {
-          const w = window;
-          if (w.__firstRowAt === undefined && document.querySelector('[data-testid="rfi-row"]')) {
-            w.__firstRowAt = performance.now();
-          }
-          const t = document.querySelector('[data-testid="rfi-visible-count"]')?.textContent ?? '';
-          if (w.__allRowsAt === undefined && /^\\d+ of \\d+ RFIs/.test(t)) {
-            w.__allRowsAt = performance.now();
-            obs.disconnect();
-          }
-        }).observe(document, { childList: true, subtree: true, characterData: true });
-      `);
+      await markQueueLoad(page);
       page.on('console', (m) => {
         if (m.type() === 'error') console.error('[page console]', m.text());
       });

@@ -96,6 +96,15 @@ export const deskEntitySchema = z.object({
   sync: z.enum(['idle', 'syncing', 'offline', 'error']),
   lastSyncedAt: z.string().nullable(),
   total: z.number(),
+  /**
+   * Other profiles holding a credential for this same legal entity at the same bank: not watched
+   * separately (the entity's RFIs would be listed twice); this profile watches for them.
+   */
+  sharedWith: z
+    .array(z.object({ profileId: z.string(), profileName: z.string(), role: z.string().nullable() }))
+    .optional(),
+  /** How this entity's changes arrive: signed webhook events at its own route, or polling only (and why). */
+  events: z.object({ mode: z.enum(['webhook', 'polling']), reason: z.string().nullable() }).optional(),
 });
 export type DeskEntityView = z.infer<typeof deskEntitySchema>;
 

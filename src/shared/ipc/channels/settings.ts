@@ -5,6 +5,7 @@
  */
 
 import { z } from 'zod';
+import { MAX_REMINDER_HOURS, MAX_REMINDER_THRESHOLDS, MIN_REMINDER_HOURS } from '../../reminder-rules';
 import { channel, event, noArgs } from '../define';
 
 export const profileIdSchema = z
@@ -55,12 +56,34 @@ export const pollingIntervalSchema = z
   .min(5, 'must be at least 5 seconds')
   .max(3600, 'must be at most 3600 seconds');
 
+/** Deadline reminder thresholds: hours before an RFI's timeout, 1 to 5 distinct values of 1 h to 29 days. */
+export const reminderHoursSchema = z
+  .array(
+    z
+      .number()
+      .int('must be whole hours')
+      .min(MIN_REMINDER_HOURS, `must be at least ${MIN_REMINDER_HOURS} hour`)
+      .max(MAX_REMINDER_HOURS, `must be at most ${MAX_REMINDER_HOURS} hours (29 days)`),
+  )
+  .min(1, 'needs at least one threshold (turn reminders off instead)')
+  .max(MAX_REMINDER_THRESHOLDS, `must be at most ${MAX_REMINDER_THRESHOLDS} thresholds`)
+  .refine((h) => new Set(h).size === h.length, 'must not repeat a threshold');
+
+export const reminderSettingsSchema = z.object({
+  /** Native notifications before an RFI's timeout. */
+  enabled: z.boolean(),
+  /** Hours before the timeout, largest first. */
+  hours: reminderHoursSchema,
+});
+export type ReminderSettings = z.infer<typeof reminderSettingsSchema>;
+
 export const settingsFileSchema = z.object({
   version: z.literal(1),
   activeProfileId: profileIdSchema,
   profiles: z.array(profileSchema).min(1),
   pollingIntervalSeconds: pollingIntervalSchema,
   notifications: notificationPrefsSchema,
+  reminders: reminderSettingsSchema,
 });
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
 
@@ -95,6 +118,7 @@ export const settingsViewSchema = z.object({
   ),
   pollingIntervalSeconds: z.number(),
   notifications: notificationPrefsSchema,
+  reminders: reminderSettingsSchema,
   vault: vaultStatusSchema,
   problems: z.array(localProblemSchema),
 });
@@ -110,7 +134,8 @@ export const settingsChannels = {
     result: settingsViewSchema,
   }),
   'settings.update': channel({
-    summary: 'Change the polling interval and/or notification preferences.',
+    summary:
+      'Change the polling interval, notification preferences and/or deadline reminders (on/off, thresholds in hours before the timeout).',
     args: z.strictObject({
       pollingIntervalSeconds: pollingIntervalSchema.optional(),
       notifications: z
@@ -120,6 +145,9 @@ export const settingsChannels = {
           transactionStatus: z.boolean().optional(),
           quoteExpiry: z.boolean().optional(),
         })
+        .optional(),
+      reminders: z
+        .strictObject({ enabled: z.boolean().optional(), hours: reminderHoursSchema.optional() })
         .optional(),
     }),
     result: settingsViewSchema,

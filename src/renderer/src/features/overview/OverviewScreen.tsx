@@ -13,6 +13,7 @@ import type { QueueFilter } from '../rfis/queue-store';
 import { AWAITING_STATUS, RUNNING_BANDS, overviewSubscription, useOverview } from './store';
 import type { RunningBand } from './store';
 import { quoteTitle, returnTitle } from './labels';
+import { DueSoon } from './DueSoon';
 
 /** The charts (recharts) are a chunk of their own, not in the first paint's JS. */
 const OverviewCharts = lazy(() => import('./OverviewCharts'));
@@ -144,6 +145,8 @@ export function OverviewScreen() {
             </p>
           )}
         </figure>
+
+        <DueSoon />
 
         <CountList
           title="RFIs by status"

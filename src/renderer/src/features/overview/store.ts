@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { OrderView } from '../../../../shared/ipc/channels/crypto';
+import type { DueSoonView } from '../../../../shared/ipc/channels/reminders';
 import type { ReturnEntry } from '../../../../shared/ipc/channels/returns';
 import type { RfiCountsView } from '../../../../shared/ipc/channels/rfis';
 import { call, errorMessage } from '../../lib/desk';
@@ -36,12 +37,15 @@ export interface OverviewState {
   /** Bank time − Date.now() in this window (ms), from the last crypto view. */
   offsetMs: number;
   returns: ReturnEntry[];
+  /** RFIs awaiting action whose timeout is within the largest reminder threshold (main's bank time). */
+  dueSoon: DueSoonView | null;
   /** Debtor (sender) names of transfers looked up on this workstation, by transaction id. */
   debtors: Record<string, string>;
   /** Per source, the last failure in words (null when it loaded). */
-  errors: { rfis: string | null; quotes: string | null; returns: string | null };
-  loaded: { rfis: boolean; quotes: boolean; returns: boolean };
+  errors: { rfis: string | null; quotes: string | null; returns: string | null; dueSoon: string | null };
+  loaded: { rfis: boolean; quotes: boolean; returns: boolean; dueSoon: boolean };
   loadRfis(): Promise<void>;
+  loadDueSoon(): Promise<void>;
   loadQuotes(): Promise<void>;
   loadReturns(): Promise<void>;
 }
@@ -57,9 +61,25 @@ export const useOverview = create<OverviewState>((set) => ({
   quotes: [],
   offsetMs: 0,
   returns: [],
+  dueSoon: null,
   debtors: {},
-  errors: { rfis: null, quotes: null, returns: null },
-  loaded: { rfis: false, quotes: false, returns: false },
+  errors: { rfis: null, quotes: null, returns: null, dueSoon: null },
+  loaded: { rfis: false, quotes: false, returns: false, dueSoon: false },
+  async loadDueSoon() {
+    try {
+      const dueSoon = await call('reminders.dueSoon', undefined);
+      set((s) => ({
+        dueSoon,
+        errors: { ...s.errors, dueSoon: null },
+        loaded: { ...s.loaded, dueSoon: true },
+      }));
+    } catch (err) {
+      set((s) => ({
+        errors: { ...s.errors, dueSoon: errorMessage(err) },
+        loaded: { ...s.loaded, dueSoon: true },
+      }));
+    }
+  },
   async loadRfis() {
     try {
       const [{ counts }, onTrack, atRisk, breached, none] = await Promise.all([
@@ -123,24 +143,33 @@ export const useOverview = create<OverviewState>((set) => ({
 
 /** Keeps the overview current: each source reloads (coalesced) when main reports a change. */
 export const overviewSubscription = sharedSubscription(() => {
-  const { loadRfis, loadQuotes, loadReturns } = useOverview.getState();
+  const { loadRfis, loadQuotes, loadReturns, loadDueSoon } = useOverview.getState();
   const rfis = coalesce(loadRfis, 150);
+  const dueSoon = coalesce(loadDueSoon, 150);
   const quotes = coalesce(loadQuotes, 150);
   const returns = coalesce(loadReturns, 150);
   const offEvents = onEvents({
     'rfis.changed': (c) => {
       useOverview.setState({ counts: c.counts });
       rfis();
+      dueSoon();
     },
+    // Snoozes and thresholds (Settings) move the list too.
+    'reminders.changed': dueSoon,
+    'settings.changed': dueSoon,
     'crypto.orderChanged': quotes,
     'returns.changed': returns,
   });
+  // Time moves RFIs into the horizon: the list is read again every minute.
+  const timer = setInterval(dueSoon, 60_000);
   const offSession = onSessionChange(() => {
     rfis();
+    dueSoon();
     quotes();
     returns();
   });
   return () => {
+    clearInterval(timer);
     offEvents();
     offSession();
   };

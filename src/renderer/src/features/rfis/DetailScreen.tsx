@@ -14,6 +14,7 @@ import { AnswerComposer, AnswerStatus } from './AnswerComposer';
 import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
 import { relatedLabel, useRelatedNames } from './related-names';
+import { SnoozeControl } from './SnoozeControl';
 import { UnsentDraft } from './UnsentDraft';
 import { CaseFileExport } from '../case-files/CaseFileExport';
 
@@ -230,6 +231,14 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
             <DeadlineClock deadline={deadline ? deadline.toISOString() : null} now={now} />
           </dd>
         </div>
+        {detail.summary.awaitingAction && deadline && (
+          <div>
+            <dt>Reminders</dt>
+            <dd>
+              <SnoozeControl rfiId={rfi.id} />
+            </dd>
+          </div>
+        )}
       </dl>
       {owner && !owner.acting && (
         <p className="notice rfi-detail__acting" role="note" data-testid="rfi-acting">
@@ -277,11 +286,17 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
               {i + 1}. {q.question_data.question_text || info.label}
             </h3>
             <p className="rfi-question__meta">
-              <span>
-                Type: <code>{q.question_type}</code>
-                {info.expects === 'either'
-                  ? ' (unknown type: text or documents)'
-                  : ` (${info.label}; expects ${info.expects})`}
+              <span data-testid="question-type">
+                {info.expects === 'either' ? (
+                  <>Question type not in the catalogue: answer with text or documents</>
+                ) : (
+                  <>
+                    {info.label} · answer with {info.expects}
+                  </>
+                )}{' '}
+                <code className="muted" title="The bank's question type">
+                  {q.question_type}
+                </code>
               </span>{' '}
               <span data-testid="question-status">
                 <StatusBadge status={q.status} />

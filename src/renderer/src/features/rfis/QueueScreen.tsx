@@ -27,6 +27,7 @@ import type { DataColumn } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
 import { useRouteQuery, useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
+import { SnoozedMark } from './SnoozeControl';
 import { initialFilter, queueSubscription, useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
@@ -181,6 +182,11 @@ const EntityList = memo(function EntityList() {
         <li key={e.profileId} data-profile-id={e.profileId}>
           <strong>{e.name}</strong> {e.total} RFIs · {entityState(e)}
           {e.active ? ' · acts for answers, returns and quotes' : ''}
+          {` · watched by profile ${e.profileName}`}
+          {e.sharedWith?.length
+            ? ` (also held by ${e.sharedWith.map((p) => p.profileName).join(', ')}, not watched twice)`
+            : ''}
+          {e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : ''}
         </li>
       ))}
     </ul>
@@ -579,6 +585,7 @@ function queueColumns(
       accessorFn: (r) => `${typeLabel(r.type)}: ${r.description}`,
       cell: (c) => (
         <span className="rfi-cell">
+          <SnoozedMark rfiId={c.row.original.id} />
           <span className="rfi-cell__type">{typeLabel(c.row.original.type)}</span>
           <span className="rfi-cell__desc">{c.row.original.description || 'No description'}</span>
         </span>

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { WebhookPanel } from './WebhookPanel';
 import { DesktopPanel } from './DesktopPanel';
+import { RemindersPanel } from './RemindersPanel';
 
 /**
  * Extra panels of the settings screen, contributed by other features. The RFI feature adds its
@@ -14,6 +15,7 @@ export interface SettingsPanel {
 }
 
 export const settingsPanels: SettingsPanel[] = [
+  { id: 'reminders', title: 'Deadline reminders', render: () => <RemindersPanel /> },
   { id: 'webhook', title: 'Webhook', render: () => <WebhookPanel /> },
   { id: 'desktop', title: 'Desktop', render: () => <DesktopPanel /> },
 ];

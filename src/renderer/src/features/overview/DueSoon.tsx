@@ -1,0 +1,107 @@
+import { useEffect, useId } from 'react';
+import { BellOff, CalendarCheck } from 'lucide-react';
+import type { DueSoonItemView } from '../../../../shared/ipc/channels/reminders';
+import { thresholdLabel } from '../../../../shared/reminder-rules';
+import { EmptyState } from '../../components/ui';
+import { useNow } from '../../components/ui/clock';
+import { describeDate } from '../../lib/dates';
+import { DeadlineClock } from '../rfis/DeadlineClock';
+import { relatedLabel, useRelatedNames } from '../rfis/related-names';
+import { useOverview } from './store';
+
+/** The row's name: the RFI's description, else its type ("Account RFI"). */
+export function dueSoonTitle(item: Pick<DueSoonItemView, 'description' | 'type'>): string {
+  const d = item.description.trim();
+  if (d) return d;
+  const t = item.type.replace(/_/g, ' ');
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)} RFI`;
+}
+
+function Row({ item }: { item: DueSoonItemView }) {
+  const tick = useNow();
+  const names = useRelatedNames((s) => s.names);
+  const related = relatedLabel(names, item.type, item.relatedId);
+  // Time left on the owning entity's bank clock (main's estimate when it answered).
+  const bankNow = tick + item.offsetMs;
+  const snoozed = item.snoozedUntil ? describeDate(item.snoozedUntil, bankNow) : null;
+  const labelId = useId();
+  return (
+    <li data-testid="due-soon-item" data-rfi-id={item.rfiId} aria-labelledby={labelId}>
+      <a href={`#/rfis/${encodeURIComponent(item.rfiId)}`} id={labelId} className="due-soon__link">
+        {dueSoonTitle(item)}
+      </a>
+      <span className="due-soon__meta">
+        <span data-testid="due-soon-entity">{item.entityName}</span>
+        {' · '}
+        <span title={related.name ? `${related.kind} ${item.relatedId}` : item.relatedId}>
+          {related.name ?? related.kind}
+        </span>
+      </span>
+      <DeadlineClock deadline={item.deadline} now={bankNow} />
+      {snoozed && (
+        <span className="due-soon__snoozed" data-testid="due-soon-snoozed">
+          <BellOff size={12} aria-hidden="true" />
+          <span>
+            Reminders snoozed: they resume{' '}
+            <time dateTime={snoozed.iso} title={`${snoozed.absolute} (bank time)`}>
+              {snoozed.relative}
+            </time>
+          </span>
+        </span>
+      )}
+    </li>
+  );
+}
+
+/**
+ * The overview's "Due soon": RFIs awaiting action, across every entity, whose timeout is within
+ * the largest reminder threshold (7 days with reminders off), soonest first. The deadline panel
+ * above counts them by band; this names them, each a link to the RFI.
+ */
+export function DueSoon() {
+  const dueSoon = useOverview((s) => s.dueSoon);
+  const error = useOverview((s) => s.errors.dueSoon);
+  const loaded = useOverview((s) => s.loaded.dueSoon);
+  const id = useId();
+  useEffect(() => {
+    void useOverview.getState().loadDueSoon();
+    void useRelatedNames
+      .getState()
+      .load()
+      .catch(() => undefined);
+  }, []);
+  const horizon = dueSoon ? thresholdLabel(dueSoon.horizonHours) : null;
+  return (
+    <section className="panel overview__due-soon" aria-labelledby={`${id}-h`} data-testid="overview-due-soon">
+      <h2 id={`${id}-h`}>Due soon</h2>
+      {error && (
+        <p className="notice notice--bad" role="alert">
+          {error}
+        </p>
+      )}
+      {!loaded ? (
+        <p role="status">Loading…</p>
+      ) : !dueSoon ? null : dueSoon.items.length === 0 ? (
+        <EmptyState
+          title="Nothing is due soon"
+          icon={<CalendarCheck size={28} />}
+          className="due-soon__empty"
+        >
+          No RFI awaiting action times out in the next {horizon}.
+        </EmptyState>
+      ) : (
+        <>
+          <p className="muted" id={`${id}-note`}>
+            RFIs awaiting action that time out within {horizon}
+            {dueSoon.enabled ? ' (your earliest reminder)' : ''}, soonest first; times are the bank’s.
+          </p>
+          <ul className="due-soon" aria-describedby={`${id}-note`} aria-label="RFIs due soon">
+            {dueSoon.items.map((item) => (
+              <Row key={`${item.profileId} ${item.rfiId}`} item={item} />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
