@@ -1,4 +1,4 @@
-import { config } from 'zod';
+import { config } from 'zod/v4/core';
 
 /**
  * The shared schemas run in the renderer too. Zod compiles object parsers with `new Function`

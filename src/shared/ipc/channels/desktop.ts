@@ -49,15 +49,5 @@ export const desktopEvents = {
   }),
 };
 
-/** The in-app hash path of a link's screen. */
-export function routePath(route: LinkRoute): string {
-  const id = encodeURIComponent(route.id);
-  switch (route.screen) {
-    case 'rfi':
-      return `/rfis/${id}`;
-    case 'transaction':
-      return `/returns/${id}`;
-    case 'exchange':
-      return `/exchange/${id}`;
-  }
-}
+/** The in-app hash path of a link's screen (kept zod-free for the renderer's first screen). */
+export { routePath } from '../../link-routes';

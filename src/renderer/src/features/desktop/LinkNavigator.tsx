@@ -1,4 +1,4 @@
-import { routePath } from '../../../../shared/ipc/channels/desktop';
+import { routePath } from '../../../../shared/link-routes';
 import { useRouter } from '../../lib/router';
 import { useDeskEvent } from '../../lib/events';
 
