@@ -58,6 +58,32 @@ describe('token vault on the real keychain', () => {
     expect(await vault.delete('bank-1')).toBe(false);
   });
 
+  it('announces a stored or removed token only once the keychain holds or has dropped it', async () => {
+    const vault = await openVault({ backend: napiKeyringBackend(), log, service });
+    const seen: Array<{ profileId: string; inKeychain: string | null }> = [];
+    const pending: Array<Promise<void>> = [];
+    const off = vault.onChange((profileId) => {
+      // What a listener (the desk deciding whom to watch) reads at that moment.
+      pending.push(
+        raw(profileId)
+          .getPassword()
+          .then((inKeychain) => void seen.push({ profileId, inKeychain: inKeychain ?? null })),
+      );
+    });
+    await vault.set('bank-1', 'announced-token-cccccccc');
+    await Promise.all(pending);
+    await vault.delete('bank-1');
+    await Promise.all(pending);
+    expect(seen).toEqual([
+      { profileId: 'bank-1', inKeychain: 'announced-token-cccccccc' },
+      { profileId: 'bank-1', inKeychain: null },
+    ]);
+    off();
+    await vault.set('bank-1', 'unheard-token-dddddddd');
+    await vault.delete('bank-1');
+    expect(seen).toHaveLength(2);
+  });
+
   it('one entry per profile', async () => {
     const vault = await openVault({ backend: napiKeyringBackend(), log, service });
     await vault.set('p-one', 'token-one-11111111');

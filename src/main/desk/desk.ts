@@ -257,7 +257,6 @@ function startDesk(
   const wanted = async (): Promise<string[]> => {
     const activeId = session.profile.id;
     const out: string[] = [];
-    let boundWithoutToken = false;
     for (const p of settings.get().profiles) {
       if (p.id === activeId) continue;
       if (!p.tokenOrigin) continue;
@@ -268,26 +267,13 @@ function startDesk(
         const origin = bankOrigin(p.baseUrl);
         if (!origin || origin !== p.tokenOrigin || !destinations.approval(origin)) continue;
       }
-      if (!(await vault.has(p.id).catch(() => false))) {
-        boundWithoutToken = true;
-        continue;
-      }
+      // A token is bound to its origin just before the keychain stores it; the vault's change
+      // event (below) brings the desk back here once it is stored.
+      if (!(await vault.has(p.id).catch(() => false))) continue;
       out.push(p.id);
     }
-    // A token is bound to its origin just before the keychain stores it: look again shortly, so a
-    // profile whose token was being stored is watched without waiting for the next change.
-    if (boundWithoutToken && recheckTimer === null && recheckCount < 20 && !disposed) {
-      recheckCount++;
-      recheckTimer = setTimeout(() => {
-        recheckTimer = null;
-        void reconcile();
-      }, 500);
-      recheckTimer.unref?.();
-    } else if (!boundWithoutToken) recheckCount = 0;
     return out;
   };
-  let recheckTimer: NodeJS.Timeout | null = null;
-  let recheckCount = 0;
 
   const probe = (profileId: string): Probe => {
     const hub = createEventHub(log);
@@ -521,6 +507,8 @@ function startDesk(
       })
       .catch((err: unknown) => log.warn('desk: reminder change not published', { error: err }));
   });
+  // A token stored or removed (the keychain has answered): watch or stop watching its profile.
+  const offVault = vault.onChange(() => void reconcile());
   const offEvents = events.attach((m) => {
     if (m.event !== 'session.changed') return;
     activeName(); // remembers the entity's name while the bank reports it
@@ -638,8 +626,8 @@ function startDesk(
     async dispose() {
       disposed = true;
       clearInterval(reminderTimer);
-      if (recheckTimer) clearTimeout(recheckTimer);
       offSettings();
+      offVault();
       offEvents();
       await reminders.then((r) => r.settled()).catch(() => undefined);
       await reconciling.catch(() => undefined);

@@ -42,6 +42,11 @@ export interface TokenVault {
   status(): VaultStatus;
   /** Called whenever a token is stored, so the logger can redact it. */
   onToken(listener: (token: string) => void): void;
+  /**
+   * Called after a profile's token was stored or removed (the keychain has answered), so whoever
+   * decides from "has a token" looks again at the right moment rather than on a timer.
+   */
+  onChange(listener: (profileId: string) => void): () => void;
   /** The data key for files at rest (main only, never crosses IPC); null without a keychain. */
   dataKey(): DataKey | null;
 }
@@ -133,6 +138,16 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const remember = (token: string): void => {
     for (const l of listeners) l(token);
   };
+  const changeListeners = new Set<(profileId: string) => void>();
+  const changed = (profileId: string): void => {
+    for (const l of [...changeListeners]) {
+      try {
+        l(profileId);
+      } catch (err) {
+        log.warn('vault: a change listener failed', { error: describe(err) });
+      }
+    }
+  };
 
   const vault: TokenVault = {
     status: () => ({ ...status }),
@@ -140,6 +155,10 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
     onToken(listener) {
       listeners.push(listener);
       for (const t of memory.values()) listener(t);
+    },
+    onChange(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
     },
     async get(profileId) {
       check(profileId);
@@ -173,6 +192,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       remember(trimmed);
       if (status.backend === 'memory') {
         memory.set(profileId, trimmed);
+        changed(profileId);
         return;
       }
       bump(profileId);
@@ -183,19 +203,27 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       } finally {
         bump(profileId);
       }
+      changed(profileId);
     },
     replace: (profileId, token) => vault.set(profileId, token),
     async delete(profileId) {
       check(profileId);
-      if (status.backend === 'memory') return memory.delete(profileId);
+      if (status.backend === 'memory') {
+        const had = memory.delete(profileId);
+        changed(profileId);
+        return had;
+      }
       bump(profileId);
+      let had: boolean;
       try {
-        return await backend.delete(service, profileId);
+        had = await backend.delete(service, profileId);
       } catch (err) {
         throw keychainFailure('delete', err);
       } finally {
         bump(profileId);
       }
+      changed(profileId);
+      return had;
     },
   };
   return vault;

@@ -14,10 +14,6 @@ export function vaultHandlers(
         core.session.bindToken(profileId);
         await core.vault.set(profileId, token);
       });
-      // The desk decides whom to watch from the settings and the vault; binding the token changed
-      // the settings before the keychain had stored it (a real keychain answers later than
-      // memory), so it looks again now that the token is there.
-      await core.desk.reconcile();
       if (core.session.profile.id === profileId) await core.session.check({ fresh: true });
       const view = await core.settingsView();
       core.events.emit('settings.changed', view);
