@@ -6,17 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
-
-const keychainEntries = new Map<string, string>();
-const keyring: KeyringBackend = {
-  name: 'test keychain',
-  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
-  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
-  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
-};
 
 let t: TestServices | null = null;
 afterEach(async () => {
@@ -34,7 +25,6 @@ async function bankRfiIds(sandbox: RunningSandbox, token: string): Promise<strin
 describe('one watch per legal entity', () => {
   it('lists an entity held by two profiles once, watched by the active profile, else by an admin', async () => {
     t = await startServices({
-      keyring,
       rfis: { poll: { intervalMs: 400, floorMs: 200, jitter: 0 }, webhook: { autoConfigureSandbox: false } },
     });
     const { services, platform } = t;

@@ -7,20 +7,11 @@
 import { afterEach, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import { sandboxStaff } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
-
-const keychainEntries = new Map<string, string>();
-const keyring: KeyringBackend = {
-  name: 'test keychain',
-  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
-  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
-  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
-};
 
 let sandbox: RunningSandbox | null = null;
 let proxies: FaultProxy[] = [];
@@ -48,7 +39,6 @@ it('one reminder per threshold per RFI on the bank clock, across a restart and t
   const start = () =>
     startServices({
       dataDir,
-      keyring,
       reminders: {},
       environment: { kind: 'remote', baseUrl: proxyA.url, name: 'Alder', token },
       rfis: {

@@ -12,7 +12,6 @@ import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import type { DeskError, Envelope } from '../../src/shared/ipc/errors';
 import type { ChannelArgs, ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
@@ -20,14 +19,6 @@ import { channels } from '../../src/shared/ipc/contract';
 import { sandboxStaff } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
-
-const keychainEntries = new Map<string, string>();
-const keyring: KeyringBackend = {
-  name: 'test keychain',
-  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
-  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
-  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
-};
 
 let sandbox: RunningSandbox | null = null;
 let t: TestServices | null = null;
@@ -76,7 +67,6 @@ async function setup() {
   const start = () =>
     startServices({
       dataDir,
-      keyring,
       // Reminders follow Settings (no override of the thresholds).
       reminders: {},
       environment: { kind: 'remote', baseUrl: sandbox!.url, name: 'Alder', token: le.tokens.admin },
@@ -294,7 +284,7 @@ it('a settings file from before reminder settings is migrated with the defaults'
       notifications: { newRfi: false, rfiStatus: true, transactionStatus: true, quoteExpiry: true },
     }),
   );
-  t = await startServices({ dataDir, keyring });
+  t = await startServices({ dataDir });
   const view = await ipc(t, 'settings.get', undefined);
   expect(view.reminders).toEqual({ enabled: true, hours: [168, 48, 24] });
   // What the file held is kept; the file is written back in the new version.

@@ -11,18 +11,9 @@ import type { KeyObject } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { signWebhook } from '../../src/sandbox';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
-
-const keychainEntries = new Map<string, string>();
-const keyring: KeyringBackend = {
-  name: 'test keychain',
-  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
-  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
-  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
-};
 
 let t: TestServices | null = null;
 afterEach(async () => {
@@ -76,7 +67,6 @@ async function post(url: string, ev: { body: string; headers: Record<string, str
 
 async function twoProfiles() {
   t = await startServices({
-    keyring,
     environment: {
       kind: 'embedded-sandbox',
       sandbox: { visibilityDelayMs: { min: 0, max: 0 }, privateKeyPem: privatePem, extraLegalEntities: 1 },

@@ -7,21 +7,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
 import type { SettingsView } from '../../src/shared/ipc/channels/settings';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy, SeenRequest } from '../support/fault-proxy';
 import { sandboxStaff } from '../support/sandbox-staff';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
-
-const keychainEntries = new Map<string, string>();
-const keyring: KeyringBackend = {
-  name: 'test keychain',
-  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
-  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
-  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
-};
 
 let sandbox: RunningSandbox | null = null;
 let proxies: FaultProxy[] = [];
@@ -50,11 +41,13 @@ async function twoEntities() {
   const proxyB = await startFaultProxy(sandbox.url);
   proxies = [proxyA, proxyB];
   t = await startServices({
-    keyring,
     environment: { kind: 'remote', baseUrl: proxyA.url, name: 'Alder group A', token: tokenA },
     rfis: { poll: { intervalMs: 200, floorMs: 100, jitter: 0 }, webhook: { autoConfigureSandbox: false } },
   });
   const h = t.services.handlers;
+  // The tokens live in the real Secret Service (npm run test:unit runs under with-keyring.sh): a
+  // watcher starts only once the keychain has the token, as on a workstation.
+  expect((await h['settings.get'](undefined)).vault.backend).toBe('keychain');
   t.platform.nextConfirmAnswers.push(true);
   let view: SettingsView = await h['settings.addProfile']({ name: 'Entity B', baseUrl: proxyB.url });
   const profileB = view.profiles.find((p) => p.name === 'Entity B')!.id;

@@ -8,20 +8,14 @@ import type { Envelope } from '../../src/shared/ipc/errors';
 import { startFaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
+import { memoryKeyring } from '../support/memory-keyring';
 import { staffOf } from '../support/sandbox-staff';
 
 /**
  * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by
  * test/integration/vault.test.ts), and must not depend on a session bus shared with other runs.
  */
-const keychainEntries = new Map<string, string>();
-const keyring: KeyringBackend = {
-  name: 'test keychain',
-  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
-  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
-  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
-};
+const keyring = memoryKeyring();
 
 /** The RFI cache end to end: services on the embedded sandbox, through the dispatcher. */
 let t: TestServices;

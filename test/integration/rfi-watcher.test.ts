@@ -3,20 +3,14 @@ import { createLogger, memorySink } from '../../src/main/infra/log';
 import { createPoller, nextDelay } from '../../src/main/rfis/watcher';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
+import { memoryKeyring } from '../support/memory-keyring';
 import { staffOf } from '../support/sandbox-staff';
 
 /**
  * An in-process keychain: these tests are about RFIs, not the Secret Service (covered by
  * test/integration/vault.test.ts), and must not depend on a session bus shared with other runs.
  */
-const keychainEntries = new Map<string, string>();
-const keyring: KeyringBackend = {
-  name: 'test keychain',
-  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
-  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
-  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
-};
+const keyring = memoryKeyring();
 
 /** A hand-driven timer queue: the test decides when time passes. */
 function manualTimers() {

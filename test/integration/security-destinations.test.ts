@@ -9,7 +9,7 @@ import { createServerClock } from '../../src/main/bank/clock';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import { createLogger, memorySink } from '../../src/main/infra/log';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
+import { memoryKeyring } from '../support/memory-keyring';
 import { channels } from '../../src/shared/ipc/contract';
 import type { ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
 import type { DeskError, Envelope } from '../../src/shared/ipc/errors';
@@ -32,13 +32,8 @@ import { staffOf } from '../support/sandbox-staff';
  * restarts them): these tests are about destinations, the Secret Service is covered by
  * test/integration/vault.test.ts.
  */
-const keychainEntries = new Map<string, string>();
-const keyring: KeyringBackend = {
-  name: 'test keychain',
-  get: async (s, a) => keychainEntries.get(`${s}\u0000${a}`) ?? null,
-  set: async (s, a, secret) => void keychainEntries.set(`${s}\u0000${a}`, secret),
-  delete: async (s, a) => keychainEntries.delete(`${s}\u0000${a}`),
-};
+const keyring = memoryKeyring();
+const keychainEntries = keyring.entries;
 
 interface Received {
   method: string;
