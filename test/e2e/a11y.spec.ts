@@ -538,7 +538,15 @@ for (const scheme of ['light', 'dark'] as const) {
         }
         expect(await app.evaluate(() => (window as unknown as { __csp: string[] }).__csp)).toEqual([]);
 
+        // Back to the wide window: the queue switches to master–detail and is built anew, so the
+        // walk starts once the screen is in its state at this size (else it marks elements that
+        // are about to be replaced).
         await app.setViewportSize(SIZES[0]);
+        await expect
+          .poll(() => app.evaluate(() => `${window.innerWidth}x${window.innerHeight}`))
+          .toBe(`${SIZES[0].width}x${SIZES[0].height}`);
+        await screen.settle?.(app, SIZES[0]);
+        await still(app);
         const { stops, missed } = await tabThrough(app, screen.controls(app));
         expect(missed, `not reached by Tab: ${JSON.stringify(stops.map((s) => s.text))}`).toEqual([]);
         const unmarked = stops.filter((s) => !s.focusVisible);
