@@ -14,7 +14,6 @@
  * (the webhook service is told the watched set after each change).
  */
 
-import type { RunningSandbox } from '../../sandbox';
 import type { PushMessage } from '../../shared/ipc/bridge';
 import type {
   DeskEntityView,
@@ -212,10 +211,7 @@ function startDesk(
       rfis: deps.primary(),
       now: () => deps.clock.now(),
       entityName: activeName,
-      status: () => ({
-        connection: session.lastStatus?.connection ?? null,
-        problem: session.lastStatus?.problem ?? null,
-      }),
+      status: () => connectionOf(session),
     },
     ...[...watchers.entries()].map(([profileId, w]) => ({
       profileId,
@@ -226,10 +222,7 @@ function startDesk(
         if (w.session.credential?.legalEntityName) knownNames.set(profileId, name);
         return w.session.credential?.legalEntityName ? name : (knownNames.get(profileId) ?? name);
       },
-      status: () => ({
-        connection: w.session.lastStatus?.connection ?? null,
-        problem: w.session.lastStatus?.problem ?? null,
-      }),
+      status: () => connectionOf(w.session),
     })),
   ];
 
@@ -252,7 +245,7 @@ function startDesk(
   };
 
   const legalEntityName = (id: string): string | null =>
-    sandboxOf(session)?.fixtures.legal_entities.find((le) => le.id === id)?.name ?? null;
+    session.sandbox?.fixtures.legal_entities.find((le) => le.id === id)?.name ?? null;
 
   const wanted = async (): Promise<string[]> => {
     const activeId = session.profile.id;
@@ -366,8 +359,9 @@ function startDesk(
 
   /** A watcher learned (or changed) who it is: it may now be a duplicate, and its route re-points. */
   const identities = new Map<string, string | null>();
+  const identityOf = (ps: ProfileSession): string => `${entityKey(ps) ?? ''}|${roleOf(ps) ?? ''}`;
   const identityMoved = (profileId: string, ps: ProfileSession): void => {
-    const k = `${entityKey(ps) ?? ''}|${roleOf(ps) ?? ''}`;
+    const k = identityOf(ps);
     if (identities.get(profileId) === k) return;
     identities.set(profileId, k);
     void reconcile();
@@ -440,7 +434,7 @@ function startDesk(
           if (by === undefined || by === id) {
             if (watchers.has(id)) continue;
             parked.delete(id);
-            identities.set(id, `${k ?? ''}|${roleOf(p.session) ?? ''}`);
+            identities.set(id, identityOf(p.session));
             watchers.set(id, await startWatcher(id, p));
             moved = true;
           } else {
@@ -638,10 +632,6 @@ function startDesk(
   return desk;
 }
 
-function sandboxOf(session: SessionManager): RunningSandbox | null {
-  return session.sandbox;
-}
-
 function emptyChange(source: RfiChangedView['source']): RfiChangedView {
   return {
     source,
@@ -670,4 +660,14 @@ export function sumCounts(all: readonly RfiCountsView[]): RfiCountsView {
     out.byBand.none += c.byBand.none;
   }
   return out;
+}
+
+/** A session's connection and problem as the desk's entity list shows them. */
+function connectionOf(s: {
+  lastStatus: { connection: DeskEntityView['connection']; problem: string | null } | null;
+}): {
+  connection: DeskEntityView['connection'];
+  problem: string | null;
+} {
+  return { connection: s.lastStatus?.connection ?? null, problem: s.lastStatus?.problem ?? null };
 }
