@@ -21,11 +21,11 @@ const UNITS = [
 /** The thresholds the analyst asks for, checked by the same schema main checks them with. */
 export function proposeThresholds(
   current: readonly number[],
-  amount: string,
+  count: string,
   unit: string,
 ): { hours: number[] } | { error: string } {
-  const n = Number(amount.trim());
-  if (amount.trim() === '' || !Number.isInteger(n)) return { error: 'Enter a whole number.' };
+  const n = Number(count.trim());
+  if (count.trim() === '' || !Number.isInteger(n)) return { error: 'Enter a whole number.' };
   const h = unit === 'days' ? n * 24 : n;
   if (current.includes(h)) return { error: `There is already a reminder ${thresholdLabel(h)} before.` };
   const r = reminderHoursSchema.safeParse([...current, h]);
@@ -45,7 +45,7 @@ export function RemindersPanel() {
   const reminders = useSettings((s) => s.view?.reminders);
   const busy = useSettings((s) => s.busy);
   const run = useSettings((s) => s.run);
-  const [amount, setAmount] = useState('');
+  const [count, setCount] = useState('');
   const [unit, setUnit] = useState('hours');
   const [error, setError] = useState<string | null>(null);
   const limitsId = useId();
@@ -56,13 +56,13 @@ export function RemindersPanel() {
 
   const add = async (e: FormEvent) => {
     e.preventDefault();
-    const p = proposeThresholds(reminders.hours, amount, unit);
+    const p = proposeThresholds(reminders.hours, count, unit);
     if ('error' in p) {
       setError(p.error);
       return;
     }
     setError(null);
-    if (await save({ hours: p.hours }, 'Reminder thresholds saved.')) setAmount('');
+    if (await save({ hours: p.hours }, 'Reminder thresholds saved.')) setCount('');
   };
   const full = reminders.hours.length >= MAX_REMINDER_THRESHOLDS;
   const isDefault =
@@ -106,9 +106,9 @@ export function RemindersPanel() {
       <form className="reminders-panel__add" onSubmit={(e) => void add(e)} aria-label="Add a reminder">
         <TextField
           label="Remind me"
-          value={amount}
+          value={count}
           onChange={(v) => {
-            setAmount(v);
+            setCount(v);
             setError(null);
           }}
           inputMode="numeric"
@@ -118,7 +118,7 @@ export function RemindersPanel() {
           isDisabled={full}
         />
         <Select label="Unit" options={UNITS} value={unit} onChange={setUnit} isDisabled={full} />
-        <Button type="submit" isDisabled={busy !== null || full || amount.trim() === ''}>
+        <Button type="submit" isDisabled={busy !== null || full || count.trim() === ''}>
           Add reminder
         </Button>
       </form>
