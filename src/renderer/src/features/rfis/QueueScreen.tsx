@@ -28,6 +28,7 @@ import { useSubscription } from '../../lib/events';
 import { useRouteQuery, useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
 import { SnoozedMark } from './SnoozeControl';
+import { snoozeSubscription } from './snooze-store';
 import { initialFilter, queueSubscription, useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
@@ -77,6 +78,8 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
   const visibleRef = useRef<readonly RfiSummaryView[]>([]);
 
   useSubscription(queueSubscription);
+  // The rows' snoozed marks read the snooze store: one subscription for the queue, not one per row.
+  useSubscription(snoozeSubscription);
   // A link may name a week (#/rfis?week=2026-11-02, the overview's weekly chart): that filter applies.
   const routeWeek = useRouteQuery().get('week') ?? '';
   useEffect(() => {

@@ -30,9 +30,11 @@ function ResumeTime({ snooze, label }: { snooze: SnoozeView; label: string }) {
   );
 }
 
-/** A bell-off mark for a queue row whose RFI's reminders are snoozed, with until when. */
+/**
+ * A bell-off mark for a queue row whose RFI's reminders are snoozed, with until when. The queue
+ * holds the snooze subscription for all its rows.
+ */
 export function SnoozedMark({ rfiId }: { rfiId: string }) {
-  useSubscription(snoozeSubscription);
   const snooze = useSnoozes((s) => s.byId[rfiId]);
   if (!snooze) return null;
   // The space after the mark keeps the next word a word of its own (capitalised, wrapped).
