@@ -384,14 +384,22 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
   await expect(page.getByTestId('rfi-visible-count')).toContainText('8 of 8 RFIs');
   await expect(page.getByTestId('rfi-count-all')).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', '');
-  // Sort from the Sort select and from the column headers: the rows follow main's order of the
-  // same cache (the shared rules), newest first, then by deadline again.
+  // Sort from the Sort control (pointer, then keyboard) and from the column headers: the rows
+  // follow main's order of the same cache (the shared rules): newest first, last updated first,
+  // then by deadline again.
   const rowIds = () =>
     page.getByTestId('rfi-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rfi-id')));
   const mainOrder = async (sort: 'deadline' | 'created_desc' | 'updated_desc') =>
     (await harness.services.handlers['rfis.list']({ sort })).items.map((r) => r.id);
-  await chooseOption(page, page, 'Sort', 'Newest');
+  const sortOrder = page.getByRole('radiogroup', { name: 'Sort' });
+  await sortOrder.getByRole('radio', { name: 'Newest' }).click();
+  await expect(page.getByTestId('rfi-sort')).toHaveAttribute('data-value', 'created_desc');
   await expect.poll(rowIds).toEqual(await mainOrder('created_desc'));
+  await page.keyboard.press('ArrowLeft');
+  await expect(sortOrder.getByRole('radio', { name: 'Updated' })).toBeFocused();
+  await page.keyboard.press('Space');
+  await expect(sortOrder.getByRole('radio', { name: 'Updated' })).toHaveAttribute('aria-checked', 'true');
+  await expect.poll(rowIds).toEqual(await mainOrder('updated_desc'));
   await page.getByRole('columnheader', { name: 'Deadline' }).getByRole('button').click();
   await expect(page.getByTestId('rfi-sort')).toHaveAttribute('data-value', 'deadline');
   await expect.poll(rowIds).toEqual(await mainOrder('deadline'));

@@ -15,6 +15,8 @@ export { ConfirmDialog, Dialog } from './Dialog';
 export { IconButton } from './IconButton';
 export { RelativeTime } from './RelativeTime';
 export { useNow } from './clock';
+export { Segmented } from './Segmented';
+export type { SegmentedOption } from './Segmented';
 export { Select } from './Select';
 export type { SelectOption } from './Select';
 export { EmptyState, ErrorState, Skeleton } from './States';

@@ -15,6 +15,7 @@ import {
   CopyableId,
   DataTable,
   DensityToggle,
+  Segmented,
   EmptyState,
   ErrorState,
   IconButton,
@@ -23,7 +24,7 @@ import {
   Select,
   Skeleton,
 } from '../../components/ui';
-import type { DataColumn } from '../../components/ui';
+import type { DataColumn, SegmentedOption } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
 import { useRouteQuery, useRouter } from '../../lib/router';
 import { DeadlineClock } from './DeadlineClock';
@@ -121,7 +122,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
         <StatusSelect />
         <TypeSelect />
         <BandSelect />
-        <SortSelect />
+        <SortOrder />
         <UnreadOnly />
         <WeekChip routeWeek={routeWeek} />
       </div>
@@ -310,19 +311,20 @@ const BandSelect = memo(function BandSelect() {
   );
 });
 
-const SORT_OPTIONS = [
-  { value: 'deadline', label: 'Deadline (most urgent first)' },
-  { value: 'updated_desc', label: 'Last updated' },
-  { value: 'created_desc', label: 'Newest' },
+const SORT_OPTIONS: readonly SegmentedOption<RfiSort>[] = [
+  { value: 'deadline', content: 'Deadline', title: 'Deadline: most urgent first' },
+  { value: 'updated_desc', content: 'Updated', title: 'Last updated first' },
+  { value: 'created_desc', content: 'Newest', title: 'Newest first' },
 ];
 
-const SortSelect = memo(function SortSelect() {
+/** The three orders side by side: one press re-sorts (no popover to open and close). */
+const SortOrder = memo(function SortOrder() {
   const sort = useQueue((s) => s.sort);
   return (
-    <Select
+    <Segmented
       label="Sort"
       value={sort}
-      onChange={(v) => useQueue.getState().setSort(v as RfiSort)}
+      onChange={(v) => useQueue.getState().setSort(v)}
       options={SORT_OPTIONS}
       data-testid="rfi-sort"
     />
