@@ -543,3 +543,71 @@ test('master-detail on a wide window: j/k moves the selection, the detail and th
   expect(await seriousA11yViolations(page)).toEqual([]);
   await closeApp(run);
 });
+
+test('a long queue recycles its rows as it scrolls: Chromium’s accessibility tree reads them in the order on screen, and j/k follow it', async ({
+  browser,
+}) => {
+  const le = bank.sandbox.fixtures.legal_entities[0]!.id;
+  await bank.post('/v1/sandbox/rfis/bulk', { count: 300, legal_entity_id: le });
+  const run = await openApp(browser, bank);
+  const { page, harness, context } = run;
+  await page.setViewportSize({ width: 1360, height: 880 });
+  await page.goto(`${harness.url}#/rfis`);
+  await expect(page.getByTestId('rfi-visible-count')).toContainText('of 308 RFIs', { timeout: 20_000 });
+  const grid = page.getByRole('grid', { name: 'RFIs' });
+  // Move well down by keyboard (each PageDown moves the highlight a page and scrolls with it).
+  await grid.focus();
+  for (let i = 0; i < 5; i++) await page.keyboard.press('PageDown');
+  await page.keyboard.press('j');
+  await expect(page.locator('[data-testid="rfi-row"][aria-selected="true"]')).toBeVisible();
+
+  // The rows as the analyst sees them, top to bottom.
+  const onScreen = async (): Promise<string[]> =>
+    page.getByTestId('rfi-row').evaluateAll((rows) =>
+      rows
+        .map((r) => ({ id: r.getAttribute('data-rfi-id') ?? '', y: r.getBoundingClientRect().top }))
+        .sort((a, b) => a.y - b.y)
+        .map((r) => r.id),
+    );
+  // The rows as Chromium hands them to a screen reader (its accessibility tree, in order).
+  const cdp = await context.newCDPSession(page);
+  const readingOrder = async (): Promise<string[]> => {
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
+      nodes: { role?: { value?: string }; backendDOMNodeId?: number }[];
+    };
+    const ids: string[] = [];
+    for (const n of nodes) {
+      if (n.role?.value !== 'row' || n.backendDOMNodeId === undefined) continue;
+      const { node } = (await cdp.send('DOM.describeNode', { backendNodeId: n.backendDOMNodeId })) as {
+        node: { attributes?: string[] };
+      };
+      const attrs = node.attributes ?? [];
+      const at = attrs.indexOf('data-rfi-id');
+      if (at >= 0) ids.push(attrs[at + 1]!);
+    }
+    return ids;
+  };
+  const domOrder = async (): Promise<string[]> =>
+    page.getByTestId('rfi-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rfi-id') ?? ''));
+  const seen = await onScreen();
+  expect(seen.length).toBeGreaterThan(10);
+  expect(await readingOrder()).toEqual(seen);
+  // The row elements were recycled as the window moved: their DOM order is not the screen's.
+  expect(await domOrder()).not.toEqual(seen);
+  // The queue's own order (main's rules) is the one on screen.
+  const mainOrder = (await harness.services.handlers['rfis.list']({ sort: 'deadline' })).items.map(
+    (r) => r.id,
+  );
+  const from = mainOrder.indexOf(seen[0]!);
+  expect(from).toBeGreaterThan(0);
+  expect(seen).toEqual(mainOrder.slice(from, from + seen.length));
+
+  // j moves to the next row on screen, whatever the DOM order.
+  const active = page.locator('[data-testid="rfi-row"][aria-selected="true"]');
+  const current = (await active.getAttribute('data-rfi-id'))!;
+  await page.keyboard.press('j');
+  await expect(active).toHaveAttribute('data-rfi-id', mainOrder[mainOrder.indexOf(current) + 1]!);
+  expect(await readingOrder()).toEqual(await onScreen());
+  expect(await seriousA11yViolations(page)).toEqual([]);
+  await closeApp(run);
+});

@@ -192,6 +192,65 @@ describe('DataTable', () => {
     expect(screen.getByRole('grid').getAttribute('aria-rowcount')).toBe('10001');
   });
 
+  it('recycles its row elements: a scroll jump or a re-sort refills them in place, and aria-owns gives the visual order', () => {
+    const data = items(10_000);
+    const { rerender } = render(
+      <DataTable data={data} columns={columns} getRowId={(r) => r.id} label="Things" rowTestId="row" />,
+    );
+    const grid = screen.getByRole('grid');
+    const body = grid.querySelector('[role="rowgroup"].dt__body')!;
+    const owned = (): string[] => (body.getAttribute('aria-owns') ?? '').split(' ');
+    // The reading order: the rows as aria-owns lists them.
+    const readingOrder = (): string[] => owned().map((id) => document.getElementById(id)!.dataset['rowId']!);
+    const index = (rowId: string): number => Number(rowId.slice(3));
+    expect(readingOrder()).toEqual(bodyRows().map((r) => r.dataset['rowId']));
+    let top = 0;
+    Object.defineProperty(grid, 'scrollTop', {
+      configurable: true,
+      get: () => top,
+      set: (v: number) => (top = v),
+    });
+    const scrollTo = (px: number): void =>
+      act(() => {
+        top = px;
+        fireEvent.scroll(grid);
+      });
+
+    // Into the middle of the list, where the window holds its full count of rows.
+    scrollTo(100 * 40);
+    const before = bodyRows();
+    const firstBefore = index(readingOrder()[0]!);
+    // Jump 37 rows down (about 1500 px at 40 px a row).
+    scrollTo(137 * 40);
+    const after = bodyRows();
+    // The same elements, in the same DOM places: nothing was created, removed or moved.
+    expect(after).toHaveLength(before.length);
+    after.forEach((el, i) => expect(el).toBe(before[i]));
+    // They now show the rows 37 further down, and assistive technology reads them in the order
+    // of the screen, however the elements sit in the DOM.
+    const indices = readingOrder().map(index);
+    expect(indices[0]).toBe(firstBefore + 37);
+    expect(indices).toEqual(indices.map((_, i) => indices[0]! + i));
+    expect(after.map((r) => r.dataset['rowId'])).not.toEqual(readingOrder());
+    owned().forEach((id, i) =>
+      expect(document.getElementById(id)!.getAttribute('aria-rowindex')).toBe(String(indices[0]! + i + 2)),
+    );
+
+    // A re-sort at the same place refills the same elements too.
+    rerender(
+      <DataTable
+        data={[...data].reverse()}
+        columns={columns}
+        getRowId={(r) => r.id}
+        label="Things"
+        rowTestId="row"
+      />,
+    );
+    const resorted = bodyRows();
+    resorted.forEach((el, i) => expect(el).toBe(before[i]));
+    expect(readingOrder().map(index)).toEqual(indices.map((i) => 9_999 - i));
+  });
+
   it('switches density for every table and remembers it', () => {
     render(
       <>

@@ -11,6 +11,7 @@ import type {
   Table,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import type { VirtualItem } from '@tanstack/react-virtual';
 import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react';
 import { Button as AriaButton } from 'react-aria-components';
 import { cx } from './cx';
@@ -163,9 +164,6 @@ function DataRowImpl<T>({
     </div>
   );
 }
-
-/** Row elements are reused by place: at most this many rows are in the window at once. */
-const ROW_SLOTS = 256;
 
 const DataRow = memo(
   DataRowImpl,
@@ -389,6 +387,21 @@ export function DataTable<T>(props: DataTableProps<T>) {
       },
     };
   });
+  // Row elements are recycled. The row at index i always renders into slot i % slots, where
+  // slots is the most rows the window has held (at this row height). The window is a run of
+  // consecutive indices no longer than that, so its rows take distinct slots; a row that scrolls
+  // out hands its slot, and its DOM element, to the row that scrolls in, and a filter or sort
+  // refills the slots in place. The slots are rendered in slot order, so no element ever moves
+  // in the DOM (a moved element is restyled and laid out from scratch). The order assistive
+  // technology reads is the visual one, given by the rowgroup's aria-owns.
+  const items = virtualizer.getVirtualItems();
+  const slotCount = useRef({ rowHeight, n: 1 });
+  if (slotCount.current.rowHeight !== rowHeight) slotCount.current = { rowHeight, n: 1 };
+  slotCount.current.n = Math.max(slotCount.current.n, items.length);
+  const slots = slotCount.current.n;
+  const bySlot: (VirtualItem | undefined)[] = new Array<VirtualItem | undefined>(slots);
+  for (const v of items) bySlot[v.index % slots] = v;
+  const rowDomId = (index: number): string => `${idPrefix}-r${index}`;
   const headerGroup = table.getHeaderGroups()[0];
   const sortKey = sorting.map((x) => `${x.id}:${x.desc ? 'desc' : 'asc'}`).join(',');
   const gridStyle = { '--dt-columns': template, '--dt-row-height': `${rowHeight}px` } as CSSProperties;
@@ -402,7 +415,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
         aria-label={label}
         aria-rowcount={rows.length + 1}
         aria-colcount={columns.length}
-        aria-activedescendant={activeIndex >= 0 ? `${idPrefix}-r${activeIndex}` : undefined}
+        aria-activedescendant={activeIndex >= 0 ? rowDomId(activeIndex) : undefined}
         tabIndex={0}
         style={gridStyle}
         onKeyDown={onKeyDown}
@@ -414,16 +427,18 @@ export function DataTable<T>(props: DataTableProps<T>) {
         data-testid={props['data-testid']}
       >
         <HeaderRow<T> headers={headerGroup?.headers} sortKey={sortKey} />
-        <div role="rowgroup" className="dt__body" style={{ height: virtualizer.getTotalSize() }}>
-          {virtualizer.getVirtualItems().map((v, _, items) => {
-            const item = rows[v.index];
-            if (item === undefined) return null;
+        <div
+          role="rowgroup"
+          className="dt__body"
+          style={{ height: virtualizer.getTotalSize() }}
+          aria-owns={items.length > 0 ? items.map((v) => rowDomId(v.index)).join(' ') : undefined}
+        >
+          {bySlot.map((v, slot) => {
+            const item = v ? rows[v.index] : undefined;
+            if (v === undefined || item === undefined) return null;
             return (
               <DataRow<T>
-                // Keyed by its place in the window, not by id: when a filter or sort puts other
-                // rows under the same places, React updates the row elements already in the DOM
-                // instead of removing them all and building new ones.
-                key={v.index % Math.max(ROW_SLOTS, items.length)}
+                key={slot}
                 original={item}
                 id={getRowId(item)}
                 index={v.index}
