@@ -32,6 +32,25 @@ describe('RelativeTime', () => {
     render(<RelativeTime value={null} fallback="no deadline" />);
     expect(screen.getByText('no deadline')).toBeTruthy();
   });
+
+  it('follows the shared clock without a given now, and subscribes to nothing with one (table rows)', () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
+    try {
+      const fixed = render(
+        <RelativeTime value="2026-11-23T11:59:00Z" now={Date.parse('2026-11-23T12:00:00Z')} />,
+      );
+      expect(vi.getTimerCount()).toBe(0);
+      fixed.unmount();
+      render(<RelativeTime value="2026-11-23T11:59:00Z" />);
+      expect(vi.getTimerCount()).toBe(1);
+      const before = screen.getByRole('time').textContent;
+      act(() => vi.advanceTimersByTime(2 * 60 * 60 * 1000));
+      expect(screen.getByRole('time').textContent).not.toBe(before);
+      expect(screen.getByRole('time').textContent).toMatch(/2h/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('CopyableId', () => {

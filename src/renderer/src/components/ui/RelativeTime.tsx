@@ -15,11 +15,22 @@ export interface RelativeTimeProps {
 
 /**
  * The one date display: relative ("in 5h", "2d ago") with the absolute date and time in the
- * analyst's locale and time zone as the title and in the <time> element's dateTime.
+ * analyst's locale and time zone as the title and in the <time> element's dateTime. Given `now`,
+ * it renders against that clock alone; otherwise it follows the shared 30 s clock.
  */
-export function RelativeTime({ value, now, fallback = '—', prefix, className }: RelativeTimeProps) {
+export function RelativeTime(props: RelativeTimeProps) {
+  return props.now === undefined ? <LiveRelativeTime {...props} /> : <TimeAt {...props} now={props.now} />;
+}
+
+/** Subscribes to the shared clock (one interval for every live time on screen). */
+function LiveRelativeTime(props: RelativeTimeProps) {
   const tick = useNow();
-  const d = describeDate(value, now ?? tick);
+  return <TimeAt {...props} now={tick} />;
+}
+
+/** A pure rendering against a given now: table rows pass the screen's clock and subscribe to nothing. */
+function TimeAt({ value, now, fallback = '—', prefix, className }: RelativeTimeProps & { now: number }) {
+  const d = describeDate(value, now);
   if (!d)
     return (
       <span className={cx('ui-time', className)}>
