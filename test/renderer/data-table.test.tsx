@@ -251,6 +251,37 @@ describe('DataTable', () => {
     expect(readingOrder().map(index)).toEqual(indices.map((i) => 9_999 - i));
   });
 
+  it('keeps the elements of slots a filter empties, hidden and nameless, for the rows that come back', () => {
+    const data = items(10_000);
+    const table = (rows: Item[]) => (
+      <DataTable data={rows} columns={columns} getRowId={(r) => r.id} label="Things" rowTestId="row" />
+    );
+    const { rerender } = render(table(data));
+    const body = screen.getByRole('grid').querySelector('.dt__body')!;
+    const elements = [...body.children];
+    expect(bodyRows()).toHaveLength(elements.length);
+
+    // A filter that leaves three rows: the other elements stay, out of sight, with no identity.
+    rerender(table(data.filter((r) => r.id === 'it_7' || r.id === 'it_70' || r.id === 'it_700')));
+    expect(bodyRows().map((r) => r.dataset['rowId'])).toEqual(['it_7', 'it_70', 'it_700']);
+    expect(screen.getAllByRole('row')).toHaveLength(4); // the header and the three rows
+    expect(body.getAttribute('aria-owns')!.split(' ')).toHaveLength(3);
+    const parked = [...body.children].filter((el) => (el as HTMLElement).hidden);
+    expect(parked).toHaveLength(elements.length - 3);
+    for (const el of parked) {
+      expect(el.hasAttribute('id')).toBe(false);
+      expect(el.hasAttribute('role')).toBe(false);
+      expect(el.hasAttribute('data-testid')).toBe(false);
+      expect(el.hasAttribute('data-row-id')).toBe(false);
+    }
+
+    // The filter cleared: the same elements show the rows again, none is hidden.
+    rerender(table(data));
+    expect([...body.children]).toEqual(elements);
+    expect(bodyRows().map((r) => r.dataset['rowId'])).toEqual(elements.map((_, i) => `it_${i}`));
+    expect([...body.children].some((el) => (el as HTMLElement).hidden)).toBe(false);
+  });
+
   it('switches density for every table and remembers it', () => {
     render(
       <>

@@ -64,6 +64,13 @@ export interface DataTableProps<T> {
   'data-testid'?: string;
 }
 
+/** The slots' count and the row each slot last showed (kept, hidden, when the slot is empty). */
+interface SlotState<T> {
+  rowHeight: number;
+  n: number;
+  last: ({ item: T; index: number; start: number; size: number } | undefined)[];
+}
+
 function ariaSort(h: Header<unknown, unknown>): 'ascending' | 'descending' | 'none' | undefined {
   if (!h.column.getCanSort()) return undefined;
   const s = h.column.getIsSorted();
@@ -93,6 +100,8 @@ interface DataRowProps<T> {
   active: boolean;
   idPrefix: string;
   rowTestId: string | undefined;
+  /** Kept out of sight for a later row (its slot holds no row now): hidden, with no identity. */
+  parked: boolean;
   columns: Column<T, unknown>[];
   table: Table<T>;
   extraClass: string | undefined;
@@ -114,6 +123,7 @@ function DataRowImpl<T>({
   active,
   idPrefix,
   rowTestId,
+  parked,
   columns,
   table,
   extraClass,
@@ -122,14 +132,18 @@ function DataRowImpl<T>({
 }: DataRowProps<T>) {
   return (
     <div
-      id={`${idPrefix}-r${index}`}
-      role="row"
-      aria-rowindex={index + 2}
-      aria-selected={active}
+      {...(parked
+        ? { hidden: true }
+        : {
+            id: `${idPrefix}-r${index}`,
+            role: 'row',
+            'aria-rowindex': index + 2,
+            'aria-selected': active,
+            'data-testid': rowTestId,
+            'data-row-id': id,
+            ...attrs,
+          })}
       className={cx('dt__row', active && 'dt__row--active', extraClass)}
-      data-testid={rowTestId}
-      data-row-id={id}
-      {...attrs}
       style={{ transform: `translateY(${start}px)`, height: size }}
       onClick={() => hooks.current.onRowClick(id, original)}
     >
@@ -176,6 +190,7 @@ const DataRow = memo(
     a.active === b.active &&
     a.columns === b.columns &&
     a.rowTestId === b.rowTestId &&
+    a.parked === b.parked &&
     a.extraClass === b.extraClass &&
     sameAttrs(a.attrs, b.attrs),
 ) as typeof DataRowImpl;
@@ -393,13 +408,16 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // out hands its slot, and its DOM element, to the row that scrolls in, and a filter or sort
   // refills the slots in place. The slots are rendered in slot order, so no element ever moves
   // in the DOM (a moved element is restyled and laid out from scratch). The order assistive
-  // technology reads is the visual one, given by the rowgroup's aria-owns.
+  // technology reads is the visual one, given by the rowgroup's aria-owns. A slot left without a
+  // row (a filter that leaves three rows) keeps its element, hidden and without identity, for the
+  // rows that come back when the filter is cleared.
   const items = virtualizer.getVirtualItems();
-  const slotCount = useRef({ rowHeight, n: 1 });
-  if (slotCount.current.rowHeight !== rowHeight) slotCount.current = { rowHeight, n: 1 };
-  slotCount.current.n = Math.max(slotCount.current.n, items.length);
-  const slots = slotCount.current.n;
-  const bySlot: (VirtualItem | undefined)[] = new Array<VirtualItem | undefined>(slots);
+  const slotState = useRef<SlotState<T>>({ rowHeight, n: 0, last: [] });
+  if (slotState.current.rowHeight !== rowHeight) slotState.current = { rowHeight, n: 0, last: [] };
+  const slotted = slotState.current;
+  slotted.n = Math.max(slotted.n, items.length);
+  const slots = slotted.n;
+  const bySlot: (VirtualItem | undefined)[] = Array.from({ length: slots }, () => undefined);
   for (const v of items) bySlot[v.index % slots] = v;
   const rowDomId = (index: number): string => `${idPrefix}-r${index}`;
   const headerGroup = table.getHeaderGroups()[0];
@@ -435,22 +453,27 @@ export function DataTable<T>(props: DataTableProps<T>) {
         >
           {bySlot.map((v, slot) => {
             const item = v ? rows[v.index] : undefined;
-            if (v === undefined || item === undefined) return null;
+            const live = v !== undefined && item !== undefined;
+            if (live) slotted.last[slot] = { item, index: v.index, start: v.start - rowHeight, size: v.size };
+            // An empty slot renders the row it last showed, parked.
+            const row = slotted.last[slot];
+            if (row === undefined) return null;
             return (
               <DataRow<T>
                 key={slot}
-                original={item}
-                id={getRowId(item)}
-                index={v.index}
-                start={v.start - rowHeight}
-                size={v.size}
-                active={v.index === activeIndex}
+                original={row.item}
+                id={getRowId(row.item)}
+                index={row.index}
+                start={row.start}
+                size={row.size}
+                active={live && row.index === activeIndex}
                 idPrefix={idPrefix}
                 rowTestId={rowTestId}
+                parked={!live}
                 columns={visibleColumns}
                 table={table}
-                extraClass={rowClassName?.(item)}
-                attrs={rowData?.(item)}
+                extraClass={rowClassName?.(row.item)}
+                attrs={rowData?.(row.item)}
                 hooks={hooks}
               />
             );
