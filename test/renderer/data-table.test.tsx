@@ -282,6 +282,49 @@ describe('DataTable', () => {
     expect([...body.children].some((el) => (el as HTMLElement).hidden)).toBe(false);
   });
 
+  it('shows a column with a minTableWidth only when the table is that wide (here 800 px)', () => {
+    const withSecondary = (minTableWidth: number): DataColumn<Item>[] => [
+      ...columns,
+      { id: 'extra', accessorKey: 'id', header: 'Id', meta: { width: '140px', minTableWidth } },
+    ];
+    const { rerender } = render(
+      <DataTable
+        data={items(2)}
+        columns={withSecondary(900)}
+        getRowId={(r) => r.id}
+        label="Things"
+        rowTestId="row"
+      />,
+    );
+    const grid = screen.getByRole('grid');
+    expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Name', 'Amount', 'Note']);
+    expect(grid.getAttribute('aria-colcount')).toBe('3');
+    expect(within(bodyRows()[0]!).getAllByRole('gridcell')).toHaveLength(3);
+    expect(grid.style.getPropertyValue('--dt-columns')).toBe('minmax(0, 2fr) 120px minmax(0, 1fr)');
+    rerender(
+      <DataTable
+        data={items(2)}
+        columns={withSecondary(700)}
+        getRowId={(r) => r.id}
+        label="Things"
+        rowTestId="row"
+      />,
+    );
+    expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
+      'Name',
+      'Amount',
+      'Note',
+      'Id',
+    ]);
+    expect(grid.getAttribute('aria-colcount')).toBe('4');
+    expect(
+      within(bodyRows()[1]!)
+        .getAllByRole('gridcell')
+        .map((c) => c.textContent),
+    ).toEqual(['Item 00001', '919', 'NOTE 1', 'it_1']);
+    expect(grid.style.getPropertyValue('--dt-columns')).toBe('minmax(0, 2fr) 120px minmax(0, 1fr) 140px');
+  });
+
   it('switches density for every table and remembers it', () => {
     render(
       <>

@@ -1,5 +1,5 @@
-import { memo, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
-import type { CSSProperties, KeyboardEvent, ReactNode } from 'react';
+import { memo, useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { CSSProperties, KeyboardEvent, ReactNode, RefObject } from 'react';
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable } from '@tanstack/react-table';
 import type {
   CellContext,
@@ -9,6 +9,7 @@ import type {
   RowData,
   SortingState,
   Table,
+  VisibilityState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { VirtualItem } from '@tanstack/react-virtual';
@@ -30,6 +31,12 @@ declare module '@tanstack/react-table' {
     className?: string;
     /** The header's visible text is hidden (an icon column); the header still names the column. */
     hideHeader?: boolean;
+    /**
+     * The column is shown only when the table is at least this many px wide: a secondary column
+     * (an id, a step) gives way on a narrow window so the others keep room for their names and
+     * numbers.
+     */
+    minTableWidth?: number;
   }
 }
 
@@ -69,6 +76,39 @@ interface SlotState<T> {
   rowHeight: number;
   n: number;
   last: ({ item: T; index: number; start: number; size: number } | undefined)[];
+}
+
+/**
+ * The visibility of the columns that declare a minTableWidth, from the table's width (read before
+ * the first paint, then on every resize); a new object only when a column shows or hides.
+ */
+function useNarrowColumns<T>(
+  ref: RefObject<HTMLDivElement | null>,
+  columns: readonly DataColumn<T>[],
+): VisibilityState {
+  const [width, setWidth] = useState<number | null>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    setWidth(el.getBoundingClientRect().width);
+    if (typeof ResizeObserver !== 'function') return;
+    const ro = new ResizeObserver((entries) => {
+      const w = entries[0]?.contentRect.width;
+      if (w !== undefined) setWidth(w);
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [ref]);
+  const hidden = columns
+    .filter(
+      (c) => c.id && c.meta?.minTableWidth !== undefined && width !== null && width < c.meta.minTableWidth,
+    )
+    .map((c) => c.id!)
+    .join(' ');
+  return useMemo(
+    () => Object.fromEntries(hidden ? hidden.split(' ').map((id) => [id, false]) : []) as VisibilityState,
+    [hidden],
+  );
 }
 
 function ariaSort(h: Header<unknown, unknown>): 'ascending' | 'descending' | 'none' | undefined {
@@ -280,13 +320,17 @@ export function DataTable<T>(props: DataTableProps<T>) {
     [onActiveChange],
   );
 
+  // The table's own width decides which columns with a minTableWidth show.
+  const rootRef = useRef<HTMLDivElement>(null);
+  const columnVisibility = useNarrowColumns(rootRef, columns);
+
   // TanStack hands back a mutable table object; this app is not built with the React Compiler.
   // eslint-disable-next-line react-hooks/incompatible-library
   const table = useReactTable<T>({
     data: data as T[],
     columns,
     getRowId: (r) => getRowId(r),
-    state: { sorting },
+    state: { sorting, columnVisibility },
     onSortingChange: (updater) => {
       const next = typeof updater === 'function' ? updater(sorting) : updater;
       setOwnSorting(next);
@@ -310,7 +354,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const visibleColumns = useMemo(
     () => table.getVisibleLeafColumns() as Column<T, unknown>[],
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [table, columns],
+    [table, columns, columnVisibility],
   );
   const hooks = useRef<RowHooks<T>>({ onRowClick: () => undefined });
 
@@ -320,7 +364,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
         .getVisibleLeafColumns()
         .map((c) => c.columnDef.meta?.width ?? 'minmax(0, 1fr)')
         .join(' '),
-    [table, columns], // eslint-disable-line react-hooks/exhaustive-deps
+    [table, columns, columnVisibility], // eslint-disable-line react-hooks/exhaustive-deps
   );
 
   const virtualizer = useVirtualizer({
@@ -425,14 +469,18 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const gridStyle = { '--dt-columns': template, '--dt-row-height': `${rowHeight}px` } as CSSProperties;
 
   return (
-    <div className={cx('dt', rows.length === 0 && 'dt--empty', props.className)} data-density={density}>
+    <div
+      ref={rootRef}
+      className={cx('dt', rows.length === 0 && 'dt--empty', props.className)}
+      data-density={density}
+    >
       <div
         ref={scrollRef}
         className="dt__scroll"
         role="grid"
         aria-label={label}
         aria-rowcount={rows.length + 1}
-        aria-colcount={columns.length}
+        aria-colcount={visibleColumns.length}
         aria-activedescendant={activeIndex >= 0 ? rowDomId(activeIndex) : undefined}
         tabIndex={0}
         style={gridStyle}
