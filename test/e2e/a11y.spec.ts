@@ -13,7 +13,7 @@ import type { Harness } from '../harness/harness';
  * - axe-core (WCAG 2.1 A/AA) finds no serious or critical violation;
  * - no Content-Security-Policy violation (nothing injected a <style> or inline script);
  * - table cells are one line, and a cell whose text is cut (ellipsis) carries the full value as
- *   its title; no Unicode symbol glyphs stand in for icons on the screens that use SVG icons;
+ *   its title; a column's name and a number (amounts, times) are never cut; no Unicode symbol glyphs stand in for icons on the screens that use SVG icons;
  * - the keyboard alone reaches the screen's main controls with Tab, and every element Tab lands
  *   on on the way shows a focus indicator (an outline or a box-shadow);
  * - a screenshot of the screen goes to docs/screenshots/<screen>-<scheme>-<w>x<h>.png
@@ -413,7 +413,8 @@ interface CellProblem {
 /**
  * Every data-table cell (the DataTable's grid cells and column headers) is one line, and any
  * element in it whose text is cut horizontally (overflow hidden, content wider than the box) has
- * a title on itself or an ancestor within the cell, so the full value is on hover.
+ * a title on itself or an ancestor within the cell, so the full value is on hover. Column names
+ * and end-aligned cells (amounts, times) are never cut at all.
  */
 async function cellProblems(app: Page): Promise<CellProblem[]> {
   return app.evaluate(() => {
@@ -461,6 +462,16 @@ async function cellProblems(app: Page): Promise<CellProblem[]> {
         if (s.overflowX === 'visible') continue;
         if (el.scrollWidth <= el.clientWidth + 1) continue;
         if (!(el.textContent ?? '').trim()) continue;
+        // A column's name and a number (an amount, a time: the end-aligned cells) are never cut,
+        // title or not: "3,200.5…" or "Amou…" cannot be read at a glance.
+        if (cell.getAttribute('role') === 'columnheader' || cell.classList.contains('dt__cell--end')) {
+          out.push({
+            where: label(cell),
+            problem: cell.getAttribute('role') === 'columnheader' ? 'column name cut' : 'number cut',
+            text: el.textContent!.slice(0, 80),
+          });
+          continue;
+        }
         let titled = false;
         for (let at: HTMLElement | null = el; at; at = at === cell ? null : at.parentElement) {
           if (at.title) titled = true;

@@ -88,7 +88,7 @@ const columns: DataColumn<AuditEntryView>[] = [
     id: 'environment',
     accessorKey: 'environmentName',
     header: 'Environment',
-    meta: { width: 'minmax(120px, 1fr)' },
+    meta: { width: 'minmax(140px, 1fr)' },
   },
 ];
 

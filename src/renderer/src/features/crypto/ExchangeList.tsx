@@ -52,7 +52,7 @@ export function ExchangeList() {
             {sideLabel(c.row.original)}
           </a>
         ),
-        meta: { width: 'minmax(100px, 1fr)' },
+        meta: { width: 'minmax(120px, 1fr)' },
       },
       {
         id: 'requested',
@@ -65,7 +65,7 @@ export function ExchangeList() {
           />
         ),
         meta: {
-          width: 'minmax(110px, 1.2fr)',
+          width: 'minmax(140px, 1.2fr)',
           align: 'end',
           title: (o) => `${o.request.requested_amount} minor units ${o.request.requested_asset}`,
         },
@@ -79,7 +79,7 @@ export function ExchangeList() {
           return t ? <Money amount={t.customer_pays_amount} currency={t.customer_pays_asset} /> : '—';
         },
         meta: {
-          width: 'minmax(100px, 1fr)',
+          width: 'minmax(110px, 1fr)',
           align: 'end',
           title: (o) =>
             o.crypto
@@ -96,7 +96,7 @@ export function ExchangeList() {
           return t ? <Money amount={t.customer_receives_amount} currency={t.customer_receives_asset} /> : '—';
         },
         meta: {
-          width: 'minmax(110px, 1.2fr)',
+          width: 'minmax(140px, 1.2fr)',
           align: 'end',
           title: (o) =>
             o.crypto
@@ -116,7 +116,7 @@ export function ExchangeList() {
         header: 'Created',
         accessorKey: 'createdAt',
         cell: (c) => <RelativeTime value={c.row.original.createdAt} />,
-        meta: { width: '96px', align: 'end', title: () => undefined },
+        meta: { width: '112px', align: 'end', title: () => undefined },
       },
       {
         id: 'transaction',
@@ -128,7 +128,12 @@ export function ExchangeList() {
           ) : (
             <span className="muted">none yet</span>
           ),
-        meta: { width: 'minmax(120px, 1.4fr)', title: (o) => (o.transactionId ? undefined : 'none yet') },
+        // Secondary (the order page shows it): on a narrow window it gives way to the amounts.
+        meta: {
+          width: 'minmax(120px, 1.4fr)',
+          title: (o) => (o.transactionId ? undefined : 'none yet'),
+          minTableWidth: 900,
+        },
       },
     ],
     [],

@@ -186,7 +186,7 @@ function ReturnsTable(props: {
         cell: (c) =>
           counterparty[c.row.original.transactionId] ?? <span className="muted">Not looked up here</span>,
         meta: {
-          width: 'minmax(100px, 2fr)',
+          width: 'minmax(130px, 2fr)',
           title: (e) => counterparty[e.transactionId] ?? 'Not looked up here',
         },
       },
@@ -195,7 +195,8 @@ function ReturnsTable(props: {
         header: 'Transaction',
         accessorKey: 'transactionId',
         cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
-        meta: { width: 'minmax(120px, 1.5fr)', title: () => undefined },
+        // Named by its counterparty first; on a narrow window the id gives way to the amount.
+        meta: { width: 'minmax(120px, 1.5fr)', title: () => undefined, minTableWidth: 900 },
       },
       {
         id: 'amount',
@@ -203,7 +204,7 @@ function ReturnsTable(props: {
         accessorFn: (e) => sortableMinor(e.amount),
         cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency || null} />,
         meta: {
-          width: 'minmax(100px, 1fr)',
+          width: 'minmax(140px, 1fr)',
           align: 'end',
           title: (e) => `${e.amount} minor units ${e.currency}`,
         },
@@ -212,7 +213,8 @@ function ReturnsTable(props: {
         id: 'reason',
         header: 'Reason',
         accessorKey: 'reasonCode',
-        meta: { width: '84px' },
+        // A code the return's page explains; on a narrow window it gives way to the names.
+        meta: { width: '100px', minTableWidth: 900 },
       },
       {
         id: 'phase',
@@ -259,14 +261,14 @@ function ReturnsTable(props: {
               not read
             </span>
           ),
-        meta: { width: '128px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
+        meta: { width: '140px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
       },
       {
         id: 'updated',
         header: 'Updated',
         accessorKey: 'updatedAt',
         cell: (c) => <RelativeTime value={c.row.original.updatedAt} />,
-        meta: { width: '96px', align: 'end', title: () => undefined },
+        meta: { width: '112px', align: 'end', title: () => undefined },
       },
     ],
     [counterparty, onResend],
@@ -306,7 +308,8 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
         header: 'Transaction',
         accessorKey: 'transactionId',
         cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
-        meta: { width: 'minmax(120px, 2fr)', title: () => undefined },
+        // Named by its sender first; on a narrow window the id gives way to the amount.
+        meta: { width: 'minmax(120px, 2fr)', title: () => undefined, minTableWidth: 720 },
       },
       {
         id: 'amount',
@@ -314,7 +317,7 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
         accessorFn: (r) => sortableMinor(r.amount),
         cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency} />,
         meta: {
-          width: 'minmax(110px, 1fr)',
+          width: 'minmax(150px, 1fr)',
           align: 'end',
           title: (r) => (r.amount ? `${r.amount} minor units` : undefined),
         },
@@ -331,7 +334,7 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
         header: 'Opened',
         accessorKey: 'viewedAt',
         cell: (c) => <RelativeTime value={c.row.original.viewedAt} />,
-        meta: { width: '96px', align: 'end', title: () => undefined },
+        meta: { width: '112px', align: 'end', title: () => undefined },
       },
     ],
     [],
