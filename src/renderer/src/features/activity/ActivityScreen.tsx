@@ -88,7 +88,8 @@ const columns: DataColumn<AuditEntryView>[] = [
     id: 'environment',
     accessorKey: 'environmentName',
     header: 'Environment',
-    meta: { width: 'minmax(140px, 1fr)' },
+    // The entry's detail names it too; on a narrow window it gives way to the sentence.
+    meta: { width: 'minmax(140px, 1fr)', minTableWidth: 900 },
   },
 ];
 
