@@ -283,33 +283,25 @@ describe('DataTable', () => {
   });
 
   it('shows a column with a minTableWidth only when the table is that wide (here 800 px)', () => {
-    const withSecondary = (minTableWidth: number): DataColumn<Item>[] => [
-      ...columns,
-      { id: 'extra', accessorKey: 'id', header: 'Id', meta: { width: '140px', minTableWidth } },
-    ];
-    const { rerender } = render(
+    const table = (minTableWidth: number) => (
       <DataTable
         data={items(2)}
-        columns={withSecondary(900)}
+        columns={[
+          ...columns,
+          { id: 'extra', accessorKey: 'id', header: 'Id', meta: { width: '140px', minTableWidth } },
+        ]}
         getRowId={(r) => r.id}
         label="Things"
         rowTestId="row"
-      />,
+      />
     );
+    const { rerender } = render(table(900));
     const grid = screen.getByRole('grid');
     expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Name', 'Amount', 'Note']);
     expect(grid.getAttribute('aria-colcount')).toBe('3');
     expect(within(bodyRows()[0]!).getAllByRole('gridcell')).toHaveLength(3);
     expect(grid.style.getPropertyValue('--dt-columns')).toBe('minmax(0, 2fr) 120px minmax(0, 1fr)');
-    rerender(
-      <DataTable
-        data={items(2)}
-        columns={withSecondary(700)}
-        getRowId={(r) => r.id}
-        label="Things"
-        rowTestId="row"
-      />,
-    );
+    rerender(table(700));
     expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
       'Name',
       'Amount',
