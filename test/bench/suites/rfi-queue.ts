@@ -42,15 +42,16 @@ async function interactions(page: Page): Promise<Interactions> {
   for (let round = 0; round < 3; round++) {
     for (const w of words) search.push(await timedSearch(page, w));
   }
+  // Enough samples that the p95 is not simply the slowest one (n = 40 and 30).
   const status: number[] = [];
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < 8; round++) {
     // The per-status count buttons filter the queue (a second click on the same one clears it).
     for (const s of ['action_required', 'pending_review', 'all', 'approved', 'all']) {
       status.push(await timedClick(page, `[data-testid="rfi-count-${s}"]`));
     }
   }
   const sort: number[] = [];
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < 10; round++) {
     for (const s of ['updated_desc', 'created_desc', 'deadline']) sort.push(await timedSort(page, s));
   }
   const scroll = await run<{ frame: number[]; sync: number[] }>(page, SCROLL_SCRIPT);
