@@ -5,15 +5,15 @@
  * what `queryRfis` of rfi-view.ts answers. Kept apart from rfi-view.ts, which the first screen
  * loads, so that this code loads with the queue.
  */
-import { compareSummaries, matchesFields, matchesFilter, searchNeedle } from './rfi-view';
+import { compareSummaries, matchesFields, matchesFilter, searchFields, searchNeedle } from './rfi-view';
 import type { RfiFilter, RfiSort, RfiSummary } from './rfi-view';
 
 /** Separates the fields of a row's search text, so a match never spans two fields. */
 const FIELD_SEPARATOR = '\n';
 
-/** The text a search matches on, lower case: id, related id, description, type and status. */
+/** The text a search matches on, lower case: the fields `matchesFilter` searches, one per line. */
 export function rfiSearchText(s: RfiSummary): string {
-  return [s.id, s.relatedId, s.description, s.type, s.status].join(FIELD_SEPARATOR).toLowerCase();
+  return searchFields(s).join(FIELD_SEPARATOR).toLowerCase();
 }
 
 /**

@@ -127,18 +127,12 @@ export interface RfiFilter {
 export function matchesFilter(s: RfiSummary, f: RfiFilter): boolean {
   if (!matchesFields(s, f)) return false;
   const text = searchNeedle(f.text);
-  if (text) {
-    if (
-      !s.id.toLowerCase().includes(text) &&
-      !s.relatedId.toLowerCase().includes(text) &&
-      !s.description.toLowerCase().includes(text) &&
-      !s.type.toLowerCase().includes(text) &&
-      !s.status.toLowerCase().includes(text)
-    ) {
-      return false;
-    }
-  }
-  return true;
+  return !text || searchFields(s).some((field) => field.toLowerCase().includes(text));
+}
+
+/** What a search text is matched against, field by field: id, related id, description, type, status. */
+export function searchFields(s: RfiSummary): readonly string[] {
+  return [s.id, s.relatedId, s.description, s.type, s.status];
 }
 
 /** The filter without its text: status, type, band, unread. */
