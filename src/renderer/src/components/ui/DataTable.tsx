@@ -359,12 +359,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const hooks = useRef<RowHooks<T>>({ onRowClick: () => undefined });
 
   const template = useMemo(
-    () =>
-      table
-        .getVisibleLeafColumns()
-        .map((c) => c.columnDef.meta?.width ?? 'minmax(0, 1fr)')
-        .join(' '),
-    [table, columns, columnVisibility], // eslint-disable-line react-hooks/exhaustive-deps
+    () => visibleColumns.map((c) => c.columnDef.meta?.width ?? 'minmax(0, 1fr)').join(' '),
+    [visibleColumns],
   );
 
   const virtualizer = useVirtualizer({
