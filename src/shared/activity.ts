@@ -136,6 +136,11 @@ export function assetLongLabel(asset: string): string {
   return network ? `${assetLabel(asset)} · ${network}` : asset;
 }
 
+/** The hover title of an asset's name: its long label and the wire id, "USDT · Ethereum (ETHEREUM-USDT)". */
+export function assetTitle(asset: string): string {
+  return `${assetLongLabel(asset)} (${asset})`;
+}
+
 /** "12,500.00 USD", "25.000000 USDT" from minor units; null when either is missing or not an amount. */
 function money(amount: string | undefined, currency: string | undefined): string | null {
   if (!amount || !currency || !isMinorUnits(amount)) return null;

@@ -4,6 +4,7 @@ import {
   assetLabel,
   assetLongLabel,
   assetNetwork,
+  assetTitle,
   describeActivity,
 } from '../../src/shared/activity';
 
@@ -14,6 +15,7 @@ describe('asset names', () => {
     expect(assetLongLabel('ETHEREUM-USDT')).toBe('USDT · Ethereum');
     expect(assetNetwork('USD')).toBeNull();
     expect(assetLongLabel('USD')).toBe('USD');
+    expect(assetTitle('ETHEREUM-USDT')).toBe('USDT · Ethereum (ETHEREUM-USDT)');
   });
 });
 

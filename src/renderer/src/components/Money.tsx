@@ -1,4 +1,4 @@
-import { assetLabel, assetLongLabel } from '../../../shared/activity';
+import { assetLabel, assetTitle } from '../../../shared/activity';
 import { decimalsOf, formatMinor, parseMinor } from '../../../shared/money';
 
 export interface MoneyProps {
@@ -53,7 +53,7 @@ export function Money({ amount, currency, code = true, className, ...rest }: Mon
         assetLabel(cur) === cur ? (
           cur
         ) : (
-          <span title={`${assetLongLabel(cur)} (${cur})`}>{assetLabel(cur)}</span>
+          <span title={assetTitle(cur)}>{assetLabel(cur)}</span>
         )
       ) : null}
     </span>

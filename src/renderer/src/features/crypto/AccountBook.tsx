@@ -1,7 +1,7 @@
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
 import { ArrowLeft, Plus, Save, Trash2 } from 'lucide-react';
-import { assetLongLabel } from '../../../../shared/activity';
+import { assetLongLabel, assetTitle } from '../../../../shared/activity';
 import { ACCOUNT_ASSETS } from '../../../../shared/catalogue';
 import type { AccountBookEntry } from '../../../../shared/ipc/channels/crypto';
 import { Button, CopyableId, DataTable, IconButton, Select, Skeleton, TextField } from '../../components/ui';
@@ -82,7 +82,7 @@ export function AccountBook() {
         accessorFn: (a) => (a.asset ? assetLongLabel(a.asset) : 'unknown'),
         meta: {
           width: '170px',
-          title: (a) => (a.asset ? `${assetLongLabel(a.asset)} (${a.asset})` : 'unknown'),
+          title: (a) => (a.asset ? assetTitle(a.asset) : 'unknown'),
         },
       },
       {
