@@ -298,13 +298,14 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         const scope = m.scope();
         for (const r of await m.rows()) {
           if (!r.awaitingAction || !r.deadline) continue;
-          // Two watchers of one entity: one row.
-          if (seen.has(`${scope} ${r.id}`)) continue;
+          // Two watchers of one entity: one row (the same key its snooze is kept under).
+          const key = snoozeKey(scope, r.id);
+          if (seen.has(key)) continue;
           const deadline = Date.parse(r.deadline);
           const left = deadline - now;
           if (left <= 0 || left > horizonHours * HOUR_MS) continue;
-          seen.add(`${scope} ${r.id}`);
-          const snooze = held.get(snoozeKey(scope, r.id)) ?? null;
+          seen.add(key);
+          const snooze = held.get(key) ?? null;
           items.push({
             rfiId: r.id,
             type: r.type,
