@@ -78,33 +78,40 @@ interface SlotState<T> {
   last: ({ item: T; index: number; start: number; size: number } | undefined)[];
 }
 
+/** The ids of the columns that need a wider table than `width` px, space-separated. */
+function narrowHidden<T>(columns: readonly DataColumn<T>[], width: number): string {
+  return columns
+    .filter((c) => c.id && c.meta?.minTableWidth !== undefined && width < c.meta.minTableWidth)
+    .map((c) => c.id!)
+    .join(' ');
+}
+
 /**
  * The visibility of the columns that declare a minTableWidth, from the table's width (read before
- * the first paint, then on every resize); a new object only when a column shows or hides.
+ * the first paint, then on every resize). Only the set of hidden columns is state, so dragging a
+ * window's edge re-renders the table only when a column shows or hides.
  */
 function useNarrowColumns<T>(
   ref: RefObject<HTMLDivElement | null>,
   columns: readonly DataColumn<T>[],
 ): VisibilityState {
-  const [width, setWidth] = useState<number | null>(null);
+  const [hidden, setHidden] = useState('');
+  const latest = useRef(columns);
+  useLayoutEffect(() => {
+    latest.current = columns;
+    const el = ref.current;
+    if (el) setHidden(narrowHidden(columns, el.getBoundingClientRect().width));
+  }, [ref, columns]);
   useLayoutEffect(() => {
     const el = ref.current;
-    if (!el) return;
-    setWidth(el.getBoundingClientRect().width);
-    if (typeof ResizeObserver !== 'function') return;
+    if (!el || typeof ResizeObserver !== 'function') return;
     const ro = new ResizeObserver((entries) => {
       const w = entries[0]?.contentRect.width;
-      if (w !== undefined) setWidth(w);
+      if (w !== undefined) setHidden(narrowHidden(latest.current, w));
     });
     ro.observe(el);
     return () => ro.disconnect();
   }, [ref]);
-  const hidden = columns
-    .filter(
-      (c) => c.id && c.meta?.minTableWidth !== undefined && width !== null && width < c.meta.minTableWidth,
-    )
-    .map((c) => c.id!)
-    .join(' ');
   return useMemo(
     () => Object.fromEntries(hidden ? hidden.split(' ').map((id) => [id, false]) : []) as VisibilityState,
     [hidden],
