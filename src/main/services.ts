@@ -6,9 +6,7 @@ import type { SettingsView } from '../shared/ipc/channels/settings';
 import { openAuditLog } from './bank/audit';
 import type { ServiceCore, Services } from './core';
 import { createOperations } from './bank/operations';
-import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
-import { createServerClock } from './bank/clock';
 import { createAtRestCodec } from './infra/at-rest';
 import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
@@ -23,6 +21,8 @@ import { relatedNamesResolver } from './rfis/related-names';
 import { createReturnsService } from './returns/service';
 import { createRfiService, createWebhookService } from './rfis';
 import { deskBuilder } from './desk/desk';
+import type { RfiMember } from './desk/desk';
+import type { RfiService } from './rfis';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './infra/durable-file';
 import { sandboxSeedFor } from './session/sandbox-seed';
@@ -38,9 +38,10 @@ import type { Logger } from './infra/log';
 import type { Platform } from './infra/platform';
 import { createReadAfterCreate } from './bank/read-after-create';
 import type { ReadAfterCreateTiming } from './bank/read-after-create';
-import { createSession } from './session/session';
-import type { SessionManager } from './session/session';
-import { checkBaseUrl, openSettings } from './session/settings';
+import { createSession, sandboxToken } from './session/session';
+import { createProfileRegistry } from './profiles/registry';
+import { followActive } from './profiles/follow-active';
+import { checkBaseUrl, openSettings, sandboxProfileId } from './session/settings';
 import { confStoreFactory, createStores } from './infra/stores';
 import type { StoreFactory } from './infra/stores';
 import { openVault } from './infra/vault';
@@ -162,37 +163,32 @@ export async function createServices(options: ServicesOptions): Promise<Services
   }
   sandboxOptions.seed ??= await sandboxSeedFor(dataDir, log);
 
-  const clock = createServerClock(options.localNow ? { localNow: options.localNow } : {});
-  let sessionRef: SessionManager | null = null;
   // Uploads, answer sends and money confirmations hold the busy guard (the updater waits for it).
   const busy = createBusyGuard();
-  const bank = new BankClient({
-    identity: async ({ withToken }) =>
-      sessionRef ? sessionRef.identity({ withToken }) : { baseUrl: '', token: null, tokenOrigin: null },
-    log,
-    clock,
-    ...(options.bankRetry ? { retry: options.bankRetry } : {}),
-    ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
-    onUnauthenticated: () => sessionRef?.markUnauthenticated(),
-    onReachability: (reachable) => sessionRef?.observeReachability(reachable),
-  });
-  guardMethods(bank, busy, {
-    uploadDocument: 'an answer document is uploading',
-    submitRfiResponse: 'an answer is being sent',
-    confirmCryptoOrder: 'an exchange order is being confirmed',
-    confirmReturn: 'a return is being confirmed',
-    cancelReturn: 'a return is being cancelled',
-  });
-  const session = await createSession({
+  // One session per profile (its own bank client, token and clock), whatever is active.
+  const profiles = createProfileRegistry({
     settings,
     vault,
-    events,
-    log,
-    bank: () => bank,
     destinations,
+    log,
     sandboxOptions,
+    sandboxToken: (s) => sandboxToken(s, settings.profile(sandboxProfileId).sandboxCredential),
+    decorate: (client) =>
+      guardMethods(client, busy, {
+        uploadDocument: 'an answer document is uploading',
+        submitRfiResponse: 'an answer is being sent',
+        confirmCryptoOrder: 'an exchange order is being confirmed',
+        confirmReturn: 'a return is being confirmed',
+        cancelReturn: 'a return is being cancelled',
+      }),
+    ...(options.bankRetry ? { bankRetry: options.bankRetry } : {}),
+    ...(options.bankTimeoutMs ? { bankTimeoutMs: options.bankTimeoutMs } : {}),
+    ...(options.localNow ? { localNow: options.localNow } : {}),
   });
-  sessionRef = session;
+  const session = await createSession({ settings, vault, events, destinations, profiles });
+  // The active profile's client and clock, for what still follows the active profile.
+  const bank = followActive(() => session.current.bank);
+  const clock = followActive(() => session.current.clock);
 
   const ledger = await openLedger({ dataDir, log, onProblem: (p) => stores.report(p) });
   const audit = openAuditLog({
@@ -316,30 +312,39 @@ export async function createServices(options: ServicesOptions): Promise<Services
   // badge cover every watched profile), then it watches every other profile with a token.
   const deskParts = deskBuilder(events, options.platform, log);
   let watchingOthers = (): boolean => false;
-  const rfis = await createRfiService({
-    codec: atRest,
-    report: (p) => stores.report(p),
-    dataDir,
+  // One way to build a profile's RFI service, for the active profile and every watched one alike.
+  const rfiService = (member: RfiMember): Promise<RfiService> =>
+    createRfiService({
+      codec: atRest,
+      report: (p) => stores.report(p),
+      dataDir,
+      bank: member.bank,
+      clock: member.clock,
+      session: member.session,
+      settings,
+      events: member.events,
+      badge: member.badge,
+      entityName: member.entityName,
+      platform: options.platform,
+      log,
+      ...(options.rfis ? { options: options.rfis } : {}),
+      relatedNames: relatedNamesResolver({
+        bank: member.bank,
+        log,
+        accountNames: async () =>
+          new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
+      }),
+      onSeen: ({ rfiId, kind, detail }) =>
+        void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
+    });
+  const rfis = await rfiService({
+    session,
     bank,
     clock,
-    session,
-    settings,
     events: deskParts.hub,
     badge: deskParts.badge,
     // Named once the desk covers several entities (then every notification says whose RFI it is).
-    entityName: () =>
-      watchingOthers() ? (session.credential?.legalEntityName ?? session.profile.name) : null,
-    platform: options.platform,
-    log,
-    ...(options.rfis ? { options: options.rfis } : {}),
-    relatedNames: relatedNamesResolver({
-      bank,
-      log,
-      accountNames: async () =>
-        new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
-    }),
-    onSeen: ({ rfiId, kind, detail }) =>
-      void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
+    entityName: () => (watchingOthers() ? session.current.entityName() : null),
   });
   // One receiver, a route per watched profile: the desk tells it which profiles it watches.
   const webhooks = await createWebhookService({
@@ -356,11 +361,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
       void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
   });
   const desk = deskParts.start({
-    dataDir,
     settings,
     vault,
     destinations,
     session,
+    profiles,
+    rfiService,
     primary: () => rfis,
     clock,
     stores,
@@ -371,12 +377,6 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events,
     platform: options.platform,
     log,
-    codec: atRest,
-    report: (p) => stores.report(p),
-    ...(options.rfis ? { rfiOptions: options.rfis } : {}),
-    ...(options.bankRetry ? { bankRetry: options.bankRetry } : {}),
-    ...(options.bankTimeoutMs ? { bankTimeoutMs: options.bankTimeoutMs } : {}),
-    ...(options.localNow ? { localNow: options.localNow } : {}),
   });
   watchingOthers = () => desk.watched().size > 0;
   afterAnswerSent = (rfiId) =>

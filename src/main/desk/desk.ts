@@ -26,30 +26,34 @@ import type {
 import { DeskFailure } from '../../shared/ipc/errors';
 import { compareSummaries, countSummaries, matchesFilter } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
-import type { RetryPolicy } from '../bank/client';
-import { createServerClock } from '../bank/clock';
+import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
 import type { Stores } from '../infra/stores';
 import { createReminders } from './reminders';
 import type { Reminders } from './reminders';
 import { originOf } from '../bank/scope';
-import type { AtRestCodec } from '../infra/at-rest';
-import { createEventHub } from '../infra/events';
 import type { EventHub } from '../infra/events';
-import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { TokenVault } from '../infra/vault';
-import { relatedNamesResolver } from '../rfis/related-names';
-import { createRfiService } from '../rfis/service';
-import type { ListResult, RfiService, RfiServiceOptions } from '../rfis/service';
+import type { ListResult, RfiService, RfiSession } from '../rfis/service';
 import type { WebhookService } from '../rfis/webhooks';
 import { bankOrigin } from '../session/destinations';
 import type { DestinationGuard } from '../session/destinations';
 import type { SessionManager } from '../session/session';
 import type { SettingsStore } from '../session/settings';
-import { createProfileSession } from './profile-session';
-import type { ProfileSession } from './profile-session';
+import type { ProfileSession } from '../profiles/profile-session';
+import type { ProfileRegistry } from '../profiles/registry';
+
+/** What differs between the RFI services of the desk's members. */
+export interface RfiMember {
+  session: RfiSession;
+  bank: BankClient;
+  clock: ServerClock;
+  events: EventHub;
+  badge(count: number): void;
+  entityName(): string | null;
+}
 
 export interface DeskListArgs extends RfiFilter {
   profileId?: string;
@@ -62,7 +66,22 @@ export interface DeskListResult extends ListResult {
   entities: DeskEntityView[];
 }
 
+/** One profile the desk watches: its own session (bank client, clock, name) and RFI service. */
+export interface DeskMember {
+  profileId: string;
+  session: ProfileSession;
+  rfis: RfiService;
+  now: () => number;
+  entityName: () => string;
+  status: () => { connection: DeskEntityView['connection']; problem: string | null };
+}
+
 export interface Desk {
+  /**
+   * The profile that owns an RFI (named by the caller, or the one whose cache holds it): every
+   * write and read for the RFI goes through its session, whatever profile is active.
+   */
+  owner(rfiId: string, profileId?: string): Promise<DeskMember>;
   list(args: DeskListArgs): Promise<DeskListResult>;
   get(id: string, refresh: boolean): Promise<RfiDetailView>;
   markSeen(
@@ -83,22 +102,22 @@ export interface Desk {
 }
 
 export interface DeskDeps {
-  dataDir: string;
   settings: SettingsStore;
   vault: TokenVault;
   destinations: DestinationGuard;
   session: SessionManager;
+  /** Every profile's own session: a watched profile reads through its own. */
+  profiles: ProfileRegistry;
+  /**
+   * Builds a profile's RFI service (the same for the active profile and every watched one: the
+   * root wires the case-file journal, related names and options in once).
+   */
+  rfiService(member: RfiMember): Promise<RfiService>;
   /** The active profile's RFI service (built with `hub` below as its event hub). */
   primary(): RfiService;
   events: EventHub;
   platform: Platform;
   log: Logger;
-  codec?: AtRestCodec;
-  report?(problem: StateFileProblem): void;
-  rfiOptions?: RfiServiceOptions;
-  bankRetry?: Partial<RetryPolicy>;
-  bankTimeoutMs?: number;
-  localNow?: () => number;
   /** The active profile's bank clock (reminders follow each entity's bank time). */
   clock: ServerClock;
   stores: Stores;
@@ -190,38 +209,21 @@ function startDesk(
   const watchers = new Map<string, Watcher>();
   let disposed = false;
 
-  /** The last name the bank gave each profile's entity: a signed-out entity keeps its name. */
-  const knownNames = new Map<string, string>();
-  const activeName = (): string => {
-    const id = session.profile.id;
-    const name = session.credential?.legalEntityName ?? session.lastStatus?.credential?.legalEntityName;
-    if (name) knownNames.set(id, name);
-    return name ?? knownNames.get(id) ?? session.profile.name;
-  };
-
-  const members = (): Array<{
-    profileId: string;
-    rfis: RfiService;
-    now: () => number;
-    entityName: () => string;
-    status: () => { connection: DeskEntityView['connection']; problem: string | null };
-  }> => [
+  const members = (): DeskMember[] => [
     {
       profileId: session.profile.id,
+      session: session.current,
       rfis: deps.primary(),
       now: () => deps.clock.now(),
-      entityName: activeName,
+      entityName: () => session.current.entityName(),
       status: () => connectionOf(session),
     },
     ...[...watchers.entries()].map(([profileId, w]) => ({
       profileId,
+      session: w.session,
       rfis: w.rfis,
       now: () => w.clock.now(),
-      entityName: () => {
-        const name = w.session.entityName();
-        if (w.session.credential?.legalEntityName) knownNames.set(profileId, name);
-        return w.session.credential?.legalEntityName ? name : (knownNames.get(profileId) ?? name);
-      },
+      entityName: () => w.session.entityName(),
       status: () => connectionOf(w.session),
     })),
   ];
@@ -243,9 +245,6 @@ function startDesk(
       })
       .catch((err: unknown) => log.warn('desk: change not published', { error: err }));
   };
-
-  const legalEntityName = (id: string): string | null =>
-    session.sandbox?.fixtures.legal_entities.find((le) => le.id === id)?.name ?? null;
 
   const wanted = async (): Promise<string[]> => {
     const activeId = session.profile.id;
@@ -269,42 +268,19 @@ function startDesk(
   };
 
   const probe = (profileId: string): Probe => {
-    const hub = createEventHub(log);
-    const clock = createServerClock(deps.localNow ? { localNow: deps.localNow } : {});
-    const ps = createProfileSession({
-      profileId,
-      settings,
-      vault,
-      destinations,
-      clock,
-      log,
-      events: hub,
-      sandboxUrl: () => session.sandbox?.url ?? null,
-      legalEntityName,
-      ...(deps.bankRetry ? { bankRetry: deps.bankRetry } : {}),
-      ...(deps.bankTimeoutMs ? { bankTimeoutMs: deps.bankTimeoutMs } : {}),
-    });
-    return { session: ps, clock, hub };
+    const ps = deps.profiles.get(profileId);
+    return { session: ps, clock: ps.clock, hub: ps.events };
   };
 
   const startWatcher = async (profileId: string, p: Probe): Promise<Watcher> => {
     const { hub, clock, session: ps } = p;
-    const rfis = await createRfiService({
-      dataDir: deps.dataDir,
-      bank: ps.bank,
-      clock,
+    const rfis = await deps.rfiService({
       session: ps,
-      settings,
+      bank: ps.bank,
+      clock: ps.clock,
       events: hub,
-      platform: deps.platform,
-      log,
-      ...(deps.codec ? { codec: deps.codec } : {}),
-      ...(deps.report ? { report: deps.report } : {}),
-      ...(deps.rfiOptions ? { options: deps.rfiOptions } : {}),
       badge: (n) => setBadge(profileId, n),
       entityName: () => ps.entityName(),
-      // Transactions named through this profile's own client; the account book is the active one's.
-      relatedNames: relatedNamesResolver({ bank: ps.bank, log, accountNames: async () => new Map() }),
     });
     let lastState = '';
     const off = hub.attach((m: PushMessage) => {
@@ -333,14 +309,12 @@ function startDesk(
     w.off();
     await w.rfis.dispose();
     if (keepSession) return { session: w.session, clock: w.clock, hub: w.hub };
-    w.session.dispose();
     return null;
   };
 
   /** Profiles with a token not watched because another profile watches the same entity. */
   const parked = new Map<string, Probe & { watchedBy: string }>();
   const dropParked = (id: string): void => {
-    parked.get(id)?.session.dispose();
     parked.delete(id);
   };
 
@@ -505,27 +479,58 @@ function startDesk(
   const offVault = vault.onChange(() => void reconcile());
   const offEvents = events.attach((m) => {
     if (m.event !== 'session.changed') return;
-    activeName(); // remembers the entity's name while the bank reports it
     void reconcile();
   });
   void reconcile();
 
   /** The member whose cache holds the RFI (the active profile first). */
-  const ownerOf = async (id: string) => {
+  /** The member whose cache holds the RFI (the active profile first). */
+  const ownerOf = async (id: string): Promise<DeskMember | null> => {
     for (const m of members()) {
-      try {
-        await m.rfis.get(id, false);
-        return m;
-      } catch (err) {
-        if (err instanceof DeskFailure && err.kind === 'not_found') continue;
-        throw err;
-      }
+      if (await holds(m, id)) return m;
     }
     return null;
+  };
+  const holds = async (m: DeskMember, id: string): Promise<boolean> => {
+    try {
+      await m.rfis.get(id, false);
+      return true;
+    } catch (err) {
+      if (err instanceof DeskFailure && err.kind === 'not_found') return false;
+      throw err;
+    }
+  };
+
+  /**
+   * The profile an RFI belongs to. Named by the caller (the row it acts on says it), it must be a
+   * watched profile whose cache holds the RFI; not named, the one profile that holds it.
+   */
+  const owner = async (id: string, profileId?: string): Promise<DeskMember> => {
+    const all = members();
+    if (profileId !== undefined) {
+      // A profile watched through another (same entity) acts through the one that watches it.
+      const by = parked.get(profileId)?.watchedBy ?? profileId;
+      const m = all.find((x) => x.profileId === by);
+      if (m && (await holds(m, id))) return m;
+      throw new DeskFailure({
+        kind: 'not_found',
+        message: `The RFI ${id} is not one of ${m ? m.entityName() : 'this profile'}’s RFIs.`,
+      });
+    }
+    const found: DeskMember[] = [];
+    for (const m of all) if (await holds(m, id)) found.push(m);
+    if (found.length === 1) return found[0]!;
+    if (found.length === 0) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'profileId',
+      message: `Several entities have an RFI ${id} (${found.map((m) => m.entityName()).join(', ')}): say which.`,
+    });
   };
 
   const desk: Desk & { changed(payload: RfiChangedView): void } = {
     changed,
+    owner,
     checkReminders,
     reminders: () => reminders,
     watched: () => watchers,
