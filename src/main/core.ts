@@ -17,6 +17,7 @@ import type { Logger } from './infra/log';
 import type { Operations } from './bank/operations';
 import type { Platform } from './infra/platform';
 import type { ReadAfterCreate } from './bank/read-after-create';
+import type { BankScope } from './bank/scope';
 import type { ReturnsService } from './returns/service';
 import type { RfiAnswers } from './rfi-answers';
 import type { Locker } from './locker/service';
@@ -49,6 +50,8 @@ export interface ServiceCore {
   events: EventHub;
   log: Logger;
   platform: Platform;
+  /** The bank scope of the profile that owns an RFI (see RfiAnswersHandlerDeps). */
+  ownerScope(rfiId: string, profileId?: string): Promise<BankScope | undefined>;
   /** RFI answer drafts, staged files and the answer outbox. */
   rfiAnswers: RfiAnswers;
   /** The RFI cache, sync, polling, notifications and unread markers. */

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SandboxOptions } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
+import { DeskFailure } from '../shared/ipc/errors';
 import { openAuditLog } from './bank/audit';
 import type { ServiceCore, Services } from './core';
 import { createOperations } from './bank/operations';
@@ -37,10 +38,12 @@ import { consoleSink, createLogger } from './infra/log';
 import type { Logger } from './infra/log';
 import type { Platform } from './infra/platform';
 import { createReadAfterCreate } from './bank/read-after-create';
-import type { ReadAfterCreateTiming } from './bank/read-after-create';
+import type { ReadAfterCreate, ReadAfterCreateTiming } from './bank/read-after-create';
+import type { BankClient } from './bank/client';
 import { createSession, sandboxToken } from './session/session';
 import { createProfileRegistry } from './profiles/registry';
 import { followActive } from './profiles/follow-active';
+import type { ProfileSession } from './profiles/profile-session';
 import { checkBaseUrl, openSettings, sandboxProfileId } from './session/settings';
 import { confStoreFactory, createStores } from './infra/stores';
 import type { StoreFactory } from './infra/stores';
@@ -100,6 +103,13 @@ export interface ServicesOptions {
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
+
+const originDecisionDetail: Record<OriginDecision['decision'], string> = {
+  declined: 'declined in the confirmation dialog; nothing was sent there',
+  'approved-by-analyst': 'approved by the analyst in the confirmation dialog',
+  'approved-by-main': 'approved by main (the environment the app was started with)',
+  revoked: 'approval withdrawn: the profile using it was removed; it is asked about again',
+};
 
 function defaultKeyringService(dataDir: string): string {
   return `treasury-desk/${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 12)}`;
@@ -186,6 +196,11 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.localNow ? { localNow: options.localNow } : {}),
   });
   const session = await createSession({ settings, vault, events, destinations, profiles });
+  /** The session of the profile that owns an object (a removed profile's: the default's). */
+  const ownerSession = (profileId?: string): ProfileSession =>
+    profileId !== undefined && settings.get().profiles.some((p) => p.id === profileId)
+      ? profiles.get(profileId)
+      : session.current;
   // The active profile's client and clock, for what still follows the active profile.
   const bank = followActive(() => session.current.bank);
   const clock = followActive(() => session.current.clock);
@@ -195,39 +210,49 @@ export async function createServices(options: ServicesOptions): Promise<Services
     dataDir,
     log,
     context: {
-      who: () => session.who(),
-      environment: () => ({ id: session.environment.id, name: session.environment.name }),
+      // Each entry names the credential and bank of the profile that owns the write.
+      who: (profileId) => ownerSession(profileId).who(),
+      environment: (profileId) => {
+        const env = ownerSession(profileId).environment;
+        return { id: env.id, name: env.name };
+      },
     },
   });
-  const readAfterCreate = createReadAfterCreate({
-    bank,
-    ...(options.readAfterCreate ? { timing: options.readAfterCreate } : {}),
-    publish: (u) => events.emit('transaction.progress', u),
-  });
+  // Each profile reads what it created through its own client (the bank's 404 window).
+  const readsAfterCreate = new Map<BankClient, ReadAfterCreate>();
+  const readAfterCreateOf = (client: BankClient): ReadAfterCreate => {
+    let r = readsAfterCreate.get(client);
+    if (!r) {
+      r = createReadAfterCreate({
+        bank: client,
+        ...(options.readAfterCreate ? { timing: options.readAfterCreate } : {}),
+        publish: (u) => events.emit('transaction.progress', u),
+      });
+      readsAfterCreate.set(client, r);
+    }
+    return r;
+  };
+  const readAfterCreate: ReadAfterCreate = (id, o) => readAfterCreateOf(session.current.bank)(id, o);
 
   const operations = createOperations({
     ledger,
     audit,
-    bank,
+    bank: (profileId) => ownerSession(profileId).bank,
     events,
     log,
     // The audit line names who acted: learn the credential first if nothing checked it yet.
-    beforeRecord: async () => {
-      if (!session.credential && !session.lastStatus) await session.check().catch(() => undefined);
+    beforeRecord: async (profileId) => {
+      const s = ownerSession(profileId);
+      if (!s.credential && !s.lastStatus) await s.check().catch(() => undefined);
     },
   });
 
   auditOrigin = (d) =>
     void operations.record({
-      operation: 'bank_origin.approve',
+      operation: d.decision === 'revoked' ? 'bank_origin.revoke' : 'bank_origin.approve',
       target: d.origin,
       outcome: d.decision === 'declined' ? 'failed' : 'succeeded',
-      detail:
-        d.decision === 'declined'
-          ? 'declined in the confirmation dialog; nothing was sent there'
-          : d.decision === 'approved-by-analyst'
-            ? 'approved by the analyst in the confirmation dialog'
-            : 'approved by main (the environment the app was started with)',
+      detail: originDecisionDetail[d.decision],
     });
   for (const d of originDecisions.splice(0)) auditOrigin(d);
 
@@ -271,11 +296,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
   // Drafts, the outbox and the RFI cache are sealed with the keychain-held data key (plain text,
   // said so in vault.status, without a keychain).
   const atRest = createAtRestCodec(vault.dataKey());
-  const bankScope = (): BankScope => ({
-    profileId: session.profile.id,
-    origin: originOf(session.environment),
-    legalEntityId: session.credential?.legalEntityId ?? null,
-  });
+  const bankScope = (): BankScope => session.scope();
 
   // What case files need that the bank does not keep: uploaded documents' names, events seen.
   await mkdir(path.join(dataDir, 'case-files'), { recursive: true, mode: 0o700 });
@@ -288,9 +309,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const journalFailed = (err: unknown): void => log.warn('case files: journal not written', { error: err });
 
   // The RFI cache re-reads an RFI once one of our answers landed (its status moved).
-  let afterAnswerSent: (rfiId: string) => void = () => undefined;
+  let afterAnswerSent: (rfiId: string, owner: BankScope | null) => void = () => undefined;
   const rfiAnswers = await createRfiAnswers({
     scope: bankScope,
+    // Each answer goes out through the profile that owns its RFI, whatever is active.
+    owners: {
+      scope: (profileId) =>
+        settings.get().profiles.some((p) => p.id === profileId) ? profiles.get(profileId).scope() : null,
+      bank: (profileId) => profiles.get(profileId).bank,
+    },
     codec: atRest,
     report: (p) => stores.report(p),
     dataDir,
@@ -302,7 +329,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     busy,
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
-    onSent: (rfiId) => afterAnswerSent(rfiId),
+    onSent: (rfiId, owner) => afterAnswerSent(rfiId, owner),
     // Every upload and response is a write to the bank: audited like the others.
     audit: (line) => operations.record(line),
     onUploaded: (doc) => void caseFileJournal.upload(doc).catch(journalFailed),
@@ -379,25 +406,39 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
   });
   watchingOthers = () => desk.watched().size > 0;
-  afterAnswerSent = (rfiId) =>
-    void rfis
+  afterAnswerSent = (rfiId, owner) =>
+    void ((owner ? desk.member(owner.profileId)?.rfis : null) ?? rfis)
       .refresh(rfiId, 'refresh')
       .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err }));
+  // An owner's bank came back (or its credential became known): its waiting answers may go now.
+  const offOwners = profiles.onStatus((_profileId, status) => {
+    if (status.connection === 'connected') rfiAnswers.outbox.wake();
+  });
   const caseFiles = createCaseFiles({
     dataDir,
-    bank,
-    cachedRfi: async (rfiId) => (await rfis.get(rfiId, false).catch(() => null))?.rfi ?? null,
+    // Each RFI and its documents are read through the profile that owns it.
+    owner: async (rfiId, profileId) => {
+      const m = await desk.owner(rfiId, profileId).catch((err: unknown) => {
+        // An RFI no profile has cached: asked of the default profile's bank, as before the desk.
+        const fallback = profileId === undefined ? desk.member(session.profile.id) : null;
+        if (fallback && err instanceof DeskFailure && err.kind === 'not_found') return fallback;
+        throw err;
+      });
+      const ps = m.session;
+      return {
+        profileId: m.profileId,
+        bank: ps.bank,
+        cachedRfi: async (id) => (await m.rfis.get(id, false).catch(() => null))?.rfi ?? null,
+        environment: { name: ps.environment.name, kind: ps.environment.kind, baseUrl: ps.environment.baseUrl },
+        entityName: ps.entityName(),
+        legalEntityId: ps.scope().legalEntityId,
+        who: ps.who(),
+      };
+    },
     audit,
     journal: caseFileJournal,
     platform: options.platform,
     log,
-    environment: () => ({
-      name: session.environment.name,
-      kind: session.environment.kind,
-      baseUrl: session.environment.baseUrl,
-    }),
-    legalEntity: () => session.credential?.legalEntityId ?? null,
-    who: () => session.who(),
   });
 
   const locker = await createLocker({
@@ -421,6 +462,32 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   const desktop = await createDesktopSettings(stores, options.platform);
 
+  const returns = createReturnsService({
+    // The profile a transfer belongs to; a profile that is gone is refused, never replaced.
+    owner: (profileId) => {
+      if (profileId !== undefined && !settings.get().profiles.some((p) => p.id === profileId)) {
+        throw new DeskFailure({ kind: 'not_found', message: 'The profile this transfer belongs to was removed.' });
+      }
+      const ps = ownerSession(profileId);
+      return {
+        profileId: ps.profileId,
+        bank: ps.bank,
+        get credential() {
+          return ps.credential;
+        },
+        check: () => ps.check(),
+        readAfterCreate: (id) => readAfterCreateOf(ps.bank)(id),
+      };
+    },
+    settings,
+    platform: options.platform,
+    log,
+    operations,
+    ledger,
+    events,
+    stores,
+  });
+
   const core: ServiceCore = {
     get environment() {
       return session.environment;
@@ -440,6 +507,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
     platform: options.platform,
     rfiAnswers,
+    ownerScope: async (rfiId, profileId) => {
+      try {
+        return (await desk.owner(rfiId, profileId)).session.scope();
+      } catch (err) {
+        // An RFI no profile has read yet: the default profile's, as before the desk.
+        if (profileId === undefined && err instanceof DeskFailure && err.kind === 'not_found') return undefined;
+        throw err;
+      }
+    },
     rfis,
     desk,
     webhooks,
@@ -447,9 +523,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     locker,
     caseFiles,
     caseFileJournal,
-    get returns() {
-      return returns;
-    },
+    returns,
     desktop,
     busy,
     dataDir,
@@ -457,8 +531,6 @@ export async function createServices(options: ServicesOptions): Promise<Services
     settingsView,
   };
 
-  // Built on the core it belongs to (it reads the environment, bank and stores from it).
-  const returns = createReturnsService(core);
 
   const pushSettings = (): void => {
     void settingsView()
@@ -504,6 +576,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         // Events seen (notifications, reminders) written before the data folder is let go.
         await caseFileJournal.flush();
         offSystem();
+        offOwners();
         await session.dispose();
       },
     } as Services,

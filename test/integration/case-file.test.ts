@@ -165,7 +165,7 @@ describe('case file export', () => {
     // Footer: export time, environment, legal entity.
     expect(text).toMatch(
       new RegExp(
-        `Exported \\d{4}-\\d{2}-\\d{2}T[^ ]+ · environment Embedded sandbox \\(embedded-sandbox\\) · legal entity ${le.id}`,
+        `Exported \\d{4}-\\d{2}-\\d{2}T[^ ]+ · environment Embedded sandbox \\(embedded-sandbox\\) · legal entity ${le.name}`,
       ),
     );
 

@@ -130,18 +130,14 @@ describe('consolidated desk', () => {
       )
       .toBe(true);
     const detail = await h['rfis.get']({ id: created.id });
-    expect(detail.owner).toMatchObject({ profileId: profileB, acting: false });
-    // The analyst acts as the owning entity: B becomes the active profile.
-    await h['settings.activateProfile']({ profileId: profileB });
-    expect((await h['rfis.get']({ id: created.id })).owner).toMatchObject({
-      profileId: profileB,
-      acting: true,
-    });
-    await expect.poll(() => t!.services.desk.watched().has(profileA), { timeout: 5000 }).toBe(true);
+    expect(detail.owner).toMatchObject({ profileId: profileB });
+    // Nothing is switched: A stays the default, and the answer goes out through B's own profile.
+    expect(t!.services.session.profile.id).toBe(profileA);
     proxyA.seen.length = 0;
     proxyB.seen.length = 0;
     const marker = `volume-${Date.now()}`;
     const queued = await h['answers.submit']({
+      profileId: profileB,
       rfiId: created.id,
       questionId: created.questions[0]!.id,
       questionType: 'transaction.purpose',

@@ -98,7 +98,7 @@ afterEach(async () => {
 });
 
 describe('queued answers are bound to their bank', () => {
-  it('an answer queued for an unreachable bank is not sent to a profile the page activates', async () => {
+  it('an answer queued for an unreachable bank is never sent to a profile the page activates, and goes to its own bank when it is back, whatever is active', async () => {
     const res = await fetch(`${sandbox.url}/v1/sandbox/rfis`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...sandbox.controlHeaders() },
@@ -154,15 +154,16 @@ describe('queued answers are bound to their bank', () => {
     expect(leaked).toEqual([]);
     expect(JSON.stringify(attackerSeen)).not.toContain(marker);
     expect(JSON.stringify(attackerSeen)).not.toContain(rfi.id);
-    expect(retried.waitingForBank).toBe(true);
+    // It stays A's answer, tried at A only (A's own profile, whatever is active).
+    expect(retried.bank).toMatchObject({ profileId: bankA });
     const listed = await call<{ answers: AnswerView[] }>('answers.list', { rfiId: rfi.id });
-    expect(listed.answers[0]).toMatchObject({ id: queued.id, waitingForBank: true });
+    expect(listed.answers[0]).toMatchObject({ id: queued.id, bank: { profileId: bankA } });
     expect(listed.answers[0]!.state).not.toBe('sent');
 
-    // Back on A, reachable again: delivered once.
+    // A reachable again, the other profile still active: delivered once, to A, with A's token.
     proxy.rules.length = 0;
-    await call<SettingsView>('settings.activateProfile', { profileId: bankA });
-    await until('the answer sent to A', () => t.services.rfiAnswers.outbox.get(queued.id)?.state === 'sent');
+    await until('the answer sent to A', () => t.services.rfiAnswers.outbox.get(queued.id)?.state === 'sent', 30_000);
+    expect(t.services.session.profile.id).toBe(evil);
     const atBank = (await (
       await fetch(`${sandbox.url}/v1/rfis/${rfi.id}`, {
         headers: { authorization: `Bearer ${sandbox.fixtures.legal_entities[0]!.tokens.admin!}` },

@@ -375,7 +375,7 @@ describe('happy path: an approved bank works, approved once', () => {
 });
 
 describe('finding 2: one request, one identity', () => {
-  it('a GET retried after a 5xx while the analyst switches profile does not carry the new token to the old host', async () => {
+  it('a GET retried after a 5xx while the analyst switches the default profile keeps its own host and token: the new token never reaches the old host', async () => {
     const oldToken = 'old-bank-token-0123456789';
     let switched = false;
     const oldHost = await startListener();
@@ -409,14 +409,14 @@ describe('finding 2: one request, one identity', () => {
       await call('settings.activateProfile', { profileId: id });
       expect((await call('session.status')).connection).toBe('connected');
 
+      // The lookup belongs to the profile it started on: its retries stay with that profile's
+      // host and token (switching the default profile moves nothing in flight), then it fails.
       const e = await refused('returns.lookup', { transactionId: 'txn_old_1' });
-      expect(e).toMatchObject({ kind: 'offline', reason: 'ENVIRONMENT_CHANGED' });
+      expect(e).toMatchObject({ kind: 'server' });
       expect(switched).toBe(true);
       expect(t.services.session.profile.id).toBe('sandbox');
-      // Give a (wrong) retry time to arrive.
-      await new Promise((r) => setTimeout(r, 300));
       const lookups = oldHost.received.filter((r) => r.url.startsWith('/v1/transactions/'));
-      expect(lookups).toHaveLength(1);
+      expect(lookups.length).toBeGreaterThan(1);
       const auth = oldHost.received.map((r) => r.headers.authorization);
       expect(new Set(auth)).toEqual(new Set([`Bearer ${oldToken}`]));
       expect(auth).not.toContain(`Bearer ${A().tokens.admin}`);

@@ -40,6 +40,8 @@ export interface AuditRecordInput {
   detail?: string | null;
   /** What moved, for the sentence (amounts in minor units, names, codes). */
   facts?: ActivityFacts | null;
+  /** The profile that owns the object written (its credential and bank are recorded); default: the active one. */
+  profileId?: string | undefined;
 }
 
 export interface AuditLog {
@@ -54,9 +56,10 @@ export interface AuditLog {
   readonly file: string;
 }
 
+/** Who acted and where, for the profile that owns the write (default: the active profile). */
 export interface AuditContext {
-  who(): string;
-  environment(): { id: string; name: string };
+  who(profileId?: string): string;
+  environment(profileId?: string): { id: string; name: string };
 }
 
 const columns = [
@@ -118,11 +121,11 @@ export function openAuditLog(options: { dataDir: string; log: Logger; context: A
     file,
     record(input) {
       return queue(async () => {
-        const env = options.context.environment();
+        const env = options.context.environment(input.profileId);
         const entry: AuditEntry = {
           id: randomUUID(),
           at: new Date().toISOString(),
-          who: options.context.who(),
+          who: options.context.who(input.profileId),
           environmentId: env.id,
           environmentName: env.name,
           operation: input.operation,

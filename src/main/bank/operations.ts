@@ -19,19 +19,28 @@ export interface Operations {
     operationId: string,
     body: ReturnIntentRequest,
     facts?: ActivityFacts,
+    profileId?: string,
   ): Promise<CreateResult>;
   /** POST /v1/crypto/order, the same way. */
   createCryptoOrder(
     operationId: string,
     body: CryptoOrderRequest,
     facts?: ActivityFacts,
+    profileId?: string,
   ): Promise<CreateResult>;
   /**
    * Runs any other write and records it in the audit log (succeeded/failed); `facts` (what moved)
    * make the entry's sentence.
    */
   audited<T>(
-    input: { operation: string; target?: string; idempotencyKey?: string; facts?: ActivityFacts },
+    input: {
+      operation: string;
+      target?: string;
+      idempotencyKey?: string;
+      facts?: ActivityFacts;
+      /** The profile that owns the object (default: the active one). */
+      profileId?: string;
+    },
     run: () => Promise<T>,
   ): Promise<T>;
   /**
@@ -54,11 +63,12 @@ export interface CreateResult {
 export interface OperationsDeps {
   ledger: IdempotencyLedger;
   audit: AuditLog;
-  bank: Pick<BankClient, 'createReturnIntent' | 'createCryptoOrder'>;
+  /** The bank client of the profile that owns the object (default: the active profile's). */
+  bank(profileId?: string): Pick<BankClient, 'createReturnIntent' | 'createCryptoOrder'>;
   events: EventHub;
   log: Logger;
-  /** Runs before an audit line is written (the session learns who the credential is). */
-  beforeRecord(): Promise<void>;
+  /** Runs before an audit line is written (the owner's session learns who the credential is). */
+  beforeRecord(profileId?: string): Promise<void>;
 }
 
 function toDeskError(err: unknown): DeskError {
@@ -75,7 +85,7 @@ export function createOperations(deps: OperationsDeps): Operations {
 
   const record = async (input: AuditRecordInput): Promise<void> => {
     try {
-      await deps.beforeRecord();
+      await deps.beforeRecord(input.profileId);
       const entry = await audit.record(input);
       events.emit('audit.recorded', entry);
     } catch (err) {
@@ -98,8 +108,10 @@ export function createOperations(deps: OperationsDeps): Operations {
     operationId: string,
     body: ReturnIntentRequest | CryptoOrderRequest,
     facts: ActivityFacts | undefined,
+    profileId: string | undefined,
     send: (key: string) => Promise<{ transaction_id: string }>,
   ): Promise<CreateResult> => {
+    const owner = profileId !== undefined ? { profileId } : {};
     const begun = await ledger.begin(operationId, kind, body);
     if (begun.state === 'succeeded' && begun.transactionId) {
       return { transactionId: begun.transactionId, idempotencyKey: begun.key, alreadyDone: true };
@@ -114,25 +126,26 @@ export function createOperations(deps: OperationsDeps): Operations {
         target: res.transaction_id,
         outcome: 'succeeded',
         facts: facts ?? null,
+        ...owner,
       });
       return { transactionId: res.transaction_id, idempotencyKey: begun.key, alreadyDone: false };
     } catch (err) {
       await ledger
         .settle(operationId, { error: toDeskError(err) })
         .catch((e: unknown) => log.error('ledger: settle failed', { error: e }));
-      await record({ operation, idempotencyKey: begun.key, target, facts: facts ?? null, ...outcomeOf(err) });
+      await record({ operation, idempotencyKey: begun.key, target, facts: facts ?? null, ...owner, ...outcomeOf(err) });
       throw err;
     }
   };
 
   return {
-    createReturnIntent: (operationId, body, facts) =>
-      create('return_intent', 'return.create_intent', operationId, body, facts, (key) =>
-        bank.createReturnIntent(body, { idempotencyKey: key }),
+    createReturnIntent: (operationId, body, facts, profileId) =>
+      create('return_intent', 'return.create_intent', operationId, body, facts, profileId, (key) =>
+        bank(profileId).createReturnIntent(body, { idempotencyKey: key }),
       ),
-    createCryptoOrder: (operationId, body, facts) =>
-      create('crypto_order', 'crypto.create_order', operationId, body, facts, (key) =>
-        bank.createCryptoOrder(body, { idempotencyKey: key }),
+    createCryptoOrder: (operationId, body, facts, profileId) =>
+      create('crypto_order', 'crypto.create_order', operationId, body, facts, profileId, (key) =>
+        bank(profileId).createCryptoOrder(body, { idempotencyKey: key }),
       ),
     record,
     outcomeOf,

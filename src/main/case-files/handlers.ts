@@ -1,9 +1,9 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { CaseFiles } from './service';
 
 /** Case files: written only where main's native save dialog says. */
-export function caseFilesHandlers(core: ServiceCore): Pick<Handlers, 'caseFiles.export'> {
+export function caseFilesHandlers(caseFiles: CaseFiles): Pick<Handlers, 'caseFiles.export'> {
   return {
-    'caseFiles.export': ({ rfiIds, zip }) => core.caseFiles.export(rfiIds, { zip }),
+    'caseFiles.export': ({ rfiIds, zip, owners }) => caseFiles.export(rfiIds, { zip, ...(owners ? { owners } : {}) }),
   };
 }

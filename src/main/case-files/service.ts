@@ -32,19 +32,35 @@ import type { CaseFileJournal, JournalUpload } from './journal';
 import { renderCaseFilePdf } from './pdf';
 import type { Block } from './pdf';
 
-export interface CaseFileDeps {
-  dataDir: string;
+/**
+ * The profile that owns one RFI: each RFI, and its documents, is read with its own profile's
+ * bank client and token, whatever profile is active.
+ */
+export interface CaseFileOwner {
+  profileId: string;
   bank: Pick<BankClient, 'getRfi' | 'getDocument' | 'downloadDocument'>;
   /** The cached RFI when the bank cannot be read now (null when not cached). */
   cachedRfi(rfiId: string): Promise<Rfi | null>;
+  environment: { name: string; kind: string; baseUrl: string };
+  /** The legal entity's name (the bank's) and id (null while the bank has not said). */
+  entityName: string;
+  legalEntityId: string | null;
+  /** The credential it reads with, for the export line. */
+  who: string;
+}
+
+export interface CaseFileDeps {
+  dataDir: string;
+  /** The owner of an RFI: the named profile, else the one profile that holds it. */
+  owner(rfiId: string, profileId?: string): Promise<CaseFileOwner>;
   audit: Pick<AuditLog, 'list'>;
   journal: CaseFileJournal;
   platform: Platform;
   log: Logger;
-  environment(): { name: string; kind: string; baseUrl: string };
-  legalEntity(): string | null;
-  who(): string;
 }
+
+/** Which profile owns each RFI, as the page's rows say (RFI id → profile id); absent: found by main. */
+export type CaseFileOwners = Readonly<Record<string, string>>;
 
 export interface CaseFileResult {
   path: string | null;
@@ -68,9 +84,14 @@ export interface ManifestEntry {
 
 export interface CaseFiles {
   /** Asks main's save dialog for the PDF's path (the ZIP goes beside it), then writes them. */
-  export(rfiIds: string[], o: { zip: boolean }): Promise<CaseFileResult>;
+  export(rfiIds: string[], o: { zip: boolean; owners?: CaseFileOwners }): Promise<CaseFileResult>;
   /** Writes the case file to the given paths (the dialog's answer; tests and the bench). */
-  write(rfiIds: string[], pdfPath: string, zipPath: string | null): Promise<CaseFileResult>;
+  write(
+    rfiIds: string[],
+    pdfPath: string,
+    zipPath: string | null,
+    owners?: CaseFileOwners,
+  ): Promise<CaseFileResult>;
 }
 
 interface DocRef {
@@ -145,13 +166,16 @@ function drainingWriter(out: WriteStream): {
 export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
   const tmpDir = path.join(deps.dataDir, 'case-files', 'tmp');
 
-  const readRfi = async (id: string): Promise<{ rfi: Rfi; fromCache: boolean }> => {
+  const readRfi = async (
+    id: string,
+    owner: CaseFileOwner,
+  ): Promise<{ rfi: Rfi; fromCache: boolean; owner: CaseFileOwner }> => {
     try {
-      return { rfi: await deps.bank.getRfi(id), fromCache: false };
+      return { rfi: await owner.bank.getRfi(id), fromCache: false, owner };
     } catch (err) {
       if (err instanceof DeskFailure && isTransientRead(err.toDeskError())) {
-        const cached = await deps.cachedRfi(id);
-        if (cached) return { rfi: cached, fromCache: true };
+        const cached = await owner.cachedRfi(id);
+        if (cached) return { rfi: cached, fromCache: true, owner };
       }
       throw err;
     }
@@ -190,6 +214,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
   const fetchDocument = async (
     ref: DocRef,
     known: JournalUpload | undefined,
+    bank: CaseFileOwner['bank'],
   ): Promise<{ info: DocInfo; temp: string | null }> => {
     const info: DocInfo = {
       ...ref,
@@ -202,9 +227,9 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
       problem: null,
       file: null,
     };
-    let meta: Awaited<ReturnType<CaseFileDeps['bank']['getDocument']>>;
+    let meta: Awaited<ReturnType<CaseFileOwner['bank']['getDocument']>>;
     try {
-      meta = await deps.bank.getDocument(ref.documentId);
+      meta = await bank.getDocument(ref.documentId);
     } catch (err) {
       info.problem = `not readable at the bank (${err instanceof DeskFailure ? err.message : 'error'})`;
       return { info, temp: null };
@@ -220,7 +245,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     const hash = createHash('sha256');
     let bytes = 0;
     try {
-      const body = await deps.bank.downloadDocument(meta.url);
+      const body = await bank.downloadDocument(meta.url);
       await pipeline(
         body,
         new Transform({
@@ -269,14 +294,20 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     return out;
   };
 
-  const write: CaseFiles['write'] = async (rfiIds, pdfPath, zipPath) => {
+  const write: CaseFiles['write'] = async (rfiIds, pdfPath, zipPath, owners) => {
     const ids = [...new Set(rfiIds)];
     await mkdir(tmpDir, { recursive: true, mode: 0o700 });
     const exportedAt = new Date().toISOString();
-    const env = deps.environment();
-    const legalEntity = deps.legalEntity();
-    const rfis: Array<{ rfi: Rfi; fromCache: boolean }> = [];
-    for (const id of ids) rfis.push(await readRfi(id));
+    const rfis: Array<{ rfi: Rfi; fromCache: boolean; owner: CaseFileOwner }> = [];
+    for (const id of ids) rfis.push(await readRfi(id, await deps.owner(id, owners?.[id])));
+    // Every entity (and bank) the RFIs belong to, once each, for the export line and the footer.
+    const sources = [...new Map(rfis.map(({ owner: o }) => [o.profileId, o] as const)).values()];
+    const entities = sources.map((o) => (o.legalEntityId ? `${o.entityName} (${o.legalEntityId})` : o.entityName));
+    const env = {
+      name: [...new Set(sources.map((o) => o.environment.name))].join(', '),
+      kind: [...new Set(sources.map((o) => o.environment.kind))].join(', '),
+    };
+    const legalEntity = entities.join(', ') || null;
 
     const docsByRfi = new Map<string, DocInfo[]>();
     const manifest: ManifestEntry[] = [];
@@ -298,10 +329,10 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     };
     const used = new Set<string>();
     try {
-      for (const { rfi } of rfis) {
+      for (const { rfi, owner } of rfis) {
         const list: DocInfo[] = [];
         for (const ref of documentRefs(rfi)) {
-          const { info, temp } = await fetchDocument(ref, deps.journal.uploadOf(ref.documentId));
+          const { info, temp } = await fetchDocument(ref, deps.journal.uploadOf(ref.documentId), owner.bank);
           try {
             if (zip && temp && info.sha256) {
               let file = `${info.sha256.slice(0, 12)}-${cleanName(info.name)}`;
@@ -375,16 +406,23 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     });
     blocks.push({
       kind: 'text',
-      text: `Exported ${exportedAt} by ${deps.who()} from ${env.name} (${env.baseUrl}); legal entity ${legalEntity ?? 'unknown'}.`,
+      text:
+        `Exported ${exportedAt}. ` +
+        sources
+          .map(
+            (o) =>
+              `${o.entityName}: read by ${o.who} from ${o.environment.name} (${o.environment.baseUrl}); legal entity ${o.legalEntityId ?? 'unknown'}.`,
+          )
+          .join(' '),
     });
-    for (const { rfi, fromCache } of rfis) {
+    for (const { rfi, fromCache, owner } of rfis) {
       const docs = docsByRfi.get(rfi.id) ?? [];
       blocks.push({ kind: 'gap' }, { kind: 'heading', text: `RFI ${rfi.id}` });
       blocks.push({
         kind: 'text',
         text:
           `Type: ${rfi.type}. Status: ${rfi.status}. Related to: ${rfi.related_id || '-'}. ` +
-          `Legal entity: ${rfi.legal_entity_id || legalEntity || '-'}. Created ${rfi.created_at}, updated ${rfi.updated_at}.` +
+          `Legal entity: ${owner.entityName} (${rfi.legal_entity_id || owner.legalEntityId || '-'}). Created ${rfi.created_at}, updated ${rfi.updated_at}.` +
           (fromCache ? ' (Read from this computer’s cache: the bank could not be reached.)' : ''),
       });
       if (rfi.description) blocks.push({ kind: 'text', text: `Description: ${rfi.description}` });
@@ -444,7 +482,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     const bytes = await renderCaseFilePdf(blocks, {
       title: blocks[0]!.kind === 'title' ? (blocks[0] as { text: string }).text : 'Case file',
       subject: ids.join(', '),
-      footer: `Exported ${exportedAt} · environment ${env.name} (${env.kind}) · legal entity ${legalEntity ?? 'unknown'}`,
+      footer: `Exported ${exportedAt} · environment ${env.name} (${env.kind}) · legal entity ${sources.map((o) => o.entityName).join(', ')}`,
     });
     const pdfTemp = `${pdfPath}.${randomBytes(6).toString('hex')}.part`;
     try {
@@ -474,7 +512,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
       if (!chosen) return { path: null, zipPath: null, rfis: 0, documents: 0 };
       const pdfPath = /\.pdf$/i.test(chosen) ? chosen : `${chosen}.pdf`;
       const zipPath = o.zip ? pdfPath.replace(/\.pdf$/i, '.zip') : null;
-      return write(rfiIds, pdfPath, zipPath);
+      return write(rfiIds, pdfPath, zipPath, o.owners);
     },
   };
 }

@@ -82,6 +82,8 @@ export interface Desk {
    * write and read for the RFI goes through its session, whatever profile is active.
    */
   owner(rfiId: string, profileId?: string): Promise<DeskMember>;
+  /** The member a profile reads through (null: not watched). */
+  member(profileId: string): DeskMember | null;
   list(args: DeskListArgs): Promise<DeskListResult>;
   get(id: string, refresh: boolean): Promise<RfiDetailView>;
   markSeen(
@@ -505,12 +507,15 @@ function startDesk(
    * The profile an RFI belongs to. Named by the caller (the row it acts on says it), it must be a
    * watched profile whose cache holds the RFI; not named, the one profile that holds it.
    */
+  /** The member a profile reads through (a duplicate of a watched entity: the one watching it). */
+  const member = (profileId: string): DeskMember | null => {
+    const by = parked.get(profileId)?.watchedBy ?? profileId;
+    return members().find((x) => x.profileId === by) ?? null;
+  };
   const owner = async (id: string, profileId?: string): Promise<DeskMember> => {
     const all = members();
     if (profileId !== undefined) {
-      // A profile watched through another (same entity) acts through the one that watches it.
-      const by = parked.get(profileId)?.watchedBy ?? profileId;
-      const m = all.find((x) => x.profileId === by);
+      const m = member(profileId);
       if (m && (await holds(m, id))) return m;
       throw new DeskFailure({
         kind: 'not_found',
@@ -531,6 +536,7 @@ function startDesk(
   const desk: Desk & { changed(payload: RfiChangedView): void } = {
     changed,
     owner,
+    member,
     checkReminders,
     reminders: () => reminders,
     watched: () => watchers,
@@ -596,7 +602,7 @@ function startDesk(
       return {
         ...detail,
         summary: { ...detail.summary, profileId: owner.profileId, entityName },
-        owner: { profileId: owner.profileId, entityName, acting: owner.profileId === session.profile.id },
+        owner: { profileId: owner.profileId, entityName },
       };
     },
     async markSeen(id, updatedAt) {

@@ -31,7 +31,7 @@ export interface SaveFileDialogOptions {
  * profile would talk to (and send its token to), or a webhook URL the bank would post events to.
  */
 export interface DestinationApproval {
-  kind: 'bank-origin' | 'webhook-url';
+  kind: 'bank-origin' | 'webhook-url' | 'token-replace' | 'profile-remove';
   /** The origin or URL, shown verbatim. */
   destination: string;
   /** Dialog title, main sentence and the detail below it. */

@@ -7,6 +7,7 @@
 
 import { startSandbox } from '../../sandbox';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox';
+import type { SessionStatus } from '../../shared/ipc/channels/session';
 import type { BankClient, RetryPolicy } from '../bank/client';
 import { createEventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
@@ -32,6 +33,8 @@ export interface ProfileRegistry {
   readonly sandbox: RunningSandbox | null;
   /** Starts the embedded sandbox if it is not running, and stores its seeded credential. */
   ensureSandbox(): Promise<RunningSandbox>;
+  /** Told of every profile's published connection state (an owner's bank came back, say). */
+  onStatus(listener: (profileId: string, status: SessionStatus) => void): () => void;
   /** The legal entity's name as the bank gives it (the embedded sandbox's fixtures). */
   legalEntityName(profileId: string, legalEntityId: string): string | null;
   dispose(): Promise<void>;
@@ -68,7 +71,16 @@ export function createProfileRegistry(deps: ProfileRegistryDeps): ProfileRegistr
     return sandbox.fixtures.legal_entities.find((le) => le.id === legalEntityId)?.name ?? null;
   };
 
-  const make = (profileId: string): ProfileSession =>
+  const listeners = new Set<(profileId: string, status: SessionStatus) => void>();
+  const make = (profileId: string): ProfileSession => {
+    const s = build(profileId);
+    s.events.attach((m) => {
+      if (m.event !== 'session.changed') return;
+      for (const l of listeners) l(profileId, m.payload as SessionStatus);
+    });
+    return s;
+  };
+  const build = (profileId: string): ProfileSession =>
     createProfileSession({
       profileId,
       settings,
@@ -128,7 +140,12 @@ export function createProfileRegistry(deps: ProfileRegistryDeps): ProfileRegistr
       return starting;
     },
     legalEntityName,
+    onStatus(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async dispose() {
+      listeners.clear();
       for (const s of sessions.values()) s.dispose();
       sessions.clear();
       const s = sandbox;

@@ -1,9 +1,9 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { ReturnsService } from './service';
 
-/** Returns of settled incoming SWIFT transfers. */
+/** Returns of settled incoming SWIFT transfers, each through the profile that owns the transfer. */
 export function returnsHandlers(
-  core: ServiceCore,
+  returns: ReturnsService,
 ): Pick<
   Handlers,
   | 'returns.lookup'
@@ -14,14 +14,13 @@ export function returnsHandlers(
   | 'returns.cancel'
   | 'returns.list'
 > {
-  const { returns } = core;
   return {
-    'returns.lookup': ({ transactionId }) => returns.lookup(transactionId),
+    'returns.lookup': ({ transactionId, profileId }) => returns.lookup(transactionId, profileId),
     'returns.recent': async () => ({ items: await returns.recent() }),
     'returns.createIntent': (args) => returns.createIntent(args),
-    'returns.review': ({ transactionId }) => returns.review(transactionId),
-    'returns.confirm': ({ transactionId }) => returns.confirm(transactionId),
-    'returns.cancel': ({ transactionId }) => returns.cancel(transactionId),
+    'returns.review': ({ transactionId, profileId }) => returns.review(transactionId, profileId),
+    'returns.confirm': ({ transactionId, profileId }) => returns.confirm(transactionId, profileId),
+    'returns.cancel': ({ transactionId, profileId }) => returns.cancel(transactionId, profileId),
     'returns.list': async () => ({ entries: await returns.list() }),
   };
 }

@@ -19,8 +19,7 @@ import type { IdempotencyLedger } from '../bank/ledger';
 import type { Logger } from '../infra/log';
 import type { Operations } from '../bank/operations';
 import type { Platform } from '../infra/platform';
-import type { ReadAfterCreate } from '../bank/read-after-create';
-import type { Environment, SessionManager } from '../session/session';
+import type { Transaction } from '../../shared/api';
 import type { SettingsStore } from '../session/settings';
 import type { Stores } from '../infra/stores';
 import type { TypedStore } from '../infra/stores';
@@ -52,17 +51,25 @@ export interface CreateIntentInput {
   amount: string;
   reasonCode: ReturnReasonCode;
   description?: string | undefined;
+  /** The profile the transfer belongs to (default: the active profile). */
+  profileId?: string | undefined;
 }
 
+/**
+ * Every call may name the profile that owns the transfer (the screen it was opened from says
+ * it); without it, a transfer with a return made here belongs to that return's profile, any
+ * other to the default (active) profile. Each call goes through its owner's bank client.
+ */
 export interface ReturnsService {
-  lookup(transactionId: string): Promise<TransferView>;
+  lookup(transactionId: string, profileId?: string): Promise<TransferView>;
   recent(): Promise<RecentTransfer[]>;
   createIntent(
     input: CreateIntentInput,
   ): Promise<{ transactionId: string; idempotencyKey: string; alreadyDone: boolean }>;
-  review(transactionId: string): Promise<TransferView>;
-  confirm(transactionId: string): Promise<TransferView>;
-  cancel(transactionId: string): Promise<TransferView>;
+  review(transactionId: string, profileId?: string): Promise<TransferView>;
+  confirm(transactionId: string, profileId?: string): Promise<TransferView>;
+  cancel(transactionId: string, profileId?: string): Promise<TransferView>;
+  /** Every return made here, of every profile, newest first. */
   list(): Promise<ReturnEntry[]>;
   /** Transactions being followed to a final status (tests, diagnostics). */
   following(): string[];
@@ -72,20 +79,33 @@ export interface ReturnsService {
 
 const isoNow = (): string => new Date().toISOString();
 
-/** What the returns service uses of the core services (a part of ServiceCore). */
+/** The profile a transfer belongs to: its bank client, credential and read-after-create. */
+export interface ReturnsOwner {
+  readonly profileId: string;
+  readonly bank: Pick<BankClient, 'getTransaction' | 'confirmReturn' | 'cancelReturn'>;
+  /** The credential as the bank last reported it (null before a check). */
+  readonly credential: { role: string } | null;
+  check(): Promise<unknown>;
+  /** Reads a transaction this profile just created (the bank's 404 window). */
+  readAfterCreate(transactionId: string): Promise<Transaction>;
+}
+
+/** What the returns service needs. */
 export interface ReturnsDeps {
-  /** The active environment (changes when the profile is switched). */
-  readonly environment: Environment;
-  bank: BankClient;
+  /** The named profile (not_found when it is gone), else the default (active) profile. */
+  owner(profileId?: string): ReturnsOwner;
   settings: SettingsStore;
   platform: Platform;
-  session: SessionManager;
   log: Logger;
   operations: Operations;
   ledger: IdempotencyLedger;
-  readAfterCreate: ReadAfterCreate;
   events: EventHub;
   stores: Stores;
+}
+
+/** The transfer as the bank reports it, named with the profile it belongs to. */
+function viewOf(tx: Transaction, role: string | null, owner: ReturnsOwner): TransferView {
+  return { ...toTransferView(tx, role), profileId: owner.profileId };
 }
 
 export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsTiming> = {}): ReturnsService {
@@ -96,27 +116,35 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     return storePromise;
   };
 
-  const role = async (): Promise<string | null> => {
-    if (!core.session.credential) await core.session.check().catch(() => undefined);
-    return core.session.credential?.role ?? null;
+  const role = async (owner: ReturnsOwner): Promise<string | null> => {
+    if (!owner.credential) await owner.check().catch(() => undefined);
+    return owner.credential?.role ?? null;
+  };
+  /** The owner of a transfer: the one named, else the profile of a return made here, else the default. */
+  const ownerOf = async (transactionId: string, profileId?: string): Promise<ReturnsOwner> => {
+    if (profileId !== undefined) return core.owner(profileId);
+    const s = (await store()).get();
+    const made = [...s.entries].reverse().find((e) => e.transactionId === transactionId);
+    const seen = s.recent.find((r) => r.transactionId === transactionId);
+    return core.owner(made?.environmentId ?? seen?.profileId);
   };
 
   /**
    * Refuses a write before sending when the credential cannot make it. The refused attempt is
    * still an analyst action: it goes to the audit log (failed, nothing sent).
    */
-  const requireAdmin = async (operation: string, target: string): Promise<void> => {
-    const failure = await roleFailure();
+  const requireAdmin = async (owner: ReturnsOwner, operation: string, target: string): Promise<void> => {
+    const failure = await roleFailure(owner);
     if (failure) {
       await core.operations
-        .audited({ operation, target }, () => Promise.reject(failure))
+        .audited({ operation, target, profileId: owner.profileId }, () => Promise.reject(failure))
         .catch(() => undefined);
       throw failure;
     }
   };
 
-  const roleFailure = async (): Promise<DeskFailure | null> => {
-    const r = await role();
+  const roleFailure = async (owner: ReturnsOwner): Promise<DeskFailure | null> => {
+    const r = await role(owner);
     if (r === null) {
       return new DeskFailure({
         kind: 'unauthenticated',
@@ -168,9 +196,8 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     };
   };
 
-  const latestEntry = async (transactionId: string): Promise<ReturnEntry | undefined> => {
+  const latestEntry = async (transactionId: string, env: string): Promise<ReturnEntry | undefined> => {
     const s = await store();
-    const env = core.environment.id;
     return [...s.get().entries]
       .reverse()
       .find((e) => e.transactionId === transactionId && e.environmentId === env);
@@ -213,7 +240,6 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
    */
   const applyStatuses = async (views: TransferView[]): Promise<void> => {
     const s = await store();
-    const env = core.environment.id;
     const cur = s.get();
     const byId = new Map(views.map((v) => [v.transactionId, v]));
     let recentChanged = false;
@@ -227,7 +253,10 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     const changed: ReturnEntry[] = [];
     for (const v of byId.values()) {
       let i = entries.length - 1;
-      while (i >= 0 && !(entries[i]!.transactionId === v.transactionId && entries[i]!.environmentId === env))
+      while (
+        i >= 0 &&
+        !(entries[i]!.transactionId === v.transactionId && entries[i]!.environmentId === v.profileId)
+      )
         i--;
       const e = entries[i];
       if (!e) continue;
@@ -252,6 +281,7 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
       debtorName: view.incoming?.debtorName ?? null,
       status: view.status,
       viewedAt: isoNow(),
+      ...(view.profileId ? { profileId: view.profileId } : {}),
     };
     s.update((cur) => ({
       ...cur,
@@ -262,10 +292,10 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     }));
   };
 
-  const read = async (transactionId: string): Promise<TransferView> => {
+  const read = async (transactionId: string, owner: ReturnsOwner): Promise<TransferView> => {
     try {
-      const tx = await core.bank.getTransaction(transactionId);
-      return toTransferView(tx, await role());
+      const tx = await owner.bank.getTransaction(transactionId);
+      return viewOf(tx, await role(owner), owner);
     } catch (err) {
       throw explainReturnFailure(err);
     }
@@ -287,13 +317,18 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     });
   };
 
+  /** Which profile each followed transaction is read through. */
+  const followedBy = new Map<string, ReturnsOwner>();
   /** Follows confirmed returns until they leave in_progress; notifies on return_completed. */
   const follower = createFollower<TransferView>({
-    read: async (transactionId, signal) =>
-      toTransferView(
-        await core.bank.getTransaction(transactionId, { signal }),
-        core.session.credential?.role ?? null,
-      ),
+    read: async (transactionId, signal) => {
+      const owner = followedBy.get(transactionId) ?? core.owner();
+      return viewOf(
+        await owner.bank.getTransaction(transactionId, { signal }),
+        owner.credential?.role ?? null,
+        owner,
+      );
+    },
     isFinal: (view) => view.status !== 'in_progress',
     fingerprint: (view) => `${view.status}|${view.returnDetails ? 'return' : ''}`,
     onBatch: async (batch: Array<FollowUpdate<TransferView>>) => {
@@ -315,28 +350,34 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     },
   });
 
-  const follow = (transactionId: string): void => {
-    const baseUrl = core.environment.baseUrl;
-    // The environment changed (profile switch, shutdown): stop; the list re-reads on open.
-    follower.follow(transactionId, { active: () => !!baseUrl && core.environment.baseUrl === baseUrl });
+  /** Follows through the owner's own client, whatever profile is active (until shutdown). */
+  const follow = (transactionId: string, owner: ReturnsOwner): void => {
+    followedBy.set(transactionId, owner);
+    follower.follow(transactionId, { active: () => !disposed });
   };
+  let disposed = false;
 
   // Returns an earlier run confirmed and left in progress are followed again from the start.
   void store()
     .then((s) => {
-      const env = core.environment.id;
       for (const e of s.get().entries) {
-        if (e.environmentId === env && e.phase === 'confirmed') follow(e.transactionId);
+        if (e.phase !== 'confirmed') continue;
+        try {
+          follow(e.transactionId, core.owner(e.environmentId));
+        } catch (err) {
+          core.log.warn('returns: the profile of a confirmed return is gone', { error: err });
+        }
       }
     })
     .catch((err: unknown) => core.log.warn('returns: could not resume following', { error: err }));
 
   return {
-    async lookup(transactionId) {
-      const view = await read(transactionId);
+    async lookup(transactionId, profileId) {
+      const owner = await ownerOf(transactionId, profileId);
+      const view = await read(transactionId, owner);
       await remember(view);
       await applyStatus(view);
-      if (view.status === 'in_progress' && view.returnDetails) follow(view.transactionId);
+      if (view.status === 'in_progress' && view.returnDetails) follow(view.transactionId, owner);
       return view;
     },
 
@@ -345,7 +386,8 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     },
 
     async createIntent(input) {
-      await requireAdmin('return.create_intent', input.transactionId);
+      const owner = core.owner(input.profileId);
+      await requireAdmin(owner, 'return.create_intent', input.transactionId);
       const body: ReturnIntentRequest = {
         transfer_return_type: 'SWIFT_FI_TO_FI_RETURN',
         transaction_id: input.transactionId,
@@ -369,7 +411,7 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
           phase: 'sending',
           status: null,
           idempotencyKey: null,
-          environmentId: core.environment.id,
+          environmentId: owner.profileId,
           createdAt: now,
           updatedAt: now,
           problem: null,
@@ -382,6 +424,7 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
           input.operationId,
           body,
           await factsOf(input.transactionId),
+          owner.profileId,
         );
         await upsert(input.operationId, {
           phase: 'created',
@@ -402,81 +445,84 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
       }
     },
 
-    async review(transactionId) {
+    async review(transactionId, profileId) {
+      const owner = await ownerOf(transactionId, profileId);
       // Only an intent this workstation sent (and the bank did not refuse) can be inside the bank's
       // 404 window; any other id is read once, so a wrong id answers not_found now instead of
       // holding the call for 30 min.
-      const sent = await latestEntry(transactionId);
+      const sent = await latestEntry(transactionId, owner.profileId);
       if (!sent || sent.phase === 'refused') {
-        const known = await read(transactionId);
+        const known = await read(transactionId, owner);
         await applyStatus(known);
         return known;
       }
       let tx;
       try {
-        tx = await core.readAfterCreate(transactionId);
+        tx = await owner.readAfterCreate(transactionId);
       } catch (err) {
         throw explainReturnFailure(err);
       }
-      const view = toTransferView(tx, await role());
+      const view = viewOf(tx, await role(owner), owner);
       await applyStatus(view);
       return view;
     },
 
-    async confirm(transactionId) {
-      await requireAdmin('return.confirm', transactionId);
+    async confirm(transactionId, profileId) {
+      const owner = await ownerOf(transactionId, profileId);
+      await requireAdmin(owner, 'return.confirm', transactionId);
       try {
         const facts = await factsOf(transactionId);
-        await core.operations.audited({ operation: 'return.confirm', target: transactionId, facts }, () =>
-          core.bank.confirmReturn(transactionId),
+        await core.operations.audited(
+          { operation: 'return.confirm', target: transactionId, facts, profileId: owner.profileId },
+          () => owner.bank.confirmReturn(transactionId),
         );
       } catch (err) {
         throw explainReturnFailure(err);
       }
-      const e = await latestEntry(transactionId);
+      const e = await latestEntry(transactionId, owner.profileId);
       if (e) await upsert(e.operationId, { phase: 'confirmed', problem: null });
-      const view = await read(transactionId);
+      const view = await read(transactionId, owner);
       await applyStatus(view);
-      if (view.status === 'in_progress') follow(transactionId);
+      if (view.status === 'in_progress') follow(transactionId, owner);
       else if (view.status === 'return_completed') notifyCompleted(view);
       return view;
     },
 
-    async cancel(transactionId) {
-      await requireAdmin('return.cancel', transactionId);
+    async cancel(transactionId, profileId) {
+      const owner = await ownerOf(transactionId, profileId);
+      await requireAdmin(owner, 'return.cancel', transactionId);
       try {
         const facts = await factsOf(transactionId);
-        await core.operations.audited({ operation: 'return.cancel', target: transactionId, facts }, () =>
-          core.bank.cancelReturn(transactionId),
+        await core.operations.audited(
+          { operation: 'return.cancel', target: transactionId, facts, profileId: owner.profileId },
+          () => owner.bank.cancelReturn(transactionId),
         );
       } catch (err) {
         throw explainReturnFailure(err);
       }
-      const e = await latestEntry(transactionId);
+      const e = await latestEntry(transactionId, owner.profileId);
       if (e) await upsert(e.operationId, { phase: 'cancelled', problem: null });
-      const view = await read(transactionId);
+      const view = await read(transactionId, owner);
       await remember(view);
       return view;
     },
 
     async list() {
       const s = await store();
-      const env = core.environment.id;
-      const mine = s.get().entries.filter((e) => e.environmentId === env);
-      // Re-read every transaction once (newest entry per transaction gets the status).
-      const ids = [...new Set(mine.map((e) => e.transactionId))].slice(-50);
-      const queue = [...ids];
+      // Every profile's returns, each re-read once through its own profile (the newest entry
+      // per transaction gets the status).
+      const keys = [...new Map(s.get().entries.map((e) => [`${e.environmentId}|${e.transactionId}`, e])).values()];
+      const queue = keys.slice(-50);
       const worker = async (): Promise<void> => {
-        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+          const id = next.transactionId;
           try {
-            const view = toTransferView(
-              await core.bank.getTransaction(id),
-              core.session.credential?.role ?? null,
-            );
+            const owner = core.owner(next.environmentId);
+            const view = viewOf(await owner.bank.getTransaction(id), owner.credential?.role ?? null, owner);
             await applyStatus(view);
-            if (view.status === 'in_progress' && view.returnDetails) follow(id);
+            if (view.status === 'in_progress' && view.returnDetails) follow(id, owner);
           } catch (err) {
-            const e = await latestEntry(id);
+            const e = await latestEntry(id, next.environmentId);
             if (e) {
               const msg = explainReturnFailure(err);
               await upsert(e.operationId, {
@@ -487,13 +533,13 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
         }
       };
       await Promise.all([worker(), worker(), worker(), worker()]);
-      return s
-        .get()
-        .entries.filter((e) => e.environmentId === env)
-        .reverse();
+      return [...s.get().entries].reverse();
     },
 
     following: () => follower.following(),
-    dispose: () => follower.dispose(),
+    dispose: () => {
+      disposed = true;
+      return follower.dispose();
+    },
   };
 }

@@ -32,6 +32,8 @@ const storedRecentTransferSchema = z.object({
   debtorName: z.string().nullable(),
   status: z.string(),
   viewedAt: z.string(),
+  /** The profile it was looked up through (absent in files from before profiles owned transfers). */
+  profileId: z.string().optional(),
 });
 
 /** returns.json, version 1. */

@@ -42,12 +42,21 @@ const draftFormat = {
   schema: draftFile,
 };
 
+/**
+ * Every call may name the bank scope key of the profile that owns the RFI (`bankKey`); without it,
+ * the default scope's (the active profile's) drafts are meant.
+ */
 export interface DraftStore {
-  get(rfiId: string): Promise<Record<string, DraftRecord>>;
-  getOne(rfiId: string, questionId: string): Promise<DraftRecord | null>;
-  save(rfiId: string, questionId: string, draft: Omit<DraftRecord, 'updatedAt'>): Promise<DraftRecord>;
+  get(rfiId: string, scope?: string): Promise<Record<string, DraftRecord>>;
+  getOne(rfiId: string, questionId: string, scope?: string): Promise<DraftRecord | null>;
+  save(
+    rfiId: string,
+    questionId: string,
+    draft: Omit<DraftRecord, 'updatedAt'>,
+    scope?: string,
+  ): Promise<DraftRecord>;
   /** Removes a draft; answers the one removed (its files may be released). */
-  discard(rfiId: string, questionId: string): Promise<DraftRecord | null>;
+  discard(rfiId: string, questionId: string, scope?: string): Promise<DraftRecord | null>;
   /** Every file ref some draft still holds. */
   referencedFiles(): Promise<Set<string>>;
 }
@@ -137,16 +146,16 @@ export async function openDraftStore(o: {
   }
 
   return {
-    async get(rfiId) {
-      return { ...(await load(scopeOf(), rfiId)).drafts };
+    async get(rfiId, scope) {
+      return { ...(await load(scope ?? scopeOf(), rfiId)).drafts };
     },
-    async getOne(rfiId, questionId) {
-      const f = await load(scopeOf(), rfiId);
+    async getOne(rfiId, questionId, scope) {
+      const f = await load(scope ?? scopeOf(), rfiId);
       // Own keys only: a question id such as "constructor" must not find Object.prototype's.
       return Object.hasOwn(f.drafts, questionId) ? (f.drafts[questionId] ?? null) : null;
     },
-    save(rfiId, questionId, draft) {
-      const scope = scopeOf();
+    save(rfiId, questionId, draft, owner) {
+      const scope = owner ?? scopeOf();
       return serial(async () => {
         const f = await load(scope, rfiId);
         const rec: DraftRecord = { ...draft, files: [...draft.files], updatedAt: new Date().toISOString() };
@@ -156,8 +165,8 @@ export async function openDraftStore(o: {
         return rec;
       });
     },
-    discard(rfiId, questionId) {
-      const scope = scopeOf();
+    discard(rfiId, questionId, owner) {
+      const scope = owner ?? scopeOf();
       return serial(async () => {
         const f = await load(scope, rfiId);
         const old = Object.hasOwn(f.drafts, questionId) ? (f.drafts[questionId] ?? null) : null;

@@ -1,5 +1,15 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { BankScope } from '../bank/scope';
+import type { RfiAnswers } from './index';
+
+export interface RfiAnswersHandlerDeps {
+  answers: RfiAnswers;
+  /**
+   * The bank scope of the profile that owns an RFI: the named profile's (it must hold the RFI),
+   * else the one profile that holds it; undefined for an RFI no profile has cached (the default).
+   */
+  ownerScope(rfiId: string, profileId?: string): Promise<BankScope | undefined>;
+}
 
 type RfiAnswerChannels =
   | 'drafts.get'
@@ -14,16 +24,23 @@ type RfiAnswerChannels =
   | 'files.stageDropped';
 
 /** Drafts, staged files and the answer outbox. */
-export function rfiAnswersHandlers(core: ServiceCore): Pick<Handlers, RfiAnswerChannels> {
-  const a = () => core.rfiAnswers;
+export function rfiAnswersHandlers(deps: RfiAnswersHandlerDeps): Pick<Handlers, RfiAnswerChannels> {
+  const a = () => deps.answers;
+  /** The draft or answer with its owner's scope in place of the profile the page named. */
+  const owned = async <T extends { rfiId: string; profileId?: string | undefined }>({ profileId, ...rest }: T) => {
+    const owner = await deps.ownerScope(rest.rfiId, profileId);
+    return { ...rest, ...(owner ? { owner } : {}) };
+  };
   return {
-    'drafts.get': async ({ rfiId }) => ({ drafts: await a().getDrafts(rfiId) }),
-    'drafts.save': (args) => a().saveDraft(args),
-    'drafts.discard': async ({ rfiId, questionId }) => {
-      await a().discardDraft(rfiId, questionId);
+    'drafts.get': async ({ rfiId, profileId }) => ({
+      drafts: await a().getDrafts(rfiId, await deps.ownerScope(rfiId, profileId)),
+    }),
+    'drafts.save': async (args) => a().saveDraft(await owned(args)),
+    'drafts.discard': async ({ rfiId, questionId, profileId }) => {
+      await a().discardDraft(rfiId, questionId, await deps.ownerScope(rfiId, profileId));
       return null;
     },
-    'answers.submit': (args) => a().submit(args),
+    'answers.submit': async (args) => a().submit(await owned(args)),
     'answers.retry': ({ answerId }) => a().outbox.retry(answerId),
     'answers.dismiss': async ({ answerId }) => {
       await a().dismiss(answerId);

@@ -19,6 +19,7 @@ import type { DraftRecord, DraftStore } from './drafts';
 import { CHUNK_BYTES, UPLOAD_EXTENSIONS, openFileArea } from './files';
 import type { FileArea } from './files';
 import { openOutbox } from './outbox';
+import type { OutboxOwners } from './outbox';
 import type {
   Outbox,
   OutboxAuditLine,
@@ -48,10 +49,12 @@ export interface RfiAnswersDeps {
   /** The embedded sandbox's limit, when it runs. */
   sandboxMaxUploadBytes(): number | null;
   options?: RfiAnswersOptions;
-  /** Told when an answer landed (the RFI cache may refresh that RFI). */
-  onSent?(rfiId: string): void;
+  /** Told when an answer landed (the owner's RFI cache may refresh that RFI). */
+  onSent?(rfiId: string, owner: BankScope | null): void;
   /** The active session's bank scope: answers are sent only to the bank they were written for. */
   scope?(): BankScope;
+  /** Every profile's scope and bank client: an answer goes out through the profile that owns its RFI. */
+  owners?: OutboxOwners;
   /** Seals and opens drafts and the outbox at rest (default: plain). */
   codec?: AtRestCodec;
   /** Tells the analyst about a file moved aside (absolute paths). */
@@ -65,6 +68,8 @@ export interface RfiAnswersDeps {
 }
 
 export interface DraftInput {
+  /** The bank scope of the profile that owns the RFI (default: the active profile's). */
+  owner?: BankScope;
   rfiId: string;
   questionId: string;
   questionType: string;
@@ -76,9 +81,9 @@ export interface RfiAnswers {
   drafts: DraftStore;
   files: FileArea;
   outbox: Outbox;
-  getDrafts(rfiId: string): Promise<DraftView[]>;
+  getDrafts(rfiId: string, owner?: BankScope): Promise<DraftView[]>;
   saveDraft(d: DraftInput): Promise<DraftView>;
-  discardDraft(rfiId: string, questionId: string): Promise<void>;
+  discardDraft(rfiId: string, questionId: string, owner?: BankScope): Promise<void>;
   submit(d: DraftInput): Promise<AnswerView>;
   pick(documentType: DocumentType, multiple: boolean): ReturnType<FileArea['registerPicked']>;
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
@@ -144,6 +149,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     codec,
     onProblem: report,
     ...(scope ? { scope } : {}),
+    ...(deps.owners ? { owners: deps.owners } : {}),
     filePath: (ref) => files.resolve(ref).path,
     ...(deps.audit ? { audit: deps.audit } : {}),
     ...(deps.onUploaded ? { onUploaded: deps.onUploaded } : {}),
@@ -156,12 +162,13 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
       // The answer landed: its draft is done, and staged copies are no longer needed (unless a
       // draft edited since still lists the same file).
       void (async () => {
-        const d = await drafts.getOne(e.rfiId, e.questionId);
+        const key = e.scope ? bankKey(e.scope) : undefined;
+        const d = await drafts.getOne(e.rfiId, e.questionId, key);
         const same = d && d.text === e.text && d.files.join() === e.documents.map((x) => x.ref).join();
-        if (same) await drafts.discard(e.rfiId, e.questionId);
+        if (same) await drafts.discard(e.rfiId, e.questionId, key);
         await releaseUnused(e.documents.map((x) => x.ref));
       })().catch((err: unknown) => deps.log.warn('rfi-answers: cleanup after send failed', { error: err }));
-      deps.onSent?.(e.rfiId);
+      deps.onSent?.(e.rfiId, e.scope ?? null);
     },
   });
 
@@ -243,21 +250,22 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     drafts,
     files,
     outbox,
-    async getDrafts(rfiId) {
-      const all = await drafts.get(rfiId);
+    async getDrafts(rfiId, owner) {
+      const all = await drafts.get(rfiId, owner ? bankKey(owner) : undefined);
       return Object.entries(all).map(([qid, d]) => draftView(rfiId, qid, d));
     },
     async saveDraft(d) {
       check(d, false);
-      const rec = await drafts.save(d.rfiId, d.questionId, {
-        questionType: d.questionType,
-        text: d.text,
-        files: d.files,
-      });
+      const rec = await drafts.save(
+        d.rfiId,
+        d.questionId,
+        { questionType: d.questionType, text: d.text, files: d.files },
+        d.owner ? bankKey(d.owner) : undefined,
+      );
       return draftView(d.rfiId, d.questionId, rec);
     },
-    async discardDraft(rfiId, questionId) {
-      const old = await drafts.discard(rfiId, questionId);
+    async discardDraft(rfiId, questionId, owner) {
+      const old = await drafts.discard(rfiId, questionId, owner ? bankKey(owner) : undefined);
       if (!old) return;
       const inUse = new Set(
         outbox.list().flatMap((a) => (a.state === 'sent' ? [] : a.files.map((f) => f.ref))),
@@ -266,12 +274,14 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     },
     async submit(d) {
       check(d, true);
-      await drafts.save(d.rfiId, d.questionId, {
-        questionType: d.questionType,
-        text: d.text,
-        files: d.files,
-      });
-      return outbox.enqueue({
+      await drafts.save(
+        d.rfiId,
+        d.questionId,
+        { questionType: d.questionType, text: d.text, files: d.files },
+        d.owner ? bankKey(d.owner) : undefined,
+      );
+      return outbox.enqueue(
+        {
         rfiId: d.rfiId,
         questionId: d.questionId,
         questionType: d.questionType,
@@ -286,7 +296,9 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
             sizeBytes: f.sizeBytes,
           };
         }),
-      });
+        },
+        d.owner,
+      );
     },
     releaseUnused,
     async dismiss(answerId) {

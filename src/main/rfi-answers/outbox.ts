@@ -126,12 +126,24 @@ export interface OutboxRetry {
 }
 export const defaultOutboxRetry: OutboxRetry = { baseMs: 2000, maxMs: 5 * 60_000 };
 
+export interface OutboxOwners {
+  /** The profile's bank scope now (null: no such profile any more). */
+  scope(profileId: string): BankScope | null;
+  bank(profileId: string): OutboxBank;
+}
+
 export interface OutboxOptions {
   file: string;
   bank: OutboxBank;
   log: Logger;
-  /** The active session's bank scope; entries of another scope wait. Default: one scope. */
+  /** The default profile's bank scope (an answer enqueued without its owner's). Default: one scope. */
   scope?(): BankScope;
+  /**
+   * Every profile's bank scope now and its bank client: an entry is worked on through the profile
+   * it was written for, whatever profile is active, and waits while that profile's scope differs
+   * (another legal entity behind the token) or the profile is gone. Default: the one `bank`.
+   */
+  owners?: OutboxOwners;
   /** Seals and opens the file (default: plain). */
   codec?: AtRestCodec;
   /** Told when the file could not be read and was moved aside. */
@@ -204,13 +216,14 @@ export interface NewAnswer {
 }
 
 export interface Outbox {
-  enqueue(answer: NewAnswer): Promise<AnswerView>;
+  /** Queues an answer for the bank scope of the profile that owns the RFI (default: the active). */
+  enqueue(answer: NewAnswer, owner?: BankScope): Promise<AnswerView>;
   retry(id: string): Promise<AnswerView>;
   dismiss(id: string): Promise<OutboxEntry>;
   list(rfiId?: string): AnswerView[];
   get(id: string): OutboxEntry | undefined;
   /** Entries not yet sent, failed or in conflict for this question. */
-  active(rfiId: string, questionId: string): OutboxEntry | undefined;
+  active(rfiId: string, questionId: string, owner?: BankScope): OutboxEntry | undefined;
   /** Everything waiting runs now (back online, resumed). */
   wake(): void;
   /** Runs every due entry once, sequentially; resolves when done (tests). */
@@ -339,7 +352,16 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     serial(() => store.write(options.file, { version: 1, entries: [...entries.values()] }));
   if (rewrite || interrupted.length > 0) await persist();
 
-  const mine = (e: OutboxEntry): boolean => e.scope !== undefined && scopeAllows(e.scope, activeScope());
+  /** The bank scope the entry's own profile has now. */
+  const ownerScope = (profileId: string): BankScope | null => {
+    if (options.owners) return options.owners.scope(profileId);
+    const here = activeScope();
+    return here.profileId === profileId ? here : null;
+  };
+  const mine = (e: OutboxEntry): boolean => {
+    const now = e.scope ? ownerScope(e.scope.profileId) : null;
+    return e.scope !== undefined && now !== null && scopeAllows(e.scope, now);
+  };
 
   const audit = async (line: OutboxAuditLine): Promise<void> => {
     try {
@@ -363,7 +385,10 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     `sha256 ${d.sha256 ?? 'unknown'}; ${d.sizeBytes} bytes ${d.contentType} (${d.documentType}); ` +
     `RFI ${e.rfiId}; question ${e.questionId}; answer ${e.id}`;
 
-  /** The bank, for one entry: every call checks, right before it leaves, that its bank is active. */
+  /**
+   * The bank, for one entry: its own profile's client; every call checks, right before it leaves,
+   * that the profile still has the scope the entry was written for.
+   */
   const bankFor = (e: OutboxEntry): OutboxBank => {
     const ensure = (): void => {
       if (!mine(e)) {
@@ -374,11 +399,13 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         });
       }
     };
+    const bank = (): OutboxBank =>
+      options.owners && e.scope ? options.owners.bank(e.scope.profileId) : options.bank;
     return {
-      getRfi: (id) => (ensure(), options.bank.getRfi(id)),
-      createUploadUrl: (b) => (ensure(), options.bank.createUploadUrl(b)),
-      uploadDocument: (url, file, ct, o) => (ensure(), options.bank.uploadDocument(url, file, ct, o)),
-      submitRfiResponse: (rfiId, qid, body) => (ensure(), options.bank.submitRfiResponse(rfiId, qid, body)),
+      getRfi: (id) => (ensure(), bank().getRfi(id)),
+      createUploadUrl: (b) => (ensure(), bank().createUploadUrl(b)),
+      uploadDocument: (url, file, ct, o) => (ensure(), bank().uploadDocument(url, file, ct, o)),
+      submitRfiResponse: (rfiId, qid, body) => (ensure(), bank().submitRfiResponse(rfiId, qid, body)),
     };
   };
 
@@ -758,8 +785,9 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     runDue().catch((err: unknown) => log.error('rfi-answers: runner failed', { error: err }));
 
   const outbox: Outbox = {
-    async enqueue(a) {
-      const existing = outbox.active(a.rfiId, a.questionId);
+    async enqueue(a, owner) {
+      const scope = owner ?? activeScope();
+      const existing = outbox.active(a.rfiId, a.questionId, scope);
       if (existing) {
         throw new DeskFailure({
           kind: 'local',
@@ -769,7 +797,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       const now = new Date().toISOString();
       const e: OutboxEntry = {
         id: `a_${randomBytes(12).toString('hex')}`,
-        scope: activeScope(),
+        scope,
         rfiId: a.rfiId,
         questionId: a.questionId,
         questionType: a.questionType,
@@ -832,8 +860,8 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
         .map(view);
     },
     get: (id) => entries.get(id),
-    active(rfiId, questionId) {
-      const here = activeScope();
+    active(rfiId, questionId, owner) {
+      const here = owner ?? activeScope();
       return [...entries.values()].find(
         (e) =>
           e.rfiId === rfiId &&

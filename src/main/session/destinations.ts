@@ -19,7 +19,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { Logger } from '../infra/log';
-import type { Platform } from '../infra/platform';
+import type { DestinationApproval, Platform } from '../infra/platform';
 import type { StoreContent, StoreFormat, Stores, TypedStore } from '../infra/stores';
 
 export type ApprovalSource = 'allow-list' | 'analyst' | 'main';
@@ -31,6 +31,16 @@ export interface DestinationGuard {
   approveBankOrigin(origin: string, profileName: string): Promise<ApprovalSource>;
   /** Records an origin main itself chose (not the renderer). */
   approveByMain(origin: string): void;
+  /**
+   * Forgets the analyst's (or main's) approval of an origin: the next profile using it asks again.
+   * An administrator's allow-list entry stays (it is outside the app's reach).
+   */
+  revoke(origin: string): void;
+  /**
+   * Asks the analyst a yes/no question in main's own dialog (one at a time, never the page's):
+   * replacing a stored token, removing a profile with what it loses. True only on approval.
+   */
+  confirm(request: DestinationApproval): Promise<boolean>;
   /** Asks the analyst natively to let the bank post events to this URL; throws when declined. */
   confirmWebhookUrl(url: string, credential: string): Promise<void>;
   /** What the allow-list file said (path, count, problem), for the log and tests. */
@@ -187,7 +197,7 @@ export interface DestinationGuardOptions {
 /** A change to the approved bank addresses: approved (by the analyst or by main) or declined. */
 export interface OriginDecision {
   origin: string;
-  decision: 'approved-by-analyst' | 'approved-by-main' | 'declined';
+  decision: 'approved-by-analyst' | 'approved-by-main' | 'declined' | 'revoked';
 }
 
 const notApproved = (what: string): DeskFailure =>
@@ -280,6 +290,14 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
       log.info('destinations: bank origin approved by the analyst', { origin });
       return 'analyst';
     },
+    revoke(origin) {
+      if (!approved.has(origin)) return;
+      approved.delete(origin);
+      store.update((st) => ({ origins: st.origins.filter((o) => o.origin !== origin) }));
+      options.onDecision?.({ origin, decision: 'revoked' });
+      log.info('destinations: bank origin approval revoked', { origin });
+    },
+    confirm: (request) => ask(request),
     approveByMain(origin) {
       if (guard.approval(origin)) return;
       record(origin, 'main');

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { bankId } from '../../api/common';
 import { channel } from '../define';
+import { profileIdSchema } from './settings';
 
 export const caseFilesChannels = {
   'caseFiles.export': channel({
@@ -13,6 +14,8 @@ export const caseFilesChannels = {
     args: z.strictObject({
       rfiIds: z.array(bankId).min(1, 'name at least one RFI').max(500, 'at most 500 RFIs at once'),
       zip: z.boolean(),
+      /** Which profile owns each RFI (RFI id → profile id), as the rows say; absent: main finds it. */
+      owners: z.record(bankId, profileIdSchema).optional(),
     }),
     result: z.object({
       /** Where the PDF went (null: the dialog was cancelled). */

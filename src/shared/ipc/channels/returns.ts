@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { BANK_ID_RE } from '../../api/common';
 import { RETURN_REASON_CODE_LIST } from '../../catalogue';
 import { channel, event, noArgs } from '../define';
+import { profileIdSchema } from './settings';
 
 const txId = z
   .string()
@@ -59,6 +60,8 @@ export const transferViewSchema = z.object({
   returnable: returnabilitySchema,
   /** The credential's role as the bank reported it (null before a successful check). */
   role: z.string().nullable(),
+  /** The profile the transfer was read through (it owns every return of it made here). */
+  profileId: z.string().optional(),
 });
 export type TransferView = z.infer<typeof transferViewSchema>;
 
@@ -92,14 +95,19 @@ export const recentTransferSchema = z.object({
   debtorName: z.string().nullable(),
   status: z.string(),
   viewedAt: z.string(),
+  /** The profile it was looked up through. */
+  profileId: z.string().optional(),
 });
 export type RecentTransfer = z.infer<typeof recentTransferSchema>;
+
+/** The profile the transfer belongs to (the screen it was opened from says it); absent: main decides. */
+const owner = { profileId: profileIdSchema.optional() };
 
 export const returnsChannels = {
   'returns.lookup': channel({
     summary:
       'Read a transaction (GET /v1/transactions/:id) for a return: the transfer, any return details, and whether a return can be made (and why not).',
-    args: z.strictObject({ transactionId: txId }),
+    args: z.strictObject({ transactionId: txId, ...owner }),
     result: transferViewSchema,
   }),
   'returns.recent': channel({
@@ -120,24 +128,25 @@ export const returnsChannels = {
       amount: z.string().regex(/^[1-9][0-9]*$/, 'The amount must be a positive number of minor units.'),
       reasonCode: z.enum(RETURN_REASON_CODE_LIST),
       description: z.string().max(500).optional(),
+      ...owner,
     }),
     result: z.object({ transactionId: z.string(), idempotencyKey: z.string(), alreadyDone: z.boolean() }),
   }),
   'returns.review': channel({
     summary:
       'Read a just-created intent through the bank’s 404 window (progress as transaction.progress events), then the review.',
-    args: z.strictObject({ transactionId: txId }),
+    args: z.strictObject({ transactionId: txId, ...owner }),
     result: transferViewSchema,
   }),
   'returns.confirm': channel({
     summary: 'PUT /v1/transfer/return: confirm the intent; main then follows it to return_completed.',
-    args: z.strictObject({ transactionId: txId }),
+    args: z.strictObject({ transactionId: txId, ...owner }),
     result: transferViewSchema,
   }),
   'returns.cancel': channel({
     summary:
       'DELETE /v1/transfer/return/:id: cancel the unconfirmed intent (the transfer is completed again).',
-    args: z.strictObject({ transactionId: txId }),
+    args: z.strictObject({ transactionId: txId, ...owner }),
     result: transferViewSchema,
   }),
   'returns.list': channel({

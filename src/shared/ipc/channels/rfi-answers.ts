@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { bankId } from '../../api/common';
 import { DOCUMENT_TYPES, UPLOAD_CONTENT_TYPES } from '../../catalogue';
 import { channel, event, noArgs } from '../define';
+import { profileIdSchema } from './settings';
 
 const rfiId = bankId;
 const questionId = rfiId;
@@ -131,7 +132,11 @@ const stageOp = z.discriminatedUnion('op', [
   }),
 ]);
 
+/** The profile that owns the RFI (the row it was opened from says it); absent: the one that has it. */
+const owner = { profileId: profileIdSchema.optional() };
+
 const draftContent = {
+  ...owner,
   rfiId,
   questionId,
   questionType,
@@ -142,7 +147,7 @@ const draftContent = {
 export const rfiAnswersChannels = {
   'drafts.get': channel({
     summary: 'The saved drafts of one RFI (every question that has one).',
-    args: z.strictObject({ rfiId }),
+    args: z.strictObject({ ...owner, rfiId }),
     result: z.object({ drafts: z.array(draftSchema) }),
   }),
   'drafts.save': channel({
@@ -152,7 +157,7 @@ export const rfiAnswersChannels = {
   }),
   'drafts.discard': channel({
     summary: 'Delete the draft of one question and the files dropped for it.',
-    args: z.strictObject({ rfiId, questionId }),
+    args: z.strictObject({ ...owner, rfiId, questionId }),
     result: z.null(),
   }),
   'answers.submit': channel({

@@ -122,8 +122,8 @@ export const rfiDetailSchema = z.object({
   bankUnreachable: z.boolean(),
   /** The updated_at the analyst last saw (null: never opened). */
   lastSeenUpdatedAt: z.string().nullable(),
-  /** The profile that owns the RFI and its entity's name; `acting`: it is the active profile. */
-  owner: z.object({ profileId: z.string(), entityName: z.string(), acting: z.boolean() }).optional(),
+  /** The profile that owns the RFI and its entity's name: answers go out with that profile's credential. */
+  owner: z.object({ profileId: z.string(), entityName: z.string() }).optional(),
 });
 export type RfiDetailView = z.infer<typeof rfiDetailSchema>;
 

@@ -6,6 +6,8 @@ import './case-files.css';
 export interface CaseFileExportProps {
   /** The RFIs in the case file (one RFI, or the queue's filtered set). */
   rfiIds: string[];
+  /** The profile that owns each RFI (RFI id → profile id): each is read with its own credential. */
+  owners?: Record<string, string> | undefined;
   /** Words for the button: "Export case file…" or "Export case file of 12 RFIs…". */
   label?: string;
 }
@@ -14,7 +16,7 @@ export interface CaseFileExportProps {
  * Exports a case file: main asks where to save it in its own dialog (the page never names a
  * path) and writes a PDF, and a ZIP of the documents with a manifest beside it when asked.
  */
-export function CaseFileExport({ rfiIds, label }: CaseFileExportProps) {
+export function CaseFileExport({ rfiIds, owners, label }: CaseFileExportProps) {
   const [zip, setZip] = useState(true);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
@@ -23,7 +25,7 @@ export function CaseFileExport({ rfiIds, label }: CaseFileExportProps) {
     setBusy(true);
     setNotice(null);
     try {
-      const r = await call('caseFiles.export', { rfiIds, zip });
+      const r = await call('caseFiles.export', { rfiIds, zip, ...(owners ? { owners } : {}) });
       setNotice(
         r.path
           ? {

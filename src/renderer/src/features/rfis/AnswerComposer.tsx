@@ -33,6 +33,8 @@ const ACTIVE = new Set(['queued', 'uploading', 'sending', 'verifying']);
 
 export interface AnswerComposerProps {
   rfiId: string;
+  /** The profile that owns the RFI: the answer goes out with its credential. */
+  profileId?: string;
   questionId: string;
   questionType: string;
   /** Whether the bank waits for the customer on this question (status action_required). */
@@ -212,6 +214,7 @@ function DocumentsField(props: {
 /** The composer of one question: text and/or documents, saved as a draft as the analyst types. */
 export function AnswerComposer({
   rfiId,
+  profileId,
   questionId,
   questionType,
   awaiting,
@@ -225,7 +228,7 @@ export function AnswerComposer({
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [documentType, setDocumentType] = useState<DocumentType>(info.defaultDocumentType);
-  const answerDraft = useDraftAutosave({ rfiId, questionId, questionType }, draft, setProblem);
+  const answerDraft = useDraftAutosave({ rfiId, profileId, questionId, questionType }, draft, setProblem);
   const { text, files, savedAt, saving } = answerDraft;
   const staging = useFileStaging(limits);
   const upsert = useAnswers((s) => s.upsert);
@@ -259,6 +262,7 @@ export function AnswerComposer({
     const saveWasDue = answerDraft.cancelPendingSave();
     try {
       const a = await call('answers.submit', {
+        ...(profileId ? { profileId } : {}),
         rfiId,
         questionId,
         questionType,

@@ -60,7 +60,6 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const loadFor = useAnswers((s) => s.loadFor);
   const seenFor = useRef<string | null>(null);
   const names = useRelatedNames((s) => s.names);
-  const [acting, setActing] = useState(false);
 
   const load = useCallback(
     (refresh: boolean) =>
@@ -105,12 +104,13 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   // the analyst typed since this screen opened is on disk, and must show as "not sent" if its
   // question no longer awaits an answer. (Composers take their draft only when they mount.)
   const updatedAt = detail?.rfi.updated_at;
+  const ownerId = detail?.owner?.profileId;
   useEffect(() => {
     if (!updatedAt) return;
-    void call('drafts.get', { rfiId: id })
+    void call('drafts.get', { rfiId: id, ...(ownerId ? { profileId: ownerId } : {}) })
       .then((r) => setDrafts(Object.fromEntries(r.drafts.map((d) => [d.questionId, d]))))
       .catch(() => undefined);
-  }, [id, updatedAt]);
+  }, [id, updatedAt, ownerId]);
 
   const back = inSplit ? null : (
     <p className="rfi-detail__back">
@@ -156,17 +156,9 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const rfi = detail.rfi;
   const deadline = rfiDeadline(rfi);
   const related = relatedLabel(names, rfi.type, rfi.related_id);
+  // Writes go out as the entity that owns the RFI, with its own credential only, whatever
+  // profile is the default.
   const owner = detail.owner;
-  // Writes go out as the entity that owns the RFI, with its own credential only.
-  const canAct = !owner || owner.acting;
-  const actAsOwner = (): void => {
-    if (!owner) return;
-    setActing(true);
-    void call('settings.activateProfile', { profileId: owner.profileId })
-      .then(() => load(true))
-      .catch((err: unknown) => setError(errorMessage(err)))
-      .finally(() => setActing(false));
-  };
 
   return (
     <section className="screen rfi-detail" aria-labelledby="rfi-detail-title" data-testid="rfi-detail">
@@ -240,21 +232,12 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           </div>
         )}
       </dl>
-      {owner && !owner.acting && (
-        <p className="notice rfi-detail__acting" role="note" data-testid="rfi-acting">
-          This RFI is addressed to {owner.entityName}. Answers go out with {owner.entityName}’s own
-          credential, so the app acts as {owner.entityName} to answer it.{' '}
-          <Button size="sm" variant="primary" onPress={actAsOwner} isPending={acting}>
-            Act as {owner.entityName}
-          </Button>
-        </p>
-      )}
-      {owner?.acting && (
+      {owner && (
         <p className="muted" data-testid="rfi-acting">
-          Answers go out as {owner.entityName}.
+          Answers go out as {owner.entityName}, with its own credential.
         </p>
       )}
-      <CaseFileExport rfiIds={[rfi.id]} />
+      <CaseFileExport rfiIds={[rfi.id]} owners={owner ? { [rfi.id]: owner.profileId } : undefined} />
       {detail.bankUnreachable && (
         <p className="notice notice--warn" role="status" data-testid="rfi-from-cache">
           The bank could not be reached: this is the copy saved on this computer.
@@ -338,6 +321,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
             ) : !awaiting && unsent(answer, drafts[q.id]) ? (
               <UnsentDraft
                 rfiId={rfi.id}
+                {...(owner ? { profileId: owner.profileId } : {})}
                 questionId={q.id}
                 questionStatus={q.status}
                 draft={drafts[q.id]}
@@ -350,14 +334,11 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
                   })
                 }
               />
-            ) : !canAct ? (
-              answer ? (
-                <AnswerStatus answer={answer} draftSavedAt={null} />
-              ) : null
             ) : awaiting || (answer && answer.state !== 'sent') ? (
               <AnswerComposer
                 key={q.id}
                 rfiId={rfi.id}
+                {...(owner ? { profileId: owner.profileId } : {})}
                 questionId={q.id}
                 questionType={q.question_type}
                 awaiting={awaiting}

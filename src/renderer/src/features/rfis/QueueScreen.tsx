@@ -450,6 +450,7 @@ function QueueBody({
       {loaded && visible.length > 0 && visible.length <= 500 && (
         <CaseFileExport
           rfiIds={visible.map((r) => r.id)}
+          owners={Object.fromEntries(visible.flatMap((r) => (r.profileId ? [[r.id, r.profileId]] : [])))}
           label={`Export case file of ${visible.length === rows.length ? 'all' : 'these'} ${visible.length} RFI${visible.length === 1 ? '' : 's'}…`}
         />
       )}

@@ -10,6 +10,8 @@ import { formatBytes } from './format';
 
 export interface UnsentDraftProps {
   rfiId: string;
+  /** The profile that owns the RFI. */
+  profileId?: string;
   questionId: string;
   /** The question's status now (not action_required). */
   questionStatus: string;
@@ -32,6 +34,7 @@ export function notSentReason(questionStatus: string): string {
  */
 export function UnsentDraft({
   rfiId,
+  profileId,
   questionId,
   questionStatus,
   draft,
@@ -54,7 +57,7 @@ export function UnsentDraft({
         await call('answers.dismiss', { answerId: answer.id });
         remove(answer.id);
       }
-      await call('drafts.discard', { rfiId, questionId });
+      await call('drafts.discard', { rfiId, questionId, ...(profileId ? { profileId } : {}) });
       setConfirming(false);
       onDiscarded();
     } catch (err) {

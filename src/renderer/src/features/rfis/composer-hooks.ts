@@ -10,6 +10,8 @@ const SAVE_DEBOUNCE_MS = 400;
 
 export interface DraftKey {
   rfiId: string;
+  /** The profile that owns the RFI: the draft is kept with its bank. */
+  profileId?: string | undefined;
   questionId: string;
   questionType: string;
 }
@@ -31,12 +33,13 @@ export function useDraftAutosave(
   // What the next save writes; updated with the state in the event handlers, never in render.
   const latest = useRef({ text, files });
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const { rfiId, questionId, questionType } = key;
+  const { rfiId, profileId, questionId, questionType } = key;
 
   const save = useCallback(async () => {
     timer.current = null;
     try {
       const d = await call('drafts.save', {
+        ...(profileId ? { profileId } : {}),
         rfiId,
         questionId,
         questionType,
@@ -49,7 +52,7 @@ export function useDraftAutosave(
       setSaving('error');
       onProblem(`The draft could not be saved: ${errorMessage(err)}`);
     }
-  }, [rfiId, questionId, questionType, onProblem]);
+  }, [rfiId, profileId, questionId, questionType, onProblem]);
 
   const scheduleSave = (): void => {
     setSaving('pending');
