@@ -18,6 +18,7 @@ import type { Operations } from './bank/operations';
 import type { Platform } from './infra/platform';
 import type { ReadAfterCreate } from './bank/read-after-create';
 import type { BankScope } from './bank/scope';
+import type { ProfilesService } from './profiles/service';
 import type { ReturnsService } from './returns/service';
 import type { RfiAnswers } from './rfi-answers';
 import type { Locker } from './locker/service';
@@ -50,6 +51,8 @@ export interface ServiceCore {
   events: EventHub;
   log: Logger;
   platform: Platform;
+  /** Profiles: add, rename, remove, default, tokens and address approval (native confirmations). */
+  profilesService: ProfilesService;
   /** The bank scope of the profile that owns an RFI (see RfiAnswersHandlerDeps). */
   ownerScope(rfiId: string, profileId?: string): Promise<BankScope | undefined>;
   /** RFI answer drafts, staged files and the answer outbox. */

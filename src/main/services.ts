@@ -9,7 +9,6 @@ import type { ServiceCore, Services } from './core';
 import { createOperations } from './bank/operations';
 import type { RetryPolicy } from './bank/client';
 import { createAtRestCodec } from './infra/at-rest';
-import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
 import { createLocker } from './locker/service';
@@ -20,7 +19,7 @@ import { createCryptoService } from './crypto/service';
 import type { CryptoOptions } from './crypto/service';
 import { relatedNamesResolver } from './rfis/related-names';
 import { createReturnsService } from './returns/service';
-import { createRfiService, createWebhookService } from './rfis';
+import { createRfiService, createWebhookService, removeProfileCache } from './rfis';
 import { deskBuilder } from './desk/desk';
 import type { RfiMember } from './desk/desk';
 import type { RfiService } from './rfis';
@@ -42,6 +41,7 @@ import type { ReadAfterCreate, ReadAfterCreateTiming } from './bank/read-after-c
 import type { BankClient } from './bank/client';
 import { createSession, sandboxToken } from './session/session';
 import { createProfileRegistry } from './profiles/registry';
+import { createProfilesService } from './profiles/service';
 import { followActive } from './profiles/follow-active';
 import type { ProfileSession } from './profiles/profile-session';
 import { checkBaseUrl, openSettings, sandboxProfileId } from './session/settings';
@@ -429,7 +429,11 @@ export async function createServices(options: ServicesOptions): Promise<Services
         profileId: m.profileId,
         bank: ps.bank,
         cachedRfi: async (id) => (await m.rfis.get(id, false).catch(() => null))?.rfi ?? null,
-        environment: { name: ps.environment.name, kind: ps.environment.kind, baseUrl: ps.environment.baseUrl },
+        environment: {
+          name: ps.environment.name,
+          kind: ps.environment.kind,
+          baseUrl: ps.environment.baseUrl,
+        },
         entityName: ps.entityName(),
         legalEntityId: ps.scope().legalEntityId,
         who: ps.who(),
@@ -466,7 +470,10 @@ export async function createServices(options: ServicesOptions): Promise<Services
     // The profile a transfer belongs to; a profile that is gone is refused, never replaced.
     owner: (profileId) => {
       if (profileId !== undefined && !settings.get().profiles.some((p) => p.id === profileId)) {
-        throw new DeskFailure({ kind: 'not_found', message: 'The profile this transfer belongs to was removed.' });
+        throw new DeskFailure({
+          kind: 'not_found',
+          message: 'The profile this transfer belongs to was removed.',
+        });
       }
       const ps = ownerSession(profileId);
       return {
@@ -488,7 +495,31 @@ export async function createServices(options: ServicesOptions): Promise<Services
     stores,
   });
 
+  const profilesService = createProfilesService({
+    settings,
+    vault,
+    destinations,
+    session,
+    profiles,
+    operations,
+    log,
+    // What a removed profile takes with it: its unsent answers, drafts and RFI caches.
+    work: {
+      describe: (profileId) => {
+        const n = rfiAnswers.queuedFor(profileId).answers;
+        return n > 0 ? `${n} queued answer${n === 1 ? '' : 's'}` : null;
+      },
+      drop: async (profileId, origin) => {
+        // Its RFI service stops first (the desk no longer watches a profile that is gone).
+        await desk.reconcile();
+        await rfiAnswers.removeProfile(profileId);
+        await removeProfileCache(dataDir, profileId, origin);
+      },
+    },
+  });
+
   const core: ServiceCore = {
+    profilesService,
     get environment() {
       return session.environment;
     },
@@ -512,7 +543,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
         return (await desk.owner(rfiId, profileId)).session.scope();
       } catch (err) {
         // An RFI no profile has read yet: the default profile's, as before the desk.
-        if (profileId === undefined && err instanceof DeskFailure && err.kind === 'not_found') return undefined;
+        if (profileId === undefined && err instanceof DeskFailure && err.kind === 'not_found')
+          return undefined;
         throw err;
       }
     },
@@ -530,7 +562,6 @@ export async function createServices(options: ServicesOptions): Promise<Services
     hasToken: () => vault.has(session.profile.id),
     settingsView,
   };
-
 
   const pushSettings = (): void => {
     void settingsView()

@@ -93,7 +93,7 @@ const what: Record<string, { done: string; failed: string; pending: string }> = 
     pending: 'Profile being renamed',
   },
   'profile.activate': {
-    done: 'Profile made active',
+    done: 'Profile made the default',
     failed: 'Profile not made active',
     pending: 'Profile being made active',
   },
@@ -112,6 +112,11 @@ const what: Record<string, { done: string; failed: string; pending: string }> = 
     done: 'Bank address approved',
     failed: 'Bank address declined',
     pending: 'Bank address awaiting approval',
+  },
+  'bank_origin.revoke': {
+    done: 'Bank address approval withdrawn',
+    failed: 'Bank address approval not withdrawn',
+    pending: 'Bank address approval being withdrawn',
   },
   'webhook.set_url': {
     done: 'Webhook address changed',

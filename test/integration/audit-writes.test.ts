@@ -352,6 +352,7 @@ describe('profile, token and bank address changes in the audit log', () => {
     await h['settings.updateProfile']({ profileId: added.id, name: 'Second bank (EU)' });
     await h['vault.setToken']({ profileId: added.id, token: 'tok_second_bank_0123456789' });
     await h['vault.deleteToken']({ profileId: added.id });
+    t.platform.nextConfirmAnswers.push(true); // the analyst confirms the removal in main's dialog
     await h['settings.removeProfile']({ profileId: added.id });
 
     const lines = (await auditLines()).filter((l) => l.operation !== 'rfi.respond');
@@ -364,6 +365,8 @@ describe('profile, token and bank address changes in the audit log', () => {
     expect(summary).toContainEqual(['token.set', added.id, 'succeeded']);
     expect(summary).toContainEqual(['token.delete', added.id, 'succeeded']);
     expect(summary).toContainEqual(['profile.remove', added.id, 'succeeded']);
+    // Its address approval went with it.
+    expect(summary).toContainEqual(['bank_origin.revoke', 'https://second.example', 'succeeded']);
     // Main's own approval of the environment it was started with is there too.
     expect(summary).toContainEqual(['bank_origin.approve', new URL(proxy.url).origin, 'succeeded']);
     // No token in the audit log.

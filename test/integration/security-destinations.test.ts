@@ -153,6 +153,7 @@ describe('finding 1: the token cannot be moved to another host', () => {
       await call('settings.activateProfile', { profileId: id });
       expect((await call('session.status')).connection).toBe('connected');
       expect(attacker.received).toEqual([]);
+      t.platform.nextConfirmAnswers.push(true);
       await call('settings.removeProfile', { profileId: id });
     } finally {
       await proxy.close();
@@ -185,15 +186,108 @@ describe('finding 1: the token cannot be moved to another host', () => {
       const first = view.profiles.find((p) => p.name === 'Acme')!;
       expect(first.id).toMatch(/^p_[0-9a-f]{16}$/);
       await call('vault.setToken', { profileId: first.id, token: A().tokens.admin });
+      t.platform.nextConfirmAnswers.push(true);
       await call('settings.removeProfile', { profileId: first.id });
       // The keychain delete "failed": the old entry is still there under the old id.
       await t.services.vault.set(first.id, A().tokens.admin);
+      t.platform.nextConfirmAnswers.push(true); // the removal withdrew the approval: asked again
       view = await call('settings.addProfile', { name: 'Acme', baseUrl: proxy.url });
       const second = view.profiles.find((p) => p.name === 'Acme')!;
       expect(second.id).not.toBe(first.id);
       expect(second.hasToken).toBe(false);
+      t.platform.nextConfirmAnswers.push(true);
       await call('settings.removeProfile', { profileId: second.id });
       await t.services.vault.delete(first.id);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a stored token is replaced only with the analyst’s native confirmation: declined, the bank keeps getting the old one', async () => {
+    const proxy = await startFaultProxy(t.services.sandbox!.url);
+    try {
+      t.platform.nextConfirmAnswers.push(true);
+      const view = await call('settings.addProfile', { name: 'Replace', baseUrl: proxy.url });
+      const id = view.profiles.find((p) => p.name === 'Replace')!.id;
+      await call('vault.setToken', { profileId: id, token: A().tokens.admin });
+      const asked = t.platform.confirmations.length;
+      // The page tries to swap in a credential the analyst never entered; main asks, nobody approves.
+      const e = await refused('vault.setToken', { profileId: id, token: 'page-chosen-token-0123456789' });
+      expect(e).toMatchObject({ kind: 'not_approved', reason: 'TOKEN_REPLACE_DECLINED' });
+      expect(t.platform.confirmations.slice(asked).map((c) => c.kind)).toEqual(['token-replace']);
+      expect(await t.services.vault.get(id)).toBe(A().tokens.admin);
+      // The bank still receives the analyst's token only.
+      proxy.seen.length = 0;
+      await call('settings.activateProfile', { profileId: id });
+      expect((await call('session.status')).connection).toBe('connected');
+      expect(proxy.seen.length).toBeGreaterThan(0);
+      expect(proxy.seen.every((r) => r.headers.authorization === `Bearer ${A().tokens.admin}`)).toBe(true);
+      // Confirmed, the new token replaces it.
+      t.platform.nextConfirmAnswers.push(true);
+      await call('vault.setToken', { profileId: id, token: A().tokens.viewer! });
+      expect(await t.services.vault.get(id)).toBe(A().tokens.viewer);
+      t.platform.nextConfirmAnswers.push(true);
+      await call('settings.removeProfile', { profileId: id });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('removing a profile says what it loses, asks natively, withdraws its address approval and deletes its queued work', async () => {
+    const proxy = await startFaultProxy(t.services.sandbox!.url);
+    try {
+      const origin = new URL(proxy.url).origin;
+      t.platform.nextConfirmAnswers.push(true);
+      const view = await call('settings.addProfile', { name: 'Leaving', baseUrl: proxy.url });
+      const id = view.profiles.find((p) => p.name === 'Leaving')!.id;
+      await call('vault.setToken', { profileId: id, token: A().tokens.admin });
+      await call('settings.activateProfile', { profileId: id });
+      // An answer queued for it while its bank is unreachable.
+      const sb = t.services.sandbox!;
+      const res = await fetch(`${sb.url}/v1/sandbox/rfis`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...sb.controlHeaders() },
+        body: JSON.stringify({
+          type: 'account',
+          related_id: A().accounts[0]!.id,
+          description: 'removal test',
+          questions: [{ question_type: 'transaction.purpose', question_text: 'Why?' }],
+        }),
+      });
+      const rfi = (await res.json()) as { id: string; questions: Array<{ id: string }> };
+      await t.services.rfis.sync('sync', true);
+      proxy.rules.push(() => ({ kind: 'drop' }));
+      await call('answers.submit', {
+        profileId: id,
+        rfiId: rfi.id,
+        questionId: rfi.questions[0]!.id,
+        questionType: 'transaction.purpose',
+        text: 'never sent',
+        files: [],
+      });
+      // Declined: nothing changes.
+      const asked = t.platform.confirmations.length;
+      const kept = await call('settings.removeProfile', { profileId: id });
+      expect(kept.profiles.some((p) => p.id === id)).toBe(true);
+      const dialog = t.platform.confirmations[asked]!;
+      expect(dialog.kind).toBe('profile-remove');
+      expect(dialog.detail).toMatch(/1 queued answer /);
+      expect(await t.services.vault.get(id)).toBe(A().tokens.admin);
+      // Confirmed: token, approval, queued answers and caches go.
+      t.platform.nextConfirmAnswers.push(true);
+      const after = await call('settings.removeProfile', { profileId: id });
+      expect(after.profiles.some((p) => p.id === id)).toBe(false);
+      expect(await t.services.vault.get(id)).toBeNull();
+      expect(t.services.destinations.approval(origin)).toBeNull();
+      expect(t.services.rfiAnswers.outbox.list().filter((a) => a.bank?.profileId === id)).toEqual([]);
+      // Adding the address again asks again (declined here: no profile is added).
+      const before = t.platform.confirmations.length;
+      expect(await refused('settings.addProfile', { name: 'Back', baseUrl: proxy.url })).toMatchObject({
+        kind: 'not_approved',
+      });
+      expect(t.platform.confirmations.slice(before).map((c) => [c.kind, c.destination])).toEqual([
+        ['bank-origin', origin],
+      ]);
     } finally {
       await proxy.close();
     }
@@ -343,6 +437,7 @@ describe('happy path: an approved bank works, approved once', () => {
       await call('settings.activateProfile', { profileId: p.id });
       expect(t.platform.confirmations.slice(asked).map((c) => c.destination)).toEqual([proxy.url]);
       expect(t.services.destinations.approval(proxy.url)).toBe('analyst');
+      t.platform.nextConfirmAnswers.push(true);
       await call('settings.removeProfile', { profileId: p.id });
     } finally {
       await proxy.close();
@@ -420,6 +515,7 @@ describe('finding 2: one request, one identity', () => {
       const auth = oldHost.received.map((r) => r.headers.authorization);
       expect(new Set(auth)).toEqual(new Set([`Bearer ${oldToken}`]));
       expect(auth).not.toContain(`Bearer ${A().tokens.admin}`);
+      t.platform.nextConfirmAnswers.push(true);
       await call('settings.removeProfile', { profileId: id });
     } finally {
       await oldHost.close();
@@ -605,6 +701,7 @@ describe('finding 7: ids and upload URLs', () => {
     expect(proxy.seen.slice(seen)).toEqual([]);
     // A well-formed id still goes through.
     await expect(t.services.bank.getRfi(A().rfi_ids[0]!)).resolves.toMatchObject({ id: A().rfi_ids[0] });
+    t.platform.nextConfirmAnswers.push(true);
     await call('settings.removeProfile', { profileId: id });
   });
 

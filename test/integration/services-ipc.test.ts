@@ -205,6 +205,7 @@ describe('settings channels', () => {
     view = await call<SettingsView>('settings.updateProfile', { profileId: id, name: 'Local bank 2' });
     expect(view.profiles.find((p) => p.id === id)?.name).toBe('Local bank 2');
 
+    t.platform.nextConfirmAnswers.push(true); // the analyst confirms in main's dialog
     view = await call<SettingsView>('settings.removeProfile', { profileId: id });
     expect(view.activeProfileId).toBe('sandbox');
     expect(view.profiles.some((p) => p.id === id)).toBe(false);

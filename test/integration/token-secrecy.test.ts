@@ -40,6 +40,7 @@ describe('token secrecy', () => {
       await call('session.useSandboxCredential', { credential: 'a-viewer' });
       await call('session.useSandboxCredential', { credential: 'b-admin' });
       await call('session.useSandboxCredential', { credential: 'a-admin' });
+      t.platform.nextConfirmAnswers.push(true); // replacing the stored token: confirmed natively
       await call('vault.setToken', { profileId: 'sandbox', token: typed }); // refused by the bank
       await call('session.status');
       await call('vault.deleteToken', { profileId: 'sandbox' });
@@ -83,6 +84,7 @@ describe('token secrecy', () => {
       await call('audit.exportCsv');
       await call('audit.list');
       await call('settings.activateProfile', { profileId: 'sandbox' });
+      t.platform.nextConfirmAnswers.push(true);
       await call('vault.setToken', { profileId: 'sandbox', token: 'wrong-token-123456789' });
       await t.services.bank.getWebhookConfig().catch(() => undefined);
       await call('settings.get');

@@ -155,6 +155,7 @@ describe('no keychain available', () => {
     try {
       const status = await t.services.handlers['vault.status'](undefined);
       expect(status.backend).toBe('memory');
+      t.platform.nextConfirmAnswers.push(true); // replacing the seeded token is confirmed natively
       const view = await t.services.handlers['vault.setToken']({
         profileId: 'sandbox',
         token: 'in-memory-only-token-42',

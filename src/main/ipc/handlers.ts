@@ -18,8 +18,18 @@ import { remindersHandlers } from '../desk/handlers';
 export function buildHandlers(core: ServiceCore): Handlers {
   return {
     ...sessionHandlers(core),
-    ...settingsHandlers(core),
-    ...vaultHandlers(core),
+    ...settingsHandlers({
+      settings: core.settings,
+      profiles: core.profilesService,
+      stores: core.stores,
+      view: core.settingsView,
+    }),
+    ...vaultHandlers({
+      vault: core.vault,
+      profiles: core.profilesService,
+      events: core.events,
+      view: core.settingsView,
+    }),
     ...auditHandlers(core),
     ...cryptoHandlers(core),
     ...returnsHandlers(core.returns),

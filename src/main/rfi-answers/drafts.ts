@@ -59,6 +59,8 @@ export interface DraftStore {
   discard(rfiId: string, questionId: string, scope?: string): Promise<DraftRecord | null>;
   /** Every file ref some draft still holds. */
   referencedFiles(): Promise<Set<string>>;
+  /** Deletes every draft of a profile (its scope key starts with `<profileId>|`); answers how many. */
+  removeProfile(profileId: string): Promise<{ drafts: number; files: string[] }>;
 }
 
 export async function openDraftStore(o: {
@@ -189,6 +191,23 @@ export async function openDraftStore(o: {
         for (const d of Object.values(f.drafts)) for (const ref of d.files) out.add(ref);
       }
       return out;
+    },
+    removeProfile(profileId) {
+      return serial(async () => {
+        let drafts = 0;
+        const files: string[] = [];
+        for (const name of await readdir(o.dir)) {
+          if (!name.endsWith('.json') || name.startsWith('.')) continue;
+          const found = await peek(path.join(o.dir, name));
+          if (!found?.value.scope?.startsWith(`${profileId}|`)) continue;
+          const f = found.value;
+          drafts += Object.keys(f.drafts).length;
+          for (const d of Object.values(f.drafts)) files.push(...d.files);
+          cache.delete(keyOf(f.scope ?? '', f.rfiId));
+          await rm(path.join(o.dir, name), { force: true });
+        }
+        return { drafts, files };
+      });
     },
   };
 }

@@ -89,6 +89,10 @@ export interface RfiAnswers {
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
   /** Forgets staged files that no draft and no unfinished answer uses (deleting dropped bytes). */
   releaseUnused(refs: string[]): Promise<void>;
+  /** What removing a profile would lose: its unsent answers and its drafts. */
+  queuedFor(profileId: string): { answers: number };
+  /** Deletes a profile's answers, drafts and their staged copies (the profile is being removed). */
+  removeProfile(profileId: string): Promise<{ answers: number; drafts: number }>;
   /** Removes a sent, failed or conflicting answer and deletes its staged copies no longer used. */
   dismiss(answerId: string): Promise<void>;
   status(): {
@@ -282,25 +286,34 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
       );
       return outbox.enqueue(
         {
-        rfiId: d.rfiId,
-        questionId: d.questionId,
-        questionType: d.questionType,
-        text: d.text,
-        documents: d.files.map((ref) => {
-          const f = files.resolve(ref);
-          return {
-            ref,
-            name: f.name,
-            contentType: f.contentType,
-            documentType: f.documentType,
-            sizeBytes: f.sizeBytes,
-          };
-        }),
+          rfiId: d.rfiId,
+          questionId: d.questionId,
+          questionType: d.questionType,
+          text: d.text,
+          documents: d.files.map((ref) => {
+            const f = files.resolve(ref);
+            return {
+              ref,
+              name: f.name,
+              contentType: f.contentType,
+              documentType: f.documentType,
+              sizeBytes: f.sizeBytes,
+            };
+          }),
         },
         d.owner,
       );
     },
     releaseUnused,
+    queuedFor: (profileId) => ({
+      answers: outbox.list().filter((a) => a.bank?.profileId === profileId && a.state !== 'sent').length,
+    }),
+    async removeProfile(profileId) {
+      const answers = await outbox.removeProfile(profileId);
+      const removed = await drafts.removeProfile(profileId);
+      await releaseUnused([...answers.flatMap((e) => e.documents.map((d) => d.ref)), ...removed.files]);
+      return { answers: answers.filter((e) => e.state !== 'sent').length, drafts: removed.drafts };
+    },
     async dismiss(answerId) {
       const e = await outbox.dismiss(answerId);
       await releaseUnused(e.documents.map((d) => d.ref));

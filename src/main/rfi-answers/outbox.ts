@@ -224,6 +224,11 @@ export interface Outbox {
   get(id: string): OutboxEntry | undefined;
   /** Entries not yet sent, failed or in conflict for this question. */
   active(rfiId: string, questionId: string, owner?: BankScope): OutboxEntry | undefined;
+  /**
+   * Removes every answer of a profile (the profile was removed), after an attempt under way for one
+   * of them has stopped. Answers the entries removed.
+   */
+  removeProfile(profileId: string): Promise<OutboxEntry[]>;
   /** Everything waiting runs now (back online, resumed). */
   wake(): void;
   /** Runs every due entry once, sequentially; resolves when done (tests). */
@@ -870,6 +875,19 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
           e.scope?.profileId === here.profileId &&
           e.scope.origin === here.origin,
       );
+    },
+    async removeProfile(profileId) {
+      // The profile's session is gone, so an attempt under way stops at its next request: wait for it.
+      const theirs = (id: string | null): boolean =>
+        id !== null && entries.get(id)?.scope?.profileId === profileId;
+      while (theirs(current) && running) await running.catch(() => undefined);
+      const gone = [...entries.values()].filter((e) => e.scope?.profileId === profileId);
+      for (const e of gone) {
+        entries.delete(e.id);
+        progress.delete(e.id);
+      }
+      if (gone.length > 0) await persist();
+      return gone;
     },
     wake() {
       for (const e of entries.values()) if (!FINISHED.has(e.state)) e.nextAttemptAt = Date.now();

@@ -1,4 +1,4 @@
-export { createRfiService } from './service';
+export { createRfiService, removeProfileCache } from './service';
 export type { RfiService, RfiServiceOptions, ChangeSource } from './service';
 export { createWebhookService } from './webhooks';
 export type { WebhookService, WebhookServiceOptions } from './webhooks';

@@ -5,7 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { mkdir, rename } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AtRestCodec } from '../infra/at-rest';
 import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank/scope';
@@ -109,6 +109,15 @@ const ID_CAP = 1000;
 function safeSegment(s: string): string {
   const clean = s.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return `${clean}-${createHash('sha256').update(s).digest('hex').slice(0, 8)}`;
+}
+
+/** Deletes a profile's RFI caches (every legal entity it held), once the profile is removed. */
+export async function removeProfileCache(dataDir: string, profileId: string, origin: string): Promise<void> {
+  const root = path.join(dataDir, 'rfis');
+  for (const segment of new Set([safeSegment(profileId), safeSegment(`${profileId}@${origin}`)])) {
+    // A last cache write may still be landing: rm retries a folder that filled up meanwhile.
+    await rm(path.join(root, segment), { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  }
 }
 
 export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService> {

@@ -1,6 +1,8 @@
+import type { SettingsView } from '../../shared/ipc/channels/settings';
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
-import { checkBaseUrl } from './settings';
+import type { Stores } from '../infra/stores';
+import type { ProfilesService } from '../profiles/service';
+import type { SettingsStore } from './settings';
 
 type SettingsChannels =
   | 'settings.get'
@@ -9,14 +11,24 @@ type SettingsChannels =
   | 'settings.updateProfile'
   | 'settings.removeProfile'
   | 'settings.activateProfile'
+  | 'settings.approveProfileAddress'
   | 'settings.dismissProblem';
 
+export interface SettingsHandlerDeps {
+  settings: SettingsStore;
+  profiles: ProfilesService;
+  stores: Pick<Stores, 'dismiss'>;
+  /** The settings screen's view (never a token). */
+  view(): Promise<SettingsView>;
+}
+
 /** Profiles, polling and notification preferences. Every answer is the whole settings view. */
-export function settingsHandlers(core: ServiceCore): Pick<Handlers, SettingsChannels> {
+export function settingsHandlers(deps: SettingsHandlerDeps): Pick<Handlers, SettingsChannels> {
+  const { settings, profiles, view } = deps;
   return {
-    'settings.get': () => core.settingsView(),
+    'settings.get': () => view(),
     'settings.update': async ({ pollingIntervalSeconds, notifications, reminders }) => {
-      core.settings.update({
+      settings.update({
         ...(pollingIntervalSeconds !== undefined ? { pollingIntervalSeconds } : {}),
         ...(reminders
           ? {
@@ -34,44 +46,32 @@ export function settingsHandlers(core: ServiceCore): Pick<Handlers, SettingsChan
             }
           : {}),
       });
-      return core.settingsView();
+      return view();
     },
-    'settings.addProfile': async ({ name, baseUrl }) => {
-      const url = checkBaseUrl(baseUrl);
-      // The page only proposes an address: the analyst approves it in main's own dialog (unless
-      // an administrator allow-listed it), or no profile is added.
-      await core.operations.audited({ operation: 'profile.add', target: new URL(url).origin }, async () => {
-        await core.destinations.approveBankOrigin(new URL(url).origin, name.trim() || 'Bank');
-        core.settings.addProfile({ name, baseUrl: url });
-      });
-      return core.settingsView();
+    'settings.addProfile': async (args) => {
+      await profiles.add(args);
+      return view();
     },
     'settings.updateProfile': async ({ profileId, name }) => {
-      await core.operations.audited({ operation: 'profile.rename', target: profileId }, async () => {
-        core.settings.updateProfile(profileId, { ...(name !== undefined ? { name } : {}) });
-      });
-      return core.settingsView();
+      await profiles.rename(profileId, name);
+      return view();
     },
     'settings.removeProfile': async ({ profileId }) => {
-      await core.operations.audited({ operation: 'profile.remove', target: profileId }, async () => {
-        const wasActive = core.session.profile.id === profileId;
-        core.settings.removeProfile(profileId);
-        await core.vault
-          .delete(profileId)
-          .catch((err: unknown) => core.log.warn('settings: token not removed', { error: err }));
-        if (wasActive) await core.session.activate(core.settings.get().activeProfileId);
-      });
-      return core.settingsView();
+      // Declined in main's dialog: nothing changes (the view still lists the profile).
+      await profiles.remove(profileId);
+      return view();
     },
     'settings.activateProfile': async ({ profileId }) => {
-      await core.operations.audited({ operation: 'profile.activate', target: profileId }, () =>
-        core.session.activate(profileId),
-      );
-      return core.settingsView();
+      await profiles.activate(profileId);
+      return view();
+    },
+    'settings.approveProfileAddress': async ({ profileId }) => {
+      await profiles.approveAddress(profileId);
+      return view();
     },
     'settings.dismissProblem': async ({ id }) => {
-      core.stores.dismiss(id);
-      return core.settingsView();
+      deps.stores.dismiss(id);
+      return view();
     },
   };
 }

@@ -1,34 +1,34 @@
+import type { SettingsView } from '../../shared/ipc/channels/settings';
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { EventHub } from '../infra/events';
+import type { TokenVault } from '../infra/vault';
+import type { ProfilesService } from '../profiles/service';
 
-/** Token in (once), never out: the answers carry only whether a token is stored. */
+export interface VaultHandlerDeps {
+  vault: Pick<TokenVault, 'status'>;
+  profiles: ProfilesService;
+  events: EventHub;
+  view(): Promise<SettingsView>;
+}
+
+/** Token in (once, replacing only with the analyst's native confirmation), never out. */
 export function vaultHandlers(
-  core: ServiceCore,
+  deps: VaultHandlerDeps,
 ): Pick<Handlers, 'vault.status' | 'vault.setToken' | 'vault.deleteToken'> {
+  const publish = async (): Promise<SettingsView> => {
+    const view = await deps.view();
+    deps.events.emit('settings.changed', view);
+    return view;
+  };
   return {
-    'vault.status': async () => core.vault.status(),
+    'vault.status': async () => deps.vault.status(),
     'vault.setToken': async ({ profileId, token }) => {
-      core.settings.profile(profileId);
-      await core.operations.audited({ operation: 'token.set', target: profileId }, async () => {
-        // Bound to the origin the profile uses now: the token is sent there and nowhere else.
-        core.session.bindToken(profileId);
-        await core.vault.set(profileId, token);
-      });
-      if (core.session.profile.id === profileId) await core.session.check({ fresh: true });
-      const view = await core.settingsView();
-      core.events.emit('settings.changed', view);
-      return view;
+      await deps.profiles.setToken(profileId, token);
+      return publish();
     },
     'vault.deleteToken': async ({ profileId }) => {
-      core.settings.profile(profileId);
-      await core.operations.audited({ operation: 'token.delete', target: profileId }, async () => {
-        await core.vault.delete(profileId);
-        core.settings.bindToken(profileId, null);
-      });
-      if (core.session.profile.id === profileId) await core.session.check({ fresh: true });
-      const view = await core.settingsView();
-      core.events.emit('settings.changed', view);
-      return view;
+      await deps.profiles.deleteToken(profileId);
+      return publish();
     },
   };
 }

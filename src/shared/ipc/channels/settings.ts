@@ -168,13 +168,19 @@ export const settingsChannels = {
     result: settingsViewSchema,
   }),
   'settings.removeProfile': channel({
-    summary: 'Remove a remote profile and its stored token (the embedded sandbox stays).',
+    summary:
+      'Remove a remote profile after main’s native confirmation (which says what unsent work it loses): its token, its address approval, its queued answers, drafts and caches go with it (the embedded sandbox stays).',
     args: z.strictObject({ profileId: profileIdSchema }),
     result: settingsViewSchema,
   }),
   'settings.activateProfile': channel({
     summary:
-      'Switch the active environment (starts the embedded sandbox if needed; a bank address not yet approved is confirmed natively first).',
+      'Make a profile the default for new objects and the header (starts the embedded sandbox if needed; a bank address not yet approved is confirmed natively first). Objects keep acting through their own profile.',
+    args: z.strictObject({ profileId: profileIdSchema }),
+    result: settingsViewSchema,
+  }),
+  'settings.approveProfileAddress': channel({
+    summary: 'Ask the analyst in main’s native dialog to approve a profile’s bank address (again).',
     args: z.strictObject({ profileId: profileIdSchema }),
     result: settingsViewSchema,
   }),

@@ -14,7 +14,8 @@ export const vaultChannels = {
     result: vaultStatusSchema,
   }),
   'vault.setToken': channel({
-    summary: 'Store or replace the token of a profile (then re-check the session). Never answered back.',
+    summary:
+      'Store the token of a profile (then re-check its session); replacing a stored token needs the analyst’s confirmation in main’s native dialog. Never answered back.',
     args: z.strictObject({
       profileId: profileIdSchema,
       token: z.string().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters'),

@@ -5,7 +5,7 @@ import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
 import { useShallow } from 'zustand/react/shallow';
 import { useSubscription } from '../../lib/events';
-import { useRouter } from '../../lib/router';
+import { useRouter, useRouteQuery } from '../../lib/router';
 import { useSession } from '../session/store';
 import { ReturnForm } from './ReturnForm';
 import { ReviewPane } from './ReviewPane';
@@ -40,10 +40,13 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
   const navigate = useRouter((r) => r.navigate);
   const id = useId();
 
+  // The profile the transfer belongs to, when the link says it (an RFI of another entity): every
+  // call for it goes through that profile, whatever is the default.
+  const profileId = useRouteQuery().get('profile');
   useSubscription(returnsSubscription);
   useEffect(() => {
-    void open(transactionId);
-  }, [open, transactionId]);
+    void open(transactionId, profileId);
+  }, [open, transactionId, profileId]);
   // Re-read when the credential changes (e.g. a switch to the viewer role): what is allowed changes.
   const credentialKey = useSession((x) =>
     x.status?.credential ? `${x.status.credential.legalEntityId}/${x.status.credential.role}` : 'none',
@@ -53,8 +56,9 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
     if (seenCredential.current === credentialKey) return;
     seenCredential.current = credentialKey;
     const cur = useReturns.getState();
-    if (['idle', 'cancelled', 'form', 'review', 'completed'].includes(cur.phase)) void open(transactionId);
-  }, [open, transactionId, credentialKey]);
+    if (['idle', 'cancelled', 'form', 'review', 'completed'].includes(cur.phase))
+      void open(transactionId, profileId);
+  }, [open, transactionId, profileId, credentialKey]);
 
   const back = (
     <p>

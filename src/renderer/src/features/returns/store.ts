@@ -42,6 +42,8 @@ export interface PendingIntent {
 
 export interface ReturnsStore {
   transactionId: string | null;
+  /** The profile the open transfer belongs to (null: the default profile's, as main decides). */
+  profileId: string | null;
   transfer: TransferView | null;
   loading: boolean;
   lookupError: string | null;
@@ -60,7 +62,8 @@ export interface ReturnsStore {
   listLoading: boolean;
   listError: string | null;
 
-  open(transactionId: string): Promise<void>;
+  /** Opens a transfer; `profileId`: the profile it belongs to (the screen it was opened from says it). */
+  open(transactionId: string, profileId?: string | null): Promise<void>;
   startForm(): void;
   closeForm(): void;
   send(intent: Omit<PendingIntent, 'operationId'>): Promise<void>;
@@ -90,6 +93,11 @@ function phaseOf(view: TransferView): ReturnPhase {
 }
 
 export const useReturns = create<ReturnsStore>((set, get) => {
+  /** Every call about the open transfer goes through the profile it belongs to. */
+  const owner = (): { profileId?: string } => {
+    const p = get().transfer?.profileId ?? get().profileId;
+    return p ? { profileId: p } : {};
+  };
   const runSend = async (intent: PendingIntent): Promise<void> => {
     set({
       phase: 'sending',
@@ -107,6 +115,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         amount: intent.amount,
         reasonCode: intent.reasonCode,
         ...(intent.description ? { description: intent.description } : {}),
+        ...owner(),
       });
     } catch (err) {
       const e = err instanceof DeskCallError ? err.error : null;
@@ -122,7 +131,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
     }
     set({ phase: 'processing', createdId: created.transactionId });
     try {
-      const review = await call('returns.review', { transactionId: created.transactionId });
+      const review = await call('returns.review', { transactionId: created.transactionId, ...owner() });
       if (get().transactionId !== intent.transactionId) return;
       set({
         review,
@@ -148,14 +157,16 @@ export const useReturns = create<ReturnsStore>((set, get) => {
     review: null,
     actionError: null,
     notice: null,
+    profileId: null,
     recent: [],
     entries: [],
     listLoading: false,
     listError: null,
 
-    async open(transactionId) {
+    async open(transactionId, profileId) {
       set({
         transactionId,
+        profileId: profileId ?? null,
         transfer: null,
         loading: true,
         lookupError: null,
@@ -168,7 +179,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         pending: null,
       });
       try {
-        const view = await call('returns.lookup', { transactionId });
+        const view = await call('returns.lookup', { transactionId, ...(profileId ? { profileId } : {}) });
         if (get().transactionId !== transactionId) return;
         const phase = phaseOf(view);
         set({ transfer: view, loading: false, phase, review: phase === 'idle' ? null : view });
@@ -211,7 +222,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
       if (!id) return;
       set({ actionError: null, progress: null });
       try {
-        const review = await call('returns.review', { transactionId: id });
+        const review = await call('returns.review', { transactionId: id, ...owner() });
         set({ review, phase: phaseOf(review) === 'idle' ? 'review' : phaseOf(review) });
       } catch (err) {
         set({ actionError: errorMessage(err) });
@@ -230,7 +241,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
       if (!id) return;
       set({ phase: 'confirming', actionError: null });
       try {
-        const view = await call('returns.confirm', { transactionId: id });
+        const view = await call('returns.confirm', { transactionId: id, ...owner() });
         set({ review: view, phase: view.status === 'return_completed' ? 'completed' : 'following' });
       } catch (err) {
         set({ phase: 'review', actionError: errorMessage(err) });
@@ -242,7 +253,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
       if (!id) return;
       set({ phase: 'cancelling', actionError: null });
       try {
-        const view = await call('returns.cancel', { transactionId: id });
+        const view = await call('returns.cancel', { transactionId: id, ...owner() });
         set({
           transfer: view,
           review: null,
@@ -264,6 +275,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
           amount: entry.amount,
           reasonCode: entry.reasonCode,
           ...(entry.description ? { description: entry.description } : {}),
+          profileId: entry.environmentId,
         });
         return null;
       } catch (err) {
@@ -312,7 +324,7 @@ export const returnsSubscription = sharedSubscription(() =>
         if (entry.status === 'return_completed') useReturns.setState({ phase: 'completed' });
         // Refresh the record (return_updated_at) once final.
         if (entry.status !== 'in_progress') {
-          void call('returns.lookup', { transactionId: entry.transactionId })
+          void call('returns.lookup', { transactionId: entry.transactionId, profileId: entry.environmentId })
             .then((view) => {
               if (useReturns.getState().transactionId === view.transactionId)
                 useReturns.setState({ review: view, transfer: view });

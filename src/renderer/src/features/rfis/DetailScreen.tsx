@@ -9,7 +9,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { Button, CopyableId, ErrorState, RelativeTime, Skeleton } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent, useSubscription } from '../../lib/events';
-import { useRouter } from '../../lib/router';
+import { useRouter, withQuery } from '../../lib/router';
 import { AnswerComposer, AnswerStatus } from './AnswerComposer';
 import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
@@ -159,6 +159,10 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   // Writes go out as the entity that owns the RFI, with its own credential only, whatever
   // profile is the default.
   const owner = detail.owner;
+  // The transfer is read (and returned) through the profile that owns this RFI.
+  const transferRoute = withQuery(`/returns/${encodeURIComponent(rfi.related_id)}`, {
+    profile: owner?.profileId,
+  });
 
   return (
     <section className="screen rfi-detail" aria-labelledby="rfi-detail-title" data-testid="rfi-detail">
@@ -188,11 +192,11 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           <dd className="rfi-detail__related">
             {rfi.type === 'transaction' ? (
               <a
-                href={`#/returns/${encodeURIComponent(rfi.related_id)}`}
+                href={`#${transferRoute}`}
                 data-testid="rfi-related-name"
                 onClick={(e) => {
                   e.preventDefault();
-                  navigate(`/returns/${encodeURIComponent(rfi.related_id)}`);
+                  navigate(transferRoute);
                 }}
               >
                 {related.name ?? 'Open the transfer'}

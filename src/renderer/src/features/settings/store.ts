@@ -71,11 +71,21 @@ export const useSettings = create<SettingsStore>((set, get) => ({
     get().run('token', () => call('vault.setToken', { profileId, token }), 'Token saved.'),
   signOut: (profileId) => get().run('signout', () => call('vault.deleteToken', { profileId }), 'Signed out.'),
   activate: (profileId) =>
-    get().run('activate', () => call('settings.activateProfile', { profileId }), 'Environment switched.'),
+    get().run(
+      'activate',
+      () => call('settings.activateProfile', { profileId }),
+      'This environment is now the default for new work.',
+    ),
   addProfile: (name, baseUrl) =>
     get().run('add', () => call('settings.addProfile', { name, baseUrl }), 'Environment added.'),
-  removeProfile: (profileId) =>
-    get().run('remove', () => call('settings.removeProfile', { profileId }), 'Environment removed.'),
+  async removeProfile(profileId) {
+    // Main asks the analyst in its own dialog (what the profile loses); declined, it stays.
+    const ok = await get().run('remove', () => call('settings.removeProfile', { profileId }));
+    if (!ok) return false;
+    const kept = get().view?.profiles.some((p) => p.id === profileId) ?? false;
+    set({ notice: kept ? 'The environment was kept.' : 'Environment removed.' });
+    return !kept;
+  },
   useSandboxCredential: (credential) =>
     get().run(
       'credential',
