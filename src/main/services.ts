@@ -196,6 +196,13 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.localNow ? { localNow: options.localNow } : {}),
   });
   const session = await createSession({ settings, vault, events, destinations, profiles });
+  /** The session of a named profile (not_found when it was removed), else the default profile's. */
+  const existingOwner = (profileId: string | undefined, gone: string): ProfileSession => {
+    if (profileId !== undefined && !settings.get().profiles.some((p) => p.id === profileId)) {
+      throw new DeskFailure({ kind: 'not_found', message: gone });
+    }
+    return ownerSession(profileId);
+  };
   /** The session of the profile that owns an object (a removed profile's: the default's). */
   const ownerSession = (profileId?: string): ProfileSession =>
     profileId !== undefined && settings.get().profiles.some((p) => p.id === profileId)
@@ -278,13 +285,25 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   const crypto = await createCryptoService(
     {
-      bank,
-      clock,
+      // The profile an order belongs to; a profile that is gone is refused, never replaced.
+      owner: (profileId) => {
+        const ps = existingOwner(profileId, 'The profile this order belongs to was removed.');
+        return {
+          profileId: ps.profileId,
+          bank: ps.bank,
+          clock: ps.clock,
+          get credential() {
+            return ps.credential;
+          },
+          check: () => ps.check(),
+          kind: ps.profile.kind,
+          readAfterCreate: readAfterCreateOf(ps.bank),
+        };
+      },
+      sandbox: () => session.sandbox,
       stores,
       operations,
       ledger,
-      readAfterCreate,
-      session,
       settings,
       events,
       platform: options.platform,

@@ -14,10 +14,15 @@ type CryptoChannels =
 /** Digital-asset exchange: the account book, quotes, guarded confirmation, the order list. */
 export function cryptoHandlers(core: ServiceCore): Pick<Handlers, CryptoChannels> {
   return {
-    'crypto.context': () => core.crypto.context(),
-    'crypto.saveAccount': ({ accountId, label, asset }) =>
-      core.crypto.saveAccount({ accountId, label, ...(asset !== undefined ? { asset } : {}) }),
-    'crypto.removeAccount': ({ accountId }) => core.crypto.removeAccount(accountId),
+    'crypto.context': (args) => core.crypto.context(args?.profileId),
+    'crypto.saveAccount': ({ accountId, label, asset, profileId }) =>
+      core.crypto.saveAccount({
+        accountId,
+        label,
+        ...(asset !== undefined ? { asset } : {}),
+        ...(profileId !== undefined ? { profileId } : {}),
+      }),
+    'crypto.removeAccount': ({ accountId, profileId }) => core.crypto.removeAccount(accountId, profileId),
     'crypto.quote': (args) => core.crypto.quote(args),
     'crypto.requote': ({ orderId }) => core.crypto.requote(orderId),
     'crypto.confirm': ({ orderId }) => core.crypto.confirm(orderId),

@@ -23,7 +23,7 @@ import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { ReadAfterCreate } from '../bank/read-after-create';
 import type { Operations } from '../bank/operations';
-import type { SessionManager } from '../session/session';
+import type { RunningSandbox } from '../../sandbox';
 import type { SettingsStore } from '../session/settings';
 import type { Stores, TypedStore } from '../infra/stores';
 import {
@@ -36,14 +36,27 @@ import {
 import { cryptoAccountsFormat, cryptoOrdersFormat } from './stored';
 import type { storedAccountSchema, storedOrderRecordSchema } from './stored';
 
+/** The profile an order (or a new quote) belongs to: its bank client, clock and credential. */
+export interface CryptoOwner {
+  readonly profileId: string;
+  readonly bank: Pick<BankClient, 'getTransaction' | 'confirmCryptoOrder'>;
+  readonly clock: ServerClock;
+  /** As the bank last reported it (null before a check). */
+  readonly credential: { role: string; legalEntityId: string } | null;
+  check(): Promise<unknown>;
+  /** 'embedded-sandbox' or 'remote'. */
+  readonly kind: string;
+  readAfterCreate: ReadAfterCreate;
+}
+
 export interface CryptoDeps {
-  bank: BankClient;
-  clock: ServerClock;
+  /** The named profile (not_found when it is gone), else the default (active) profile. */
+  owner(profileId?: string): CryptoOwner;
+  /** The embedded sandbox, when it runs (its fixtures seed the sandbox profile's account book). */
+  sandbox(): RunningSandbox | null;
   stores: Stores;
   operations: Operations;
   ledger: IdempotencyLedger;
-  readAfterCreate: ReadAfterCreate;
-  session: SessionManager;
   settings: SettingsStore;
   events: EventHub;
   platform: Platform;
@@ -62,10 +75,19 @@ export interface CryptoOptions {
   followMaxInFlight?: number;
 }
 
+/**
+ * Orders act through the profile they belong to (their `environmentId`), whatever is active; a new
+ * quote and the account book are the named profile's, else the default profile's.
+ */
 export interface CryptoService {
-  context(): Promise<CryptoContext>;
-  saveAccount(input: { accountId: string; label: string; asset?: string }): Promise<CryptoContext>;
-  removeAccount(accountId: string): Promise<CryptoContext>;
+  context(profileId?: string): Promise<CryptoContext>;
+  saveAccount(input: {
+    accountId: string;
+    label: string;
+    asset?: string;
+    profileId?: string;
+  }): Promise<CryptoContext>;
+  removeAccount(accountId: string, profileId?: string): Promise<CryptoContext>;
   quote(args: QuoteArgs): Promise<OrderView>;
   requote(orderId: string): Promise<OrderView>;
   confirm(orderId: string): Promise<OrderView>;
@@ -125,7 +147,7 @@ export async function createCryptoService(
   deps: CryptoDeps,
   options: CryptoOptions = {},
 ): Promise<CryptoService> {
-  const { bank, clock, session, events, log } = deps;
+  const { events, log } = deps;
   const marginMs = options.confirmMarginMs ?? DEFAULT_CONFIRM_MARGIN_MS;
   const orders: TypedStore<{ orders: OrderRecord[] }> = await deps.stores.open(
     'crypto-orders',
@@ -149,12 +171,13 @@ export async function createCryptoService(
     if (e === 'online' || e === 'resume') offline = false;
   });
 
-  const envId = (): string => session.environment.id;
+  /** The profile an order belongs to. */
+  const ownerOf = (r: Pick<OrderRecord, 'environmentId'>): CryptoOwner => deps.owner(r.environmentId);
 
   // ---- Records ----
 
   const getRecord = (id: string): OrderRecord => {
-    const r = orders.get().orders.find((o) => o.id === id && o.environmentId === envId());
+    const r = orders.get().orders.find((o) => o.id === id);
     if (!r) throw new DeskFailure({ kind: 'not_found', message: `No exchange order ${id} here.` });
     return r;
   };
@@ -182,8 +205,8 @@ export async function createCryptoService(
     return next;
   };
 
-  const canTrade = (): { ok: boolean; reason: string | null } => {
-    const cred = session.credential;
+  const canTrade = (owner: CryptoOwner): { ok: boolean; reason: string | null } => {
+    const cred = owner.credential;
     if (!cred) return { ok: false, reason: 'The bank has not confirmed the credential yet.' };
     if (cred.role !== 'admin') {
       return {
@@ -198,12 +221,14 @@ export async function createCryptoService(
     r.crypto ? Date.parse(r.crypto.quote_valid_until) : Number.NaN;
 
   /** The last read of an order: the follower's reads that changed nothing are not written. */
-  const lastReadOf = (r: OrderRecord, serverNow: number): string | null => {
+  const lastReadOf = (r: OrderRecord, serverNow: number, clock: ServerClock): string | null => {
     const at = readAt.get(r.id);
     return at === undefined ? r.lastReadAt : new Date(serverNow - (clock.localNow() - at)).toISOString();
   };
 
   const view = (r: OrderRecord): OrderView => {
+    const owner = ownerOf(r);
+    const clock = owner.clock;
     const serverNow = clock.now();
     const validUntil = validUntilOf(r);
     const expiredByClock =
@@ -237,8 +262,8 @@ export async function createCryptoService(
       safetyMarginMs: Math.ceil(
         requiredHeadroomMs({ marginMs, roundTripMs: lastRoundTripMs, uncertaintyMs: uncertainty }),
       ),
-      confirmable: r.status === 'in_progress' && decision.allowed && canTrade().ok,
-      lastReadAt: lastReadOf(r, serverNow),
+      confirmable: r.status === 'in_progress' && decision.allowed && canTrade(owner).ok,
+      lastReadAt: lastReadOf(r, serverNow, clock),
     };
   };
 
@@ -281,7 +306,7 @@ export async function createCryptoService(
       status: tx.status,
       crypto: tx.crypto_trade_v2 ?? null,
       phase: 'visible',
-      lastReadAt: new Date(clock.now()).toISOString(),
+      lastReadAt: new Date(ownerOf(getRecord(id)).clock.now()).toISOString(),
     });
     notifySettled(next);
     scheduleExpiryCheck(next);
@@ -289,6 +314,7 @@ export async function createCryptoService(
   };
 
   const read = async (id: string, transactionId: string): Promise<OrderRecord> => {
+    const { bank, clock } = ownerOf(getRecord(id));
     const t0 = clock.localNow();
     const tx = await bank.getTransaction(transactionId, { signal: stop.signal });
     lastRoundTripMs = Math.max(0, clock.localNow() - t0);
@@ -330,7 +356,7 @@ export async function createCryptoService(
           status: u.value.status,
           crypto: u.value.crypto_trade_v2 ?? null,
           phase: 'visible',
-          lastReadAt: new Date(clock.now()).toISOString(),
+          lastReadAt: new Date(ownerOf(o).clock.now()).toISOString(),
         };
         if (settles(next)) {
           next = { ...next, notified: true };
@@ -349,8 +375,16 @@ export async function createCryptoService(
     for (const r of settled) showSettled(r);
   };
 
+  /** The profile a followed transaction is read through. */
+  const followOwner = (transactionId: string): CryptoOwner => {
+    const orderId = followedOrders.get(transactionId);
+    const r = orderId ? orders.get().orders.find((o) => o.id === orderId) : undefined;
+    if (!r) throw new DeskFailure({ kind: 'not_found', message: 'This order is no longer kept here.' });
+    return ownerOf(r);
+  };
   const follower = createFollower<Transaction>({
     read: async (transactionId, signal) => {
+      const { bank, clock } = followOwner(transactionId);
       const t0 = clock.localNow();
       const tx = await bank.getTransaction(transactionId, { signal });
       lastRoundTripMs = Math.max(0, clock.localNow() - t0);
@@ -363,7 +397,7 @@ export async function createCryptoService(
       if (orderId) readAt.set(orderId, at);
     },
     onBatch: applyFollowed,
-    now: () => clock.localNow(),
+    now: () => Date.now(),
     onBatchError: (err) => log.warn('crypto: recording re-read orders failed', { error: err }),
     onError: (transactionId, err) => {
       // Not this credential's or this bank's order (switched meanwhile): the list follows it again.
@@ -384,11 +418,11 @@ export async function createCryptoService(
     const transactionId = r.transactionId;
     if (!transactionId || isFinalStatus(r.status) || stop.signal.aborted) return;
     if (follower.isFollowing(transactionId)) return;
-    const env = r.environmentId;
     followedOrders.set(transactionId, r.id);
+    // Followed through its own profile, whatever is active, until the app stops.
     follower.follow(transactionId, {
       known: stateOf(r.status, r.crypto),
-      active: () => envId() === env,
+      active: () => !stop.signal.aborted,
     });
   };
 
@@ -398,6 +432,7 @@ export async function createCryptoService(
       return;
     const validUntil = validUntilOf(r);
     if (!Number.isFinite(validUntil)) return;
+    const clock = ownerOf(r).clock;
     const delay = Math.min(2 ** 31 - 1, Math.max(0, validUntil - clock.now()) + 1500);
     const txId = r.transactionId;
     const timer = setTimeout(() => {
@@ -438,7 +473,7 @@ export async function createCryptoService(
   const awaitVisible = (id: string, transactionId: string): void => {
     if (awaiting.has(id)) return;
     awaiting.add(id);
-    void deps
+    void ownerOf(getRecord(id))
       .readAfterCreate(transactionId, {
         signal: stop.signal,
         onState: (u) => {
@@ -462,11 +497,11 @@ export async function createCryptoService(
 
   // ---- Account book ----
 
-  const seedFromSandbox = (): void => {
-    const sb = session.sandbox;
-    if (session.environment.kind !== 'embedded-sandbox' || !sb || seededFor.has(sb.url)) return;
+  const seedFromSandbox = (owner: CryptoOwner): void => {
+    const sb = deps.sandbox();
+    if (owner.kind !== 'embedded-sandbox' || !sb || seededFor.has(sb.url)) return;
     seededFor.add(sb.url);
-    const env = envId();
+    const env = owner.profileId;
     accounts.update((file) => {
       const have = new Set(file.accounts.filter((a) => a.environmentId === env).map((a) => a.accountId));
       const added: StoredAccount[] = [];
@@ -487,15 +522,16 @@ export async function createCryptoService(
     });
   };
 
-  const context = async (): Promise<CryptoContext> => {
-    if (!session.credential) await session.check().catch(() => undefined);
-    seedFromSandbox();
-    const env = envId();
-    const trade = canTrade();
+  const context = async (profileId?: string): Promise<CryptoContext> => {
+    const owner = deps.owner(profileId);
+    if (!owner.credential) await owner.check().catch(() => undefined);
+    seedFromSandbox(owner);
+    const env = owner.profileId;
+    const trade = canTrade(owner);
     return {
       environmentId: env,
-      role: session.credential?.role ?? null,
-      legalEntityId: session.credential?.legalEntityId ?? null,
+      role: owner.credential?.role ?? null,
+      legalEntityId: owner.credential?.legalEntityId ?? null,
       canTrade: trade.ok,
       readOnlyReason: trade.reason,
       accounts: accounts
@@ -506,22 +542,26 @@ export async function createCryptoService(
     };
   };
 
-  const requireTrade = async (): Promise<void> => {
-    if (!session.credential) await session.check().catch(() => undefined);
-    const trade = canTrade();
+  const requireTrade = async (owner: CryptoOwner): Promise<void> => {
+    if (!owner.credential) await owner.check().catch(() => undefined);
+    const trade = canTrade(owner);
     if (!trade.ok) throw new DeskFailure({ kind: 'forbidden', message: trade.reason ?? 'Not allowed.' });
   };
 
   // ---- Quotes ----
 
-  const create = async (body: CryptoOrderRequest, requoteOf: string | null): Promise<OrderView> => {
-    await requireTrade();
+  const create = async (
+    body: CryptoOrderRequest,
+    requoteOf: string | null,
+    owner: CryptoOwner,
+  ): Promise<OrderView> => {
+    await requireTrade(owner);
     const id = `cx-${randomUUID()}`;
     putRecord({
       id,
-      environmentId: envId(),
-      legalEntityId: session.credential?.legalEntityId ?? null,
-      createdAt: new Date(clock.now()).toISOString(),
+      environmentId: owner.profileId,
+      legalEntityId: owner.credential?.legalEntityId ?? null,
+      createdAt: new Date(owner.clock.now()).toISOString(),
       requoteOf,
       body: {
         side: body.side,
@@ -547,7 +587,12 @@ export async function createCryptoService(
     });
     events.emit('crypto.orderChanged', view(getRecord(id)));
     try {
-      const res = await deps.operations.createCryptoOrder(id, body, orderFacts({ body, crypto: null }));
+      const res = await deps.operations.createCryptoOrder(
+        id,
+        body,
+        orderFacts({ body, crypto: null }),
+        owner.profileId,
+      );
       const r = update(id, {
         transactionId: res.transactionId,
         idempotencyKey: res.idempotencyKey,
@@ -613,6 +658,8 @@ export async function createCryptoService(
 
   const confirm = async (orderId: string): Promise<OrderView> => {
     const r = getRecord(orderId);
+    const owner = ownerOf(r);
+    const { bank, clock } = owner;
     const transactionId = r.transactionId;
     if (!transactionId || r.phase !== 'visible') {
       throw new DeskFailure({
@@ -621,7 +668,7 @@ export async function createCryptoService(
         message: 'The bank has not shown this quote yet; it cannot be confirmed.',
       });
     }
-    await requireTrade();
+    await requireTrade(owner);
     if (offline) {
       const error = {
         message:
@@ -633,7 +680,12 @@ export async function createCryptoService(
     }
     try {
       await deps.operations.audited(
-        { operation: 'crypto.confirm', target: transactionId, facts: orderFacts(getRecord(orderId)) },
+        {
+          operation: 'crypto.confirm',
+          target: transactionId,
+          facts: orderFacts(getRecord(orderId)),
+          profileId: owner.profileId,
+        },
         () =>
           guardedConfirm({
             localNow: clock.localNow,
@@ -697,8 +749,8 @@ export async function createCryptoService(
 
   const service: CryptoService = {
     context,
-    async saveAccount({ accountId, label, asset }) {
-      const env = envId();
+    async saveAccount({ accountId, label, asset, profileId }) {
+      const env = deps.owner(profileId).profileId;
       accounts.update((file) => {
         const existing = file.accounts.find((a) => a.environmentId === env && a.accountId === accountId);
         const entry: StoredAccount = existing
@@ -717,16 +769,16 @@ export async function createCryptoService(
             : [...file.accounts, entry],
         };
       });
-      return context();
+      return context(env);
     },
-    async removeAccount(accountId) {
-      const env = envId();
+    async removeAccount(accountId, profileId) {
+      const env = deps.owner(profileId).profileId;
       accounts.update((file) => ({
         accounts: file.accounts.filter((a) => !(a.environmentId === env && a.accountId === accountId)),
       }));
-      return context();
+      return context(env);
     },
-    quote: (args) => create(bodyOf(args), null),
+    quote: ({ profileId, ...args }) => create(bodyOf(args), null, deps.owner(profileId)),
     async requote(orderId) {
       const r = getRecord(orderId);
       const b = r.body;
@@ -740,7 +792,7 @@ export async function createCryptoService(
         ...(b.description ? { description: b.description } : {}),
         ...(b.additional_details ? { additionalDetails: b.additional_details } : {}),
       });
-      return create(body, orderId);
+      return create(body, orderId, ownerOf(r));
     },
     confirm,
     async order(orderId, refresh) {
@@ -761,14 +813,17 @@ export async function createCryptoService(
       return view(r);
     },
     async list() {
-      const env = envId();
-      const entity = session.credential?.legalEntityId ?? null;
-      // Another legal entity's orders cannot be read with this credential: they are not listed.
-      const mine = orders
-        .get()
-        .orders.filter(
-          (o) => o.environmentId === env && (!o.legalEntityId || !entity || o.legalEntityId === entity),
-        );
+      // Every profile's orders, each as far as its own credential can read it (an order of another
+      // legal entity than the profile's token now is not listed); a removed profile's are not.
+      const mine = orders.get().orders.filter((o) => {
+        let entity: string | null;
+        try {
+          entity = ownerOf(o).credential?.legalEntityId ?? null;
+        } catch {
+          return false;
+        }
+        return !o.legalEntityId || !entity || o.legalEntityId === entity;
+      });
       for (const r of mine) {
         // Orders left unsettled by an earlier run are followed again.
         if (r.transactionId && r.phase === 'visible' && r.status === 'pending_execution') follow(r);
@@ -789,7 +844,13 @@ export async function createCryptoService(
   };
   // Orders an earlier run left unsettled are followed again from the start.
   for (const r of orders.get().orders) {
-    if (r.environmentId === envId() && r.phase === 'visible' && r.status === 'pending_execution') follow(r);
+    if (r.phase !== 'visible' || r.status !== 'pending_execution') continue;
+    try {
+      ownerOf(r);
+      follow(r);
+    } catch (err) {
+      log.warn('crypto: the profile of an unsettled order is gone', { error: err });
+    }
   }
   return service;
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CryptoTradeV2 } from '../../api/transactions';
 import { SYMBOLS } from '../../catalogue';
 import { channel, event, noArgs } from '../define';
+import { profileIdSchema } from './settings';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 const accountId = z
@@ -103,19 +104,22 @@ export const quoteArgsSchema = z.strictObject({
   receivesAccountId: accountId,
   description: text(500).optional(),
   additionalDetails: text(2000).optional(),
+  /** The profile the quote is for (the entity chosen on the form); absent: the default profile. */
+  profileId: profileIdSchema.optional(),
 });
 export type QuoteArgs = z.infer<typeof quoteArgsSchema>;
 
 export const cryptoChannels = {
   'crypto.context': channel({
     summary:
-      'Exchange form context: role, legal entity, whether trading is allowed (and why not), and the account book.',
-    args: noArgs,
+      'Exchange form context of a profile (default: the default profile): role, legal entity, whether trading is allowed (and why not), and the account book.',
+    args: z.strictObject({ profileId: profileIdSchema.optional() }).optional(),
     result: cryptoContextSchema,
   }),
   'crypto.saveAccount': channel({
-    summary: 'Adds or relabels an account book entry of the active environment.',
+    summary: 'Adds or relabels an account book entry of a profile (default: the default profile).',
     args: z.strictObject({
+      profileId: profileIdSchema.optional(),
       accountId,
       label: z.string().trim().min(1, 'must not be empty').max(120, 'must be at most 120 characters'),
       asset: text(64).optional(),
@@ -123,8 +127,8 @@ export const cryptoChannels = {
     result: cryptoContextSchema,
   }),
   'crypto.removeAccount': channel({
-    summary: 'Removes an account book entry of the active environment.',
-    args: z.strictObject({ accountId }),
+    summary: 'Removes an account book entry of a profile (default: the default profile).',
+    args: z.strictObject({ accountId, profileId: profileIdSchema.optional() }),
     result: cryptoContextSchema,
   }),
   'crypto.quote': channel({

@@ -5,10 +5,11 @@ import { DIGITAL_ASSETS } from '../../../../shared/catalogue';
 import type { AccountBookEntry } from '../../../../shared/ipc/channels/crypto';
 import { decimalsOf } from '../../../../shared/money';
 import { errorMessage } from '../../lib/desk';
-import { useRouter } from '../../lib/router';
+import { useRouter, useRouteQuery } from '../../lib/router';
 import { useOrderDraft } from './order-draft';
 import type { AssetSymbol } from './order-draft';
 import { useCrypto } from './store';
+import { useQueue } from '../rfis/queue-store';
 import { AmountField, Button, Select, TextArea, TextField } from '../../components/ui';
 
 const accountLabel = (a: AccountBookEntry): string => `${a.label} (${a.accountId})`;
@@ -50,9 +51,21 @@ export function OrderForm() {
   const [error, setError] = useState<string | null>(null);
   const [touched, setTouched] = useState(false);
 
+  // Which entity the quote is for: the link's (an entity's own screen), else the default profile.
+  const linked = useRouteQuery().get('profile');
+  const entities = useQueue((s) => s.entities);
   useEffect(() => {
-    void loadContext();
-  }, [loadContext]);
+    void loadContext(linked);
+  }, [loadContext, linked]);
+  // The entities the desk watches (read once if the queue was not opened yet).
+  useEffect(() => {
+    const q = useQueue.getState();
+    if (q.entities.length === 0 && !q.loading) void q.load();
+  }, []);
+  const forEntity = context?.environmentId ?? '';
+  const entityOptions = entities
+    .filter((e) => e.connection !== 'no_token')
+    .map((e) => ({ value: e.profileId, label: e.name, description: e.profileName }));
 
   const readOnly = !context?.canTrade;
   const locked = readOnly || submitting;
@@ -101,6 +114,16 @@ export function OrderForm() {
         aria-describedby={readOnly ? `${id}-readonly` : undefined}
       >
         <fieldset disabled={locked} className="crypto-form__fields">
+          {entityOptions.length > 1 && (
+            <Select
+              label="For"
+              options={entityOptions}
+              value={forEntity}
+              onChange={(v) => void loadContext(v)}
+              description="The quote is made and confirmed with this entity’s own credential."
+              data-testid="crypto-entity"
+            />
+          )}
           <fieldset className="crypto-form__group">
             <legend>Side (from the customer’s view)</legend>
             <label>

@@ -151,9 +151,9 @@ export function QuoteView({ orderId }: { orderId: string }) {
   useTick(250);
 
   const live = !view || !FINAL_STATUSES.has(view.displayStatus);
+  // The order acts through the profile it belongs to: its credential says whether it can be confirmed.
   useEffect(() => {
-    void loadContext();
-    void loadOrder(orderId, true);
+    void loadOrder(orderId, true).then((o) => loadContext(o?.environmentId));
   }, [orderId, loadOrder, loadContext]);
   // While the quote or order can still change, re-read it (this also keeps bank time fresh).
   useEffect(() => {

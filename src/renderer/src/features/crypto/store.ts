@@ -22,7 +22,8 @@ export interface CryptoStore {
   /** Per order: the last action's error. */
   errors: Record<string, string | null>;
   busy: Record<string, boolean>;
-  loadContext(): Promise<void>;
+  /** The form context of a profile (the entity a new quote is for); default: the default profile. */
+  loadContext(profileId?: string | null): Promise<void>;
   loadList(): Promise<void>;
   loadOrder(orderId: string, refresh?: boolean): Promise<OrderView | null>;
   quote(args: QuoteArgs): Promise<OrderView>;
@@ -63,9 +64,12 @@ export const useCrypto = create<CryptoStore>((set, get) => {
     offsetMs: 0,
     errors: {},
     busy: {},
-    async loadContext() {
+    async loadContext(profileId) {
       try {
-        set({ context: await call('crypto.context', undefined), contextError: null });
+        set({
+          context: await call('crypto.context', profileId ? { profileId } : undefined),
+          contextError: null,
+        });
       } catch (err) {
         set({ contextError: errorMessage(err) });
       }
@@ -96,7 +100,9 @@ export const useCrypto = create<CryptoStore>((set, get) => {
       }
     },
     async quote(args) {
-      return accept(await call('crypto.quote', args));
+      // The quote is for the entity whose context the form shows.
+      const profileId = args.profileId ?? get().context?.environmentId;
+      return accept(await call('crypto.quote', { ...args, ...(profileId ? { profileId } : {}) }));
     },
     async requote(orderId) {
       setBusy(orderId, true);
@@ -123,10 +129,18 @@ export const useCrypto = create<CryptoStore>((set, get) => {
       }
     },
     async saveAccount(input) {
-      set({ context: await call('crypto.saveAccount', input), contextError: null });
+      const profileId = get().context?.environmentId;
+      set({
+        context: await call('crypto.saveAccount', { ...input, ...(profileId ? { profileId } : {}) }),
+        contextError: null,
+      });
     },
     async removeAccount(accountId) {
-      set({ context: await call('crypto.removeAccount', { accountId }), contextError: null });
+      const profileId = get().context?.environmentId;
+      set({
+        context: await call('crypto.removeAccount', { accountId, ...(profileId ? { profileId } : {}) }),
+        contextError: null,
+      });
     },
   };
 });
