@@ -3,6 +3,18 @@
  * Type-only imports count: a cycle through types is still a cycle a reader has to untangle.
  */
 const shell = '^src/main/(index\\.ts|electron/)';
+/**
+ * The floors of main, from the bottom: a lower floor never imports a higher one.
+ * 1. infra and the IPC transport (know no bank and no feature), 2. the bank protocol,
+ * 3. profiles and the session, 4. the features, 5. the composition root, 6. the Electron shell.
+ */
+const floors = {
+  infra: '^src/main/(infra|ipc)/',
+  bank: '^src/main/bank/',
+  profiles: '^src/main/(profiles|session)/',
+  features: '^src/main/(returns|crypto|rfis|rfi-answers|locker|activity|case-files|desk|desktop)/',
+  root: '^src/main/(services|handlers|core)\\.ts$',
+};
 const electron = '^node_modules/electron/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -68,6 +80,42 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/main/' },
       to: { path: '^src/(renderer|preload)/' },
+    },
+    {
+      name: 'infra-floor-knows-nothing-above',
+      severity: 'error',
+      comment: 'infra and the IPC transport know no bank, profile, feature, root or shell.',
+      from: { path: floors.infra },
+      to: { path: [floors.bank, floors.profiles, floors.features, floors.root, shell] },
+    },
+    {
+      name: 'bank-floor-knows-nothing-above',
+      severity: 'error',
+      comment: 'The bank protocol knows infra only: no profile, feature, root or shell.',
+      from: { path: floors.bank },
+      to: { path: [floors.profiles, floors.features, floors.root, shell] },
+    },
+    {
+      name: 'profiles-floor-knows-no-feature',
+      severity: 'error',
+      comment: 'Profiles and the session know infra and the bank: no feature, root or shell.',
+      from: { path: floors.profiles },
+      to: { path: [floors.features, floors.root, shell] },
+    },
+    {
+      name: 'features-know-no-root',
+      severity: 'error',
+      comment:
+        'A feature declares the narrow dependencies it needs: it never imports the composition root (services.ts, handlers.ts, core.ts) or the shell.',
+      from: { path: floors.features },
+      to: { path: [floors.root, shell] },
+    },
+    {
+      name: 'only-the-shell-imports-the-root',
+      severity: 'error',
+      comment: 'Only the shell (and tests) import the composition root.',
+      from: { path: '^src/', pathNot: [shell, floors.root] },
+      to: { path: floors.root },
     },
     {
       name: 'no-unresolvable-imports',

@@ -26,10 +26,11 @@ import type { RfiService } from './rfis';
 import type { RfiServiceOptions, WebhookServiceOptions } from './rfis';
 import { sweepInterruptedWrites } from './infra/durable-file';
 import { sandboxSeedFor } from './session/sandbox-seed';
-import { bankOrigin, createDestinationGuard, defaultBankAllowListPath } from './session/destinations';
+import { createDestinationGuard, defaultBankAllowListPath } from './session/destinations';
+import { bankOrigin } from './infra/origins';
 import type { OriginDecision } from './session/destinations';
 import { createEventHub } from './infra/events';
-import { buildHandlers } from './ipc/handlers';
+import { buildHandlers } from './handlers';
 import { createBusyGuard, guardMethods } from './desktop/busy';
 import { createDesktopSettings } from './desktop/settings';
 import { openLedger } from './bank/ledger';
@@ -297,6 +298,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
           },
           check: () => ps.check(),
           kind: ps.profile.kind,
+          origin: bankOrigin(ps.environment.baseUrl),
           readAfterCreate: readAfterCreateOf(ps.bank),
         };
       },

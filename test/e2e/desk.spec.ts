@@ -122,8 +122,10 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   await row.click();
   await expect(app).toHaveURL(new RegExp(`#/rfis/${afterSignOut.id}$`));
   await expect(app.getByTestId('rfi-entity')).toHaveText(leB!.name);
-  await app.getByRole('button', { name: `Act as ${leB!.name}` }).click();
-  await expect(app.getByTestId('rfi-acting')).toHaveText(`Answers go out as ${leB!.name}.`);
+  // Nothing to switch: the answer goes out through B's own profile.
+  await expect(app.getByTestId('rfi-acting')).toHaveText(
+    `Answers go out as ${leB!.name}, with its own credential.`,
+  );
   const q = app.getByTestId(`question-${afterSignOut.questions[0]!.id}`);
   await q.getByLabel('Your answer').fill('Wholesale buyers in the EU.');
   // A's sync failures while it was signed out left toasts; the analyst closes them.

@@ -68,6 +68,12 @@ describe('import rules', () => {
     write('src/renderer/reach.ts', "import { x } from '../main/a';\nexport const r = x;\n");
     write('src/preload/index.ts', "import fs from 'node:fs';\nexport const p = fs;\n");
     write('src/sandbox/bank.ts', "import { x } from '../main/a';\nexport const s = x;\n");
+    // The floors of main: each file reaches one floor up.
+    write('src/main/infra/low.ts', "import { c } from '../bank/client';\nexport const l = c;\n");
+    write('src/main/bank/client.ts', "import { s } from '../session/session';\nexport const c = s;\n");
+    write('src/main/session/session.ts', "import { r } from '../returns/service';\nexport const s = r;\n");
+    write('src/main/returns/service.ts', "import { root } from '../services';\nexport const r = root;\n");
+    write('src/main/services.ts', 'export const root = 1;\n');
 
     const { violations } = cruise(tmp, ['src']);
     const caught = (rule: string): string[] =>
@@ -86,5 +92,18 @@ describe('import rules', () => {
     expect(caught('sandbox-is-the-bank')).toEqual(['src/sandbox/bank.ts → src/main/a.ts']);
     expect(caught('main-knows-no-renderer')).toEqual(['src/main/ui.ts → src/renderer/view.ts']);
     expect(caught('no-unresolvable-imports')).toEqual(['src/main/missing.ts → ./gone']);
+    expect(caught('infra-floor-knows-nothing-above')).toEqual([
+      'src/main/infra/low.ts → src/main/bank/client.ts',
+    ]);
+    expect(caught('bank-floor-knows-nothing-above')).toEqual([
+      'src/main/bank/client.ts → src/main/session/session.ts',
+    ]);
+    expect(caught('profiles-floor-knows-no-feature')).toEqual([
+      'src/main/session/session.ts → src/main/returns/service.ts',
+    ]);
+    expect(caught('features-know-no-root')).toEqual(['src/main/returns/service.ts → src/main/services.ts']);
+    expect(caught('only-the-shell-imports-the-root')).toEqual([
+      'src/main/returns/service.ts → src/main/services.ts',
+    ]);
   });
 });

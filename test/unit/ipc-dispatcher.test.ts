@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, createSenderPolicy, originOf } from '../../src/main/ipc/dispatcher';
+import { createDispatcher, createSenderPolicy } from '../../src/main/ipc/dispatcher';
+import { originOf } from '../../src/main/infra/origins';
 import type { Handlers } from '../../src/main/ipc/dispatcher';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { DeskFailure } from '../../src/shared/ipc/errors';

@@ -1,8 +1,12 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { AuditLog } from '../bank/audit';
+import type { Platform } from '../infra/platform';
 
 /** The audit log behind the Activity screen: its entries, and a CSV export to a file the analyst picks. */
-export function auditHandlers(core: ServiceCore): Pick<Handlers, 'audit.list' | 'audit.exportCsv'> {
+export function auditHandlers(core: {
+  audit: Pick<AuditLog, 'list' | 'exportCsv'>;
+  platform: Pick<Platform, 'showSaveFileDialog'>;
+}): Pick<Handlers, 'audit.list' | 'audit.exportCsv'> {
   return {
     'audit.list': (args) => core.audit.list(args ?? {}),
     'audit.exportCsv': async () => {

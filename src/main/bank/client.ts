@@ -29,7 +29,7 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import { classifyFailure } from '../../shared/failure-policy';
 import { fillRoutePath, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
 import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
-import { isLoopbackHost } from '../session/destinations';
+import { isLoopbackHost, originOf } from '../infra/origins';
 import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
 import type { ServerClock } from './clock';
 import type { Logger } from '../infra/log';
@@ -159,14 +159,6 @@ export function pathParam(value: string, name: string): string {
     });
   }
   return encodeURIComponent(value);
-}
-
-function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
 }
 
 function abortedBy(signal: AbortSignal, fallback: unknown): unknown {

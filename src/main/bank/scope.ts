@@ -16,7 +16,7 @@ export interface BankScope {
 export const EMBEDDED_SANDBOX_ORIGIN = 'embedded-sandbox';
 
 /** The origin (scheme://host:port) of a base URL; '' for one that does not parse. */
-export function originOf(environment: { kind: string; baseUrl: string }): string {
+export function scopeOrigin(environment: { kind: string; baseUrl: string }): string {
   if (environment.kind === 'embedded-sandbox') return EMBEDDED_SANDBOX_ORIGIN;
   try {
     return new URL(environment.baseUrl).origin;

@@ -1,5 +1,5 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { CryptoService } from './service';
 
 type CryptoChannels =
   | 'crypto.context'
@@ -12,21 +12,21 @@ type CryptoChannels =
   | 'crypto.list';
 
 /** Digital-asset exchange: the account book, quotes, guarded confirmation, the order list. */
-export function cryptoHandlers(core: ServiceCore): Pick<Handlers, CryptoChannels> {
+export function cryptoHandlers(crypto: CryptoService): Pick<Handlers, CryptoChannels> {
   return {
-    'crypto.context': (args) => core.crypto.context(args?.profileId),
+    'crypto.context': (args) => crypto.context(args?.profileId),
     'crypto.saveAccount': ({ accountId, label, asset, profileId }) =>
-      core.crypto.saveAccount({
+      crypto.saveAccount({
         accountId,
         label,
         ...(asset !== undefined ? { asset } : {}),
         ...(profileId !== undefined ? { profileId } : {}),
       }),
-    'crypto.removeAccount': ({ accountId, profileId }) => core.crypto.removeAccount(accountId, profileId),
-    'crypto.quote': (args) => core.crypto.quote(args),
-    'crypto.requote': ({ orderId }) => core.crypto.requote(orderId),
-    'crypto.confirm': ({ orderId }) => core.crypto.confirm(orderId),
-    'crypto.order': ({ orderId, refresh }) => core.crypto.order(orderId, refresh ?? false),
-    'crypto.list': async () => ({ orders: await core.crypto.list() }),
+    'crypto.removeAccount': ({ accountId, profileId }) => crypto.removeAccount(accountId, profileId),
+    'crypto.quote': (args) => crypto.quote(args),
+    'crypto.requote': ({ orderId }) => crypto.requote(orderId),
+    'crypto.confirm': ({ orderId }) => crypto.confirm(orderId),
+    'crypto.order': ({ orderId, refresh }) => crypto.order(orderId, refresh ?? false),
+    'crypto.list': async () => ({ orders: await crypto.list() }),
   };
 }

@@ -46,6 +46,8 @@ export interface CryptoOwner {
   check(): Promise<unknown>;
   /** 'embedded-sandbox' or 'remote'. */
   readonly kind: string;
+  /** The bank's origin (a remote profile pointed at the embedded sandbox shares its fixtures). */
+  readonly origin: string | null;
   readAfterCreate: ReadAfterCreate;
 }
 
@@ -499,8 +501,10 @@ export async function createCryptoService(
 
   const seedFromSandbox = (owner: CryptoOwner): void => {
     const sb = deps.sandbox();
-    if (owner.kind !== 'embedded-sandbox' || !sb || seededFor.has(sb.url)) return;
-    seededFor.add(sb.url);
+    if (!sb || (owner.kind !== 'embedded-sandbox' && owner.origin !== new URL(sb.url).origin)) return;
+    const key = `${owner.profileId}|${sb.url}`;
+    if (seededFor.has(key)) return;
+    seededFor.add(key);
     const env = owner.profileId;
     accounts.update((file) => {
       const have = new Set(file.accounts.filter((a) => a.environmentId === env).map((a) => a.accountId));

@@ -31,14 +31,14 @@ import type { ServerClock } from '../bank/clock';
 import type { Stores } from '../infra/stores';
 import { createReminders } from './reminders';
 import type { Reminders } from './reminders';
-import { originOf } from '../bank/scope';
+import { scopeOrigin } from '../bank/scope';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { TokenVault } from '../infra/vault';
 import type { ListResult, RfiService, RfiSession } from '../rfis/service';
 import type { WebhookService } from '../rfis/webhooks';
-import { bankOrigin } from '../session/destinations';
+import { bankOrigin } from '../infra/origins';
 import type { DestinationGuard } from '../session/destinations';
 import type { SessionManager } from '../session/session';
 import type { SettingsStore } from '../session/settings';
@@ -448,7 +448,7 @@ function startDesk(
         entityName: () => (watchers.size > 0 ? m.entityName() : null),
         displayName: m.entityName,
         scope: () =>
-          originOf(
+          scopeOrigin(
             m.profileId === session.profile.id
               ? session.environment
               : (watchers.get(m.profileId)?.session.environment ?? session.environment),

@@ -1,18 +1,18 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { DesktopSettings } from './settings';
 
 /** desktop.settings / desktop.updateSettings: the background and start-at-login choices. */
 export function desktopHandlers(
-  core: ServiceCore,
+  desktop: DesktopSettings,
 ): Pick<Handlers, 'desktop.settings' | 'desktop.updateSettings'> {
   return {
-    'desktop.settings': async () => core.desktop.get(),
+    'desktop.settings': async () => desktop.get(),
     'desktop.updateSettings': async (patch) => {
       const clean: { keepRunningInBackground?: boolean; startAtLogin?: boolean } = {};
       if (patch.keepRunningInBackground !== undefined)
         clean.keepRunningInBackground = patch.keepRunningInBackground;
       if (patch.startAtLogin !== undefined) clean.startAtLogin = patch.startAtLogin;
-      return core.desktop.update(clean);
+      return desktop.update(clean);
     },
   };
 }

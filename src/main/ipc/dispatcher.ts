@@ -4,6 +4,7 @@ import type { ChannelName, ChannelResult, ParsedArgs } from '../../shared/ipc/co
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError, Envelope } from '../../shared/ipc/errors';
 import type { Logger } from '../infra/log';
+import { originOf } from '../infra/origins';
 
 /** Who is calling, as the transport saw it (Electron's senderFrame, Playwright's source frame). */
 export interface SenderInfo {
@@ -17,17 +18,6 @@ export type Handler<C extends ChannelName> = (args: ParsedArgs<C>) => Promise<Ch
 export type Handlers = { [C in ChannelName]: Handler<C> };
 
 export type Dispatch = (channel: unknown, args: unknown, sender: SenderInfo) => Promise<Envelope<unknown>>;
-
-/** Scheme and host of a URL, compared as text (non-special schemes such as app: have no WHATWG origin). */
-export function originOf(url: string | undefined): string | null {
-  if (!url) return null;
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Only the app's own top-level document may call main: a frame embedded in it, or any page

@@ -1,5 +1,5 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { Locker } from './service';
 
 type LockerChannels =
   | 'locker.list'
@@ -11,17 +11,17 @@ type LockerChannels =
   | 'locker.attach';
 
 /** The evidence locker. Files come from main's picker or a staged ref main issued, never a path. */
-export function lockerHandlers(core: ServiceCore): Pick<Handlers, LockerChannels> {
+export function lockerHandlers(locker: Locker): Pick<Handlers, LockerChannels> {
   return {
-    'locker.list': async (filter) => ({ documents: await core.locker.list(filter ?? {}) }),
+    'locker.list': async (filter) => ({ documents: await locker.list(filter ?? {}) }),
     'locker.add': ({ source, documentType, holder, note, issuedOn, expiresOn }) =>
-      core.locker.add(source, { documentType, holder, note, issuedOn, expiresOn }),
+      locker.add(source, { documentType, holder, note, issuedOn, expiresOn }),
     'locker.replace': ({ id, source, issuedOn, expiresOn }) =>
-      core.locker.replace(id, source, { issuedOn, expiresOn }),
+      locker.replace(id, source, { issuedOn, expiresOn }),
     'locker.update': ({ id, documentType, holder, note }) =>
-      core.locker.update(id, { documentType, holder, note }),
-    'locker.remove': async ({ id }) => ({ removed: await core.locker.remove(id) }),
-    'locker.forQuestion': ({ questionType }) => core.locker.forQuestion(questionType),
-    'locker.attach': ({ id, rfiId, questionId }) => core.locker.attach(id, rfiId, questionId),
+      locker.update(id, { documentType, holder, note }),
+    'locker.remove': async ({ id }) => ({ removed: await locker.remove(id) }),
+    'locker.forQuestion': ({ questionType }) => locker.forQuestion(questionType),
+    'locker.attach': ({ id, rfiId, questionId }) => locker.attach(id, rfiId, questionId),
   };
 }

@@ -12,14 +12,14 @@ import { BankClient } from '../bank/client';
 import type { BankIdentity, RetryPolicy } from '../bank/client';
 import { createServerClock } from '../bank/clock';
 import type { ServerClock } from '../bank/clock';
-import { originOf } from '../bank/scope';
+import { scopeOrigin } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
 import { backoffDelay } from '../infra/backoff';
 import type { BackoffSchedule } from '../infra/backoff';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { TokenVault } from '../infra/vault';
-import { bankOrigin } from '../session/destinations';
+import { bankOrigin } from '../infra/origins';
 import type { DestinationGuard } from '../session/destinations';
 import type { SettingsStore } from '../session/settings';
 
@@ -244,7 +244,7 @@ export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
     scope() {
       return {
         profileId,
-        origin: originOf(environment()),
+        origin: scopeOrigin(environment()),
         legalEntityId: state.last?.credential?.legalEntityId ?? null,
       };
     },

@@ -12,7 +12,7 @@ import type { BankClient, RetryPolicy } from '../bank/client';
 import { createEventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { TokenVault } from '../infra/vault';
-import { bankOrigin } from '../session/destinations';
+import { bankOrigin } from '../infra/origins';
 import type { DestinationGuard } from '../session/destinations';
 import type { SettingsStore } from '../session/settings';
 import { sandboxProfileId } from '../session/settings';
@@ -62,14 +62,13 @@ export function createProfileRegistry(deps: ProfileRegistryDeps): ProfileRegistr
   let sandbox: RunningSandbox | null = null;
   let starting: Promise<RunningSandbox> | null = null;
 
-  const legalEntityName = (profileId: string, legalEntityId: string): string | null => {
-    const p = settings.get().profiles.find((x) => x.id === profileId);
-    if (!p || !sandbox) return null;
-    // The embedded sandbox's fixtures name its entities; a profile pointing at it directly too.
-    const at = p.kind === 'embedded-sandbox' ? sandbox.url : p.baseUrl;
-    if (bankOrigin(at) !== bankOrigin(sandbox.url)) return null;
-    return sandbox.fixtures.legal_entities.find((le) => le.id === legalEntityId)?.name ?? null;
-  };
+  /**
+   * The bank's name of a legal entity: the embedded sandbox's fixtures know every entity it holds,
+   * whichever address a profile reaches it by. A bank that names none (its webhook configuration
+   * carries the entity's id only) leaves it to the profile's own name (ProfileSession.entityName).
+   */
+  const legalEntityName = (_profileId: string, legalEntityId: string): string | null =>
+    sandbox?.fixtures.legal_entities.find((le) => le.id === legalEntityId)?.name ?? null;
 
   const listeners = new Set<(profileId: string, status: SessionStatus) => void>();
   const make = (profileId: string): ProfileSession => {

@@ -17,7 +17,7 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import type { Operations } from '../bank/operations';
 import type { Logger } from '../infra/log';
 import type { TokenVault } from '../infra/vault';
-import { bankOrigin } from '../session/destinations';
+import { bankOrigin } from '../infra/origins';
 import type { DestinationGuard } from '../session/destinations';
 import type { SessionManager } from '../session/session';
 import { checkBaseUrl } from '../session/settings';
@@ -61,7 +61,7 @@ export function createProfilesService(deps: ProfilesDeps): ProfilesService {
   const { settings, vault, destinations, session, profiles, operations, log } = deps;
 
   /** The profile's origin as it is used now (the embedded sandbox: this run's address). */
-  const originOf = (profileId: string): string | null => {
+  const profileOrigin = (profileId: string): string | null => {
     const p = settings.profile(profileId);
     return bankOrigin(p.kind === 'embedded-sandbox' ? (profiles.sandbox?.url ?? '') : p.baseUrl);
   };
@@ -74,12 +74,12 @@ export function createProfilesService(deps: ProfilesDeps): ProfilesService {
     const p = settings.profile(profileId);
     const ok = await destinations.confirm({
       kind: 'token-replace',
-      destination: originOf(profileId) ?? p.name,
+      destination: profileOrigin(profileId) ?? p.name,
       title: 'Replace the stored token',
       message: `Replace the access token stored for "${plain(p.name)}"?`,
       detail:
         'A token is already stored for this profile. The new one will be sent to ' +
-        `${originOf(profileId) ?? 'its bank'} from now on, and the old one is deleted. Replace it only ` +
+        `${profileOrigin(profileId) ?? 'its bank'} from now on, and the old one is deleted. Replace it only ` +
         'if you entered the new token yourself.',
       approveLabel: 'Replace the token',
     });
@@ -110,7 +110,7 @@ export function createProfilesService(deps: ProfilesDeps): ProfilesService {
     },
     async remove(profileId) {
       const p = settings.profile(profileId);
-      const origin = originOf(profileId);
+      const origin = profileOrigin(profileId);
       const loses = deps.work.describe(profileId);
       const ok = await destinations.confirm({
         kind: 'profile-remove',
@@ -167,7 +167,7 @@ export function createProfilesService(deps: ProfilesDeps): ProfilesService {
     },
     async approveAddress(profileId) {
       const p = settings.profile(profileId);
-      const origin = originOf(profileId);
+      const origin = profileOrigin(profileId);
       if (!origin) {
         throw new DeskFailure({
           kind: 'invalid_argument',

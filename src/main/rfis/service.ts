@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AtRestCodec } from '../infra/at-rest';
-import { EMBEDDED_SANDBOX_ORIGIN, originOf } from '../bank/scope';
+import { EMBEDDED_SANDBOX_ORIGIN, scopeOrigin } from '../bank/scope';
 import type { Rfi } from '../../shared/api/rfis';
 import type {
   RfiChangedView,
@@ -170,7 +170,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
   const scopeOf = (): { env: string; le: string; origin: string } => {
     const env = session.environment.id;
     const le = session.credential?.legalEntityId ?? lastScopes[env] ?? UNKNOWN_ENTITY;
-    return { env, le, origin: originOf(session.environment) };
+    return { env, le, origin: scopeOrigin(session.environment) };
   };
 
   const currentRepo = async (): Promise<RfiRepository | null> => {

@@ -1,7 +1,18 @@
 import { DeskFailure } from '../../shared/ipc/errors';
 import { checkWebhookUrl } from '../session/destinations';
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { Operations } from '../bank/operations';
+import type { DestinationGuard } from '../session/destinations';
+import type { SessionManager } from '../session/session';
+import type { WebhookService } from './webhooks';
+
+export interface WebhookHandlerDeps {
+  webhooks: WebhookService;
+  operations: Pick<Operations, 'audited'>;
+  destinations: Pick<DestinationGuard, 'confirmWebhookUrl'>;
+  /** The default profile's session: Settings → Webhook configures its credential. */
+  session: Pick<SessionManager, 'credential' | 'who'>;
+}
 
 type WebhookChannels = 'webhook.config' | 'webhook.setUrl' | 'webhook.receiverStatus';
 
@@ -10,7 +21,7 @@ type WebhookChannels = 'webhook.config' | 'webhook.setUrl' | 'webhook.receiverSt
  * chooses this app's receiver, clearing, or a URL (https, or http to loopback) that the analyst
  * then confirms in main's native dialog; nothing is sent to the bank before that.
  */
-export function webhookHandlers(core: ServiceCore): Pick<Handlers, WebhookChannels> {
+export function webhookHandlers(core: WebhookHandlerDeps): Pick<Handlers, WebhookChannels> {
   return {
     'webhook.config': () => core.webhooks.config(),
     'webhook.setUrl': async (args) => {

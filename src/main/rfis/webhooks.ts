@@ -17,7 +17,7 @@ import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
-import { bankOrigin } from '../session/destinations';
+import { bankOrigin } from '../infra/origins';
 import type { SessionManager } from '../session/session';
 import type { SettingsStore } from '../session/settings';
 import type { RfiService, RfiSession } from './service';
@@ -124,11 +124,11 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
   });
 
   const sandboxOrigin = (): string | null => (session.sandbox ? bankOrigin(session.sandbox.url) : null);
-  const originOf = (m: Member): string | null => bankOrigin(m.session.environment.baseUrl);
+  const memberOrigin = (m: Member): string | null => bankOrigin(m.session.environment.baseUrl);
   /** The embedded sandbox runs in this process: its origin is ours, its key known without the network. */
   const isEmbeddedSandbox = (m: Member): boolean => {
     const o = sandboxOrigin();
-    return o !== null && originOf(m) === o;
+    return o !== null && memberOrigin(m) === o;
   };
 
   // The key pinned for each profile's environment, parsed once per PEM.
@@ -282,7 +282,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     const st = m.session.lastStatus;
     const cred = m.session.credential ?? st?.credential ?? null;
     if (!cred && !force) return Promise.resolve();
-    const k = `${m.session.environment.id}|${originOf(m) ?? ''}|${cred?.webhookName ?? ''}|${receiver.routeUrl(m.profileId) ?? ''}`;
+    const k = `${m.session.environment.id}|${memberOrigin(m) ?? ''}|${cred?.webhookName ?? ''}|${receiver.routeUrl(m.profileId) ?? ''}`;
     if (!force && autoKey.get(m.profileId) === k) return Promise.resolve();
     autoKey.set(m.profileId, k);
     // Whoever serves the profile when the turn comes (a rebind may have replaced `m` meanwhile);

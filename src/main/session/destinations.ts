@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { Logger } from '../infra/log';
 import type { DestinationApproval, Platform } from '../infra/platform';
+import { bankOrigin, isLoopbackHost } from '../infra/origins';
 import type { StoreContent, StoreFormat, Stores, TypedStore } from '../infra/stores';
 
 export type ApprovalSource = 'allow-list' | 'analyst' | 'main';
@@ -68,24 +69,6 @@ export const approvalsFormat: StoreFormat<z.infer<typeof approvalsSchema>> = {
 };
 
 const allowListSchema = z.object({ origins: z.array(z.string().max(2000)).max(1000) });
-
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  return loopbackHosts.has(hostname.toLowerCase());
-}
-
-/** The origin of a bank base URL (https, or http on loopback); null if it is not one. */
-export function bankOrigin(raw: string): string | null {
-  try {
-    const u = new URL(raw);
-    if (u.username || u.password) return null;
-    if (u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname))) return u.origin;
-    return null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * A webhook URL the bank may post to: https to any host, plain http only to loopback (this

@@ -1,14 +1,19 @@
-import type { SessionStatus } from '../../shared/ipc/channels/session';
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServiceCore } from '../core';
+import type { ServerClock } from '../bank/clock';
+import type { SessionManager } from './session';
+import type { SettingsStore } from './settings';
 
-/** Asks the bank who we are (GET /v1/webhook/url) and reports it as the connection state. */
-export function checkSession(core: ServiceCore): Promise<SessionStatus> {
-  return core.session.check();
+export interface SessionHandlerDeps {
+  /** The default profile's session (the header's connection state). */
+  session: SessionManager;
+  settings: Pick<SettingsStore, 'profile'>;
+  /** The default profile's bank clock. */
+  clock: ServerClock;
 }
 
+/** Asks the bank who the default profile's token is and answers the connection state; the sandbox credential; the bank clock. */
 export function sessionHandlers(
-  core: ServiceCore,
+  core: SessionHandlerDeps,
 ): Pick<
   Handlers,
   'session.status' | 'session.sandboxCredentials' | 'session.useSandboxCredential' | 'session.clock'

@@ -15,7 +15,7 @@ import type { EventHub } from '../infra/events';
 import type { TokenVault } from '../infra/vault';
 import type { Credential, Environment, ProfileSession } from '../profiles/profile-session';
 import type { ProfileRegistry } from '../profiles/registry';
-import { bankOrigin } from './destinations';
+import { bankOrigin } from '../infra/origins';
 import type { DestinationGuard } from './destinations';
 import type { SettingsStore } from './settings';
 import { sandboxProfileId } from './settings';

@@ -15,7 +15,7 @@ import type {
   SettingsFile,
 } from '../../shared/ipc/channels/settings';
 import { DEFAULT_REMINDER_HOURS, sortedThresholds } from '../../shared/reminder-rules';
-import { bankOrigin } from './destinations';
+import { bankOrigin } from '../infra/origins';
 import type { MainStores } from '../infra/stores';
 import { settingsFormat } from './settings-stored';
 

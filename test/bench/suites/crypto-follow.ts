@@ -282,8 +282,17 @@ async function followerSide(s: Side): Promise<{ settled(): number; stop(): Promi
     throw new Error('not used while following');
   };
   const deps: CryptoDeps = {
-    bank: s.bank,
-    clock: s.clock,
+    owner: () => ({
+      profileId: ENV_ID,
+      bank: s.bank,
+      clock: s.clock,
+      credential: { role: 'admin', legalEntityId: 'le_bench' },
+      check: async () => undefined,
+      kind: 'remote',
+      origin: 'http://127.0.0.1',
+      readAfterCreate: fail,
+    }),
+    sandbox: () => null,
     stores,
     operations: {
       createReturnIntent: fail,
@@ -298,13 +307,6 @@ async function followerSide(s: Side): Promise<{ settled(): number; stop(): Promi
       get: () => undefined,
       list: () => [],
     } as unknown as CryptoDeps['ledger'],
-    readAfterCreate: fail,
-    session: {
-      environment: { id: ENV_ID, name: 'Bench', kind: 'remote', baseUrl: 'http://127.0.0.1' },
-      credential: { role: 'admin', legalEntityId: null },
-      sandbox: null,
-      check: async () => undefined,
-    } as unknown as CryptoDeps['session'],
     settings: {
       get: () => ({ notifications: { transactionStatus: true, quoteExpiry: true } }),
     } as unknown as CryptoDeps['settings'],

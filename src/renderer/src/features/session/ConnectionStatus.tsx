@@ -52,8 +52,12 @@ export function ConnectionStatus() {
       )}
       {credential && (
         <span className="status-line__entity" data-testid="connection-legal-entity">
-          <span className="status-line__entity-name" title={credential.legalEntityName ?? undefined}>
-            {credential.legalEntityName ?? 'Legal entity'}
+          {/* The bank's name for the entity; a bank that names none: the profile's own name. */}
+          <span
+            className="status-line__entity-name"
+            title={credential.legalEntityName ?? status?.environment.name ?? undefined}
+          >
+            {credential.legalEntityName ?? status?.environment.name ?? 'Legal entity'}
           </span>
           <code className="status-line__id" title="Legal entity id">
             {credential.legalEntityId}

@@ -1,0 +1,44 @@
+/**
+ * The composition root's handler map: each feature exports its handlers as a plain map over the
+ * narrow dependencies it declares; this joins them for the dispatcher (a transport that knows no
+ * feature). Only the root imports this file.
+ */
+import type { Handlers } from './ipc/dispatcher';
+import type { ServiceCore } from './core';
+import { auditHandlers } from './activity/handlers';
+import { cryptoHandlers } from './crypto/handlers';
+import { returnsHandlers } from './returns/handlers';
+import { rfiAnswersHandlers } from './rfi-answers/handlers';
+import { rfisHandlers } from './rfis/handlers';
+import { webhookHandlers } from './rfis/webhook-handlers';
+import { lockerHandlers } from './locker/handlers';
+import { caseFilesHandlers } from './case-files/handlers';
+import { sessionHandlers } from './session/session-handlers';
+import { settingsHandlers } from './session/settings-handlers';
+import { vaultHandlers } from './session/vault-handlers';
+import { desktopHandlers } from './desktop/handlers';
+import { remindersHandlers } from './desk/handlers';
+
+export function buildHandlers(s: ServiceCore): Handlers {
+  const view = s.settingsView;
+  return {
+    ...sessionHandlers({ session: s.session, settings: s.settings, clock: s.clock }),
+    ...settingsHandlers({ settings: s.settings, profiles: s.profilesService, stores: s.stores, view }),
+    ...vaultHandlers({ vault: s.vault, profiles: s.profilesService, events: s.events, view }),
+    ...auditHandlers({ audit: s.audit, platform: s.platform }),
+    ...cryptoHandlers(s.crypto),
+    ...returnsHandlers(s.returns),
+    ...rfiAnswersHandlers({ answers: s.rfiAnswers, ownerScope: s.ownerScope }),
+    ...rfisHandlers(s.desk),
+    ...webhookHandlers({
+      webhooks: s.webhooks,
+      operations: s.operations,
+      destinations: s.destinations,
+      session: s.session,
+    }),
+    ...lockerHandlers(s.locker),
+    ...caseFilesHandlers(s.caseFiles),
+    ...desktopHandlers(s.desktop),
+    ...remindersHandlers(s.desk),
+  };
+}
