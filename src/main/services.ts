@@ -30,6 +30,7 @@ import { createDestinationGuard, defaultBankAllowListPath } from './session/dest
 import { bankOrigin } from './infra/origins';
 import type { OriginDecision } from './session/destinations';
 import { createEventHub } from './infra/events';
+import { DisposableStore } from './infra/lifecycle';
 import { buildHandlers } from './handlers';
 import { createBusyGuard, guardMethods } from './desktop/busy';
 import { createDesktopSettings } from './desktop/settings';
@@ -122,6 +123,8 @@ function defaultKeyringService(dataDir: string): string {
  */
 export async function createServices(options: ServicesOptions): Promise<Services> {
   const log = options.log ?? createLogger(consoleSink);
+  /** What was built, let go in reverse order by `dispose`. */
+  const disposables = new DisposableStore();
   const dataDir = options.dataDir;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await mkdir(path.join(dataDir, 'state'), { recursive: true, mode: 0o700 });
@@ -138,12 +141,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
   vault.onToken((t) => log.addSecret(t));
 
   const settings = await openSettings(stores, dataDir);
-  // Changes to the approved bank addresses are audited once the audit log exists (main's own
-  // approvals at start come before it: they wait in this list).
-  const originDecisions: OriginDecision[] = [];
-  let auditOrigin: (d: OriginDecision) => void = (d) => void originDecisions.push(d);
   const destinations = await createDestinationGuard({
-    onDecision: (d) => auditOrigin(d),
     dataDir,
     stores,
     platform: options.platform,
@@ -197,6 +195,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.localNow ? { localNow: options.localNow } : {}),
   });
   const session = await createSession({ settings, vault, events, destinations, profiles });
+  disposables.add(session);
   /** The session of a named profile (not_found when it was removed), else the default profile's. */
   const existingOwner = (profileId: string | undefined, gone: string): ProfileSession => {
     if (profileId !== undefined && !settings.get().profiles.some((p) => p.id === profileId)) {
@@ -255,14 +254,17 @@ export async function createServices(options: ServicesOptions): Promise<Services
     },
   });
 
-  auditOrigin = (d) =>
-    void operations.record({
-      operation: d.decision === 'revoked' ? 'bank_origin.revoke' : 'bank_origin.approve',
-      target: d.origin,
-      outcome: d.decision === 'declined' ? 'failed' : 'succeeded',
-      detail: originDecisionDetail[d.decision],
-    });
-  for (const d of originDecisions.splice(0)) auditOrigin(d);
+  // Changes to the approved bank addresses are audited (main's own approvals at start included).
+  const offDecisions = destinations.onDecision(
+    (d) =>
+      void operations.record({
+        operation: d.decision === 'revoked' ? 'bank_origin.revoke' : 'bank_origin.approve',
+        target: d.origin,
+        outcome: d.decision === 'declined' ? 'failed' : 'succeeded',
+        detail: originDecisionDetail[d.decision],
+      }),
+  );
+  disposables.add(offDecisions);
 
   const settingsView = async (): Promise<SettingsView> => {
     const s = settings.get();
@@ -313,6 +315,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     },
     options.crypto,
   );
+  disposables.add(crypto);
 
   // Drafts, the outbox and the RFI cache are sealed with the keychain-held data key (plain text,
   // said so in vault.status, without a keychain).
@@ -327,10 +330,10 @@ export async function createServices(options: ServicesOptions): Promise<Services
     codec: atRest,
     report: (p) => stores.report(p),
   });
+  // Events seen (notifications, reminders) are written before the data folder is let go.
+  disposables.add(() => caseFileJournal.flush());
   const journalFailed = (err: unknown): void => log.warn('case files: journal not written', { error: err });
 
-  // The RFI cache re-reads an RFI once one of our answers landed (its status moved).
-  let afterAnswerSent: (rfiId: string, owner: BankScope | null) => void = () => undefined;
   const rfiAnswers = await createRfiAnswers({
     scope: bankScope,
     // Each answer goes out through the profile that owns its RFI, whatever is active.
@@ -350,16 +353,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
     busy,
     sandboxMaxUploadBytes: () => session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
-    onSent: (rfiId, owner) => afterAnswerSent(rfiId, owner),
     // Every upload and response is a write to the bank: audited like the others.
     audit: (line) => operations.record(line),
     onUploaded: (doc) => void caseFileJournal.upload(doc).catch(journalFailed),
   });
+  disposables.add(rfiAnswers);
 
   // The consolidated desk: the active profile's RFI service emits through it (counts and the
   // badge cover every watched profile), then it watches every other profile with a token.
   const deskParts = deskBuilder(events, options.platform, log);
-  let watchingOthers = (): boolean => false;
   // One way to build a profile's RFI service, for the active profile and every watched one alike.
   const rfiService = (member: RfiMember): Promise<RfiService> =>
     createRfiService({
@@ -392,8 +394,9 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events: deskParts.hub,
     badge: deskParts.badge,
     // Named once the desk covers several entities (then every notification says whose RFI it is).
-    entityName: () => (watchingOthers() ? session.current.entityName() : null),
+    entityName: () => (deskParts.watchingOthers() ? session.current.entityName() : null),
   });
+  disposables.add(rfis);
   // One receiver, a route per watched profile: the desk tells it which profiles it watches.
   const webhooks = await createWebhookService({
     bank,
@@ -408,6 +411,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     onSeen: ({ rfiId, kind, detail }) =>
       void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
   });
+  disposables.add(webhooks);
   const desk = deskParts.start({
     settings,
     vault,
@@ -426,15 +430,20 @@ export async function createServices(options: ServicesOptions): Promise<Services
     platform: options.platform,
     log,
   });
-  watchingOthers = () => desk.watched().size > 0;
-  afterAnswerSent = (rfiId, owner) =>
-    void ((owner ? desk.member(owner.profileId)?.rfis : null) ?? rfis)
-      .refresh(rfiId, 'refresh')
-      .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err }));
+  disposables.add(desk);
+  // The owner's RFI cache re-reads an RFI once one of our answers landed (its status moved).
+  const offSent = rfiAnswers.onSent(
+    (rfiId, owner) =>
+      void ((owner ? desk.member(owner.profileId)?.rfis : null) ?? rfis)
+        .refresh(rfiId, 'refresh')
+        .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err })),
+  );
+  disposables.add(offSent);
   // An owner's bank came back (or its credential became known): its waiting answers may go now.
   const offOwners = profiles.onStatus((_profileId, status) => {
     if (status.connection === 'connected') rfiAnswers.outbox.wake();
   });
+  disposables.add(offOwners);
   const caseFiles = createCaseFiles({
     dataDir,
     // Each RFI and its documents are read through the profile that owns it.
@@ -484,6 +493,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     rfiStatus: async (rfiId) => (await rfis.get(rfiId, false)).rfi.status,
     ...(options.locker ? options.locker : {}),
   });
+  disposables.add(locker);
 
   const desktop = await createDesktopSettings(stores, options.platform);
 
@@ -515,6 +525,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     events,
     stores,
   });
+  disposables.add(returns);
 
   const profilesService = createProfilesService({
     settings,
@@ -611,26 +622,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
       void session.check().catch((err: unknown) => log.warn('session: re-check failed', { error: err }));
     }
   });
+  disposables.add(offSystem);
 
   const services: Services = Object.defineProperties(
     {
       ...core,
       handlers: buildHandlers(core),
       sandbox: null,
-      async dispose() {
-        locker.dispose();
-        await rfiAnswers.dispose();
-        await webhooks.dispose();
-        await desk.dispose();
-        await rfis.dispose();
-        crypto.dispose();
-        await returns.dispose();
-        // Events seen (notifications, reminders) written before the data folder is let go.
-        await caseFileJournal.flush();
-        offSystem();
-        offOwners();
-        await session.dispose();
-      },
+      // Everything in the reverse order it was built.
+      dispose: () => disposables.dispose(),
     } as Services,
     {
       environment: { get: () => session.environment, enumerable: true },

@@ -156,6 +156,8 @@ export interface DeskBuilder {
   hub: EventHub;
   /** The active profile's badge count goes here; the app badge shows the sum. */
   badge(count: number): void;
+  /** Whether the started desk watches profiles besides the active one (false before it starts). */
+  watchingOthers(): boolean;
   start(deps: DeskDeps): Desk;
 }
 
@@ -179,7 +181,7 @@ export function deskBuilder(main: EventHub, platform: Platform, log: Logger): De
     else badges.set(key, count);
     publishBadge();
   };
-  let desk: { changed(payload: RfiChangedView): void } | null = null;
+  let desk: (Pick<Desk, 'watched'> & { changed(payload: RfiChangedView): void }) | null = null;
 
   const hub: EventHub = {
     emit(event, payload) {
@@ -195,6 +197,7 @@ export function deskBuilder(main: EventHub, platform: Platform, log: Logger): De
   return {
     hub,
     badge: (count) => setBadge(ACTIVE, count),
+    watchingOthers: () => (desk?.watched().size ?? 0) > 0,
     start(deps) {
       const d = startDesk(deps, setBadge);
       desk = d;

@@ -89,6 +89,8 @@ export interface RfiAnswers {
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
   /** Forgets staged files that no draft and no unfinished answer uses (deleting dropped bytes). */
   releaseUnused(refs: string[]): Promise<void>;
+  /** Tells when an answer landed (its owner's RFI cache may re-read the RFI). */
+  onSent(listener: (rfiId: string, owner: BankScope | null) => void): () => void;
   /** What removing a profile would lose: its unsent answers and its drafts. */
   queuedFor(profileId: string): { answers: number };
   /** Deletes a profile's answers, drafts and their staged copies (the profile is being removed). */
@@ -146,6 +148,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     updatedAt: d.updatedAt,
   });
 
+  const sentListeners = new Set<(rfiId: string, owner: BankScope | null) => void>();
   const outbox = await openOutbox({
     file: path.join(dir, 'outbox.json'),
     bank: deps.bank,
@@ -173,6 +176,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
         await releaseUnused(e.documents.map((x) => x.ref));
       })().catch((err: unknown) => deps.log.warn('rfi-answers: cleanup after send failed', { error: err }));
       deps.onSent?.(e.rfiId, e.scope ?? null);
+      for (const l of sentListeners) l(e.rfiId, e.scope ?? null);
     },
   });
 
@@ -305,6 +309,10 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
       );
     },
     releaseUnused,
+    onSent(listener) {
+      sentListeners.add(listener);
+      return () => sentListeners.delete(listener);
+    },
     queuedFor: (profileId) => ({
       answers: outbox.list().filter((a) => a.bank?.profileId === profileId && a.state !== 'sent').length,
     }),

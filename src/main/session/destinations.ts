@@ -42,6 +42,11 @@ export interface DestinationGuard {
    * replacing a stored token, removing a profile with what it loses. True only on approval.
    */
   confirm(request: DestinationApproval): Promise<boolean>;
+  /**
+   * Tells of every change to the approved bank addresses (and every refusal), for the audit log;
+   * those made before anyone listened (main's own approval at start) are told at once.
+   */
+  onDecision(listener: (decision: OriginDecision) => void): () => void;
   /** Asks the analyst natively to let the bank post events to this URL; throws when declined. */
   confirmWebhookUrl(url: string, credential: string): Promise<void>;
   /** What the allow-list file said (path, count, problem), for the log and tests. */
@@ -173,8 +178,6 @@ export interface DestinationGuardOptions {
   log: Logger;
   /** The allow-list file; null: none. */
   allowListPath: string | null;
-  /** Told of every change to the approved bank addresses (and every refusal), for the audit log. */
-  onDecision?(decision: OriginDecision): void;
 }
 
 /** A change to the approved bank addresses: approved (by the analyst or by main) or declined. */
@@ -225,6 +228,13 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
     }
   };
 
+  const decisions: OriginDecision[] = [];
+  let listener: ((d: OriginDecision) => void) | null = null;
+  const decide = (d: OriginDecision): void => {
+    if (listener) listener(d);
+    else decisions.push(d);
+  };
+
   // Main is the only writer of the approvals file: read once, kept in memory for the run.
   const approved = new Map(store.get().origins.map((o) => [o.origin, o.how] as const));
   const record = (origin: string, how: 'analyst' | 'main'): void => {
@@ -265,11 +275,11 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
       });
       if (!ok) {
         log.warn('destinations: bank origin declined', { origin });
-        options.onDecision?.({ origin, decision: 'declined' });
+        decide({ origin, decision: 'declined' });
         throw notApproved(`The bank address ${origin}`);
       }
       record(origin, 'analyst');
-      options.onDecision?.({ origin, decision: 'approved-by-analyst' });
+      decide({ origin, decision: 'approved-by-analyst' });
       log.info('destinations: bank origin approved by the analyst', { origin });
       return 'analyst';
     },
@@ -277,14 +287,21 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
       if (!approved.has(origin)) return;
       approved.delete(origin);
       store.update((st) => ({ origins: st.origins.filter((o) => o.origin !== origin) }));
-      options.onDecision?.({ origin, decision: 'revoked' });
+      decide({ origin, decision: 'revoked' });
       log.info('destinations: bank origin approval revoked', { origin });
     },
     confirm: (request) => ask(request),
+    onDecision(l) {
+      listener = l;
+      for (const d of decisions.splice(0)) l(d);
+      return () => {
+        if (listener === l) listener = null;
+      };
+    },
     approveByMain(origin) {
       if (guard.approval(origin)) return;
       record(origin, 'main');
-      options.onDecision?.({ origin, decision: 'approved-by-main' });
+      decide({ origin, decision: 'approved-by-main' });
     },
     async confirmWebhookUrl(url, credential) {
       const ok = await ask({
