@@ -39,12 +39,13 @@ import { cryptoOrdersFormat, storedOrdersSchema } from '../../../src/main/crypto
 import type { storedOrderRecordSchema } from '../../../src/main/crypto/stored';
 import type { z } from 'zod';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount } from '../support/scale';
 import { sandboxStaff } from '../../support/sandbox-staff';
 import type { StaffTarget } from '../../support/sandbox-staff';
 
-const ORDERS = Number.parseInt(process.env['BENCH_FOLLOW_ORDERS'] ?? '1000', 10);
+const ORDERS = benchCount('BENCH_FOLLOW_ORDERS', 1000, 20);
 const SETTLING = Math.round(ORDERS / 10);
-const SECONDS = Number.parseInt(process.env['BENCH_FOLLOW_SECONDS'] ?? '20', 10);
+const SECONDS = benchCount('BENCH_FOLLOW_SECONDS', 20, 2);
 const ENV_ID = 'bench';
 const SETTLEMENT_S = 3600;
 
