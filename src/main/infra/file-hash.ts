@@ -13,15 +13,24 @@ import { Worker } from 'node:worker_threads';
 /** Below this, starting a worker costs more than hashing in place. */
 export const OFF_THREAD_FROM_BYTES = 8 * 1024 * 1024;
 
+// Synchronous reads into one buffer: the worker has nothing else to do, and memory stays at that
+// buffer (a read stream's fresh chunk per read left tens of MB of garbage until the worker's GC).
 const HASH_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { createReadStream } = require('node:fs');
-const hash = createHash('sha256');
-createReadStream(workerData.file, { highWaterMark: 1024 * 1024 })
-  .on('data', (chunk) => hash.update(chunk))
-  .on('error', (err) => parentPort.postMessage({ error: err.message, code: err.code }))
-  .on('end', () => parentPort.postMessage({ sha256: hash.digest('hex') }));
+const { closeSync, openSync, readSync } = require('node:fs');
+let fd = null;
+try {
+  fd = openSync(workerData.file, 'r');
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) hash.update(buffer.subarray(0, n));
+  parentPort.postMessage({ sha256: hash.digest('hex') });
+} catch (err) {
+  parentPort.postMessage({ error: err.message, code: err.code });
+} finally {
+  if (fd !== null) closeSync(fd);
+}
 `;
 
 /** sha256 (hex) of a file on a worker thread; a read error rejects as the read's own error would. */
