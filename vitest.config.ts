@@ -8,7 +8,9 @@ import type { TestProjectInlineConfiguration } from 'vitest/config';
 // - reliability: the fault-injection scenarios (`npm run test:soak` runs them at full counts);
 // - repo: checks of the repository itself (packaging config, IPC surface, dependency rules, the
 //   built shell and preload; those need `npm run build`);
-// - renderer: components and stores under jsdom.
+// - renderer: components and stores under jsdom;
+// - bench: the bench smoke run (`npm run bench` with BENCH_SMOKE=1: every suite at tiny counts, in
+//   a process of its own; needs `npm run build`).
 // Keychain tests need a Secret Service; `npm test` runs vitest inside scripts/with-keyring.sh.
 function nodeProject(name: string): TestProjectInlineConfiguration {
   return {
@@ -30,6 +32,7 @@ export default defineConfig({
       nodeProject('sandbox'),
       nodeProject('reliability'),
       nodeProject('repo'),
+      nodeProject('bench'),
       {
         test: {
           name: 'renderer',

@@ -110,6 +110,9 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Bytes read from disk per chunk of an upload: a 200 MB PUT in 200 chunks, not 3,200. */
+const UPLOAD_CHUNK_BYTES = 1024 * 1024;
+
 export interface UploadOptions extends CallOptions {
   onProgress?(sentBytes: number, totalBytes: number): void;
 }
@@ -665,7 +668,7 @@ export class BankClient {
     try {
       const req = got(target, {
         method: 'PUT',
-        body: createReadStream(filePath),
+        body: createReadStream(filePath, { highWaterMark: UPLOAD_CHUNK_BYTES }),
         headers: { 'content-type': contentType, 'content-length': String(size), accept: 'application/json' },
         throwHttpErrors: false,
         retry: { limit: 0 },

@@ -28,8 +28,7 @@
  * retries or dismisses them, and their drafts are kept.
  */
 
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Rfi, RfiQuestion } from '../../shared/api/rfis';
 import { classifyFailure } from '../../shared/failure-policy';
@@ -42,6 +41,7 @@ import type { RfiResponseBody } from '../bank/client';
 import { scopeAllows } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
 import { createSerialQueue } from '../infra/durable-file';
+import { sha256OfFile } from '../infra/file-hash';
 import { stateFile } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import type { BusyGuard } from '../desktop/busy';
@@ -198,13 +198,6 @@ function failedOutcome(de: DeskError): { outcome: 'failed' | 'pending'; why: str
     outcome: classifyFailure(de, 'write') === 'refused' ? 'failed' : 'pending',
     why: `${de.kind}${de.reason ? ` ${de.reason}` : ''}: ${de.message}`,
   };
-}
-
-/** sha256 of a file, streamed (the file is never held in memory). */
-export async function sha256OfFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 export interface NewAnswer {
@@ -516,23 +509,34 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
           await persist();
         }
         try {
-          try {
-            d.sha256 = await sha256OfFile(filePath);
-          } catch (err) {
-            throw new DeskFailure({ kind: 'local', message: 'unreadable' }, { cause: err });
-          }
+          // Hashed while the bytes go out (a large file on another thread), not in a pass of its
+          // own before: that pass made a 200 MB answer's upload ~40% slower. Whatever the upload's
+          // outcome, its audit line carries the file's sha256.
+          const hashing = sha256OfFile(filePath).then(
+            (sha256) => ({ sha256 }),
+            (err: unknown) => ({ err }),
+          );
           const base = doneBytes();
-          await bankFor(e).uploadDocument(d.url as string, filePath, d.contentType, {
-            onProgress: (sent) => {
-              const p = { sentBytes: base + sent, totalBytes: total };
-              progress.set(e.id, p);
-              const t = Date.now();
-              if (t - lastEmit >= 100 || sent === d.sizeBytes) {
-                lastEmit = t;
-                options.onProgress?.({ answerId: e.id, ...p });
-              }
-            },
-          });
+          try {
+            await bankFor(e).uploadDocument(d.url as string, filePath, d.contentType, {
+              onProgress: (sent) => {
+                const p = { sentBytes: base + sent, totalBytes: total };
+                progress.set(e.id, p);
+                const t = Date.now();
+                if (t - lastEmit >= 100 || sent === d.sizeBytes) {
+                  lastEmit = t;
+                  options.onProgress?.({ answerId: e.id, ...p });
+                }
+              },
+            });
+          } finally {
+            const hashed = await hashing;
+            if ('sha256' in hashed) d.sha256 = hashed.sha256;
+          }
+          const hashed = await hashing;
+          if ('err' in hashed) {
+            throw new DeskFailure({ kind: 'local', message: 'unreadable' }, { cause: hashed.err });
+          }
           await audit({
             operation: 'rfi.upload',
             target: d.documentId,

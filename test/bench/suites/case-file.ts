@@ -16,12 +16,13 @@ import { createHeadlessPlatform } from '../../../src/main/infra/platform';
 import { createLogger, memorySink } from '../../../src/main/infra/log';
 import { unavailableKeyringBackend } from '../../../src/main/infra/keyring';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount } from '../support/scale';
 import { staffOf } from '../../support/sandbox-staff';
 
 const MB = 1024 * 1024;
-const QUESTIONS = 20;
-const DOCUMENTS = 40;
-const TOTAL = Number.parseInt(process.env['BENCH_CASE_FILE_MB'] ?? '200', 10) * MB;
+const QUESTIONS = benchCount('BENCH_CASE_FILE_QUESTIONS', 20, 2);
+const DOCUMENTS = 2 * QUESTIONS;
+const TOTAL = benchCount('BENCH_CASE_FILE_MB', 200, 1) * MB;
 const EACH = Math.floor(TOTAL / DOCUMENTS);
 const RSS_BUDGET_MB = 50;
 
@@ -122,7 +123,7 @@ const suite: BenchSuite = {
         throw new Error(`the case file holds ${result.documents} documents`);
       const zipBytes = (await stat(path.join(out, 'case.zip'))).size;
 
-      // Baseline: copying the same 40 files on this disk.
+      // Baseline: copying the same files on this disk.
       const copies = path.join(dir, 'copies');
       await mkdir(copies);
       const c0 = performance.now();
@@ -136,7 +137,7 @@ const suite: BenchSuite = {
           value: exportMs,
           unit: 'ms',
           baseline: copyMs,
-          baselineLabel: 'copying the same 40 files on this disk',
+          baselineLabel: `copying the same ${DOCUMENTS} files on this disk`,
           note: `ZIP ${(zipBytes / MB).toFixed(1)} MB`,
         },
         {

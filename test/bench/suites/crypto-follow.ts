@@ -39,17 +39,19 @@ import { cryptoOrdersFormat, storedOrdersSchema } from '../../../src/main/crypto
 import type { storedOrderRecordSchema } from '../../../src/main/crypto/stored';
 import type { z } from 'zod';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount } from '../support/scale';
+import { sandboxStaff } from '../../support/sandbox-staff';
+import type { StaffTarget } from '../../support/sandbox-staff';
 
-const ORDERS = Number.parseInt(process.env['BENCH_FOLLOW_ORDERS'] ?? '1000', 10);
+const ORDERS = benchCount('BENCH_FOLLOW_ORDERS', 1000, 20);
 const SETTLING = Math.round(ORDERS / 10);
-const SECONDS = Number.parseInt(process.env['BENCH_FOLLOW_SECONDS'] ?? '20', 10);
+const SECONDS = benchCount('BENCH_FOLLOW_SECONDS', 20, 2);
 const ENV_ID = 'bench';
 const SETTLEMENT_S = 3600;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-interface ChildSandbox {
-  url: string;
+interface ChildSandbox extends StaffTarget {
   fixtures: Fixtures;
   /** Moves the bank's clock after `inMs`, timed by the sandbox process (see sandbox-process.ts). */
   advanceLater(inMs: number, seconds: number): Promise<void>;
@@ -70,9 +72,14 @@ async function startChildSandbox(options: Record<string, unknown>): Promise<Chil
       waiting.push(resolve);
       child.once('exit', (code) => reject(new Error(`sandbox process exited (${String(code)})`)));
     });
-  const { url, fixtures } = JSON.parse(await nextLine()) as { url: string; fixtures: Fixtures };
+  const { url, controlSecret, fixtures } = JSON.parse(await nextLine()) as {
+    url: string;
+    controlSecret: string;
+    fixtures: Fixtures;
+  };
   return {
     url,
+    controlSecret,
     fixtures,
     async advanceLater(inMs, seconds) {
       const answer = nextLine();
@@ -142,19 +149,10 @@ async function openOrders(bank: BankClient, fixtures: Fixtures, count: number): 
   return out;
 }
 
-async function advanceBankClock(url: string, seconds: number): Promise<void> {
-  const res = await fetch(`${url}/v1/sandbox/clock`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ advance_seconds: seconds }),
-  });
-  if (!res.ok) throw new Error(`advance clock: ${res.status}`);
-}
-
 /** 100 orders that settle SETTLEMENT_S/2 after the next advance, then the rest that do not. */
 async function prepareSide(bank: BankClient, sb: ChildSandbox): Promise<OrderRecord[]> {
   const settling = await openOrders(bank, sb.fixtures, SETTLING);
-  await advanceBankClock(sb.url, SETTLEMENT_S / 2);
+  await sandboxStaff(sb).advanceClock(SETTLEMENT_S / 2);
   const open = await openOrders(bank, sb.fixtures, ORDERS - SETTLING);
   return [...settling, ...open];
 }

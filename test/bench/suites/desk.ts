@@ -21,11 +21,12 @@ import { chromiumArgs, chromiumExecutable } from '../../harness/chromium';
 import type { RfiService } from '../../../src/main/rfis/service';
 import { staffOf } from '../../support/sandbox-staff';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount, SMOKE } from '../support/scale';
 import { FRAME_MS, LOADED_SCRIPT, median, p95, run, timedSearch } from '../support/queue-page';
 
-const PER_ENTITY = Number.parseInt(process.env['BENCH_DESK_RFIS'] ?? '10000', 10);
-const INCREMENTAL_ROUNDS = 40;
-const FULL_ROUNDS = 5;
+const PER_ENTITY = benchCount('BENCH_DESK_RFIS', 10_000, 40);
+const INCREMENTAL_ROUNDS = benchCount('BENCH_DESK_ROUNDS', 40, 2);
+const FULL_ROUNDS = benchCount('BENCH_DESK_FULL_ROUNDS', 5, 1);
 
 interface Cost {
   wall: number;
@@ -174,7 +175,7 @@ const suite: BenchSuite = {
       );
       const search: number[] = [];
       const words = ['b', 'bu', 'bul', 'bulk', 'bulk ', 'bulk 9', 'bulk 99', 'bulk 9', 'bulk', ''];
-      for (let round = 0; round < 3; round++) {
+      for (let round = 0; round < (SMOKE ? 1 : 3); round++) {
         for (const w of words) search.push(await timedSearch(page, w));
       }
       await context.close();

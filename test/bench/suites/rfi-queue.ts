@@ -11,6 +11,7 @@ import type { Page } from '@playwright/test';
 import { startHarness } from '../../harness/harness';
 import { chromiumArgs, chromiumExecutable } from '../../harness/chromium';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount, SMOKE } from '../support/scale';
 import {
   FRAME_MS,
   IDLE_FRAME_SCRIPT,
@@ -26,7 +27,9 @@ import {
   timedSearch,
 } from '../support/queue-page';
 
-const RFIS = Number.parseInt(process.env['BENCH_RFIS'] ?? '10000', 10);
+const RFIS = benchCount('BENCH_RFIS', 10_000, 40);
+/** Rounds of each interaction: one in the smoke run. */
+const rounds = (full: number): number => (SMOKE ? 1 : full);
 
 interface Interactions {
   search: number[];
@@ -39,19 +42,19 @@ interface Interactions {
 async function interactions(page: Page): Promise<Interactions> {
   const search: number[] = [];
   const words = ['b', 'bu', 'bul', 'bulk', 'bulk ', 'bulk 9', 'bulk 99', 'bulk 9', 'bulk', ''];
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < rounds(3); round++) {
     for (const w of words) search.push(await timedSearch(page, w));
   }
   // Enough samples that the p95 is not simply the slowest one (n = 40 and 30).
   const status: number[] = [];
-  for (let round = 0; round < 8; round++) {
+  for (let round = 0; round < rounds(8); round++) {
     // The per-status count buttons filter the queue (a second click on the same one clears it).
     for (const s of ['action_required', 'pending_review', 'all', 'approved', 'all']) {
       status.push(await timedClick(page, `[data-testid="rfi-count-${s}"]`));
     }
   }
   const sort: number[] = [];
-  for (let round = 0; round < 10; round++) {
+  for (let round = 0; round < rounds(10); round++) {
     for (const s of ['updated_desc', 'created_desc', 'deadline']) sort.push(await timedSort(page, s));
   }
   const scroll = await run<{ frame: number[]; sync: number[] }>(page, SCROLL_SCRIPT);

@@ -18,10 +18,11 @@ import { openRfiRepository } from '../../../src/main/rfis/repository';
 import { PAGE_SIZE, syncRepository } from '../../../src/main/rfis/sync';
 import { startSandbox } from '../../../src/sandbox/index';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount } from '../support/scale';
 import { sandboxStaff } from '../../support/sandbox-staff';
 
-const COUNT = 10_000;
-const ROUNDS = Number.parseInt(process.env.BENCH_ROUNDS ?? '3', 10);
+const COUNT = benchCount('BENCH_RFIS', 10_000, 40);
+const ROUNDS = benchCount('BENCH_ROUNDS', 3, 1);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

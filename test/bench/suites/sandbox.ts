@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import Fastify from 'fastify';
 import { startSandbox } from '../../../src/sandbox/index';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount } from '../support/scale';
 
 interface AutocannonResult {
   requests: { average: number };
@@ -22,7 +23,8 @@ type Autocannon = (opts: {
 }) => Promise<AutocannonResult>;
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-const duration = Number.parseInt(process.env.BENCH_DURATION_SECONDS ?? '5', 10);
+const duration = benchCount('BENCH_DURATION_SECONDS', 5, 1);
+const STORED = benchCount('BENCH_RFIS', 10_000, 200);
 const connections = 10;
 
 async function load(url: string, headers?: Record<string, string>): Promise<number> {
@@ -52,7 +54,7 @@ const suite: BenchSuite = {
       const bulk = await fetch(`${sb.url}/v1/sandbox/rfis/bulk`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...sb.controlHeaders() },
-        body: JSON.stringify({ count: 10_000, legal_entity_id: le.id }),
+        body: JSON.stringify({ count: STORED, legal_entity_id: le.id }),
       });
       if (!bulk.ok) throw new Error(`bulk RFIs: ${bulk.status}`);
       const txId = le.incoming_transfers[0]?.transaction_id ?? '';
@@ -82,7 +84,7 @@ const suite: BenchSuite = {
           note,
         },
         {
-          metric: 'GET /v1/rfis page of 100, 10,000 stored (req/s)',
+          metric: `GET /v1/rfis page of 100, ${STORED} stored (req/s)`,
           value: rfis,
           unit: 'req/s',
           baseline: rfisSame,

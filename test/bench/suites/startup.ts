@@ -35,9 +35,10 @@ import { rendererDir, repoRoot, startHarness } from '../../harness/harness';
 import type { Harness } from '../../harness/harness';
 import { chromiumArgs, chromiumExecutable } from '../../harness/chromium';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount } from '../support/scale';
 
-const RFIS = Number.parseInt(process.env['BENCH_RFIS'] ?? '10000', 10);
-const RUNS = Number.parseInt(process.env['BENCH_STARTUP_RUNS'] ?? '5', 10);
+const RFIS = benchCount('BENCH_RFIS', 10_000, 40);
+const RUNS = benchCount('BENCH_STARTUP_RUNS', 5, 1);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -16,10 +16,11 @@ import { createHeadlessPlatform } from '../../../src/main/infra/platform';
 import { createLogger, memorySink } from '../../../src/main/infra/log';
 import { unavailableKeyringBackend } from '../../../src/main/infra/keyring';
 import type { BenchResult, BenchSuite } from '../types';
+import { benchCount } from '../support/scale';
 import { staffOf } from '../../support/sandbox-staff';
 
 const MB = 1024 * 1024;
-const SIZE = Number.parseInt(process.env['BENCH_UPLOAD_MB'] ?? '200', 10) * MB;
+const SIZE = benchCount('BENCH_UPLOAD_MB', 200, 2) * MB;
 
 async function writePdf(file: string, size: number): Promise<void> {
   const out = createWriteStream(file);

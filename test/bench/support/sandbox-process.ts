@@ -2,25 +2,31 @@
  * The sandbox bank in a process of its own, for benches that measure the CPU time of the client
  * process only (process.cpuUsage counts every thread of a process, so an in-process or worker
  * sandbox would be measured too). Options come as JSON in argv[2]; the first stdout line is
- * `{"url", "fixtures"}`. Each stdin line `{"advanceInMs", "seconds"}` moves the bank's clock by
- * `seconds` after `advanceInMs` on this process's own timer, so a busy client cannot delay it.
- * The process ends when its stdin closes (the parent went away) or on SIGTERM.
+ * `{"url", "controlSecret", "fixtures"}` (the parent reaches the control routes with that secret,
+ * as a test does with a RunningSandbox). Each stdin line `{"advanceInMs", "seconds"}` moves the
+ * bank's clock by `seconds` after `advanceInMs` on this process's own timer, so a busy client
+ * cannot delay it, and answers `{"advanced", "status"}`. The process ends when its stdin closes
+ * (the parent went away) or on SIGTERM.
  */
 import { createInterface } from 'node:readline';
 import { startSandbox } from '../../../src/sandbox/index';
 import type { SandboxOptions } from '../../../src/sandbox/index';
+import { sandboxStaff, StaffCallError } from '../../support/sandbox-staff';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<SandboxOptions>;
 const sb = await startSandbox({ port: 0, ...options });
-process.stdout.write(`${JSON.stringify({ url: sb.url, fixtures: sb.fixtures })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ url: sb.url, controlSecret: sb.controlSecret, fixtures: sb.fixtures })}\n`,
+);
 
 const advance = async (seconds: number): Promise<void> => {
-  const res = await fetch(`${sb.url}/v1/sandbox/clock`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ advance_seconds: seconds }),
-  });
-  process.stdout.write(`${JSON.stringify({ advanced: seconds, status: res.status })}\n`);
+  let status = 200;
+  try {
+    await sandboxStaff(sb).advanceClock(seconds);
+  } catch (err) {
+    status = err instanceof StaffCallError ? err.status : 0;
+  }
+  process.stdout.write(`${JSON.stringify({ advanced: seconds, status })}\n`);
 };
 
 const lines = createInterface({ input: process.stdin });
