@@ -182,17 +182,19 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
     sandboxOptions,
     sandboxToken: (s) => sandboxToken(s, settings.profile(sandboxProfileId).sandboxCredential),
-    decorate: (client) =>
-      guardMethods(client, busy, {
-        uploadDocument: 'an answer document is uploading',
-        submitRfiResponse: 'an answer is being sent',
-        confirmCryptoOrder: 'an exchange order is being confirmed',
-        confirmReturn: 'a return is being confirmed',
-        cancelReturn: 'a return is being cancelled',
-      }),
-    ...(options.bankRetry ? { bankRetry: options.bankRetry } : {}),
-    ...(options.bankTimeoutMs ? { bankTimeoutMs: options.bankTimeoutMs } : {}),
-    ...(options.localNow ? { localNow: options.localNow } : {}),
+    tuning: {
+      decorate: (client) =>
+        guardMethods(client, busy, {
+          uploadDocument: 'an answer document is uploading',
+          submitRfiResponse: 'an answer is being sent',
+          confirmCryptoOrder: 'an exchange order is being confirmed',
+          confirmReturn: 'a return is being confirmed',
+          cancelReturn: 'a return is being cancelled',
+        }),
+      ...(options.bankRetry ? { bankRetry: options.bankRetry } : {}),
+      ...(options.bankTimeoutMs ? { bankTimeoutMs: options.bankTimeoutMs } : {}),
+      ...(options.localNow ? { localNow: options.localNow } : {}),
+    },
   });
   const session = await createSession({ settings, vault, events, destinations, profiles });
   disposables.add(session);

@@ -76,6 +76,12 @@ export interface ProfileSessionDeps {
   sandboxUrl(): string | null;
   /** Names of legal entities as the bank gives them (null: not known). */
   legalEntityName(profileId: string, legalEntityId: string): string | null;
+  /** How every profile's client and re-checks behave (the same for each profile). */
+  tuning?: SessionTuning;
+}
+
+/** How every profile's session behaves: the same for each profile, set once by the root. */
+export interface SessionTuning {
   /** Wraps the new client (the busy guard on uploads, sends and money confirmations). */
   decorate?(bank: BankClient): BankClient;
   bankRetry?: Partial<RetryPolicy>;
@@ -100,9 +106,10 @@ function environmentOf(p: Profile, sandboxUrl: string | null): Environment {
 
 export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
   const { profileId, settings, vault, log } = deps;
-  const now = deps.now ?? Date.now;
-  const clock = createServerClock(deps.localNow ? { localNow: deps.localNow } : {});
-  const state = createStatusState(deps, now);
+  const tuning = deps.tuning ?? {};
+  const now = tuning.now ?? Date.now;
+  const clock = createServerClock(tuning.localNow ? { localNow: tuning.localNow } : {});
+  const state = createStatusState(deps, tuning.retry ?? defaultRetry, now);
   let controller = new AbortController();
   let generation = 0;
   let inflight: { gen: number; promise: Promise<SessionStatus> } | null = null;
@@ -145,12 +152,12 @@ export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
     identity,
     log,
     clock,
-    ...(deps.bankRetry ? { retry: deps.bankRetry } : {}),
-    ...(deps.bankTimeoutMs ? { timeoutMs: deps.bankTimeoutMs } : {}),
+    ...(tuning.bankRetry ? { retry: tuning.bankRetry } : {}),
+    ...(tuning.bankTimeoutMs ? { timeoutMs: tuning.bankTimeoutMs } : {}),
     onUnauthenticated: () => session.markUnauthenticated(),
     onReachability: (reachable) => session.observeReachability(reachable),
   });
-  const bank = deps.decorate ? deps.decorate(bankClient) : bankClient;
+  const bank = tuning.decorate ? tuning.decorate(bankClient) : bankClient;
 
   const runCheck = async (): Promise<SessionStatus> => {
     const gen = generation;
@@ -304,8 +311,7 @@ async function askWhoWeAre(
 }
 
 /** The published status and the re-check schedule while the bank is unreachable. */
-function createStatusState(deps: ProfileSessionDeps, now: () => number) {
-  const schedule = deps.retry ?? defaultRetry;
+function createStatusState(deps: ProfileSessionDeps, schedule: BackoffSchedule, now: () => number) {
   let downSince: number | null = null;
   let retries = 0;
   let retryAt: number | null = null;

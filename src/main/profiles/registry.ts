@@ -8,7 +8,6 @@
 import { startSandbox } from '../../sandbox';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox';
 import type { SessionStatus } from '../../shared/ipc/channels/session';
-import type { BankClient, RetryPolicy } from '../bank/client';
 import { createEventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { TokenVault } from '../infra/vault';
@@ -17,8 +16,7 @@ import type { DestinationGuard } from '../session/destinations';
 import type { SettingsStore } from '../session/settings';
 import { sandboxProfileId } from '../session/settings';
 import { createProfileSession } from './profile-session';
-import type { ProfileSession } from './profile-session';
-import type { BackoffSchedule } from '../infra/backoff';
+import type { ProfileSession, SessionTuning } from './profile-session';
 
 export interface ProfileRegistry {
   /** The profile's session (made on first use); throws not_found for a profile that does not exist. */
@@ -48,12 +46,7 @@ export interface ProfileRegistryDeps {
   sandboxOptions?: Partial<SandboxOptions>;
   /** The seeded token of the sandbox credential the sandbox profile uses. */
   sandboxToken(sandbox: RunningSandbox): string;
-  decorate?(bank: BankClient): BankClient;
-  bankRetry?: Partial<RetryPolicy>;
-  bankTimeoutMs?: number;
-  localNow?: () => number;
-  retry?: BackoffSchedule;
-  now?: () => number;
+  tuning?: SessionTuning;
 }
 
 export function createProfileRegistry(deps: ProfileRegistryDeps): ProfileRegistry {
@@ -89,12 +82,7 @@ export function createProfileRegistry(deps: ProfileRegistryDeps): ProfileRegistr
       events: createEventHub(log),
       sandboxUrl: () => sandbox?.url ?? null,
       legalEntityName,
-      ...(deps.decorate ? { decorate: deps.decorate } : {}),
-      ...(deps.bankRetry ? { bankRetry: deps.bankRetry } : {}),
-      ...(deps.bankTimeoutMs ? { bankTimeoutMs: deps.bankTimeoutMs } : {}),
-      ...(deps.localNow ? { localNow: deps.localNow } : {}),
-      ...(deps.retry ? { retry: deps.retry } : {}),
-      ...(deps.now ? { now: deps.now } : {}),
+      ...(deps.tuning ? { tuning: deps.tuning } : {}),
     });
 
   const registry: ProfileRegistry = {
