@@ -238,7 +238,7 @@ test.describe('overview', () => {
 
     const quoteRow = app.locator(`[data-testid="overview-quote"][data-order-id="${quote.id}"]`);
     // Names first: what is bought, in the asset's label, not the symbol and the asset id.
-    await expect(quoteRow.getByRole('link')).toHaveText('Buy 25.000000 USDT for USD');
+    await expect(quoteRow.getByRole('link')).toHaveText('Buy 25.00 USDT for USD');
     await expect(quoteRow.getByRole('timer')).toHaveAttribute('aria-label', /^Quote valid for: /);
 
     // Returns are not pushed on create: the list is read when the overview opens.

@@ -79,7 +79,7 @@ test('answer a text question and a document question (progress shown); the RFI m
   const { page, harness } = run;
 
   await page.goto(`${harness.url}#/rfis/${rfiId}`);
-  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(page.getByTestId('rfi-status')).toHaveText('Action required');
 
   // Text question.
   const q1 = question(page, qText!.id);
@@ -108,8 +108,8 @@ test('answer a text question and a document question (progress shown); the RFI m
   await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 30_000 });
 
   // The RFI moved on, in the UI and at the bank; each answer landed once.
-  await expect(page.getByTestId('rfi-status')).toHaveText('pending review');
-  await expect(q1.getByTestId('question-status')).toHaveText('pending review');
+  await expect(page.getByTestId('rfi-status')).toHaveText('Pending review');
+  await expect(q1.getByTestId('question-status')).toHaveText('Pending review');
   // The page re-read the RFI after the send; the bank answered, so no offline-copy notice.
   await expect(page.getByTestId('rfi-from-cache')).toHaveCount(0);
   await expect(page.getByText('The bank could not be reached')).toHaveCount(0);
@@ -197,7 +197,7 @@ test('drafts and answers written offline survive a restart and land exactly once
   // Online once: the RFIs are cached on this computer.
   let run = await openApp(browser, bank, dataDir);
   await run.page.goto(`${run.harness.url}#/rfis/${rfiId}`);
-  await expect(run.page.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(run.page.getByTestId('rfi-status')).toHaveText('Action required');
 
   // The bank goes away.
   await bank.proxy.stop();
@@ -239,7 +239,7 @@ test('drafts and answers written offline survive a restart and land exactly once
   run.harness.platform.fire('online');
   await expect(q1.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
   await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
-  await expect(run.page.getByTestId('rfi-status')).toHaveText('pending review', { timeout: 15_000 });
+  await expect(run.page.getByTestId('rfi-status')).toHaveText('Pending review', { timeout: 15_000 });
 
   const after = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
   expect(customerResponses(after, qText!.id)).toHaveLength(1);
@@ -288,7 +288,7 @@ test('staff closes a question while its answer is queued: the UI shows the confl
   const run = await openApp(browser, bank);
   const { page, harness } = run;
   await page.goto(`${harness.url}#/rfis/${created.id}`);
-  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(page.getByTestId('rfi-status')).toHaveText('Action required');
 
   await bank.proxy.stop();
   const q = question(page, qid);
@@ -313,7 +313,7 @@ test('staff closes a question while its answer is queued: the UI shows the confl
   await expect(q.getByTestId('answer-conflict')).toContainText(
     'Closed: clarified by phone with the relationship manager.',
   );
-  await expect(q.getByTestId('question-status')).toHaveText('closed');
+  await expect(q.getByTestId('question-status')).toHaveText('Closed');
   // The question no longer awaits an answer: what was written stays on screen as not sent.
   await expect(q.getByTestId('unsent-notice')).toContainText('Not sent: the question was closed by the bank');
   await expect(q.getByLabel('Your answer (not sent)')).toHaveValue('Operating account for EU receivables.');
@@ -423,7 +423,7 @@ test('a draft whose question the bank closes or answers before it is sent stays 
   const { page, harness, context } = run;
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.url });
   await page.goto(`${harness.url}#/rfis/${created.id}`);
-  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(page.getByTestId('rfi-status')).toHaveText('Action required');
 
   const q1 = question(page, closedQ!);
   const q2 = question(page, answeredQ!);
@@ -448,7 +448,7 @@ test('a draft whose question the bank closes or answers before it is sent stays 
   });
   await page.reload();
 
-  await expect(q1.getByTestId('question-status')).toHaveText('closed');
+  await expect(q1.getByTestId('question-status')).toHaveText('Closed');
   await expect(q1.getByTestId('unsent-notice')).toContainText(
     'Not sent: the question was closed by the bank',
   );

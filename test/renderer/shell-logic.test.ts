@@ -113,7 +113,7 @@ describe('toasts from background outcomes', () => {
     } as unknown as EventPayload<'crypto.orderChanged'>;
     expect(orderToast(order, memory)).toMatchObject({
       title: 'Exchange settled',
-      body: 'buy 25.000000 USDT for 25.03 USD',
+      body: 'buy 25.00 USDT for 25.03 USD',
       link: { to: '/exchange/o1' },
     });
   });

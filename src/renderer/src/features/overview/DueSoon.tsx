@@ -8,13 +8,13 @@ import { describeDate } from '../../lib/dates';
 import { DeadlineClock } from '../rfis/DeadlineClock';
 import { relatedLabel, useRelatedNames } from '../rfis/related-names';
 import { useOverview } from './store';
+import { rfiTypeWords } from '../../../../shared/words';
 
 /** The row's name: the RFI's description, else its type ("Account RFI"). */
 export function dueSoonTitle(item: Pick<DueSoonItemView, 'description' | 'type'>): string {
   const d = item.description.trim();
   if (d) return d;
-  const t = item.type.replace(/_/g, ' ');
-  return `${t.charAt(0).toUpperCase()}${t.slice(1)} RFI`;
+  return `${rfiTypeWords(item.type)} RFI`;
 }
 
 function Row({ item }: { item: DueSoonItemView }) {

@@ -14,6 +14,7 @@ import { AWAITING_STATUS, RUNNING_BANDS, overviewSubscription, useOverview } fro
 import type { RunningBand } from './store';
 import { quoteTitle, returnTitle } from './labels';
 import { DueSoon } from './DueSoon';
+import { rfiTypeWords } from '../../../../shared/words';
 
 /** The charts (recharts) are a chunk of their own, not in the first paint's JS. */
 const OverviewCharts = lazy(() => import('./OverviewCharts'));
@@ -159,7 +160,7 @@ export function OverviewScreen() {
           title="RFIs by type"
           counts={counts?.byType}
           kind="type"
-          words={(t) => t.replace(/_/g, ' ')}
+          words={rfiTypeWords}
           loaded={loaded.rfis}
         />
 

@@ -17,6 +17,7 @@ import { relatedLabel, useRelatedNames } from './related-names';
 import { SnoozeControl } from './SnoozeControl';
 import { UnsentDraft } from './UnsentDraft';
 import { CaseFileExport } from '../case-files/CaseFileExport';
+import { questionTypeWords, rfiTypeWords, roleWords } from '../../../../shared/words';
 
 type Question = RfiDetailView['rfi']['questions'][number];
 
@@ -172,7 +173,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
     <section className="screen rfi-detail" aria-labelledby="rfi-detail-title" data-testid="rfi-detail">
       {back}
       <h1 id="rfi-detail-title">
-        <span className="rfi-detail__kind">{rfi.type.replace(/_/g, ' ')} RFI</span>
+        <span className="rfi-detail__kind">{rfiTypeWords(rfi.type)} RFI</span>
         {rfi.description && <span className="rfi-detail__title">{rfi.description}</span>}
       </h1>
       <p className="rfi-detail__id">
@@ -287,16 +288,12 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
             </h3>
             <p className="rfi-question__meta">
               <span data-testid="question-type">
-                {info.expects === 'either' ? (
-                  <>Question type not in the catalogue: answer with text or documents</>
-                ) : (
-                  <>
-                    {info.label} · answer with {info.expects}
-                  </>
-                )}{' '}
-                <code className="muted" title="The bank's question type">
-                  {q.question_type}
-                </code>
+                <span title={`The bank’s question type: ${q.question_type}`}>
+                  {questionTypeWords(q.question_type)} ·{' '}
+                  {info.expects === 'either'
+                    ? 'answer with text or documents'
+                    : `answer with ${info.expects}`}
+                </span>
               </span>{' '}
               <span data-testid="question-status">
                 <StatusBadge status={q.status} />
@@ -316,7 +313,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
                     <li key={r.id} className={`rfi-history__item rfi-history__item--${r.responder_type}`}>
                       <span className="rfi-history__who">
                         <Icon size={14} aria-hidden="true" className="rfi-history__icon" />
-                        {who?.label ?? r.responder_type}
+                        {who?.label ?? roleWords(r.responder_type)}
                       </span>{' '}
                       <RelativeTime value={r.created_at} now={now} className="muted" />
                       {c.text && <p className="rfi-history__text">{c.text}</p>}

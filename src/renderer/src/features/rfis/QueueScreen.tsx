@@ -34,12 +34,13 @@ import { initialFilter, queueSubscription, useQueue, weekRange } from './queue-s
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { CaseFileExport } from '../case-files/CaseFileExport';
+import { rfiTypeWords } from '../../../../shared/words';
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
   return [...new Set([...known, ...Object.keys(counted ?? {})])];
 }
 
-const typeLabel = (t: string): string => t.replace(/_/g, ' ');
+const typeLabel = rfiTypeWords;
 
 /** Which header sorts which way: the queue sorts in its store (shared rules), the table shows it. */
 const SORT_OF_COLUMN: Record<string, RfiSort> = { deadline: 'deadline', updated: 'updated_desc' };

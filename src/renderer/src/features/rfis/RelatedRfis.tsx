@@ -5,6 +5,7 @@ import { RelativeTime } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
 import { useRouter } from '../../lib/router';
+import { rfiTypeWords } from '../../../../shared/words';
 
 /**
  * "Related RFIs" of a transfer, a return or a quote: the queue rows (the local cache, offline
@@ -80,7 +81,7 @@ export function RelatedRfis({ objectIds, what }: { objectIds: readonly string[];
                   </a>
                   {r.entityName && <span className="related-rfis__entity"> · {r.entityName}</span>}
                 </td>
-                <td>{r.type.replace(/_/g, ' ')}</td>
+                <td>{rfiTypeWords(r.type)}</td>
                 <td>
                   <StatusBadge status={r.status} />
                 </td>

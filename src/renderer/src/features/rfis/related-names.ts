@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { formatMinor, parseMinor } from '../../../../shared/money';
 import { call } from '../../lib/desk';
+import { objectKindWords } from '../../../../shared/words';
 
 /**
  * Names of the objects RFIs are about, from what this workstation already knows without asking
@@ -41,17 +42,11 @@ function amountText(amount: string | null, currency: string | null): string {
   }
 }
 
-const KIND: Record<string, string> = {
-  account: 'Account',
-  transaction: 'Transaction',
-  legal_entity: 'Legal entity',
-};
-
 /** "Operating EUR account", or "Account" + the id when the name is not known here. */
 export function relatedLabel(
   names: Readonly<Record<string, string>>,
   type: string,
   relatedId: string,
 ): { name: string | null; kind: string } {
-  return { name: names[relatedId] ?? null, kind: KIND[type] ?? type.replace(/_/g, ' ') };
+  return { name: names[relatedId] ?? null, kind: objectKindWords(type) };
 }
