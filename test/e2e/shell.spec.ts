@@ -31,6 +31,18 @@ test.describe('shell: names, palette, toasts', () => {
     await expect(dialog).toBeVisible();
     const search = dialog.getByRole('searchbox', { name: /Search RFIs/ });
     await expect(search).toBeFocused();
+    // An opaque panel above the page: its background has no transparency, and what is on top at
+    // the panel's centre is the panel itself, in both colour schemes.
+    for (const scheme of ['light', 'dark'] as const) {
+      await app.emulateMedia({ colorScheme: scheme });
+      const panel = await dialog.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return { background: getComputedStyle(el).backgroundColor, onTop: el.contains(top) };
+      });
+      expect(panel.onTop).toBe(true);
+      expect(panel.background).toMatch(/^rgb\(/);
+    }
     await search.fill('Incoming transfer from Harbour');
     const item = dialog.getByRole('menuitem', { name: /Incoming transfer from Harbour Freight Ltd/ });
     await expect(item).toBeVisible();

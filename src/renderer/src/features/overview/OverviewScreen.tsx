@@ -16,7 +16,7 @@ import { quoteTitle, returnTitle } from './labels';
 import { DueSoon } from './DueSoon';
 import { rfiTypeWords } from '../../../../shared/words';
 
-/** The charts (recharts) are a chunk of their own, not in the first paint's JS. */
+/** The charts (plain SVG, BarChart.tsx) are a chunk of their own, not in the first paint's JS. */
 const OverviewCharts = lazy(() => import('./OverviewCharts'));
 const BandChart = lazy(() => import('./OverviewCharts').then((m) => ({ default: m.BandChart })));
 
