@@ -66,7 +66,7 @@ test.use({
 });
 
 test.describe('overview', () => {
-  test('charts: SVG bars for the bands, weeks and volume, legends in their bars\' colours; a bar opens the filtered queue', async ({
+  test("charts: SVG bars for the bands, weeks and volume, legends in their bars' colours; a bar opens the filtered queue", async ({
     app,
     harness,
   }) => {
@@ -78,7 +78,10 @@ test.describe('overview', () => {
     const weeks = app.getByRole('figure', { name: /RFIs opened and answered per week/ });
     await expect(weeks.locator('svg .chart__bar').first()).toBeVisible();
     await expect(
-      app.getByRole('figure', { name: /Returns and exchange volume/ }).locator('svg').first(),
+      app
+        .getByRole('figure', { name: /Returns and exchange volume/ })
+        .locator('svg')
+        .first(),
     ).toBeVisible();
     // Every legend entry has the colour of its own bars (the "Opened" bars were once drawn in the
     // colour the legend gave to "Answered or closed").

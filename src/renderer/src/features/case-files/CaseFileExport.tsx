@@ -1,4 +1,6 @@
 import { useState } from 'react';
+import { FolderOpen } from 'lucide-react';
+import { plural } from '../../../../shared/words';
 import { Button, Checkbox } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import './case-files.css';
@@ -17,7 +19,15 @@ export interface CaseFileExportProps {
 export function CaseFileExport({ rfiIds, label }: CaseFileExportProps) {
   const [zip, setZip] = useState(true);
   const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
+  const [notice, setNotice] = useState<{ tone: 'ok' | 'bad'; text: string; saved?: string } | null>(null);
+
+  const showInFolder = async (file: string): Promise<void> => {
+    try {
+      await call('caseFiles.showInFolder', { path: file });
+    } catch (err) {
+      setNotice({ tone: 'bad', text: errorMessage(err) });
+    }
+  };
 
   const run = async (): Promise<void> => {
     setBusy(true);
@@ -28,9 +38,10 @@ export function CaseFileExport({ rfiIds, label }: CaseFileExportProps) {
         r.path
           ? {
               tone: 'ok',
-              text: `Case file saved to ${r.path}${r.zipPath ? `, with ${r.documents} document${r.documents === 1 ? '' : 's'} in ${r.zipPath}` : ''}.`,
+              text: `Case file saved to ${r.path}${r.zipPath ? `, with ${plural(r.documents, 'document')} in ${r.zipPath}` : ''}.`,
+              saved: r.path,
             }
-          : { tone: 'ok', text: 'Export cancelled.' },
+          : { tone: 'ok', text: 'Export cancelled: nothing was saved.' },
       );
     } catch (err) {
       setNotice({ tone: 'bad', text: errorMessage(err) });
@@ -50,7 +61,12 @@ export function CaseFileExport({ rfiIds, label }: CaseFileExportProps) {
       <div aria-live="polite">
         {notice && (
           <p className={`notice notice--${notice.tone}`} role={notice.tone === 'bad' ? 'alert' : 'status'}>
-            {notice.text}
+            {notice.text}{' '}
+            {notice.saved && (
+              <Button variant="ghost" onPress={() => void showInFolder(notice.saved!)}>
+                <FolderOpen size={14} aria-hidden="true" /> Show in folder
+              </Button>
+            )}
           </p>
         )}
       </div>

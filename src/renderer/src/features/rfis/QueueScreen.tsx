@@ -34,7 +34,7 @@ import { initialFilter, queueSubscription, useQueue, weekRange } from './queue-s
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { CaseFileExport } from '../case-files/CaseFileExport';
-import { rfiTypeWords } from '../../../../shared/words';
+import { plural, rfiTypeWords } from '../../../../shared/words';
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
   return [...new Set([...known, ...Object.keys(counted ?? {})])];
@@ -451,7 +451,11 @@ function QueueBody({
       {loaded && visible.length > 0 && visible.length <= 500 && (
         <CaseFileExport
           rfiIds={visible.map((r) => r.id)}
-          label={`Export case file of ${visible.length === rows.length ? 'all' : 'these'} ${visible.length} RFI${visible.length === 1 ? '' : 's'}…`}
+          label={
+            visible.length === 1
+              ? 'Export the case file of this RFI…'
+              : `Export case file of ${visible.length === rows.length ? 'all' : 'these'} ${plural(visible.length, 'RFI')}…`
+          }
         />
       )}
       {error && rows.length === 0 ? (
