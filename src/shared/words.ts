@@ -132,6 +132,11 @@ export const OBJECT_KIND_WORDS: Record<string, string> = {
   legal_entity: 'Legal entity',
   crypto_order: 'Exchange order',
   nominal_sub_account: 'Nominal sub-account',
+  // An RFI's type names the kind of object it is about.
+  nominal_sub_account_opening: 'Nominal sub-account',
+  nominal_sub_account_kyc: 'Nominal sub-account',
+  nominal_sub_account_kyb: 'Nominal sub-account',
+  segment_upgrade: 'Legal entity',
 };
 
 export function objectKindWords(kind: string | null | undefined): string {

@@ -154,3 +154,24 @@ rigTest('offline banner when this computer has no network', async ({ rig, contex
   await context.setOffline(false);
   await expect(app.getByTestId('offline-banner')).toBeHidden();
 });
+
+test('opened in a browser without the app core, the page says what it is and how to run the app', async ({
+  browser,
+  harness,
+}) => {
+  // A context the harness did not attach: no window.desk, as in any other browser.
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(harness.url);
+    await expect(
+      page.getByRole('heading', { name: 'Treasury Desk is not running in this window' }),
+    ).toBeVisible();
+    await expect(page.getByText('npm run start:browser')).toBeVisible();
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+  }
+});

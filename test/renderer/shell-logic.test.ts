@@ -51,6 +51,14 @@ describe('status line', () => {
       machineOffline: true,
     });
     expect(secondsUntil('2026-01-05T10:02:00.001Z', now)).toBe(1);
+    // One truth: with no network on this computer the line never says "Connected".
+    expect(statusLine(base, now, false)).toMatchObject({
+      tone: 'bad',
+      label: 'Offline',
+      bankReachable: false,
+      machineOffline: true,
+    });
+    expect(statusLine(base, now, true).bankReachable).toBe(true);
   });
 });
 

@@ -10,13 +10,15 @@ export interface CaseFileExportProps {
   rfiIds: string[];
   /** Words for the button: "Export case file…" or "Export case file of 12 RFIs…". */
   label?: string;
+  /** In a toolbar: the ZIP choice in fewer words. */
+  compact?: boolean;
 }
 
 /**
  * Exports a case file: main asks where to save it in its own dialog (the page never names a
  * path) and writes a PDF, and a ZIP of the documents with a manifest beside it when asked.
  */
-export function CaseFileExport({ rfiIds, label }: CaseFileExportProps) {
+export function CaseFileExport({ rfiIds, label, compact = false }: CaseFileExportProps) {
   const [zip, setZip] = useState(true);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<{ tone: 'ok' | 'bad'; text: string; saved?: string } | null>(null);
@@ -51,12 +53,12 @@ export function CaseFileExport({ rfiIds, label }: CaseFileExportProps) {
   };
 
   return (
-    <div className="case-file-export">
+    <div className={compact ? 'case-file-export case-file-export--compact' : 'case-file-export'}>
       <Button isPending={busy} isDisabled={rfiIds.length === 0} onPress={() => void run()}>
         {label ?? 'Export case file…'}
       </Button>
       <Checkbox isSelected={zip} onChange={setZip}>
-        Include the documents (ZIP)
+        {compact ? 'With documents' : 'Include the documents (ZIP)'}
       </Checkbox>
       <div aria-live="polite">
         {notice && (

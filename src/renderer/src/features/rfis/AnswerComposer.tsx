@@ -164,7 +164,7 @@ function DocumentsField(props: {
         onChange={(v) => {
           if (isDocumentType(v)) props.onDocumentType(v);
         }}
-        options={DOCUMENT_TYPES.map((t) => ({ value: t, label: t.replace(/_/g, ' ') }))}
+        options={DOCUMENT_TYPES.map((t) => ({ value: t, label: documentTypeWords(t) }))}
         data-testid="answer-doctype"
       />
       <FileDrop

@@ -17,6 +17,7 @@ import { relatedLabel, useRelatedNames } from './related-names';
 import { SnoozeControl } from './SnoozeControl';
 import { UnsentDraft } from './UnsentDraft';
 import { CaseFileExport } from '../case-files/CaseFileExport';
+import { entityLabel } from '../../lib/entity';
 import { questionTypeWords, rfiTypeWords, roleWords } from '../../../../shared/words';
 
 type Question = RfiDetailView['rfi']['questions'][number];
@@ -88,6 +89,26 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
     if (a.rfiId === id && (a.state === 'sent' || a.state === 'conflict')) void load(true);
   });
 
+  // "A" answers: the first question awaiting an answer gets the keyboard (its text box, else its
+  // first control), wherever focus was on the screen; not while typing or in a dialog.
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent): void => {
+      if (e.key.toLowerCase() !== 'a' || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))) return;
+      if (document.querySelector('[role="dialog"]')) return;
+      const composer = document.querySelector<HTMLElement>('[data-testid="answer-composer"]');
+      const target =
+        composer?.querySelector<HTMLElement>('textarea') ?? composer?.querySelector<HTMLElement>('button');
+      if (!target) return;
+      e.preventDefault();
+      target.focus();
+      target.scrollIntoView({ block: 'center' });
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
   // The screen is keyed by the RFI id (RfisScreen), so its state starts empty for every RFI.
   useEffect(() => {
     void load(true);
@@ -158,6 +179,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const deadline = rfiDeadline(rfi);
   const related = relatedLabel(names, rfi.type, rfi.related_id);
   const owner = detail.owner;
+  const ownerName = owner ? entityLabel({ name: owner.entityName, id: detail.rfi.legal_entity_id }) : '';
   // Writes go out as the entity that owns the RFI, with its own credential only.
   const canAct = !owner || owner.acting;
   const actAsOwner = (): void => {
@@ -183,7 +205,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
         {owner && (
           <div>
             <dt>Legal entity</dt>
-            <dd data-testid="rfi-entity">{owner.entityName}</dd>
+            <dd data-testid="rfi-entity">{ownerName}</dd>
           </div>
         )}
         <div>
@@ -243,16 +265,16 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
       </dl>
       {owner && !owner.acting && (
         <p className="notice rfi-detail__acting" role="note" data-testid="rfi-acting">
-          This RFI is addressed to {owner.entityName}. Answers go out with {owner.entityName}’s own
-          credential, so the app acts as {owner.entityName} to answer it.{' '}
+          This RFI is addressed to {ownerName}. Answers go out with {ownerName}’s own credential, so the app
+          acts as {ownerName} to answer it.{' '}
           <Button size="sm" variant="primary" onPress={actAsOwner} isPending={acting}>
-            Act as {owner.entityName}
+            Act as {ownerName}
           </Button>
         </p>
       )}
       {owner?.acting && (
         <p className="muted" data-testid="rfi-acting">
-          Answers go out as {owner.entityName}.
+          Answers go out as {ownerName}.
         </p>
       )}
       <CaseFileExport rfiIds={[rfi.id]} />

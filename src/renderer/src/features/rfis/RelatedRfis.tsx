@@ -6,6 +6,7 @@ import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 import { rfiTypeWords } from '../../../../shared/words';
+import { entityLabel } from '../../lib/entity';
 
 /**
  * "Related RFIs" of a transfer, a return or a quote: the queue rows (the local cache, offline
@@ -79,7 +80,9 @@ export function RelatedRfis({ objectIds, what }: { objectIds: readonly string[];
                   >
                     {r.description || r.id}
                   </a>
-                  {r.entityName && <span className="related-rfis__entity"> · {r.entityName}</span>}
+                  {r.entityName && (
+                    <span className="related-rfis__entity"> · {entityLabel({ name: r.entityName })}</span>
+                  )}
                 </td>
                 <td>{rfiTypeWords(r.type)}</td>
                 <td>
