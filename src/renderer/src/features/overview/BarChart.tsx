@@ -1,3 +1,5 @@
+import { useLayoutEffect, useRef, useState } from 'react';
+import type { RefObject } from 'react';
 /**
  * The overview's bar charts, drawn as plain SVG. A chart library (recharts, ≈ 105 KiB gzipped)
  * cost the home screen its 120 KiB budget for three small bar charts; these need bars, a value
@@ -32,15 +34,30 @@ export interface BarChartProps<Row> {
   'data-testid'?: string;
 }
 
-const WIDTH = 640;
 const AXIS = 28;
 
-/** A round upper bound for the axis: 1, 2, 5 × 10^n at or above the largest value. */
+/** A round upper bound for the axis: 2, 4, 10, 20, 50 … (even, so its half is a whole number too). */
 export function niceMax(max: number): number {
-  if (max <= 0) return 1;
+  if (max <= 2) return 2;
   const p = 10 ** Math.floor(Math.log10(max));
-  for (const m of [1, 2, 5, 10]) if (m * p >= max) return m * p;
+  for (const m of [2, 4, 5, 10]) if (m * p >= max && Number.isInteger((m * p) / 2)) return m * p;
   return 10 * p;
+}
+
+/** The element's width in CSS pixels, followed as it changes (the chart draws at 1:1 scale). */
+function useWidth(): [RefObject<HTMLDivElement | null>, number] {
+  const ref = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(640);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const read = (): void => setWidth(Math.max(240, Math.round(el.clientWidth)));
+    read();
+    const observer = new ResizeObserver(read);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width];
 }
 
 export function BarChart<Row>({
@@ -55,6 +72,7 @@ export function BarChart<Row>({
   onSelect,
   ...rest
 }: BarChartProps<Row>) {
+  const [box, WIDTH] = useWidth();
   const totals = data.map((r) =>
     stacked
       ? series.reduce((sum, s) => sum + value(r, s.key), 0)
@@ -97,7 +115,7 @@ export function BarChart<Row>({
   });
 
   return (
-    <div className="bar-chart" data-testid={rest['data-testid']}>
+    <div className="bar-chart" ref={box} data-testid={rest['data-testid']}>
       <svg
         viewBox={`0 0 ${WIDTH} ${height}`}
         className="bar-chart__svg"

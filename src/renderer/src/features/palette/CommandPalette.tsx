@@ -206,7 +206,14 @@ export function CommandPalette({ screens }: CommandPaletteProps) {
                 <MenuSection key={section} className="palette__section">
                   <Header className="palette__header">{section}</Header>
                   {list.map((i) => (
-                    <MenuItem key={i.id} id={i.id} textValue={i.label} className="palette__item">
+                    <MenuItem
+                      key={i.id}
+                      id={i.id}
+                      textValue={i.label}
+                      // The name holds all the item's visible text (its words and its hint).
+                      aria-label={i.hint ? `${i.label} ${i.hint}` : i.label}
+                      className="palette__item"
+                    >
                       <Text slot="label" className="palette__label">
                         {i.label}
                       </Text>

@@ -62,6 +62,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const loadFor = useAnswers((s) => s.loadFor);
   const seenFor = useRef<string | null>(null);
   const names = useRelatedNames((s) => s.names);
+  const orders = useRelatedNames((s) => s.orders);
   const [acting, setActing] = useState(false);
 
   const load = useCallback(
@@ -178,6 +179,12 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const rfi = detail.rfi;
   const deadline = rfiDeadline(rfi);
   const related = relatedLabel(names, rfi.type, rfi.related_id);
+  // A transaction RFI is about an incoming transfer (Returns) or one of this workstation's
+  // exchange orders (its quote screen): the link goes to the screen of its kind.
+  const exchangeOrder = orders[rfi.related_id];
+  const relatedPath = exchangeOrder
+    ? `/exchange/${encodeURIComponent(exchangeOrder)}`
+    : `/returns/${encodeURIComponent(rfi.related_id)}`;
   const owner = detail.owner;
   const ownerName = owner ? entityLabel({ name: owner.entityName, id: detail.rfi.legal_entity_id }) : '';
   // Writes go out as the entity that owns the RFI, with its own credential only.
@@ -219,14 +226,14 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           <dd className="rfi-detail__related">
             {rfi.type === 'transaction' ? (
               <a
-                href={`#/returns/${encodeURIComponent(rfi.related_id)}`}
+                href={`#${relatedPath}`}
                 data-testid="rfi-related-name"
                 onClick={(e) => {
                   e.preventDefault();
-                  navigate(`/returns/${encodeURIComponent(rfi.related_id)}`);
+                  navigate(relatedPath);
                 }}
               >
-                {related.name ?? 'Open the transfer'}
+                {related.name ?? (exchangeOrder ? 'Open the exchange order' : 'Open the transfer')}
               </a>
             ) : (
               <span data-testid="rfi-related-name">{related.name ?? related.kind}</span>
