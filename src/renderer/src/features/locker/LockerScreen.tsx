@@ -209,7 +209,8 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
         <Button size="sm" onPress={() => void replacePicked(doc.id, {})}>
           Replace with a newer file…
         </Button>
-        <Button size="sm" variant="danger" onPress={() => setConfirming(true)}>
+        {/* Quiet until confirmed: the confirmation dialog carries the destructive action. */}
+        <Button size="sm" variant="ghost" onPress={() => setConfirming(true)}>
           Remove from the locker
         </Button>
         <ConfirmDialog

@@ -10,7 +10,6 @@ import {
   Modal,
   ModalOverlay,
   SearchField,
-  Text,
 } from 'react-aria-components';
 import { Search } from 'lucide-react';
 import { call, errorMessage } from '../../lib/desk';
@@ -214,14 +213,10 @@ export function CommandPalette({ screens }: CommandPaletteProps) {
                       aria-label={i.hint ? `${i.label} ${i.hint}` : i.label}
                       className="palette__item"
                     >
-                      <Text slot="label" className="palette__label">
-                        {i.label}
-                      </Text>
-                      {i.hint && (
-                        <Text slot="description" className="palette__hint">
-                          {i.hint}
-                        </Text>
-                      )}
+                      {/* Plain text, no label/description slots: the item's name is its aria-label,
+                          which holds all of its visible text. */}
+                      <span className="palette__label">{i.label}</span>
+                      {i.hint && <span className="palette__hint">{i.hint}</span>}
                     </MenuItem>
                   ))}
                 </MenuSection>
