@@ -215,7 +215,7 @@ export function CommandPalette({ screens }: CommandPaletteProps) {
                     >
                       {/* Plain text, no label/description slots: the item's name is its aria-label,
                           which holds all of its visible text. */}
-                      <span className="palette__label">{i.label}</span>
+                      <span className="palette__label">{i.label}</span>{' '}
                       {i.hint && <span className="palette__hint">{i.hint}</span>}
                     </MenuItem>
                   ))}
