@@ -295,8 +295,9 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           {error}
         </p>
       )}
-      <h2>Description</h2>
-      <p className="rfi-detail__description">{rfi.description || '(no description)'}</p>
+      {/* The description is the title above: not repeated, so the first question comes sooner.
+          Without one, the title is the type and this says so. */}
+      {!rfi.description && <p className="muted rfi-detail__description">The bank gave no description.</p>}
 
       <h2>Questions</h2>
       {rfi.questions.length === 0 && <p className="muted">This RFI has no questions.</p>}
