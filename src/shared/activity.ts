@@ -146,7 +146,7 @@ export function assetTitle(asset: string): string {
   return `${assetLongLabel(asset)} (${asset})`;
 }
 
-/** "12,500.00 USD", "25.000000 USDT" from minor units; null when either is missing or not an amount. */
+/** "12,500.00 USD", "25.00 USDT" from minor units; null when either is missing or not an amount. */
 function money(amount: string | undefined, currency: string | undefined): string | null {
   if (!amount || !currency || !isMinorUnits(amount)) return null;
   return `${formatMinor(parseMinor(amount), currency, { code: false })} ${assetLabel(currency)}`;

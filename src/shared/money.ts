@@ -63,6 +63,12 @@ const ZERO_DECIMAL = new Set([
 ]);
 const THREE_DECIMAL = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
 const ASSET_DECIMALS: Record<string, number> = { 'ETHEREUM-USDC': 6, 'ETHEREUM-USDT': 6 };
+/**
+ * Decimals shown for an asset whose minor unit is finer than people read it: USDT and USDC are
+ * kept to 6 places by the bank but read like dollars, so they show 2 places unless a further
+ * place is significant (25.000000 → "25.00", 1.234500 → "1.2345"). Nothing is ever rounded away.
+ */
+const ASSET_DISPLAY_DECIMALS: Record<string, number> = { 'ETHEREUM-USDC': 2, 'ETHEREUM-USDT': 2 };
 
 /** Number of minor-unit decimals of an ISO 4217 currency or a digital asset (2 when unknown). */
 export function decimalsOf(assetOrCurrency: string): number {
@@ -89,6 +95,20 @@ export function decimalToMinor(s: string, decimals: number): bigint {
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
 }
 
+/**
+ * The amount without the thousands separators the app itself displays ("13,000.50" → "13000.50").
+ * Only commas in the places the app puts them are accepted (groups of three in the whole part);
+ * any other comma, a space or an apostrophe is refused (null), so "1,5" is never read as 15.
+ */
+function ungroup(raw: string): string | null {
+  if (/[\s']/.test(raw)) return null;
+  if (!raw.includes(',')) return raw;
+  const [whole = '', ...rest] = raw.split('.');
+  if (rest.length > 1 || rest.some((r) => r.includes(','))) return null;
+  if (!/^[0-9]{1,3}(,[0-9]{3})+$/.test(whole)) return null;
+  return [whole.replace(/,/g, ''), ...rest].join('.');
+}
+
 /** Why an amount a person typed cannot be read; each screen words it for its own field. */
 export type AmountInputProblem =
   'empty' | 'separators' | 'negative' | 'not_plain' | 'too_many_decimals' | 'not_positive';
@@ -103,12 +123,13 @@ export function readAmountInput(
 ): { minor: bigint; problem?: undefined } | { problem: AmountInputProblem } {
   const raw = input.trim();
   if (raw === '') return { problem: 'empty' };
-  if (/[,\s']/.test(raw)) return { problem: 'separators' };
   if (raw.startsWith('-')) return { problem: 'negative' };
-  const m = DECIMAL_RE.exec(raw);
+  const plain = ungroup(raw);
+  if (plain === null) return { problem: 'separators' };
+  const m = DECIMAL_RE.exec(plain);
   if (!m) return { problem: 'not_plain' };
   if ((m[3] ?? '').length > decimals) return { problem: 'too_many_decimals' };
-  const minor = decimalToMinor(raw, decimals);
+  const minor = decimalToMinor(plain, decimals);
   return minor > 0n ? { minor } : { problem: 'not_positive' };
 }
 
@@ -121,13 +142,24 @@ export function minorToDecimal(v: bigint, decimals: number): string {
   return `${neg ? '-' : ''}${s.slice(0, -decimals)}.${s.slice(-decimals)}`;
 }
 
+/** Drops trailing zeros past the asset's display decimals (only zeros: the value is exact). */
+function trimToDisplay(plain: string, assetOrCurrency: string): string {
+  const shown = ASSET_DISPLAY_DECIMALS[assetOrCurrency.toUpperCase()];
+  if (shown === undefined || !plain.includes('.')) return plain;
+  const [whole, frac = ''] = plain.split('.');
+  let end = frac.length;
+  while (end > shown && frac[end - 1] === '0') end -= 1;
+  return `${whole}.${frac.slice(0, end)}`;
+}
+
 /**
- * Display form: thousands separators, all decimals of the currency, and the currency code,
- * e.g. `formatMinor(123456n, 'USD')` → `"1,234.56 USD"`.
+ * Display form: thousands separators, the currency's decimals (a digital asset's display
+ * decimals, see ASSET_DISPLAY_DECIMALS) and the currency code,
+ * e.g. `formatMinor(123456n, 'USD')` → `"1,234.56 USD"`, 25000000n USDT → "25.00 ETHEREUM-USDT".
  */
 export function formatMinor(v: bigint, assetOrCurrency: string, opts: { code?: boolean } = {}): string {
   const decimals = decimalsOf(assetOrCurrency);
-  const plain = minorToDecimal(v, decimals);
+  const plain = trimToDisplay(minorToDecimal(v, decimals), assetOrCurrency);
   const neg = plain.startsWith('-');
   const body = neg ? plain.slice(1) : plain;
   const [whole = '0', frac] = body.split('.');

@@ -3,7 +3,7 @@
  * its accelerators from here and the help overlay (ShortcutsHelp.tsx) lists them, so what the
  * analyst reads is what the keys do. Accelerators use Electron's syntax.
  */
-export type ShortcutGroup = 'General' | 'RFI queue' | 'Edit' | 'View' | 'Window';
+export type ShortcutGroup = 'General' | 'Go to' | 'RFI queue' | 'RFI' | 'Edit' | 'View' | 'Window';
 
 export interface Shortcut {
   id: string;
@@ -17,6 +17,23 @@ export interface Shortcut {
   alternatives?: readonly string[];
   /** 'menu': a menu item of main; 'page': handled by the renderer (the menu only displays it). */
   handledBy: 'menu' | 'page';
+  /** Keys pressed one after the other ("G then R"), for the page's go-to shortcuts. */
+  sequence?: readonly string[];
+  /** Where a go-to shortcut leads (a route path). */
+  goTo?: string;
+}
+
+/** A go-to shortcut: G, then a letter. */
+function goTo(path: string, letter: string, label: string): Shortcut {
+  return {
+    id: `go.${path}`,
+    label,
+    group: 'Go to',
+    accelerator: `G ${letter}`,
+    sequence: ['G', letter],
+    goTo: path,
+    handledBy: 'page',
+  };
 }
 
 export const shortcuts: readonly Shortcut[] = [
@@ -58,6 +75,13 @@ export const shortcuts: readonly Shortcut[] = [
     alternatives: ['Mouse button 5'],
     handledBy: 'page',
   },
+  goTo('overview', 'O', 'Overview'),
+  goTo('rfis', 'R', 'RFI queue'),
+  goTo('exchange', 'E', 'Exchange (quotes and orders)'),
+  goTo('returns', 'T', 'Returns of incoming transfers'),
+  goTo('locker', 'L', 'Evidence locker'),
+  goTo('activity', 'A', 'Activity'),
+  goTo('settings', 'S', 'Settings'),
   { id: 'queue.next', label: 'Next RFI', group: 'RFI queue', accelerator: 'J', handledBy: 'page' },
   { id: 'queue.previous', label: 'Previous RFI', group: 'RFI queue', accelerator: 'K', handledBy: 'page' },
   {
@@ -68,6 +92,13 @@ export const shortcuts: readonly Shortcut[] = [
     handledBy: 'page',
   },
   { id: 'queue.search', label: 'Search the queue', group: 'RFI queue', accelerator: '/', handledBy: 'page' },
+  {
+    id: 'rfi.answer',
+    label: 'Answer: go to the first question awaiting an answer',
+    group: 'RFI',
+    accelerator: 'A',
+    handledBy: 'page',
+  },
   {
     id: 'app.quit',
     label: 'Quit Treasury Desk',
@@ -114,7 +145,26 @@ export const shortcuts: readonly Shortcut[] = [
   },
 ];
 
-export const shortcutGroups: readonly ShortcutGroup[] = ['General', 'RFI queue', 'Edit', 'View', 'Window'];
+export const shortcutGroups: readonly ShortcutGroup[] = [
+  'General',
+  'Go to',
+  'RFI queue',
+  'RFI',
+  'Edit',
+  'View',
+  'Window',
+];
+
+/**
+ * The groups the help overlay (F1) lists: the app's own keys. Edit, View and Window are the
+ * system's usual keys, shown beside their menu items, not repeated in the overlay.
+ */
+export const helpGroups: readonly ShortcutGroup[] = ['General', 'Go to', 'RFI queue', 'RFI'];
+
+/** The go-to shortcuts as "second key → route path" (the first key is G). */
+export const goToKeys: Readonly<Record<string, string>> = Object.fromEntries(
+  shortcuts.filter((s) => s.goTo && s.sequence).map((s) => [s.sequence![1]!.toLowerCase(), s.goTo!]),
+);
 
 export function shortcutById(id: string): Shortcut {
   const s = shortcuts.find((x) => x.id === id);

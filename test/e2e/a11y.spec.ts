@@ -5,6 +5,7 @@ import { test, expect } from './fixtures';
 import { seriousA11yViolations } from './axe';
 import { selectButton } from './ui-controls';
 import { repoRoot } from '../harness/harness';
+import { staffOf } from '../support/sandbox-staff';
 import type { Harness } from '../harness/harness';
 
 /**
@@ -16,11 +17,17 @@ import type { Harness } from '../harness/harness';
  *   its title; a column's name and a number (amounts, times) are never cut; no Unicode symbol glyphs stand in for icons on the screens that use SVG icons;
  * - the keyboard alone reaches the screen's main controls with Tab, and every element Tab lands
  *   on on the way shows a focus indicator (an outline or a box-shadow);
- * - a screenshot of the screen goes to docs/screenshots/<screen>-<scheme>-<w>x<h>.png
- *   (overwritten on every run, so the README's pictures stay current).
+ * - the visible text is words: no snake_case value, dotted catalogue key or SCREAMING enum outside
+ *   an id's monospace (ids are shown as ids, secondary);
+ * - a screenshot of the screen goes to <dir>/<screen>-<scheme>-<w>x<h>.png: reports/screenshots
+ *   (ignored by git) in `npm test`, docs/screenshots with `npm run screenshots`
+ *   (TREASURY_SCREENSHOTS_DIR), so a test run leaves the work tree as it was.
  */
 
-const screenshots = path.join(repoRoot, 'docs/screenshots');
+const screenshots = path.resolve(
+  repoRoot,
+  process.env['TREASURY_SCREENSHOTS_DIR'] ?? path.join('reports', 'screenshots'),
+);
 mkdirSync(screenshots, { recursive: true });
 
 test.use({
@@ -195,6 +202,92 @@ const screens: ScreenCase[] = [
       selectButton(app, 'Deadline'),
       app.getByRole('grid', { name: 'RFIs' }),
     ],
+  },
+  {
+    name: 'rfi-queue-two-entities',
+    svgIconsOnly: true,
+    async open(app, harness) {
+      await harness.services.rfis.ready();
+      const sandbox = harness.services.sandbox!;
+      harness.platform.nextConfirmAnswers.push(true);
+      const view = await harness.services.handlers['settings.addProfile']({
+        name: 'Group entity B',
+        baseUrl: sandbox.url,
+      });
+      const id = view.profiles.find((p) => p.name === 'Group entity B')!.id;
+      await harness.services.handlers['vault.setToken']({
+        profileId: id,
+        token: sandbox.fixtures.legal_entities[1]!.tokens.admin,
+      });
+      await go(app, harness, '#/rfis');
+      await expect(
+        app.getByRole('list', { name: 'Legal entities watched' }).getByRole('listitem'),
+      ).toHaveCount(2, { timeout: 15_000 });
+    },
+    async settle(app, size) {
+      await expect(app.getByTestId('rfi-split')).toHaveCount(size.width >= 1200 ? 1 : 0);
+      await expect(app.getByTestId('rfi-visible-count')).toHaveText(/^(\d+) of \1 RFIs/);
+      await expect(app.getByTestId('rfi-row').first()).toBeVisible();
+    },
+    controls: (app) => [selectButton(app, 'Entity'), app.getByRole('grid', { name: 'RFIs' })],
+  },
+  {
+    name: 'rfi-queue-no-match',
+    async open(app, harness) {
+      await harness.services.rfis.ready();
+      await go(app, harness, '#/rfis');
+      await expect(app.getByTestId('rfi-row').first()).toBeVisible();
+      await app.getByRole('searchbox', { name: 'Search' }).fill('no such words anywhere');
+      await expect(app.getByText('No RFI matches')).toBeVisible();
+    },
+    controls: (app) => [app.getByRole('button', { name: 'Clear the filters' })],
+  },
+  {
+    name: 'offline',
+    async open(app, harness) {
+      await harness.services.rfis.ready();
+      await go(app, harness, '#/rfis');
+      await expect(app.getByTestId('rfi-row').first()).toBeVisible();
+      await app.context().setOffline(true);
+      await expect(app.getByTestId('offline-banner')).toBeVisible();
+      // One truth: the header and the queue say offline too.
+      await expect(app.getByTestId('connection-state')).toHaveText('Offline');
+      await expect(app.getByTestId('rfi-sync-state')).toContainText('showing the copy from');
+    },
+    controls: (app) => [app.getByRole('searchbox', { name: 'Search' })],
+  },
+  {
+    name: 'palette',
+    async open(app, harness) {
+      await harness.services.rfis.ready();
+      await go(app, harness, '#/overview');
+      await expect(app.getByRole('heading', { level: 1 }).first()).toBeVisible();
+      await app.locator('body').press('Control+k');
+      const dialog = app.getByRole('dialog', { name: 'Command palette' });
+      await dialog.getByRole('searchbox').fill('harbour');
+      await expect(dialog.getByRole('menuitem').first()).toBeVisible();
+    },
+    controls: (app) => [app.getByRole('dialog', { name: 'Command palette' }).getByRole('searchbox')],
+  },
+  {
+    name: 'rfi-many-questions',
+    svgIconsOnly: true,
+    async open(app, harness) {
+      const le = entityA(harness);
+      const rfi = await staffOf(harness.services).createRfi({
+        type: 'account',
+        related_id: le.accounts[0]!.id,
+        description: 'Annual review of the operating account: twelve questions',
+        questions: Array.from({ length: 12 }, (_, i) => ({
+          question_type: i % 3 === 2 ? 'transaction.supporting_documents' : 'transaction.purpose',
+          question_text: `Question ${i + 1}: explain the payments of month ${i + 1}.`,
+        })),
+      });
+      await harness.services.rfis.ready();
+      await go(app, harness, `#/rfis/${rfi.id}`);
+      await expect(app.getByTestId('answer-composer')).toHaveCount(12);
+    },
+    controls: (app) => [app.getByTestId('answer-submit').first()],
   },
   {
     name: 'rfi-detail',
@@ -488,6 +581,33 @@ async function cellProblems(app: Page): Promise<CellProblem[]> {
   });
 }
 
+/**
+ * Raw values in the visible text of the page (the main area and any open dialog): snake_case
+ * ("pending_review"), dotted catalogue keys ("identification.individual.passport") and SCREAMING
+ * enums ("SWIFT-FI-TO-FI-…"). Ids are ids: monospace elements (CopyableId, code) and the ids'
+ * own shape (rfi_…, txn_… with a hex tail) are left out.
+ */
+async function codeWords(app: Page): Promise<string[]> {
+  const text = await app.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('main, [role="dialog"]')]
+      .map((root) => {
+        const copy = root.cloneNode(true) as HTMLElement;
+        for (const el of copy.querySelectorAll('code, kbd, input, textarea, [hidden]')) el.remove();
+        document.body.appendChild(copy);
+        const t = copy.innerText;
+        copy.remove();
+        return t;
+      })
+      .join('\n'),
+  );
+  const words = text.replace(/\b[a-z]{2,5}_[0-9a-z]{8,}\b/g, ' ');
+  return [
+    ...new Set(
+      words.match(/\b[a-z]+_[a-z_]+\b|\b[a-z]+\.[a-z_]+\.[a-z_]+\b|\b[A-Z]+(?:[-_][A-Z]+){2,}\b/g) ?? [],
+    ),
+  ];
+}
+
 /** Unicode symbols that need an emoji or symbol font (tofu on a workstation without one). */
 async function symbolGlyphs(app: Page): Promise<string[]> {
   const text = await app.evaluate(() => document.querySelector('main')?.innerText ?? '');
@@ -542,6 +662,7 @@ for (const scheme of ['light', 'dark'] as const) {
           expect(violations, `${at}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
           expect(await cellProblems(app), at).toEqual([]);
           if (screen.svgIconsOnly) expect(await symbolGlyphs(app), at).toEqual([]);
+          expect(await codeWords(app), at).toEqual([]);
 
           await app.screenshot({
             path: path.join(screenshots, `${screen.name}-${scheme}-${size.width}x${size.height}.png`),

@@ -44,6 +44,9 @@ test('export a case file from the RFI screen: PDF and ZIP match what the bank ho
   await expect(app.getByRole('status').filter({ hasText: `Case file saved to ${target}` })).toBeVisible({
     timeout: 15_000,
   });
+  // "Show in folder" opens the file manager at the saved PDF (main shows only files it saved).
+  await app.getByRole('button', { name: 'Show in folder' }).click();
+  await expect.poll(() => harness.platform.shownInFolder).toEqual([target]);
   // React Aria announces a pending button for a few seconds (a transient role=img node that axe
   // reads without its label); the page is checked once the announcement is gone.
   await expect(app.locator('[data-live-announcer] [role="img"]')).toHaveCount(0, { timeout: 15_000 });

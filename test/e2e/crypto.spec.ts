@@ -84,7 +84,7 @@ test.describe('exchange: quote, confirm, settle', () => {
     await expect(app.getByTestId('crypto-phase')).toHaveCount(0);
 
     // Every decision field of spec 2.4.
-    await expect(app.getByTestId('crypto-receives')).toHaveText('25.500000 USDT');
+    await expect(app.getByTestId('crypto-receives')).toHaveText('25.50 USDT');
     await expect(app.getByTestId('crypto-pays')).toContainText('USD');
     await expect(app.getByTestId('crypto-rate')).toHaveText(/^1 USDT = 1\.\d{4} USD$/);
     await expect(app.getByTestId('crypto-fee')).toHaveText('None at quote time');
@@ -107,7 +107,7 @@ test.describe('exchange: quote, confirm, settle', () => {
     expect(
       (await sandboxTransaction(harness, before.transactionId!))?.crypto_trade_v2?.quote_confirmed_at,
     ).toBeNull();
-    await confirmQuote(app, /^Buy 25\.500000 USDT for [\d,]+\.\d{2} USD$/);
+    await confirmQuote(app, /^Buy 25\.50 USDT for [\d,]+\.\d{2} USD$/);
     const toasts = app.getByRole('status', { name: 'Notifications' });
     await expect(toasts.getByText('Exchange settled')).toBeVisible({ timeout: 15_000 });
     await expect(app.getByTestId('crypto-settlement')).toBeVisible();
@@ -119,7 +119,7 @@ test.describe('exchange: quote, confirm, settle', () => {
     await expect(app.getByTestId('crypto-settlement-state')).toHaveText('Settled.');
     // The final state says what happened; no disabled Confirm is left behind.
     await expect(app.getByTestId('crypto-outcome')).toHaveText(
-      /^Settled: bought 25\.500000 USDT for [\d,]+\.\d{2} USD at \d{1,2}:\d{2}:\d{2}( [AP]M)?\.$/,
+      /^Settled: bought 25\.50 USDT for [\d,]+\.\d{2} USD at \d{1,2}:\d{2}:\d{2}( [AP]M)?\.$/,
     );
     await expect(confirm).toHaveCount(0);
     // React Aria's announcer keeps a node naming the closed dialog for 7 s; axe runs after it.
@@ -242,7 +242,7 @@ test.describe('exchange: USDC liquidity', () => {
     expect(await seriousA11yViolations(app)).toEqual([]);
     await requestQuote(app, { asset: 'USDC-USD', amount: '5', expectMinor: '5000000' });
     await waitInProgress(app);
-    await confirmQuote(app, /^Buy 5\.000000 USDC for /);
+    await confirmQuote(app, /^Buy 5\.00 USDC for /);
     await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'failed', {
       timeout: 15_000,
     });

@@ -43,11 +43,13 @@ test('Settings → Desktop: keep running in the background and start at login', 
   const login = app.getByRole('checkbox', { name: /Start at login/ });
   await expect(background).toBeChecked();
   await expect(login).not.toBeChecked();
-  await login.check();
+  // The design system's checkbox: the analyst clicks its words (the input itself is drawn by CSS).
+  await app.getByText('Start at login, without opening the window').click();
   await expect(login).toBeChecked();
   await expect.poll(() => harness.platform.startAtLogin).toBe(true);
   expect(harness.services.desktop.get()).toEqual({ keepRunningInBackground: true, startAtLogin: true });
-  await background.uncheck();
+  await app.getByText(/^Keep running in the background/).click();
+  await expect(background).not.toBeChecked();
   await expect.poll(() => harness.services.desktop.get().keepRunningInBackground).toBe(false);
   expect(await seriousA11yViolations(app)).toEqual([]);
 });

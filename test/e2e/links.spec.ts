@@ -42,7 +42,7 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
   await app.goto(`${harness.url}#/rfis`);
   await expect(app.getByTestId('rfi-row').first()).toBeVisible({ timeout: 15_000 });
   await app.goto(`${harness.url}#/rfis/${rfiId}`);
-  await expect(app.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(app.getByTestId('rfi-status')).toHaveText('Action required');
 
   // Click 1: the related transfer.
   const link = app.getByTestId('rfi-related-name');
@@ -59,7 +59,7 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
   await chooseOption(app, app, 'Reason code', /^AC03 — /);
   await app.getByRole('button', { name: 'Create return intent' }).click();
   await expect(app.getByTestId('return-review')).toBeVisible();
-  await expect(app.getByTestId('return-status')).toHaveText('intent created');
+  await expect(app.getByTestId('return-status')).toHaveText('Return intent created');
   // The bank holds the intent.
   expect((await harness.services.bank.getTransaction(txId)).status).toBe('intent_created');
 
@@ -86,7 +86,7 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
   await app.getByRole('heading', { level: 1 }).click();
   await app.keyboard.press('Alt+ArrowLeft');
   await expect(app).toHaveURL(new RegExp(`#/rfis/${rfiId}$`));
-  await expect(app.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(app.getByTestId('rfi-status')).toHaveText('Action required');
   await app.keyboard.press('Alt+ArrowRight');
   await expect(app).toHaveURL(new RegExp(`#/returns/${txId}$`));
   await expect(app.getByTestId('transfer-id')).toHaveText(txId);

@@ -66,7 +66,7 @@ test.use({
 });
 
 test.describe('overview', () => {
-  test('charts: a chart library draws the bands, weeks and volume; a bar opens the filtered queue', async ({
+  test("charts: SVG bars for the bands, weeks and volume, legends in their bars' colours; a bar opens the filtered queue", async ({
     app,
     harness,
   }) => {
@@ -74,19 +74,33 @@ test.describe('overview', () => {
     const e = await expected(harness);
     const band = (['at_risk', 'on_track', 'breached'] as const).find((b) => e.awaiting[b] > 0)!;
     const bands = app.getByRole('figure', { name: 'RFIs by deadline band' });
-    await expect(bands.locator('svg .recharts-bar-rectangle').first()).toBeVisible();
-    await expect(
-      app
-        .getByRole('figure', { name: /RFIs opened and answered per week/ })
-        .locator('svg.recharts-surface')
-        .first(),
-    ).toBeVisible();
+    await expect(bands.locator('svg .chart__bar').first()).toBeVisible();
+    const weeks = app.getByRole('figure', { name: /RFIs opened and answered per week/ });
+    await expect(weeks.locator('svg .chart__bar').first()).toBeVisible();
     await expect(
       app
         .getByRole('figure', { name: /Returns and exchange volume/ })
-        .locator('svg.recharts-surface')
+        .locator('svg')
         .first(),
     ).toBeVisible();
+    // Every legend entry has the colour of its own bars (the "Opened" bars were once drawn in the
+    // colour the legend gave to "Answered or closed").
+    for (const figure of [bands, weeks]) {
+      const pairs = await figure.evaluate((el) =>
+        [...el.querySelectorAll<HTMLElement>('.chart__legend li')].map((li) => {
+          const name = li.dataset.series!;
+          const swatch = getComputedStyle(li.querySelector('.chart__swatch')!).backgroundColor;
+          const bars = [...el.querySelectorAll<SVGElement>('.chart__bar')]
+            .filter((b) => b.dataset.series === name)
+            .map((b) => getComputedStyle(b).fill);
+          return { name, swatch, bars };
+        }),
+      );
+      expect(pairs.length).toBe(2);
+      expect(pairs[0]!.swatch).not.toBe(pairs[1]!.swatch);
+      for (const p of pairs) for (const fill of p.bars) expect(fill, p.name).toBe(p.swatch);
+      expect(pairs.some((p) => p.bars.length > 0)).toBe(true);
+    }
     await expect(bands.getByTestId(`overview-band-${band}`)).toContainText(
       `${e.awaiting[band]} awaiting action`,
     );
@@ -94,11 +108,11 @@ test.describe('overview', () => {
     // A mark in the SVG: the first awaiting-action segment (bands top to bottom, empty ones not
     // drawn) opens the queue filtered to its band and to awaiting action.
     const first = (['breached', 'at_risk', 'on_track'] as const).find((b) => e.awaiting[b] > 0)!;
-    await bands.locator('.chart__series--awaiting .recharts-bar-rectangle').first().locator('path').click();
+    await bands.locator('.chart__bar[data-series="Awaiting action"]').first().click();
     await expect(app).toHaveURL(new RegExp(`#/rfis\\?band=${first}&status=action_required$`));
     await expect(app.getByTestId('rfi-row')).toHaveCount(e.awaiting[first]);
     await app.getByRole('link', { name: 'Overview' }).click();
-    await bands.locator('.chart__series--awaiting .recharts-bar-rectangle').first().waitFor();
+    await bands.locator('.chart__bar[data-series="Awaiting action"]').first().waitFor();
     const rows = app.getByTestId('rfi-row');
 
     // The same targets by keyboard, from the links under the chart.
@@ -238,7 +252,7 @@ test.describe('overview', () => {
 
     const quoteRow = app.locator(`[data-testid="overview-quote"][data-order-id="${quote.id}"]`);
     // Names first: what is bought, in the asset's label, not the symbol and the asset id.
-    await expect(quoteRow.getByRole('link')).toHaveText('Buy 25.000000 USDT for USD');
+    await expect(quoteRow.getByRole('link')).toHaveText('Buy 25.00 USDT for USD');
     await expect(quoteRow.getByRole('timer')).toHaveAttribute('aria-label', /^Quote valid for: /);
 
     // Returns are not pushed on create: the list is read when the overview opens.

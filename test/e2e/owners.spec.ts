@@ -130,7 +130,7 @@ test('with Alder the default, Birch’s RFI is answered, exported, its transfer 
   const target = path.join(harness.dataDir, '..', 'both-entities.pdf');
   harness.platform.nextSaveAnswers.push(target);
   proxy.seen.length = 0;
-  await app.getByRole('button', { name: /^Export case file of/ }).click();
+  await app.getByRole('button', { name: /^Case file of/ }).click();
   await expect(app.getByRole('status').filter({ hasText: `Case file saved to ${target}` })).toBeVisible({
     timeout: 30_000,
   });

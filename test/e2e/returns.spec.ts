@@ -54,7 +54,7 @@ test.describe('returns', () => {
     await openTransfer(app, id);
     await expect(app.getByTestId('transfer-amount')).toHaveText('12,500.00 USD');
     await expect(app.getByTestId('transfer-debtor')).toContainText('Harbour Freight Ltd');
-    await expect(app.getByTestId('transfer-status')).toHaveText('completed');
+    await expect(app.getByTestId('transfer-status')).toHaveText('Completed');
 
     await app.getByRole('button', { name: 'Return this transfer…' }).click();
     const amount = app.getByLabel('Amount to return (USD)');
@@ -87,7 +87,7 @@ test.describe('returns', () => {
     // Review: every return_* field of spec 2.2 beside the original transfer.
     const review = app.getByTestId('return-review');
     await expect(review).toBeVisible();
-    await expect(app.getByTestId('return-status')).toHaveText('intent created');
+    await expect(app.getByTestId('return-status')).toHaveText('Return intent created');
     await expect(app.getByTestId('return-amount')).toHaveText('100.50 USD');
     await expect(app.getByTestId('return-fee')).toHaveText('0.00 USD');
     await expect(app.getByTestId('return-reason')).toHaveText(
@@ -107,9 +107,9 @@ test.describe('returns', () => {
     await expect(amounts).toContainText('to Harbour Freight Ltd');
     const statuses = app.getByTestId('return-statuses');
     await expect(statuses).toContainText('Original transfer’s status');
-    await expect(statuses.getByTestId('return-original-status')).toHaveText('completed');
+    await expect(statuses.getByTestId('return-original-status')).toHaveText('Completed');
     await expect(statuses).toContainText('This return’s status');
-    await expect(statuses).toContainText('intent created');
+    await expect(statuses).toContainText('Return intent created');
 
     // Confirmation step restates amount, currency and reason; Back leaves it unconfirmed.
     await app.getByRole('button', { name: 'Confirm return…' }).click();
@@ -141,7 +141,7 @@ test.describe('returns', () => {
       'href',
       `#/returns/${id}`,
     );
-    await expect(app.getByTestId('return-status')).toHaveText('return completed');
+    await expect(app.getByTestId('return-status')).toHaveText('Return completed');
 
     await expect
       .poll(() => harness.platform.notifications.map((n) => `${n.title}: ${n.body}`))
@@ -155,7 +155,7 @@ test.describe('returns', () => {
     await app.getByRole('link', { name: '← Returns' }).click();
     const row = app.getByTestId('returns-row').filter({ hasText: id });
     await expect(row).toHaveCount(1);
-    await expect(row.getByTestId('returns-row-status')).toHaveText('return completed');
+    await expect(row.getByTestId('returns-row-status')).toHaveText('Return completed');
     await expect(row.getByTestId('returns-row-phase')).toHaveText('Completed');
     await expect(row).toContainText('100.50 USD');
     await expect(app.getByTestId('returns-recent')).toContainText(id);
@@ -172,13 +172,13 @@ test.describe('returns', () => {
     await chooseOption(app, app, 'Reason code', /^FOCR — /);
     await app.getByRole('button', { name: 'Create return intent' }).click();
     await expect(app.getByTestId('return-amount')).toHaveText('3,200.50 USD');
-    await expect(app.getByTestId('return-status')).toHaveText('intent created');
+    await expect(app.getByTestId('return-status')).toHaveText('Return intent created');
 
     await app.getByRole('button', { name: 'Cancel the intent' }).click();
     await expect(app.getByTestId('return-notice')).toHaveText(
       'The return intent was cancelled. The transfer is completed again.',
     );
-    await expect(app.getByTestId('transfer-status')).toHaveText('completed');
+    await expect(app.getByTestId('transfer-status')).toHaveText('Completed');
     const tx = await harness.services.bank.getTransaction(id);
     expect(tx.status).toBe('completed');
     expect(tx.fi_to_fi_swift_incoming?.return_transfer_amount).toBeUndefined();
@@ -192,7 +192,7 @@ test.describe('returns', () => {
     await app.getByRole('link', { name: '← Returns' }).click();
     const row = app.getByTestId('returns-row').filter({ hasText: id });
     await expect(row.getByTestId('returns-row-phase')).toHaveText('Cancelled');
-    await expect(row.getByTestId('returns-row-status')).toHaveText('completed');
+    await expect(row.getByTestId('returns-row-status')).toHaveText('Completed');
   });
 
   test('insufficient balance on the creditor account is refused in plain words, nothing is created', async ({

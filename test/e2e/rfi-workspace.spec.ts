@@ -79,7 +79,7 @@ test('answer a text question and a document question (progress shown); the RFI m
   const { page, harness } = run;
 
   await page.goto(`${harness.url}#/rfis/${rfiId}`);
-  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(page.getByTestId('rfi-status')).toHaveText('Action required');
 
   // Text question.
   const q1 = question(page, qText!.id);
@@ -93,7 +93,7 @@ test('answer a text question and a document question (progress shown); the RFI m
   await writePdf(pdf, 3 * 1024 * 1024);
   harness.platform.nextDialogAnswers.push([pdf]);
   const q2 = question(page, qDoc!.id);
-  await expect(selectButton(q2, 'Document type')).toContainText('transaction supporting document');
+  await expect(selectButton(q2, 'Document type')).toContainText('Transaction supporting document');
   await q2.getByRole('button', { name: 'Choose files…' }).click();
   await expect(q2.getByTestId('answer-files')).toContainText('invoice-4411.pdf · application/pdf · 3.0 MB');
   bank.proxy.uploadBytesPerTick = 128 * 1024;
@@ -108,8 +108,8 @@ test('answer a text question and a document question (progress shown); the RFI m
   await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 30_000 });
 
   // The RFI moved on, in the UI and at the bank; each answer landed once.
-  await expect(page.getByTestId('rfi-status')).toHaveText('pending review');
-  await expect(q1.getByTestId('question-status')).toHaveText('pending review');
+  await expect(page.getByTestId('rfi-status')).toHaveText('Pending review');
+  await expect(q1.getByTestId('question-status')).toHaveText('Pending review');
   // The page re-read the RFI after the send; the bank answered, so no offline-copy notice.
   await expect(page.getByTestId('rfi-from-cache')).toHaveCount(0);
   await expect(page.getByText('The bank could not be reached')).toHaveCount(0);
@@ -136,7 +136,7 @@ test('a dropped file is staged in chunks through main and refused when the bank 
   const { page, harness } = run;
   await page.goto(`${harness.url}#/rfis/${rfiId}`);
   const q = question(page, rfi.questions[0]!.id);
-  await expect(selectButton(q, 'Document type')).toContainText('passport');
+  await expect(selectButton(q, 'Document type')).toContainText('Passport');
 
   const drop = async (name: string, type: string, bytes: number[] | string, size?: number) => {
     const zone = q.getByTestId('answer-drop');
@@ -197,7 +197,7 @@ test('drafts and answers written offline survive a restart and land exactly once
   // Online once: the RFIs are cached on this computer.
   let run = await openApp(browser, bank, dataDir);
   await run.page.goto(`${run.harness.url}#/rfis/${rfiId}`);
-  await expect(run.page.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(run.page.getByTestId('rfi-status')).toHaveText('Action required');
 
   // The bank goes away.
   await bank.proxy.stop();
@@ -239,7 +239,7 @@ test('drafts and answers written offline survive a restart and land exactly once
   run.harness.platform.fire('online');
   await expect(q1.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
   await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
-  await expect(run.page.getByTestId('rfi-status')).toHaveText('pending review', { timeout: 15_000 });
+  await expect(run.page.getByTestId('rfi-status')).toHaveText('Pending review', { timeout: 15_000 });
 
   const after = await bank.get<WireRfi>(`/v1/rfis/${rfiId}`);
   expect(customerResponses(after, qText!.id)).toHaveLength(1);
@@ -288,7 +288,7 @@ test('staff closes a question while its answer is queued: the UI shows the confl
   const run = await openApp(browser, bank);
   const { page, harness } = run;
   await page.goto(`${harness.url}#/rfis/${created.id}`);
-  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(page.getByTestId('rfi-status')).toHaveText('Action required');
 
   await bank.proxy.stop();
   const q = question(page, qid);
@@ -313,7 +313,7 @@ test('staff closes a question while its answer is queued: the UI shows the confl
   await expect(q.getByTestId('answer-conflict')).toContainText(
     'Closed: clarified by phone with the relationship manager.',
   );
-  await expect(q.getByTestId('question-status')).toHaveText('closed');
+  await expect(q.getByTestId('question-status')).toHaveText('Closed');
   // The question no longer awaits an answer: what was written stays on screen as not sent.
   await expect(q.getByTestId('unsent-notice')).toContainText('Not sent: the question was closed by the bank');
   await expect(q.getByLabel('Your answer (not sent)')).toHaveValue('Operating account for EU receivables.');
@@ -334,7 +334,10 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
   await page.goto(`${harness.url}#/rfis`);
   await expect(page.getByTestId('rfi-row').first()).toBeVisible({ timeout: 15_000 });
   await expect(page.getByTestId('rfi-visible-count')).toContainText('8 of 8 RFIs');
-  await expect(page.getByTestId('rfi-count-action_required')).toContainText('3');
+  // The one status filter carries the counts: "Action required (3)".
+  await selectButton(page, 'Status').click();
+  await expect(page.getByRole('listbox').getByRole('option', { name: 'Action required (3)' })).toBeVisible();
+  await page.keyboard.press('Escape');
   // Deadline order: the KYC RFI about 6 hours from its timeout comes first, at risk in words.
   const first = page.getByTestId('rfi-row').first();
   await expect(first).toHaveAttribute('data-rfi-id', seededRfi(5));
@@ -369,20 +372,16 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
   // The queue keeps its filter while the analyst looks at an RFI.
   await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('harbour');
   await page.getByRole('searchbox', { name: 'Search' }).fill('');
-  await chooseOption(page, page, 'Status', 'approved');
+  await chooseOption(page, page, 'Status', 'Approved (1)');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('1 of 8 RFIs');
   await expect(page.getByTestId('rfi-row').first()).toContainText('No deadline');
 
-  // The status counts filter as the Status select does, and say which one is chosen; a second
-  // press of the same count clears it.
-  const actionRequired = page.getByTestId('rfi-count-action_required');
-  await actionRequired.click();
+  // One status filter: choosing a status says which one is chosen; "All statuses" clears it.
+  await chooseOption(page, page, 'Status', 'Action required (3)');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('3 of 8 RFIs');
-  await expect(actionRequired).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', 'action_required');
-  await actionRequired.click();
+  await chooseOption(page, page, 'Status', 'All statuses (8)');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('8 of 8 RFIs');
-  await expect(page.getByTestId('rfi-count-all')).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', '');
   // Sort from the Sort control (pointer, then keyboard) and from the column headers: the rows
   // follow main's order of the same cache (the shared rules): newest first, last updated first,
@@ -423,7 +422,7 @@ test('a draft whose question the bank closes or answers before it is sent stays 
   const { page, harness, context } = run;
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.url });
   await page.goto(`${harness.url}#/rfis/${created.id}`);
-  await expect(page.getByTestId('rfi-status')).toHaveText('action required');
+  await expect(page.getByTestId('rfi-status')).toHaveText('Action required');
 
   const q1 = question(page, closedQ!);
   const q2 = question(page, answeredQ!);
@@ -448,7 +447,7 @@ test('a draft whose question the bank closes or answers before it is sent stays 
   });
   await page.reload();
 
-  await expect(q1.getByTestId('question-status')).toHaveText('closed');
+  await expect(q1.getByTestId('question-status')).toHaveText('Closed');
   await expect(q1.getByTestId('unsent-notice')).toContainText(
     'Not sent: the question was closed by the bank',
   );

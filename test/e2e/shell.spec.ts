@@ -31,6 +31,18 @@ test.describe('shell: names, palette, toasts', () => {
     await expect(dialog).toBeVisible();
     const search = dialog.getByRole('searchbox', { name: /Search RFIs/ });
     await expect(search).toBeFocused();
+    // An opaque panel above the page: its background has no transparency, and what is on top at
+    // the panel's centre is the panel itself, in both colour schemes.
+    for (const scheme of ['light', 'dark'] as const) {
+      await app.emulateMedia({ colorScheme: scheme });
+      const panel = await dialog.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return { background: getComputedStyle(el).backgroundColor, onTop: el.contains(top) };
+      });
+      expect(panel.onTop).toBe(true);
+      expect(panel.background).toMatch(/^rgb\(/);
+    }
     await search.fill('Incoming transfer from Harbour');
     const item = dialog.getByRole('menuitem', { name: /Incoming transfer from Harbour Freight Ltd/ });
     await expect(item).toBeVisible();
@@ -141,4 +153,25 @@ rigTest('offline banner when this computer has no network', async ({ rig, contex
   await expect(app.getByTestId('offline-banner')).toContainText('This computer is offline');
   await context.setOffline(false);
   await expect(app.getByTestId('offline-banner')).toBeHidden();
+});
+
+test('opened in a browser without the app core, the page says what it is and how to run the app', async ({
+  browser,
+  harness,
+}) => {
+  // A context the harness did not attach: no window.desk, as in any other browser.
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(harness.url);
+    await expect(
+      page.getByRole('heading', { name: 'Treasury Desk is not running in this window' }),
+    ).toBeVisible();
+    await expect(page.getByText('npm run start:browser')).toBeVisible();
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+  }
 });

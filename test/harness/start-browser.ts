@@ -31,6 +31,9 @@ await harness.attach(context);
 const page = await harness.open(context);
 
 console.log(`Treasury Desk (browser harness) at ${harness.url}`);
+console.log(
+  'Use the Chromium window this command opened: the app core is attached only there (the address in another browser shows how to run the app).',
+);
 console.log(`Bank: ${harness.services.environment.name} ${harness.services.environment.baseUrl}`);
 if (headless)
   console.log('No DISPLAY: running headless. Use xvfb-run or a desktop session to see the window.');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { detailInWords } from '../../src/main/case-files/words';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
@@ -119,7 +120,8 @@ describe('case file export', () => {
     const target = path.join(dir, 'out', 'case.pdf');
     await rm(path.dirname(target), { recursive: true, force: true });
     await mkdir(path.dirname(target));
-    t.platform.nextSaveAnswers.push(target);
+    // The analyst typed the ZIP's name: the base name gives case.pdf and case.zip.
+    t.platform.nextSaveAnswers.push(path.join(dir, 'out', 'case.zip'));
     const result = await t.services.handlers['caseFiles.export']({ rfiIds: [rfi.id], zip: true });
     expect(result).toEqual({
       path: target,
@@ -137,12 +139,25 @@ describe('case file export', () => {
     expect(bankSha.sort()).toEqual([sha(contract), sha(scan)].sort());
 
     const text = await pdfText(target);
-    expect(text).toContain(`Case file: RFI ${rfi.id}`);
+    expect(text).toContain('Case file: Periodic review of the freight account');
+    expect(text).toContain(`RFI ${rfi.id}`);
+    // In words: no raw enum, catalogue key or ISO time; a document answer names its files, and a
+    // document the customer sent is the customer's.
+    expect(text).toContain('Account RFI, action required.');
+    expect(text).toContain('Supporting documents for the transaction; pending review; asked ');
+    expect(text).toMatch(/Customer, \d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2} UTC: sent 2 documents: /);
+    expect(text).toContain('sent by customer');
+    expect(text).not.toContain('(no text)');
+    expect(text).not.toContain('from question');
+    expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
+    expect(text).not.toMatch(
+      /\b(pending_review|action_required|transaction\.supporting_documents|rfi\.respond)\b/,
+    );
     expect(text).toContain('Periodic review of the freight account');
     expect(text).toContain('What were the March payments for?');
     expect(text).toContain('Send the contracts behind them.');
     expect(text).toContain('Freight forwarding for the Rotterdam route, invoices 4411 to 4420.');
-    expect(text).toContain('staff: Thank you, the invoices match the statement.');
+    expect(text).toMatch(/Bank staff, .+? UTC: Thank you, the invoices match the statement\./);
     for (const s of bankSha) expect(text).toContain(`sha256 ${s}`);
     for (const id of bankDocIds) expect(text).toContain(`document id ${id}`);
     expect(text).toContain('freight contract.pdf');
@@ -161,11 +176,11 @@ describe('case file export', () => {
     expect(text).toMatch(/Audit entries \(4\)/);
     // The webhook events seen for it.
     expect(text).toMatch(/Notifications and webhook events seen \([1-9]\d*\)/);
-    expect(text).toContain(`webhook: ${seen[0]!.detail.split(' (')[0]}`);
+    expect(text).toContain(`Webhook event: ${detailInWords(seen[0]!.detail.split(' (')[0]!)}`);
     // Footer: export time, environment, legal entity.
     expect(text).toMatch(
       new RegExp(
-        `Exported \\d{4}-\\d{2}-\\d{2}T[^ ]+ · environment Embedded sandbox \\(embedded-sandbox\\) · legal entity ${le.name}`,
+        `Exported \\d{1,2} \\w{3} \\d{4}, \\d{2}:\\d{2}:\\d{2} UTC · environment Embedded sandbox \\(embedded-sandbox\\) · legal entity ${le.name}`,
       ),
     );
 
@@ -202,6 +217,42 @@ describe('case file export', () => {
         for (const resp of q.responses) expect(text).toContain(`response id ${resp.id}`);
       }
     }
+  });
+
+  it('never replaces a file the save dialog did not confirm without asking; shows only its own files in their folder', async () => {
+    const ids = t.services.sandbox!.fixtures.legal_entities[0]!.rfi_ids.slice(0, 1);
+    const zipBeside = path.join(dir, 'x.zip');
+    await writeFile(zipBeside, 'an older ZIP');
+    // The dialog confirmed x.pdf (new); x.zip beside it exists and was not confirmed: declined.
+    t.platform.nextSaveAnswers.push(path.join(dir, 'x.pdf'));
+    t.platform.nextConfirmAnswers.push(false);
+    const declined = await t.services.handlers['caseFiles.export']({ rfiIds: ids, zip: true });
+    expect(declined.path).toBeNull();
+    expect(t.platform.confirmations.at(-1)).toMatchObject({
+      kind: 'file-replace',
+      title: 'Replace existing files?',
+    });
+    expect(t.platform.confirmations.at(-1)!.message).toContain('x.zip already exists');
+    expect(await readFile(zipBeside, 'utf8')).toBe('an older ZIP');
+    expect((await readdir(dir)).filter((f) => f.startsWith('x.'))).toEqual(['x.zip']);
+    // Approved: both written, the ZIP replaced.
+    t.platform.nextSaveAnswers.push(path.join(dir, 'x.pdf'));
+    t.platform.nextConfirmAnswers.push(true);
+    const saved = await t.services.handlers['caseFiles.export']({ rfiIds: ids, zip: true });
+    expect(saved).toMatchObject({ path: path.join(dir, 'x.pdf'), zipPath: zipBeside });
+    expect(await readFile(zipBeside, 'utf8')).not.toBe('an older ZIP');
+    // The file the dialog itself confirmed (x.pdf, chosen again) needs no second question.
+    const asked = t.platform.confirmations.length;
+    t.platform.nextSaveAnswers.push(path.join(dir, 'x.pdf'));
+    await t.services.handlers['caseFiles.export']({ rfiIds: ids, zip: false });
+    expect(t.platform.confirmations.length).toBe(asked);
+
+    await t.services.handlers['caseFiles.showInFolder']({ path: path.join(dir, 'x.pdf') });
+    expect(t.platform.shownInFolder).toEqual([path.join(dir, 'x.pdf')]);
+    await expect(
+      t.services.handlers['caseFiles.showInFolder']({ path: path.join(dir, 'data') }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    expect(t.platform.shownInFolder).toHaveLength(1);
   });
 
   it('a cancelled save dialog writes nothing; an unknown RFI is refused', async () => {

@@ -118,10 +118,10 @@ describe('crypto exchange service', () => {
     // in words, with the bank's own amounts for this order (exact minor units, no floats)
     const paid = formatMinor(parseMinor(done.crypto!.customer_pays_amount), 'USD');
     expect(audit.entries.find((e) => e.operation === 'crypto.confirm')?.summary).toBe(
-      `Quote confirmed — buy 25.000000 USDT for ${paid}`,
+      `Quote confirmed — buy 25.00 USDT for ${paid}`,
     );
     expect(audit.entries.find((e) => e.operation === 'crypto.create_order')?.summary).toBe(
-      'Quote requested — buy 25.000000 USDT',
+      'Quote requested — buy 25.00 USDT',
     );
     expect((await call<{ orders: OrderView[] }>('crypto.list')).orders.map((o) => o.id)).toContain(quote.id);
   });

@@ -69,7 +69,8 @@ describe('order form rules', () => {
     expect(amountToMinor('0', 'USD')).toEqual({ error: 'The amount must be more than zero.' });
     expect(amountToMinor('1e3', 'USD')).toHaveProperty('error');
     expect(amountToMinor('-1', 'USD')).toHaveProperty('error');
-    expect(amountToMinor('1,000', 'USD')).toHaveProperty('error');
+    expect(amountToMinor('1,000', 'USD')).toEqual({ minor: '100000' });
+    expect(amountToMinor('1,00', 'USD')).toHaveProperty('error');
     expect(amountToMinor('', 'USD')).toEqual({ error: 'Enter an amount.' });
   });
 

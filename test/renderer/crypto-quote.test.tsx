@@ -118,7 +118,7 @@ describe('QuoteView', () => {
     answer = orderView({ validInMs: 30_000, serverAheadMs: 3600_000 });
     await show();
     expect(screen.getByTestId('crypto-pays').textContent).toBe('1.01 USD');
-    expect(screen.getByTestId('crypto-receives').textContent).toBe('1.000000 USDT');
+    expect(screen.getByTestId('crypto-receives').textContent).toBe('1.00 USDT');
     expect(screen.getByTestId('crypto-rate').textContent).toBe('1 USDT = 1.0010 USD');
     // Names before ids: the asset's name, its network and wire id on hover and in the facts.
     expect(
@@ -147,7 +147,7 @@ describe('QuoteView', () => {
       displayStatus: 'queued_for_review',
     });
     await show();
-    expect(screen.getByTestId('crypto-status').textContent).toBe('queued for review');
+    expect(screen.getByTestId('crypto-status').textContent).toBe('Queued for review');
     expect(screen.queryByTestId('crypto-countdown')).toBeNull();
     expect((screen.getByTestId('crypto-confirm') as HTMLButtonElement).disabled).toBe(true);
   });
@@ -171,7 +171,7 @@ describe('QuoteView', () => {
     useCrypto.setState({ orders: {} });
     answer = orderView({ validInMs: -1000, displayStatus: 'expired', confirmable: false });
     await show();
-    expect(screen.getByTestId('crypto-status').textContent).toBe('expired');
+    expect(screen.getByTestId('crypto-status').textContent).toBe('Expired');
     expect(screen.getByTestId('crypto-expired').textContent).toContain('Expired.');
   });
 });

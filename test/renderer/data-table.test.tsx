@@ -1,6 +1,6 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DataTable, DensityToggle } from '../../src/renderer/src/components/ui';
+import { DataTable, DensityToggle, ROW_HEIGHTS } from '../../src/renderer/src/components/ui';
 import type { DataColumn } from '../../src/renderer/src/components/ui';
 import { setDensity } from '../../src/renderer/src/components/ui/density';
 
@@ -217,11 +217,11 @@ describe('DataTable', () => {
       });
 
     // Into the middle of the list, where the window holds its full count of rows.
-    scrollTo(100 * 40);
+    scrollTo(100 * ROW_HEIGHTS.comfortable);
     const before = bodyRows();
     const firstBefore = index(readingOrder()[0]!);
-    // Jump 37 rows down (about 1500 px at 40 px a row).
-    scrollTo(137 * 40);
+    // Jump 37 rows down (about 1500 px at the comfortable row height).
+    scrollTo(137 * ROW_HEIGHTS.comfortable);
     const after = bodyRows();
     // The same elements, in the same DOM places: nothing was created, removed or moved.
     expect(after).toHaveLength(before.length);
@@ -324,7 +324,7 @@ describe('DataTable', () => {
         <DataTable data={items(2)} columns={columns} getRowId={(r) => r.id} label="Things" rowTestId="row" />
       </>,
     );
-    expect(bodyRows()[0]!.style.height).toBe('40px');
+    expect(bodyRows()[0]!.style.height).toBe(`${ROW_HEIGHTS.comfortable}px`);
     fireEvent.click(screen.getByRole('radio', { name: 'Compact rows' }));
     expect(bodyRows()[0]!.style.height).toBe('30px');
     expect(localStorage.getItem('treasury-desk.density')).toBe('compact');

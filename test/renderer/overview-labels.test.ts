@@ -7,7 +7,7 @@ describe('overview names', () => {
     const base = { base_asset: 'ETHEREUM-USDT', quote_asset: 'USD' };
     expect(
       quoteTitle({ ...base, side: 'buy', requested_asset: 'ETHEREUM-USDT', requested_amount: '25000000' }),
-    ).toBe('Buy 25.000000 USDT for USD');
+    ).toBe('Buy 25.00 USDT for USD');
     expect(quoteTitle({ ...base, side: 'sell', requested_asset: 'USD', requested_amount: '320050' })).toBe(
       'Sell USDT for 3,200.50 USD',
     );

@@ -103,7 +103,7 @@ describe('due soon (overview)', () => {
     expect(rows[0]!.textContent).toContain('in 5h');
     expect(rows[0]!.textContent).toContain('Alder Trade GmbH');
     // No description: the type names it.
-    expect(within(rows[1]!).getByRole('link').textContent).toBe('Nominal sub account RFI');
+    expect(within(rows[1]!).getByRole('link').textContent).toBe('Nominal sub-account RFI');
     expect(within(rows[1]!).getByTestId('due-soon-snoozed').textContent).toContain(
       'Reminders snoozed: they resume in 10h',
     );

@@ -66,7 +66,10 @@ describe('return form validation', () => {
     expect(err('12500.01')).toBe('The amount cannot be more than the original transfer (12,500.00 USD).');
     expect(err('0')).toBe('The amount must be more than zero.');
     expect(err('-5')).toBe('The amount must be more than zero.');
-    expect(err('1,000')).toContain('without thousands separators');
+    // The grouping the app displays is accepted as typed; any other comma is refused.
+    expect(err('1,000')).toBeUndefined();
+    expect(err('1,0000')).toContain('commas only between groups of three');
+    expect(err('1 000')).toContain('commas only between groups of three');
     expect(err('1e3')).toContain('Enter a plain number');
     expect(err('.5')).toContain('Enter a plain number');
   });
@@ -168,9 +171,9 @@ describe('Money and StatusBadge', () => {
         <StatusBadge status="held_for_review" data-testid="b" />
       </>,
     );
-    expect(screen.getByTestId('a').textContent).toBe('return completed');
+    expect(screen.getByTestId('a').textContent).toBe('Return completed');
     expect(screen.getByTestId('a').getAttribute('data-tone')).toBe('ok');
-    expect(screen.getByTestId('b').textContent).toBe('held for review');
+    expect(screen.getByTestId('b').textContent).toBe('Held for review');
     expect(screen.getByTestId('b').getAttribute('data-tone')).toBe('neutral');
   });
 });

@@ -171,7 +171,7 @@ describe('AnswerComposer', () => {
       />,
     );
     expect(screen.queryByLabelText('Your answer')).toBeNull();
-    expect(screen.getByRole('button', { name: /Document type/ }).textContent).toContain('passport');
+    expect(screen.getByRole('button', { name: /Document type/ }).textContent).toContain('Passport');
     expect(screen.getByRole('button', { name: 'Choose files…' })).toBeTruthy();
     expect(screen.getByRole('group', { name: 'Documents for this answer' })).toBeTruthy();
   });
@@ -190,7 +190,7 @@ describe('AnswerComposer', () => {
     );
     expect(screen.getByLabelText('Your answer')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Choose files…' })).toBeTruthy();
-    expect(screen.getByRole('button', { name: /Document type/ }).textContent).toContain('other');
+    expect(screen.getByRole('button', { name: /Document type/ }).textContent).toContain('Other');
   });
 
   it('a queued answer locks the composer and shows its text', () => {

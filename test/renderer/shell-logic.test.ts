@@ -51,6 +51,14 @@ describe('status line', () => {
       machineOffline: true,
     });
     expect(secondsUntil('2026-01-05T10:02:00.001Z', now)).toBe(1);
+    // One truth: with no network on this computer the line never says "Connected".
+    expect(statusLine(base, now, false)).toMatchObject({
+      tone: 'bad',
+      label: 'Offline',
+      bankReachable: false,
+      machineOffline: true,
+    });
+    expect(statusLine(base, now, true).bankReachable).toBe(true);
   });
 });
 
@@ -113,7 +121,7 @@ describe('toasts from background outcomes', () => {
     } as unknown as EventPayload<'crypto.orderChanged'>;
     expect(orderToast(order, memory)).toMatchObject({
       title: 'Exchange settled',
-      body: 'buy 25.000000 USDT for 25.03 USD',
+      body: 'buy 25.00 USDT for 25.03 USD',
       link: { to: '/exchange/o1' },
     });
   });

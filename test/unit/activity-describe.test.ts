@@ -50,7 +50,7 @@ describe('activity in words', () => {
           quoteAmount: '2503',
         },
       }),
-    ).toBe('Quote confirmed — buy 25.000000 USDT for 25.03 USD');
+    ).toBe('Quote confirmed — buy 25.00 USDT for 25.03 USD');
     // amounts beyond a double's exact range stay exact
     expect(
       describeActivity({
@@ -76,7 +76,7 @@ describe('activity in words', () => {
         target: 'USDT-USD',
         facts: { side: 'buy', baseAsset: 'ETHEREUM-USDT', baseAmount: '25000000' },
       }),
-    ).toBe('Quote refused — buy 25.000000 USDT');
+    ).toBe('Quote refused — buy 25.00 USDT');
     expect(describeActivity({ operation: 'return.confirm', outcome: 'pending', target: 'txn_1' })).toBe(
       'Return confirmation sent',
     );

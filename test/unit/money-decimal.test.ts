@@ -95,12 +95,19 @@ describe('readAmountInput', () => {
     expect(readAmountInput(' 1250.5 ', 2)).toEqual({ minor: 125050n });
     expect(readAmountInput('12500', 0)).toEqual({ minor: 12500n });
     expect(readAmountInput('0.000001', 6)).toEqual({ minor: 1n });
+    // The grouping the app displays is read as typed.
+    expect(readAmountInput('13,000', 2)).toEqual({ minor: 1300000n });
+    expect(readAmountInput('1,234,567.89', 2)).toEqual({ minor: 123456789n });
     expect(readAmountInput('123456789012345678.99', 2)).toEqual({ minor: 12345678901234567899n });
   });
 
   it('names the problem with anything else', () => {
     expect(readAmountInput('  ', 2)).toEqual({ problem: 'empty' });
-    expect(readAmountInput('1,000', 2)).toEqual({ problem: 'separators' });
+    expect(readAmountInput('1,0000', 2)).toEqual({ problem: 'separators' });
+    expect(readAmountInput('1,5', 2)).toEqual({ problem: 'separators' });
+    expect(readAmountInput(',100', 2)).toEqual({ problem: 'separators' });
+    expect(readAmountInput('1000.5,0', 2)).toEqual({ problem: 'separators' });
+    expect(readAmountInput('1000,000', 2)).toEqual({ problem: 'separators' });
     expect(readAmountInput('1 000', 2)).toEqual({ problem: 'separators' });
     expect(readAmountInput("1'000", 2)).toEqual({ problem: 'separators' });
     expect(readAmountInput('-5', 2)).toEqual({ problem: 'negative' });

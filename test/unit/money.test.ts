@@ -87,6 +87,11 @@ describe('formatMinor', () => {
     expect(formatMinor(123456n, 'JPY')).toBe('123,456 JPY');
     expect(formatMinor(1234567n, 'KWD')).toBe('1,234.567 KWD');
     expect(formatMinor(1n, 'ETHEREUM-USDT')).toBe('0.000001 ETHEREUM-USDT');
+    // USDT and USDC read like dollars: 2 places unless a further place is significant.
+    expect(formatMinor(25_000_000n, 'ETHEREUM-USDT')).toBe('25.00 ETHEREUM-USDT');
+    expect(formatMinor(250_000_000_000n, 'ETHEREUM-USDC', { code: false })).toBe('250,000.00');
+    expect(formatMinor(1_234_500n, 'ETHEREUM-USDC', { code: false })).toBe('1.2345');
+    expect(formatMinor(1_230_000n, 'ETHEREUM-USDT', { code: false })).toBe('1.23');
     expect(formatMinor(100000000n, 'USD', { code: false })).toBe('1,000,000.00');
     expect(formatMinor(-5n, 'USD')).toBe('-0.05 USD');
   });

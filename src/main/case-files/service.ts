@@ -20,7 +20,6 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Zip, ZipPassThrough } from 'fflate';
 import type { Rfi } from '../../shared/api/rfis';
-import { DOCUMENT_TYPE_LABELS, isDocumentType } from '../../shared/catalogue';
 import { isTransientRead } from '../../shared/failure-policy';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { AuditEntry, AuditLog } from '../bank/audit';
@@ -30,6 +29,18 @@ import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { CaseFileJournal, JournalUpload } from './journal';
 import { renderCaseFilePdf } from './pdf';
+import { chooseCaseFilePaths } from './save';
+import {
+  auditLine,
+  documentLine,
+  pdfTime,
+  questionFacts,
+  responseLine,
+  rfiFacts,
+  rfiName,
+  seenLine,
+} from './words';
+import { plural, questionTypeWords } from '../../shared/words';
 import type { Block } from './pdf';
 
 /**
@@ -92,6 +103,8 @@ export interface CaseFiles {
     zipPath: string | null,
     owners?: CaseFileOwners,
   ): Promise<CaseFileResult>;
+  /** Opens the file manager at a case file saved by export in this run (and no other file). */
+  showInFolder(file: string): void;
 }
 
 interface DocRef {
@@ -139,13 +152,6 @@ const extensionOf = (contentType: string): string =>
       : contentType === 'image/jpeg'
         ? 'jpg'
         : 'bin';
-
-function size(n: number | null): string {
-  if (n === null) return 'size unknown';
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /** Writes chunks to a file stream, waiting whenever the stream asks to (flat memory). */
 function drainingWriter(out: WriteStream): {
@@ -196,7 +202,8 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
       }
       for (const r of q.responses) {
         for (const id of textOf(r).documentIds) {
-          if (!refs.has(id))
+          // A document a response sent is that responder's, even when the question lists it too.
+          if (!refs.has(id) || refs.get(id)!.from === 'question')
             refs.set(id, {
               documentId: id,
               rfiId: rfi.id,
@@ -302,7 +309,9 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     for (const id of ids) rfis.push(await readRfi(id, await deps.owner(id, owners?.[id])));
     // Every entity (and bank) the RFIs belong to, once each, for the export line and the footer.
     const sources = [...new Map(rfis.map(({ owner: o }) => [o.profileId, o] as const)).values()];
-    const entities = sources.map((o) => (o.legalEntityId ? `${o.entityName} (${o.legalEntityId})` : o.entityName));
+    const entities = sources.map((o) =>
+      o.legalEntityId ? `${o.entityName} (${o.legalEntityId})` : o.entityName,
+    );
     const env = {
       name: [...new Set(sources.map((o) => o.environment.name))].join(', '),
       kind: [...new Set(sources.map((o) => o.environment.kind))].join(', '),
@@ -402,38 +411,41 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     const blocks: Block[] = [];
     blocks.push({
       kind: 'title',
-      text: ids.length === 1 ? `Case file: RFI ${ids[0]}` : `Case file: ${ids.length} RFIs`,
+      text:
+        rfis.length === 1 ? `Case file: ${rfiName(rfis[0]!.rfi)}` : `Case file: ${plural(ids.length, 'RFI')}`,
     });
     blocks.push({
       kind: 'text',
       text:
-        `Exported ${exportedAt}. ` +
+        `Exported ${pdfTime(exportedAt)}. ` +
         sources
           .map(
             (o) =>
-              `${o.entityName}: read by ${o.who} from ${o.environment.name} (${o.environment.baseUrl}); legal entity ${o.legalEntityId ?? 'unknown'}.`,
+              `${o.entityName}: read by ${o.who} from ${o.environment.name} (${o.environment.baseUrl}); legal entity ${o.legalEntityId ?? 'not known'}.`,
           )
           .join(' '),
     });
     for (const { rfi, fromCache, owner } of rfis) {
       const docs = docsByRfi.get(rfi.id) ?? [];
-      blocks.push({ kind: 'gap' }, { kind: 'heading', text: `RFI ${rfi.id}` });
+      const names = new Map(docs.map((d) => [d.documentId, d.name]));
+      blocks.push({ kind: 'gap' }, { kind: 'heading', text: rfiName(rfi) });
+      blocks.push({ kind: 'mono', text: `RFI ${rfi.id}` });
+      const entityId = rfi.legal_entity_id || owner.legalEntityId;
       blocks.push({
         kind: 'text',
-        text:
-          `Type: ${rfi.type}. Status: ${rfi.status}. Related to: ${rfi.related_id || '-'}. ` +
-          `Legal entity: ${owner.entityName} (${rfi.legal_entity_id || owner.legalEntityId || '-'}). Created ${rfi.created_at}, updated ${rfi.updated_at}.` +
-          (fromCache ? ' (Read from this computer’s cache: the bank could not be reached.)' : ''),
+        text: rfiFacts(rfi, entityId ? `${owner.entityName} (${entityId})` : owner.entityName, fromCache),
       });
-      if (rfi.description) blocks.push({ kind: 'text', text: `Description: ${rfi.description}` });
+      // The description is the heading; it is not repeated under it.
+      if (rfi.description && rfi.description.trim() !== rfiName(rfi))
+        blocks.push({ kind: 'text', text: `Description: ${rfi.description}` });
       rfi.questions.forEach((q, i) => {
         blocks.push({
           kind: 'subheading',
-          text: `Question ${i + 1} of ${rfi.questions.length}: ${q.question_data?.question_text || q.question_type}`,
+          text: `Question ${i + 1} of ${rfi.questions.length}: ${q.question_data?.question_text || questionTypeWords(q.question_type)}`,
         });
         blocks.push({
           kind: 'text',
-          text: `Type ${q.question_type}; status ${q.status}; asked ${q.created_at}.`,
+          text: questionFacts(q),
         });
         if (q.question_data?.comment)
           blocks.push({ kind: 'text', text: `Comment: ${q.question_data.comment}` });
@@ -443,7 +455,12 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
           const c = textOf(r);
           blocks.push({
             kind: 'text',
-            text: `${r.created_at} · ${r.responder_type}: ${c.text || '(no text)'}`,
+            text: responseLine(
+              r.responder_type,
+              r.created_at,
+              c.text,
+              c.documentIds.map((d) => names.get(d) ?? d),
+            ),
           });
           blocks.push({ kind: 'mono', text: `response id ${r.id}` });
           for (const d of c.documentIds) blocks.push({ kind: 'mono', text: `document ${d}` });
@@ -452,14 +469,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
       blocks.push({ kind: 'subheading', text: `Documents sent (${docs.length})` });
       if (docs.length === 0) blocks.push({ kind: 'text', text: 'None.' });
       for (const d of docs) {
-        const type =
-          d.documentType && isDocumentType(d.documentType)
-            ? DOCUMENT_TYPE_LABELS[d.documentType]
-            : (d.documentType ?? 'type not known here');
-        blocks.push({
-          kind: 'text',
-          text: `${d.name} · ${type} · ${d.contentType} · ${size(d.sizeBytes)} · from ${d.from} · uploaded ${d.uploadedAt ?? d.at}${d.problem ? ` · ${d.problem}` : ''}`,
-        });
+        blocks.push({ kind: 'text', text: documentLine(d) });
         blocks.push({ kind: 'mono', text: `document id ${d.documentId}` });
         blocks.push({ kind: 'mono', text: `sha256 ${d.sha256 ?? 'unknown'}` });
         if (d.file) blocks.push({ kind: 'mono', text: `in the ZIP as ${d.file}` });
@@ -470,19 +480,19 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
       for (const e of lines) {
         blocks.push({
           kind: 'text',
-          text: `${e.at} · ${e.who} · ${e.operation} · ${e.outcome} · ${e.target ?? '-'}${e.detail ? ` · ${e.detail}` : ''}`,
+          text: auditLine(e),
         });
         blocks.push({ kind: 'mono', text: `audit entry ${e.id}` });
       }
       const seen = deps.journal.seenOf(rfi.id);
       blocks.push({ kind: 'subheading', text: `Notifications and webhook events seen (${seen.length})` });
       if (seen.length === 0) blocks.push({ kind: 'text', text: 'None seen on this computer.' });
-      for (const s of seen) blocks.push({ kind: 'text', text: `${s.at} · ${s.kind}: ${s.detail}` });
+      for (const s of seen) blocks.push({ kind: 'text', text: seenLine(s) });
     }
     const bytes = await renderCaseFilePdf(blocks, {
       title: blocks[0]!.kind === 'title' ? (blocks[0] as { text: string }).text : 'Case file',
       subject: ids.join(', '),
-      footer: `Exported ${exportedAt} · environment ${env.name} (${env.kind}) · legal entity ${sources.map((o) => o.entityName).join(', ')}`,
+      footer: `Exported ${pdfTime(exportedAt)} · environment ${env.name} (${env.kind}) · legal entity ${sources.map((o) => o.entityName).join(', ')}`,
     });
     const pdfTemp = `${pdfPath}.${randomBytes(6).toString('hex')}.part`;
     try {
@@ -500,19 +510,28 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     return { path: pdfPath, zipPath, rfis: ids.length, documents: docIds.size };
   };
 
+  /** The case files export saved in this run: the only files showInFolder opens. */
+  const saved = new Set<string>();
+
   return {
     write,
     async export(rfiIds, o) {
       const first = rfiIds[0] ?? 'rfis';
-      const chosen = await deps.platform.showSaveFileDialog({
-        title: 'Save the case file',
-        defaultName: `case-file-${rfiIds.length === 1 ? first : `${rfiIds.length}-rfis`}-${new Date().toISOString().slice(0, 10)}.pdf`,
-        extensions: ['pdf'],
-      });
-      if (!chosen) return { path: null, zipPath: null, rfis: 0, documents: 0 };
-      const pdfPath = /\.pdf$/i.test(chosen) ? chosen : `${chosen}.pdf`;
-      const zipPath = o.zip ? pdfPath.replace(/\.pdf$/i, '.zip') : null;
-      return write(rfiIds, pdfPath, zipPath, o.owners);
+      const base = `case-file-${rfiIds.length === 1 ? first : `${rfiIds.length}-rfis`}-${new Date().toISOString().slice(0, 10)}`;
+      const paths = await chooseCaseFilePaths(deps.platform, base, o.zip);
+      if (!paths) return { path: null, zipPath: null, rfis: 0, documents: 0 };
+      const result = await write(rfiIds, paths.pdfPath, paths.zipPath, o.owners);
+      saved.add(paths.pdfPath);
+      return result;
+    },
+    showInFolder(file) {
+      // Only a case file this run saved: the page cannot point the file manager anywhere else.
+      if (!saved.has(file))
+        throw new DeskFailure({
+          kind: 'invalid_argument',
+          message: 'That file is not a case file saved here.',
+        });
+      deps.platform.showItemInFolder?.(file);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { BrowserWindow } from 'electron';
-import { app, dialog, net, Notification, powerMonitor } from 'electron';
+import { app, dialog, net, Notification, powerMonitor, shell } from 'electron';
 import type { Platform, SystemEvent } from '../infra/platform';
 
 /** The desktop features the services use, implemented with Electron. */
@@ -39,9 +39,18 @@ export function createElectronPlatform(
     },
     async showSaveFileDialog({ title, defaultName, extensions }) {
       const win = getWindow();
-      const opts = { title, defaultPath: defaultName, filters: [{ name: 'Export', extensions }] };
+      const opts = {
+        title,
+        defaultPath: defaultName,
+        filters: [{ name: 'Export', extensions }],
+        // Linux asks before replacing only when told to (Windows and macOS always ask).
+        properties: ['showOverwriteConfirmation' as const],
+      };
       const result = win ? await dialog.showSaveDialog(win, opts) : await dialog.showSaveDialog(opts);
       return result.canceled || !result.filePath ? null : result.filePath;
+    },
+    showItemInFolder(file) {
+      shell.showItemInFolder(file);
     },
     async confirmDestination({ title, message, detail, approveLabel }) {
       const win = getWindow();

@@ -31,7 +31,7 @@ export interface SaveFileDialogOptions {
  * profile would talk to (and send its token to), or a webhook URL the bank would post events to.
  */
 export interface DestinationApproval {
-  kind: 'bank-origin' | 'webhook-url' | 'token-replace' | 'profile-remove';
+  kind: 'bank-origin' | 'webhook-url' | 'token-replace' | 'profile-remove' | 'file-replace';
   /** The origin or URL, shown verbatim. */
   destination: string;
   /** Dialog title, main sentence and the detail below it. */
@@ -59,6 +59,8 @@ export interface Platform {
   onSystemEvent(listener: (event: SystemEvent) => void): () => void;
   /** Registers (or removes) the app as a hidden login item; absent where there is none. */
   setStartAtLogin?(enabled: boolean): void;
+  /** Opens the system file manager at a file main wrote (selected); absent where there is none. */
+  showItemInFolder?(file: string): void;
 }
 
 export interface HeadlessPlatform extends Platform {
@@ -76,6 +78,8 @@ export interface HeadlessPlatform extends Platform {
   fire(event: SystemEvent): void;
   /** The login item as last set (null: never set). */
   startAtLogin: boolean | null;
+  /** Every file shown in its folder, in order. */
+  readonly shownInFolder: string[];
 }
 
 export function createHeadlessPlatform(): HeadlessPlatform {
@@ -88,6 +92,10 @@ export function createHeadlessPlatform(): HeadlessPlatform {
     confirmations: [],
     nextConfirmAnswers: [],
     startAtLogin: null,
+    shownInFolder: [],
+    showItemInFolder(file) {
+      platform.shownInFolder.push(file);
+    },
     setStartAtLogin(enabled) {
       platform.startAtLogin = enabled;
     },

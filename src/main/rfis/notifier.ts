@@ -9,6 +9,7 @@
  *   while, so the same news is never shown twice even if the cache were re-filled in between.
  */
 
+import { rfiTypeWords } from '../../shared/words';
 import type { Rfi } from '../../shared/api/rfis';
 import type { RfiDiff } from './repository';
 
@@ -96,22 +97,9 @@ export const SUMMARY_THRESHOLD = 5;
 
 const label = (status: string) => status.replace(/_/g, ' ');
 
-const typeWords: Record<string, string> = {
-  transaction: 'Transaction',
-  account: 'Account',
-  nominal_sub_account: 'Nominal sub-account',
-  nominal_sub_account_opening: 'Nominal sub-account opening',
-  segment_upgrade: 'Segment upgrade',
-  nominal_sub_account_kyc: 'Nominal sub-account KYC',
-  nominal_sub_account_kyb: 'Nominal sub-account KYB',
-};
-
 /** An RFI type in words ("nominal_sub_account_kyb" → "Nominal sub-account KYB"). */
 export function rfiTypeLabel(type: string): string {
-  const known = typeWords[type];
-  if (known) return known;
-  const words = label(type);
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return rfiTypeWords(type);
 }
 
 /**

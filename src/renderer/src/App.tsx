@@ -8,6 +8,7 @@ import { ConnectionStatus } from './features/session/ConnectionStatus';
 import { useStatusLine } from './features/session/status-line';
 import { RfiAlerts } from './features/rfis/notifications';
 import { ShortcutsHelp } from './components/ShortcutsHelp';
+import { GoToKeys } from './components/GoToKeys';
 import { LinkNavigator } from './features/desktop/LinkNavigator';
 import { ToastRegion } from './components/ToastRegion';
 import { installPaletteShortcut, usePalette } from './features/palette/store';
@@ -103,6 +104,7 @@ export function App() {
         </Suspense>
       )}
       <ShortcutsHelp />
+      <GoToKeys />
       <LinkNavigator />
     </div>
   );

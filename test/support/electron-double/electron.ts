@@ -741,7 +741,10 @@ export const shell = {
     s.log.push(`shell.openPath ${p}`);
     return '';
   },
-} satisfies Pick<Shell, 'openExternal' | 'openPath'>;
+  showItemInFolder: (p: string): void => {
+    s.log.push(`shell.showItemInFolder ${p}`);
+  },
+} satisfies Pick<Shell, 'openExternal' | 'openPath' | 'showItemInFolder'>;
 
 export const Menu = {
   buildFromTemplate: (template: Array<MenuItemConstructorOptions | MenuItem>): ElectronMenu =>

@@ -1,9 +1,9 @@
-import { acceleratorFor, acceleratorKeys, shortcutGroups, shortcuts } from '../../../shared/shortcuts';
+import { acceleratorFor, acceleratorKeys, helpGroups, shortcuts } from '../../../shared/shortcuts';
 import { Button, Dialog } from './ui';
 
 const isMac = typeof navigator !== 'undefined' && /Mac/i.test(navigator.platform);
 
-/** The shortcuts list in a modal (loaded on first use: the design system stays off the first screen). */
+/** The app's own shortcuts (helpGroups) in a modal (loaded on first use: the design system stays off the first screen). */
 export function ShortcutsDialog({
   isOpen,
   onOpenChange,
@@ -25,10 +25,10 @@ export function ShortcutsDialog({
         </Button>
       }
     >
-      {shortcutGroups.map((group) => (
+      {helpGroups.map((group) => (
         <section key={group} aria-label={group}>
           <h3>{group}</h3>
-          <table>
+          <table className="shortcuts__table">
             <tbody>
               {shortcuts
                 .filter((s) => s.group === group)
@@ -36,14 +36,26 @@ export function ShortcutsDialog({
                   <tr key={s.id}>
                     <th scope="row">{s.label}</th>
                     <td>
-                      {[acceleratorFor(s, isMac), ...(s.alternatives ?? [])].map((acc, i) => (
-                        <span key={acc}>
-                          {i > 0 && <span className="muted"> or </span>}
-                          {acceleratorKeys(acc, isMac).map((k) => (
-                            <kbd key={k}>{k}</kbd>
+                      {s.sequence ? (
+                        <span>
+                          {s.sequence.map((k, i) => (
+                            <span key={k}>
+                              {i > 0 && <span className="muted"> then </span>}
+                              <kbd>{k}</kbd>
+                            </span>
                           ))}
                         </span>
-                      ))}
+                      ) : null}
+                      {(s.sequence ? [] : [acceleratorFor(s, isMac), ...(s.alternatives ?? [])]).map(
+                        (acc, i) => (
+                          <span key={acc}>
+                            {i > 0 && <span className="muted"> or </span>}
+                            {acceleratorKeys(acc, isMac).map((k) => (
+                              <kbd key={k}>{k}</kbd>
+                            ))}
+                          </span>
+                        ),
+                      )}
                     </td>
                   </tr>
                 ))}

@@ -1,5 +1,6 @@
 import { Badge } from './ui/Badge';
 import type { BadgeTone } from './ui/Badge';
+import { statusWords } from '../../../shared/words';
 
 export type StatusTone = BadgeTone;
 
@@ -35,7 +36,7 @@ const defaultTones: Record<string, StatusTone> = {
 
 /** Words for the status (colour is never the only signal: the text always says it). */
 export function statusLabel(status: string, labels?: Record<string, string>): string {
-  return labels?.[status] ?? status.replace(/_/g, ' ');
+  return labels?.[status] ?? statusWords(status);
 }
 
 /** A status shown as a badge with a tone; an unknown status is shown as received, in a neutral tone. */

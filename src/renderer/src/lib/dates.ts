@@ -4,6 +4,8 @@
  * time zone and now are parameters (the defaults come from the runtime), so tests pin them.
  */
 
+import { absoluteDateFormatter } from '../../../shared/words';
+
 export interface DateFormatOptions {
   /** BCP 47 locale; undefined = the runtime's (the analyst's) locale. */
   locale?: string;
@@ -12,7 +14,6 @@ export interface DateFormatOptions {
 }
 
 const relativeCache = new Map<string, Intl.RelativeTimeFormat>();
-const absoluteCache = new Map<string, Intl.DateTimeFormat>();
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -29,22 +30,7 @@ function relativeFormatter(locale: string | undefined): Intl.RelativeTimeFormat 
 }
 
 function absoluteFormatter(o: DateFormatOptions): Intl.DateTimeFormat {
-  const key = `${o.locale ?? ''}|${o.timeZone ?? ''}`;
-  let f = absoluteCache.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(o.locale, {
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      timeZoneName: 'short',
-      ...(o.timeZone ? { timeZone: o.timeZone } : {}),
-    });
-    absoluteCache.set(key, f);
-  }
-  return f;
+  return absoluteDateFormatter(o);
 }
 
 /** Milliseconds since the epoch, or null when the value is not a date. */

@@ -23,6 +23,8 @@ export interface StatusLine {
   keychainProblem: string | null;
   /** This computer has no network at all (the offline banner). */
   machineOffline: boolean;
+  /** The bank answers now: only then may a screen say "up to date". */
+  bankReachable: boolean;
 }
 
 const timeFormat = (): Intl.DateTimeFormat =>
@@ -44,11 +46,16 @@ export function statusLine(status: SessionStatus | null, nowMs: number, online: 
     since: status?.since ?? null,
     keychainProblem: status?.keychainProblem ?? null,
     machineOffline: !online,
+    bankReachable: false,
   };
   if (!status) return { ...base, tone: 'pending', label: 'Connecting…', detail: null };
   switch (status.connection) {
     case 'connected':
-      return { ...base, tone: 'ok', label: 'Connected', detail: null };
+      // No network on this computer outweighs the last answer main had: never "Connected" beside
+      // the offline banner.
+      return online
+        ? { ...base, tone: 'ok', label: 'Connected', detail: null, bankReachable: true }
+        : { ...base, tone: 'bad', label: 'Offline', detail: 'this computer has no network' };
     case 'offline': {
       const retry = status.retryAt ? secondsUntil(status.retryAt, nowMs) : null;
       const parts = [

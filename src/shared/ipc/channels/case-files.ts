@@ -25,4 +25,9 @@ export const caseFilesChannels = {
       documents: z.number().int(),
     }),
   }),
+  'caseFiles.showInFolder': channel({
+    summary: 'Open the system file manager at a case file this run saved (no other path is accepted).',
+    args: z.strictObject({ path: z.string().min(1).max(4096) }),
+    result: z.null(),
+  }),
 };

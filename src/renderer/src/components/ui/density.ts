@@ -3,7 +3,7 @@ import type { Density } from '../../lib/preferences';
 import { readDensity, saveDensity } from '../../lib/preferences';
 
 /** Row height of data tables per density, in px (tokens.css holds the matching --row-height). */
-export const ROW_HEIGHTS: Record<Density, number> = { comfortable: 40, compact: 30 };
+export const ROW_HEIGHTS: Record<Density, number> = { comfortable: 36, compact: 30 };
 
 let current: Density | null = null;
 const listeners = new Set<() => void>();

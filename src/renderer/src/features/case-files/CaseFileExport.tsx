@@ -1,4 +1,6 @@
 import { useState } from 'react';
+import { FolderOpen } from 'lucide-react';
+import { plural } from '../../../../shared/words';
 import { Button, Checkbox } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import './case-files.css';
@@ -10,16 +12,26 @@ export interface CaseFileExportProps {
   owners?: Record<string, string> | undefined;
   /** Words for the button: "Export case file…" or "Export case file of 12 RFIs…". */
   label?: string;
+  /** In a toolbar: the ZIP choice in fewer words. */
+  compact?: boolean;
 }
 
 /**
  * Exports a case file: main asks where to save it in its own dialog (the page never names a
  * path) and writes a PDF, and a ZIP of the documents with a manifest beside it when asked.
  */
-export function CaseFileExport({ rfiIds, owners, label }: CaseFileExportProps) {
+export function CaseFileExport({ rfiIds, owners, label, compact = false }: CaseFileExportProps) {
   const [zip, setZip] = useState(true);
   const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
+  const [notice, setNotice] = useState<{ tone: 'ok' | 'bad'; text: string; saved?: string } | null>(null);
+
+  const showInFolder = async (file: string): Promise<void> => {
+    try {
+      await call('caseFiles.showInFolder', { path: file });
+    } catch (err) {
+      setNotice({ tone: 'bad', text: errorMessage(err) });
+    }
+  };
 
   const run = async (): Promise<void> => {
     setBusy(true);
@@ -30,9 +42,10 @@ export function CaseFileExport({ rfiIds, owners, label }: CaseFileExportProps) {
         r.path
           ? {
               tone: 'ok',
-              text: `Case file saved to ${r.path}${r.zipPath ? `, with ${r.documents} document${r.documents === 1 ? '' : 's'} in ${r.zipPath}` : ''}.`,
+              text: `Case file saved to ${r.path}${r.zipPath ? `, with ${plural(r.documents, 'document')} in ${r.zipPath}` : ''}.`,
+              saved: r.path,
             }
-          : { tone: 'ok', text: 'Export cancelled.' },
+          : { tone: 'ok', text: 'Export cancelled: nothing was saved.' },
       );
     } catch (err) {
       setNotice({ tone: 'bad', text: errorMessage(err) });
@@ -42,17 +55,22 @@ export function CaseFileExport({ rfiIds, owners, label }: CaseFileExportProps) {
   };
 
   return (
-    <div className="case-file-export">
+    <div className={compact ? 'case-file-export case-file-export--compact' : 'case-file-export'}>
       <Button isPending={busy} isDisabled={rfiIds.length === 0} onPress={() => void run()}>
         {label ?? 'Export case file…'}
       </Button>
       <Checkbox isSelected={zip} onChange={setZip}>
-        Include the documents (ZIP)
+        {compact ? 'With documents' : 'Include the documents (ZIP)'}
       </Checkbox>
       <div aria-live="polite">
         {notice && (
           <p className={`notice notice--${notice.tone}`} role={notice.tone === 'bad' ? 'alert' : 'status'}>
-            {notice.text}
+            {notice.text}{' '}
+            {notice.saved && (
+              <Button variant="ghost" onPress={() => void showInFolder(notice.saved!)}>
+                <FolderOpen size={14} aria-hidden="true" /> Show in folder
+              </Button>
+            )}
           </p>
         )}
       </div>

@@ -15,9 +15,11 @@ import {
 import type { DataColumn } from '../../components/ui';
 import { useRouter } from '../../lib/router';
 import { useCrypto } from './store';
+import { orderWords } from '../../../../shared/words';
+import { assetLabel } from '../../../../shared/activity';
 
 const sideLabel = (o: OrderView): string =>
-  `${o.request.side === 'buy' ? 'Buy' : o.request.side === 'sell' ? 'Sell' : o.request.side} ${o.request.symbol}`;
+  `${orderWords(o.request.side)} ${assetLabel(o.request.base_asset)} for ${assetLabel(o.request.quote_asset)}`;
 
 /** This workstation's quotes and orders in the active environment, newest first. */
 export function ExchangeList() {

@@ -12,6 +12,7 @@ import { clockTime } from '../../lib/status-line';
 import { RelatedRfis } from '../rfis/RelatedRfis';
 import { FINAL_STATUSES, useCrypto } from './store';
 import './exchange.css';
+import { orderWords } from '../../../../shared/words';
 
 const phaseText: Record<OrderView['phase'], string> = {
   creating: 'Sending the quote request to the bank…',
@@ -27,7 +28,7 @@ function text(value: string | null | undefined): string {
   return value === undefined || value === null || value === '' ? '—' : value;
 }
 
-/** "25.000000 USDT" — amounts as analysts say them (exact, from minor units). */
+/** "25.00 USDT" — amounts as analysts say them (exact, from minor units). */
 function amount(minor: string, asset: string): string {
   return isMinorUnits(minor)
     ? `${formatMinor(parseMinor(minor), asset, { code: false })} ${assetLabel(asset)}`
@@ -78,7 +79,7 @@ function Account({ who, c }: { who: 'pays' | 'receives'; c: Crypto }) {
   );
 }
 
-/** What the order moves, in one sentence: "Buy 25.000000 USDT for 25.03 USD". */
+/** What the order moves, in one sentence: "Buy 25.00 USDT for 25.03 USD". */
 function movesSentence(c: Crypto): string {
   const buy = c.side !== 'sell';
   const base = buy
@@ -410,7 +411,7 @@ export function QuoteView({ orderId }: { orderId: string }) {
           </dd>
           <dt>Side / priority / rail</dt>
           <dd>
-            {c.side} / {c.priority} / {c.rail}
+            {orderWords(c.side)} · {orderWords(c.priority)} · {orderWords(c.rail)}
           </dd>
           <dt>Symbol</dt>
           <dd>

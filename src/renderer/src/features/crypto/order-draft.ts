@@ -44,7 +44,7 @@ export function amountToMinor(input: string, asset: string): { minor: string } |
     case 'too_many_decimals':
       return { error: `${assetLabel(asset)} has ${decimals} decimal places; the amount has more.` };
     default:
-      return { error: 'Use digits and at most one decimal point, e.g. 1250.50 (no signs or separators).' };
+      return { error: 'Use digits and at most one decimal point, e.g. 1250.50 or 1,250.50 (no signs).' };
   }
 }
 

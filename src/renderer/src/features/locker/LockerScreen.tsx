@@ -18,6 +18,7 @@ import { useSubscription } from '../../lib/events';
 import { formatBytes } from '../rfis/format';
 import { lockerSubscription, useLocker } from './store';
 import './locker.css';
+import { dateWords } from '../../../../shared/words';
 
 const typeOptions = DOCUMENT_TYPES.map((t) => ({ value: t, label: DOCUMENT_TYPE_LABELS[t] }));
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -196,7 +197,7 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
           <ul>
             {doc.history.map((v) => (
               <li key={v.versionId}>
-                {v.name} · added {v.addedAt.slice(0, 10)}
+                {v.name} · added {dateWords(v.addedAt)}
                 {v.expiresOn ? ` · expired/expires ${v.expiresOn}` : ''} · sha256{' '}
                 <code>{v.sha256.slice(0, 16)}…</code>
               </li>
@@ -208,7 +209,8 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
         <Button size="sm" onPress={() => void replacePicked(doc.id, {})}>
           Replace with a newer file…
         </Button>
-        <Button size="sm" variant="danger" onPress={() => setConfirming(true)}>
+        {/* Quiet until confirmed: the confirmation dialog carries the destructive action. */}
+        <Button size="sm" variant="ghost" onPress={() => setConfirming(true)}>
           Remove from the locker
         </Button>
         <ConfirmDialog

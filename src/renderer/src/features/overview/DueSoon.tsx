@@ -8,13 +8,14 @@ import { describeDate } from '../../lib/dates';
 import { DeadlineClock } from '../rfis/DeadlineClock';
 import { relatedLabel, useRelatedNames } from '../rfis/related-names';
 import { useOverview } from './store';
+import { rfiTypeWords } from '../../../../shared/words';
+import { entityLabel } from '../../lib/entity';
 
 /** The row's name: the RFI's description, else its type ("Account RFI"). */
 export function dueSoonTitle(item: Pick<DueSoonItemView, 'description' | 'type'>): string {
   const d = item.description.trim();
   if (d) return d;
-  const t = item.type.replace(/_/g, ' ');
-  return `${t.charAt(0).toUpperCase()}${t.slice(1)} RFI`;
+  return `${rfiTypeWords(item.type)} RFI`;
 }
 
 function Row({ item }: { item: DueSoonItemView }) {
@@ -31,7 +32,7 @@ function Row({ item }: { item: DueSoonItemView }) {
         {dueSoonTitle(item)}
       </a>
       <span className="due-soon__meta">
-        <span data-testid="due-soon-entity">{item.entityName}</span>
+        <span data-testid="due-soon-entity">{entityLabel({ name: item.entityName })}</span>
         {' · '}
         <span title={related.name ? `${related.kind} ${item.relatedId}` : item.relatedId}>
           {related.name ?? related.kind}

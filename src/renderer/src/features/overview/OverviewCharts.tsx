@@ -1,5 +1,4 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { DeadlineBand } from '../../../../shared/rfi-view';
 import { BAND_LABELS } from '../../../../shared/rfi-view';
 import { call } from '../../lib/desk';
@@ -9,10 +8,24 @@ import { initialFilter, useQueue } from '../rfis/queue-store';
 import { AWAITING_STATUS, useOverview } from './store';
 import { bandBars, usd, weeklyRfis, weeklyVolume } from './chart-data';
 import type { WeekBar, VolumeBar } from './chart-data';
+import { BarChart } from './BarChart';
+import type { ChartSeries } from './BarChart';
 import './charts.css';
 
-/** Series colours come from the tokens through classes (fill: var(--…)); never colour alone. */
-const AXIS_TICK = { className: 'chart__tick' };
+/** Series colours come from the tokens through classes; the legend is drawn from the same list. */
+const BAND_SERIES: readonly ChartSeries[] = [
+  { key: 'awaiting', name: 'Awaiting action', tone: 'warn' },
+  { key: 'other', name: 'Other RFIs', tone: 'muted' },
+];
+const WEEK_SERIES: readonly ChartSeries[] = [
+  { key: 'opened', name: 'Opened', tone: 'accent' },
+  { key: 'answered', name: 'Answered or closed (by last change)', tone: 'ok' },
+];
+const VOLUME_SERIES: readonly ChartSeries[] = [
+  { key: 'returns', name: 'Returns', tone: 'accent' },
+  { key: 'exchange', name: 'Exchange (settled)', tone: 'ok' },
+];
+const compactUsd = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
 
 interface Loaded {
   weeks: WeekBar[];
@@ -63,43 +76,22 @@ export function BandChart() {
     navigate(withQuery('/rfis', { band, status }));
   };
   return (
-    <ResponsiveContainer width="100%" height={200}>
-      <BarChart data={bands} layout="vertical" margin={{ left: 24, right: 16 }} accessibilityLayer>
-        <CartesianGrid className="chart__grid" horizontal={false} />
-        <XAxis type="number" allowDecimals={false} tick={AXIS_TICK} />
-        <YAxis
-          type="category"
-          dataKey="band"
-          width={90}
-          tick={AXIS_TICK}
-          tickFormatter={(b: DeadlineBand) => BAND_LABELS[b]}
-        />
-        <Tooltip labelFormatter={(b) => BAND_LABELS[b as DeadlineBand] ?? String(b)} />
-        <Legend />
-        <Bar
-          dataKey="awaiting"
-          name="Awaiting action"
-          stackId="band"
-          className="chart__series chart__series--awaiting"
-          cursor="pointer"
-          onClick={(d) => openQueue((d as unknown as { band: DeadlineBand }).band, true)}
-        />
-        <Bar
-          dataKey="other"
-          name="Other RFIs"
-          stackId="band"
-          className="chart__series chart__series--other"
-          cursor="pointer"
-          onClick={(d) => openQueue((d as unknown as { band: DeadlineBand }).band, false)}
-        />
-      </BarChart>
-    </ResponsiveContainer>
+    <BarChart
+      data={bands}
+      series={BAND_SERIES}
+      category={(b) => BAND_LABELS[b.band]}
+      value={(b, k) => (k === 'awaiting' ? b.awaiting : b.other)}
+      stacked
+      horizontal
+      height={180}
+      onSelect={(b, k) => openQueue(b.band, k === 'awaiting')}
+      data-testid="chart-bands"
+    />
   );
 }
 
 /**
- * The overview's trend charts (recharts: SVG drawn with attributes, no <style> injected, so the
- * CSP holds), loaded as a chunk of their own. Every mark opens the list behind it, and the same
+ * The overview's trend charts (plain SVG, see BarChart.tsx), loaded as a chunk of their own. Every mark opens the list behind it, and the same
  * targets are links under each chart for the keyboard.
  */
 export default function OverviewCharts() {
@@ -148,29 +140,13 @@ export default function OverviewCharts() {
             <figcaption className="chart__title">
               RFIs opened and answered per week (last 12 weeks)
             </figcaption>
-            <ResponsiveContainer width="100%" height={220}>
-              <BarChart data={trends.weeks} accessibilityLayer>
-                <CartesianGrid className="chart__grid" vertical={false} />
-                <XAxis dataKey="label" tick={AXIS_TICK} />
-                <YAxis allowDecimals={false} tick={AXIS_TICK} width={32} />
-                <Tooltip />
-                <Legend />
-                <Bar
-                  dataKey="opened"
-                  name="Opened"
-                  className="chart__series chart__series--opened"
-                  cursor="pointer"
-                  onClick={(d) => openWeek((d as unknown as WeekBar).week)}
-                />
-                <Bar
-                  dataKey="answered"
-                  name="Answered or closed (by last change)"
-                  className="chart__series chart__series--answered"
-                  cursor="pointer"
-                  onClick={(d) => openWeek((d as unknown as WeekBar).week)}
-                />
-              </BarChart>
-            </ResponsiveContainer>
+            <BarChart
+              data={trends.weeks}
+              series={WEEK_SERIES}
+              category={(w) => w.label}
+              value={(w, k) => (k === 'opened' ? w.opened : w.answered)}
+              onSelect={(w) => openWeek(w.week)}
+            />
             <ul className="chart__links" aria-label="Open the RFIs opened in a week">
               {trends.weeks
                 .filter((w) => w.opened > 0)
@@ -192,34 +168,14 @@ export default function OverviewCharts() {
           </figure>
           <figure className="chart chart--volume" data-testid="chart-volume">
             <figcaption className="chart__title">Returns and exchange volume per week (USD)</figcaption>
-            <ResponsiveContainer width="100%" height={220}>
-              <BarChart data={trends.volume} accessibilityLayer>
-                <CartesianGrid className="chart__grid" vertical={false} />
-                <XAxis dataKey="label" tick={AXIS_TICK} />
-                <YAxis tick={AXIS_TICK} width={64} />
-                <Tooltip
-                  formatter={(_v, name, item) => {
-                    const p = item.payload as VolumeBar;
-                    return [usd(name === 'Returns' ? p.returnsMinor : p.exchangeMinor), name];
-                  }}
-                />
-                <Legend />
-                <Bar
-                  dataKey="returns"
-                  name="Returns"
-                  className="chart__series chart__series--returns"
-                  cursor="pointer"
-                  onClick={() => navigate('/returns')}
-                />
-                <Bar
-                  dataKey="exchange"
-                  name="Exchange (settled)"
-                  className="chart__series chart__series--exchange"
-                  cursor="pointer"
-                  onClick={() => navigate('/exchange')}
-                />
-              </BarChart>
-            </ResponsiveContainer>
+            <BarChart
+              data={trends.volume}
+              series={VOLUME_SERIES}
+              category={(v) => v.label}
+              value={(v, k) => (k === 'returns' ? v.returns : v.exchange)}
+              format={(v) => `${compactUsd.format(v)} USD`}
+              onSelect={(_v, k) => navigate(k === 'returns' ? '/returns' : '/exchange')}
+            />
             <p className="chart__note">
               This week: returns {usd(trends.volume.at(-1)?.returnsMinor ?? 0n)}, exchange{' '}
               {usd(trends.volume.at(-1)?.exchangeMinor ?? 0n)}. <a href="#/returns">See the return intents</a>{' '}

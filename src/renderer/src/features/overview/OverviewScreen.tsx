@@ -14,8 +14,9 @@ import { AWAITING_STATUS, RUNNING_BANDS, overviewSubscription, useOverview } fro
 import type { RunningBand } from './store';
 import { quoteTitle, returnTitle } from './labels';
 import { DueSoon } from './DueSoon';
+import { rfiTypeWords } from '../../../../shared/words';
 
-/** The charts (recharts) are a chunk of their own, not in the first paint's JS. */
+/** The charts (plain SVG, BarChart.tsx) are a chunk of their own, not in the first paint's JS. */
 const OverviewCharts = lazy(() => import('./OverviewCharts'));
 const BandChart = lazy(() => import('./OverviewCharts').then((m) => ({ default: m.BandChart })));
 
@@ -159,7 +160,7 @@ export function OverviewScreen() {
           title="RFIs by type"
           counts={counts?.byType}
           kind="type"
-          words={(t) => t.replace(/_/g, ' ')}
+          words={rfiTypeWords}
           loaded={loaded.rfis}
         />
 

@@ -1,6 +1,6 @@
 /**
  * The overview's items named as analysts say them (names first, ids secondary): a quote as
- * "Buy 25.000000 USDT for USD", a return as "Return to Acme Ltd". Amounts are formatted from
+ * "Buy 25.00 USDT for USD", a return as "Return to Acme Ltd". Amounts are formatted from
  * bigint minor units (src/shared/money), never through floats.
  */
 
@@ -20,7 +20,7 @@ function amountOf(minor: string, asset: string): string {
   return `${n} ${assetLabel(asset)}`;
 }
 
-/** "Buy 25.000000 USDT for USD" (amount in the base) or "Buy USDT for 100.00 USD" (in the quote asset). */
+/** "Buy 25.00 USDT for USD" (amount in the base) or "Buy USDT for 100.00 USD" (in the quote asset). */
 export function quoteTitle(r: QuoteRequestLike): string {
   const verb = r.side === 'sell' ? 'Sell' : r.side === 'buy' ? 'Buy' : r.side;
   const amount = amountOf(r.requested_amount, r.requested_asset);

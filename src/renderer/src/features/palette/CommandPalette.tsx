@@ -10,7 +10,6 @@ import {
   Modal,
   ModalOverlay,
   SearchField,
-  Text,
 } from 'react-aria-components';
 import { Search } from 'lucide-react';
 import { call, errorMessage } from '../../lib/desk';
@@ -206,15 +205,18 @@ export function CommandPalette({ screens }: CommandPaletteProps) {
                 <MenuSection key={section} className="palette__section">
                   <Header className="palette__header">{section}</Header>
                   {list.map((i) => (
-                    <MenuItem key={i.id} id={i.id} textValue={i.label} className="palette__item">
-                      <Text slot="label" className="palette__label">
-                        {i.label}
-                      </Text>
-                      {i.hint && (
-                        <Text slot="description" className="palette__hint">
-                          {i.hint}
-                        </Text>
-                      )}
+                    <MenuItem
+                      key={i.id}
+                      id={i.id}
+                      textValue={i.label}
+                      // The name holds all the item's visible text (its words and its hint).
+                      aria-label={i.hint ? `${i.label} ${i.hint}` : i.label}
+                      className="palette__item"
+                    >
+                      {/* Plain text, no label/description slots: the item's name is its aria-label,
+                          which holds all of its visible text. */}
+                      <span className="palette__label">{i.label}</span>{' '}
+                      {i.hint && <span className="palette__hint">{i.hint}</span>}
                     </MenuItem>
                   ))}
                 </MenuSection>

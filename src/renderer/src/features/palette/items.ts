@@ -4,6 +4,8 @@
  * Pure: the palette gathers the data, this decides the list.
  */
 
+import { statusWords } from '../../../../shared/words';
+
 export interface PaletteItem {
   id: string;
   section: 'Actions' | 'RFIs' | 'Transfers' | 'Quotes';
@@ -72,7 +74,7 @@ export function paletteItems(text: string, data: PaletteData, max = 8): PaletteI
       id: `r:${r.id}`,
       section: 'RFIs',
       label: r.description || r.type,
-      hint: `${r.id} · ${r.status.replace(/_/g, ' ')}`,
+      hint: `${r.id} · ${statusWords(r.status)}`,
       run: { kind: 'navigate', to: `/rfis/${encodeURIComponent(r.id)}` },
     }));
   const typed = text.trim();
@@ -111,7 +113,7 @@ export function paletteItems(text: string, data: PaletteData, max = 8): PaletteI
       id: `q:${o.id}`,
       section: 'Quotes',
       label: o.label,
-      hint: `${o.transactionId ?? o.id} · ${o.status.replace(/_/g, ' ')}`,
+      hint: `${o.transactionId ?? o.id} · ${statusWords(o.status)}`,
       run: { kind: 'navigate', to: `/exchange/${encodeURIComponent(o.id)}` },
     }));
   return [...actions, ...rfis, ...transfers, ...quotes];

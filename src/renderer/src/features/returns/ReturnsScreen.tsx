@@ -1,7 +1,8 @@
 import { sortableMinor } from '../../../../shared/money';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { RefreshCw, Send } from 'lucide-react';
-import type { RecentTransfer, ReturnEntry } from '../../../../shared/ipc/channels/returns';
+import type { ReturnEntry } from '../../../../shared/ipc/channels/returns';
+import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { FormEvent } from 'react';
 import { Money } from '../../components/Money';
 import { StatusBadge, statusLabel } from '../../components/StatusBadge';
@@ -13,6 +14,7 @@ import {
   EmptyState,
   ErrorState,
   TextField,
+  SearchField,
   RelativeTime,
   Skeleton,
 } from '../../components/ui';
@@ -20,6 +22,9 @@ import type { DataColumn } from '../../components/ui';
 import { useShallow } from 'zustand/react/shallow';
 import { useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
+import { call } from '../../lib/desk';
+import { knownTransfers, matchesTransfer } from './known-transfers';
+import type { KnownTransfer } from './known-transfers';
 import { returnsSubscription, useReturns } from './store';
 import { TransferScreen } from './TransferScreen';
 
@@ -52,6 +57,27 @@ function ReturnsHome() {
   const [resendProblem, setResendProblem] = useState<string | null>(null);
   const navigate = useRouter((r) => r.navigate);
   const [txId, setTxId] = useState('');
+  const [search, setSearch] = useState('');
+  // Transfers the app knows from RFIs (not this workstation's exchange orders) beside the ones opened here.
+  const [rfiRows, setRfiRows] = useState<RfiSummaryView[]>([]);
+  const [orderTx, setOrderTx] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    let live = true;
+    void Promise.allSettled([
+      call('rfis.list', { type: ['transaction'], sort: 'updated_desc' }),
+      call('crypto.list', undefined),
+    ]).then(([list, orders]) => {
+      if (!live) return;
+      if (list.status === 'fulfilled') setRfiRows(list.value.items);
+      if (orders.status === 'fulfilled')
+        setOrderTx(new Set(orders.value.orders.flatMap((o) => (o.transactionId ? [o.transactionId] : []))));
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  const known = useMemo(() => knownTransfers(recent, rfiRows, orderTx), [recent, rfiRows, orderTx]);
+  const shown = useMemo(() => known.filter((t) => matchesTransfer(t, search)), [known, search]);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
 
@@ -80,6 +106,32 @@ function ReturnsHome() {
   return (
     <section className="screen returns" aria-labelledby={`${id}-h`}>
       <h1 id={`${id}-h`}>Returns</h1>
+
+      <section aria-labelledby={`${id}-recent`} className="panel">
+        <div className="panel__head">
+          <h2 id={`${id}-recent`}>Incoming transfers this app knows</h2>
+          <SearchField
+            label="Search the transfers"
+            hideLabel
+            value={search}
+            onChange={setSearch}
+            placeholder="Sender, RFI or id"
+          />
+        </div>
+        {shown.length > 0 ? (
+          <div className="list-table list-table--short" data-testid="returns-recent">
+            <KnownTable rows={shown} onOpen={openTx} />
+          </div>
+        ) : (
+          <EmptyState title={known.length === 0 ? 'No transfers yet' : 'No transfer matches'}>
+            {known.length === 0
+              ? 'Transfers an RFI is about and transfers opened here are listed; or open one by its id.'
+              : 'Nothing matches the search.'}
+          </EmptyState>
+        )}
+      </section>
+
+      <p className="muted">Or open any incoming transfer by its transaction id:</p>
       <form className="find" onSubmit={onFind} noValidate>
         <div className="field__row">
           <TextField
@@ -97,15 +149,6 @@ function ReturnsHome() {
           </Button>
         </div>
       </form>
-
-      {recent.length > 0 && (
-        <section aria-labelledby={`${id}-recent`} className="panel">
-          <h2 id={`${id}-recent`}>Recently opened</h2>
-          <div className="list-table list-table--short" data-testid="returns-recent">
-            <RecentTable recent={recent} onOpen={openTx} />
-          </div>
-        </section>
-      )}
 
       <section aria-labelledby={`${id}-list`} className="panel">
         <div className="panel__head">
@@ -285,7 +328,7 @@ function ReturnsTable(props: {
       rowData={(e) => ({ 'data-transaction': e.transactionId })}
       empty={
         <EmptyState title="No returns yet">
-          Open an incoming transfer by its transaction id above to return it.
+          Choose an incoming transfer above, or open one by its transaction id, to return it.
         </EmptyState>
       }
     />
@@ -293,15 +336,22 @@ function ReturnsTable(props: {
 }
 
 /** Transfers looked up on this workstation, newest first: debtor first, id secondary. */
-function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: string): void }) {
-  const columns = useMemo<DataColumn<RecentTransfer>[]>(
+function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string): void }) {
+  const columns = useMemo<DataColumn<KnownTransfer>[]>(
     () => [
       {
         id: 'debtor',
         header: 'From',
-        accessorFn: (r) => r.debtorName ?? '',
-        cell: (c) => c.row.original.debtorName ?? <span className="muted">Unknown sender</span>,
-        meta: { width: 'minmax(110px, 2fr)', title: (r) => r.debtorName ?? 'Unknown sender' },
+        accessorFn: (r) => r.name ?? r.rfi ?? '',
+        cell: (c) =>
+          c.row.original.name ?? c.row.original.rfi ?? <span className="muted">Sender not known yet</span>,
+        meta: { width: 'minmax(140px, 2fr)', title: (r) => r.name ?? r.rfi ?? 'Sender not known yet' },
+      },
+      {
+        id: 'source',
+        header: 'Known from',
+        accessorKey: 'source',
+        meta: { width: 'minmax(90px, 1fr)', title: (r) => r.source, minTableWidth: 760 },
       },
       {
         id: 'transaction',
@@ -309,13 +359,18 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
         accessorKey: 'transactionId',
         cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
         // Named by its sender first; on a narrow window the id gives way to the amount.
-        meta: { width: 'minmax(120px, 2fr)', title: () => undefined, minTableWidth: 720 },
+        meta: { width: 'minmax(120px, 1.5fr)', title: () => undefined, minTableWidth: 720 },
       },
       {
         id: 'amount',
         header: 'Amount',
         accessorFn: (r) => sortableMinor(r.amount),
-        cell: (c) => <Money amount={c.row.original.amount} currency={c.row.original.currency} />,
+        cell: (c) =>
+          c.row.original.amount ? (
+            <Money amount={c.row.original.amount} currency={c.row.original.currency} />
+          ) : (
+            <span className="muted">Open to read</span>
+          ),
         meta: {
           width: 'minmax(150px, 1fr)',
           align: 'end',
@@ -325,26 +380,26 @@ function RecentTable({ recent, onOpen }: { recent: RecentTransfer[]; onOpen(tx: 
       {
         id: 'status',
         header: 'Status',
-        accessorKey: 'status',
-        cell: (c) => <StatusBadge status={c.row.original.status} />,
-        meta: { width: '128px', title: (r) => statusLabel(r.status) },
+        accessorFn: (r) => r.status ?? '',
+        cell: (c) => (c.row.original.status ? <StatusBadge status={c.row.original.status} /> : null),
+        meta: { width: '136px', title: (r) => (r.status ? statusLabel(r.status) : undefined) },
       },
       {
         id: 'viewed',
-        header: 'Opened',
-        accessorKey: 'viewedAt',
-        cell: (c) => <RelativeTime value={c.row.original.viewedAt} />,
-        meta: { width: '112px', align: 'end', title: () => undefined },
+        header: 'Seen',
+        accessorKey: 'at',
+        cell: (c) => <RelativeTime value={c.row.original.at} />,
+        meta: { width: '100px', align: 'end', title: () => undefined },
       },
     ],
     [],
   );
   return (
     <DataTable
-      data={recent}
+      data={rows}
       columns={columns}
       getRowId={(r) => r.transactionId}
-      label="Recently opened transfers"
+      label="Incoming transfers this app knows"
       onOpen={(id) => onOpen(id)}
       rowTestId="returns-recent-row"
     />

@@ -1,4 +1,5 @@
 import type { TransferView } from '../../../../shared/ipc/channels/returns';
+import { transactionTypeWords } from '../../../../shared/words';
 import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
 
@@ -30,7 +31,9 @@ export function TransferDetails({
         <Row label="Status" testId="transfer-status">
           <StatusBadge status={view.status} />
         </Row>
-        <Row label="Type">{view.type}</Row>
+        <Row label="Type">
+          <span title={view.type}>{transactionTypeWords(view.type)}</span>
+        </Row>
         {inc ? (
           <>
             <Row label="Amount" testId="transfer-amount">

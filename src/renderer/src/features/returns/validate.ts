@@ -54,7 +54,7 @@ export function validateReturnForm(
   } else {
     errors.amount = {
       empty: 'Enter the amount to return.',
-      separators: `Use digits${decimals > 0 ? ' and a dot for decimals' : ''}, without thousands separators (e.g. ${example}).`,
+      separators: `Use digits${decimals > 0 ? ' and a dot for decimals' : ''}, with commas only between groups of three (e.g. ${example} or 1,250${decimals > 0 ? `.${'5'.padEnd(decimals, '0')}` : ''}).`,
       negative: 'The amount must be more than zero.',
       not_positive: 'The amount must be more than zero.',
       too_many_decimals:

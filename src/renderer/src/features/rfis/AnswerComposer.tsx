@@ -13,6 +13,7 @@ import { useAnswers } from './answers-store';
 import type { UploadLimits } from './answers-store';
 import { formatBytes } from './format';
 import { LockerPicker } from '../locker/LockerPicker';
+import { documentTypeWords, statusWords } from '../../../../shared/words';
 
 /** "in 12 s" for a retry that is near, to the second (ticks while one is pending). */
 function useRetryIn(at: string | null | undefined): string | null {
@@ -92,7 +93,7 @@ export function AnswerStatus({
         text = `Failed: ${answer.lastError?.message ?? 'unknown reason'}`;
         break;
       case 'conflict':
-        text = `Conflict: the question is now ${answer.conflict?.questionStatus.replace(/_/g, ' ') ?? 'changed'}; the answer was not sent and the draft is kept.`;
+        text = `Conflict: the question is now ${answer.conflict ? statusWords(answer.conflict.questionStatus).toLowerCase() : 'changed'}; the answer was not sent and the draft is kept.`;
         break;
       default:
         text = answer.state;
@@ -165,7 +166,7 @@ function DocumentsField(props: {
         onChange={(v) => {
           if (isDocumentType(v)) props.onDocumentType(v);
         }}
-        options={DOCUMENT_TYPES.map((t) => ({ value: t, label: t.replace(/_/g, ' ') }))}
+        options={DOCUMENT_TYPES.map((t) => ({ value: t, label: documentTypeWords(t) }))}
         data-testid="answer-doctype"
       />
       <FileDrop
@@ -195,7 +196,7 @@ function DocumentsField(props: {
         <ul className="answer__files" aria-label="Documents" data-testid="answer-files">
           {files.map((f) => (
             <li key={f.ref}>
-              {f.name} · {f.contentType} · {formatBytes(f.sizeBytes)} · {f.documentType.replace(/_/g, ' ')}{' '}
+              {f.name} · {f.contentType} · {formatBytes(f.sizeBytes)} · {documentTypeWords(f.documentType)}{' '}
               {!locked && (
                 <IconButton
                   label={`Remove ${f.name}`}

@@ -17,6 +17,8 @@ import { relatedLabel, useRelatedNames } from './related-names';
 import { SnoozeControl } from './SnoozeControl';
 import { UnsentDraft } from './UnsentDraft';
 import { CaseFileExport } from '../case-files/CaseFileExport';
+import { entityLabel } from '../../lib/entity';
+import { questionTypeWords, rfiTypeWords, roleWords } from '../../../../shared/words';
 
 type Question = RfiDetailView['rfi']['questions'][number];
 
@@ -60,6 +62,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const loadFor = useAnswers((s) => s.loadFor);
   const seenFor = useRef<string | null>(null);
   const names = useRelatedNames((s) => s.names);
+  const orders = useRelatedNames((s) => s.orders);
 
   const load = useCallback(
     (refresh: boolean) =>
@@ -85,6 +88,26 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   useDeskEvent('answers.changed', (a) => {
     if (a.rfiId === id && (a.state === 'sent' || a.state === 'conflict')) void load(true);
   });
+
+  // "A" answers: the first question awaiting an answer gets the keyboard (its text box, else its
+  // first control), wherever focus was on the screen; not while typing or in a dialog.
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent): void => {
+      if (e.key.toLowerCase() !== 'a' || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))) return;
+      if (document.querySelector('[role="dialog"]')) return;
+      const composer = document.querySelector<HTMLElement>('[data-testid="answer-composer"]');
+      const target =
+        composer?.querySelector<HTMLElement>('textarea') ?? composer?.querySelector<HTMLElement>('button');
+      if (!target) return;
+      e.preventDefault();
+      target.focus();
+      target.scrollIntoView({ block: 'center' });
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 
   // The screen is keyed by the RFI id (RfisScreen), so its state starts empty for every RFI.
   useEffect(() => {
@@ -156,19 +179,21 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
   const rfi = detail.rfi;
   const deadline = rfiDeadline(rfi);
   const related = relatedLabel(names, rfi.type, rfi.related_id);
-  // Writes go out as the entity that owns the RFI, with its own credential only, whatever
-  // profile is the default.
+  // A transaction RFI is about an incoming transfer (Returns) or one of this workstation's
+  // exchange orders (its quote screen): the link goes to the screen of its kind. The transfer is
+  // read (and returned) through the profile that owns this RFI.
   const owner = detail.owner;
-  // The transfer is read (and returned) through the profile that owns this RFI.
-  const transferRoute = withQuery(`/returns/${encodeURIComponent(rfi.related_id)}`, {
-    profile: owner?.profileId,
-  });
+  const exchangeOrder = orders[rfi.related_id];
+  const relatedPath = exchangeOrder
+    ? `/exchange/${encodeURIComponent(exchangeOrder)}`
+    : withQuery(`/returns/${encodeURIComponent(rfi.related_id)}`, { profile: owner?.profileId });
+  const ownerName = owner ? entityLabel({ name: owner.entityName, id: detail.rfi.legal_entity_id }) : '';
 
   return (
     <section className="screen rfi-detail" aria-labelledby="rfi-detail-title" data-testid="rfi-detail">
       {back}
       <h1 id="rfi-detail-title">
-        <span className="rfi-detail__kind">{rfi.type.replace(/_/g, ' ')} RFI</span>
+        <span className="rfi-detail__kind">{rfiTypeWords(rfi.type)} RFI</span>
         {rfi.description && <span className="rfi-detail__title">{rfi.description}</span>}
       </h1>
       <p className="rfi-detail__id">
@@ -178,7 +203,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
         {owner && (
           <div>
             <dt>Legal entity</dt>
-            <dd data-testid="rfi-entity">{owner.entityName}</dd>
+            <dd data-testid="rfi-entity">{ownerName}</dd>
           </div>
         )}
         <div>
@@ -192,14 +217,14 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           <dd className="rfi-detail__related">
             {rfi.type === 'transaction' ? (
               <a
-                href={`#${transferRoute}`}
+                href={`#${relatedPath}`}
                 data-testid="rfi-related-name"
                 onClick={(e) => {
                   e.preventDefault();
-                  navigate(transferRoute);
+                  navigate(relatedPath);
                 }}
               >
-                {related.name ?? 'Open the transfer'}
+                {related.name ?? (exchangeOrder ? 'Open the exchange order' : 'Open the transfer')}
               </a>
             ) : (
               <span data-testid="rfi-related-name">{related.name ?? related.kind}</span>
@@ -238,7 +263,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
       </dl>
       {owner && (
         <p className="muted" data-testid="rfi-acting">
-          Answers go out as {owner.entityName}, with its own credential.
+          Answers go out as {ownerName}, with its own credential.
         </p>
       )}
       <CaseFileExport rfiIds={[rfi.id]} owners={owner ? { [rfi.id]: owner.profileId } : undefined} />
@@ -252,8 +277,9 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           {error}
         </p>
       )}
-      <h2>Description</h2>
-      <p className="rfi-detail__description">{rfi.description || '(no description)'}</p>
+      {/* The description is the title above: not repeated, so the first question comes sooner.
+          Without one, the title is the type and this says so. */}
+      {!rfi.description && <p className="muted rfi-detail__description">The bank gave no description.</p>}
 
       <h2>Questions</h2>
       {rfi.questions.length === 0 && <p className="muted">This RFI has no questions.</p>}
@@ -274,16 +300,12 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
             </h3>
             <p className="rfi-question__meta">
               <span data-testid="question-type">
-                {info.expects === 'either' ? (
-                  <>Question type not in the catalogue: answer with text or documents</>
-                ) : (
-                  <>
-                    {info.label} · answer with {info.expects}
-                  </>
-                )}{' '}
-                <code className="muted" title="The bank's question type">
-                  {q.question_type}
-                </code>
+                <span title={`The bank’s question type: ${q.question_type}`}>
+                  {questionTypeWords(q.question_type)} ·{' '}
+                  {info.expects === 'either'
+                    ? 'answer with text or documents'
+                    : `answer with ${info.expects}`}
+                </span>
               </span>{' '}
               <span data-testid="question-status">
                 <StatusBadge status={q.status} />
@@ -303,7 +325,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
                     <li key={r.id} className={`rfi-history__item rfi-history__item--${r.responder_type}`}>
                       <span className="rfi-history__who">
                         <Icon size={14} aria-hidden="true" className="rfi-history__icon" />
-                        {who?.label ?? r.responder_type}
+                        {who?.label ?? roleWords(r.responder_type)}
                       </span>{' '}
                       <RelativeTime value={r.created_at} now={now} className="muted" />
                       {c.text && <p className="rfi-history__text">{c.text}</p>}

@@ -19,6 +19,7 @@ import {
   EmptyState,
   ErrorState,
   IconButton,
+  useNow,
   RelativeTime,
   SearchField,
   Select,
@@ -34,12 +35,15 @@ import { initialFilter, queueSubscription, useQueue, weekRange } from './queue-s
 import type { QueueFilter } from './queue-store';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { CaseFileExport } from '../case-files/CaseFileExport';
+import { plural, rfiTypeWords } from '../../../../shared/words';
+import { useStatusLine } from '../session/status-line';
+import { entityLabel } from '../../lib/entity';
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
   return [...new Set([...known, ...Object.keys(counted ?? {})])];
 }
 
-const typeLabel = (t: string): string => t.replace(/_/g, ' ');
+const typeLabel = rfiTypeWords;
 
 /** Which header sorts which way: the queue sorts in its store (shared rules), the table shows it. */
 const SORT_OF_COLUMN: Record<string, RfiSort> = { deadline: 'deadline', updated: 'updated_desc' };
@@ -77,6 +81,10 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
   const searchRef = useRef<HTMLInputElement>(null);
   const tableRef = useRef<HTMLDivElement>(null);
   const visibleRef = useRef<readonly RfiSummaryView[]>([]);
+  const onSelectRef = useRef(onSelect);
+  useEffect(() => {
+    onSelectRef.current = onSelect;
+  }, [onSelect]);
 
   useSubscription(queueSubscription);
   // The rows' snoozed marks read the snooze store: one subscription for the queue, not one per row.
@@ -90,10 +98,35 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
     void load();
     void useRelatedNames.getState().load();
   }, [load]);
-  // The selection from the URL is the highlighted row.
+  // The selection from the URL is the highlighted row; beside an empty detail pane no row is.
   useEffect(() => {
     if (selectedId) setActive(selectedId);
+    else if (selectedId === null) setActive(null);
   }, [selectedId, setActive]);
+
+  // Arriving at the queue, the keyboard lands in the list (j/k, Enter at once), unless focus is
+  // already somewhere on purpose (the detail pane, a dialog, a field) or no RFI is shown beside it.
+  const ready = useQueue((s) => s.rows.length > 0);
+  const arrived = useRef(false);
+  useEffect(() => {
+    if (arrived.current || !ready) return;
+    arrived.current = true;
+    const focused = document.activeElement;
+    const elsewhere =
+      focused &&
+      focused !== document.body &&
+      !focused.closest('nav') &&
+      (focused.closest('.rfi-split__detail, [role="dialog"]') ||
+        focused.tagName === 'INPUT' ||
+        focused.tagName === 'TEXTAREA');
+    // Beside an empty detail pane the list is not focused: focus would highlight (and so open,
+    // and mark read) the first RFI unasked; j/k there focus the list (below).
+    const besideEmptyPane = onSelect !== undefined && !selectedId;
+    if (!elsewhere && !besideEmptyPane)
+      tableRef.current?.querySelector<HTMLElement>('[role="grid"]')?.focus({ preventScroll: true });
+    // Only on arrival: a later selection change does not move focus.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ready]);
 
   // "/" focuses the search from anywhere on the screen (not while typing in a field).
   useEffect(() => {
@@ -106,6 +139,14 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
         e.preventDefault();
         searchRef.current?.focus();
       }
+      // j/k from anywhere on the screen (not a field or a control) go to the list; beside the
+      // detail pane the row the list highlights is shown at once.
+      if ((e.key === 'j' || e.key === 'k') && t === document.body && !e.ctrlKey && !e.metaKey && !e.altKey) {
+        e.preventDefault();
+        tableRef.current?.querySelector<HTMLElement>('[role="grid"]')?.focus();
+        const active = useQueue.getState().activeId;
+        if (active) onSelectRef.current?.(active);
+      }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -115,14 +156,13 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
     <section className="screen rfi-queue" aria-labelledby="rfi-queue-title">
       <QueueHead />
       <EntityList />
-      <StatusCounts />
+      {/* One compact filter bar: the labels are the fields' accessible names, the values say the rest. */}
       <div className="rfi-filters" role="search">
         <QueueSearch searchRef={searchRef} tableRef={tableRef} visibleRef={visibleRef} />
         <EntitySelect />
         <StatusSelect />
         <TypeSelect />
         <BandSelect />
-        <SortOrder />
         <UnreadOnly />
         <WeekChip routeWeek={routeWeek} />
       </div>
@@ -140,19 +180,23 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
 /** The title, the sync state and "Sync now". */
 const QueueHead = memo(function QueueHead() {
   const sync = useQueue((s) => s.sync);
+  // The header's one status source decides whether "up to date" may be said at all.
+  const line = useStatusLine();
+  // A sync time ahead of this computer's clock (the bank's clock) reads as now, never "in 23d".
+  const now = useNow();
+  const syncedAt = sync?.lastSyncedAt ? Math.min(Date.parse(sync.lastSyncedAt), now) : null;
+  const synced = <RelativeTime value={syncedAt} fallback="never" />;
   const syncText = sync ? (
-    sync.state === 'offline' ? (
+    sync.state === 'offline' || !line.bankReachable ? (
       <>
-        Offline: showing the copy from <RelativeTime value={sync.lastSyncedAt} fallback="never" />
+        {line.bankReachable ? 'Offline' : line.label}: showing the copy from {synced}
       </>
     ) : sync.state === 'syncing' ? (
       'Syncing…'
     ) : sync.state === 'error' ? (
       `Sync problem: ${sync.lastError ?? 'unknown'}`
     ) : (
-      <>
-        Up to date, synced <RelativeTime value={sync.lastSyncedAt} fallback="never" />
-      </>
+      <>Up to date, synced {synced}</>
     )
   ) : null;
   return (
@@ -171,6 +215,7 @@ const QueueHead = memo(function QueueHead() {
         >
           Sync now
         </Button>
+        <QueueDensity />
       </div>
     </div>
   );
@@ -184,7 +229,7 @@ const EntityList = memo(function EntityList() {
     <ul className="rfi-entities" aria-label="Legal entities watched" data-testid="rfi-entities">
       {entities.map((e) => (
         <li key={e.profileId} data-profile-id={e.profileId}>
-          <strong>{e.name}</strong> {e.total} RFIs · {entityState(e)}
+          <strong>{entityLabel({ name: e.name })}</strong> {plural(e.total, 'RFI')} · {entityState(e)}
           {e.active ? ' · acts for answers, returns and quotes' : ''}
           {` · watched by profile ${e.profileName}`}
           {e.sharedWith?.length
@@ -211,10 +256,11 @@ const QueueSearch = memo(function QueueSearch({
   return (
     <SearchField
       label="Search"
+      hideLabel
       className="rfi-filters__search"
       inputRef={searchRef}
       value={text}
-      placeholder="id, related object, text… (press /)"
+      placeholder="Search subject, id, related… (/)"
       onChange={(t) => setFilter({ text: t })}
       onKeyDown={(e) => {
         if (e.key === 'Enter') {
@@ -235,7 +281,7 @@ const EntitySelect = memo(function EntitySelect() {
   const options = useMemo(
     () => [
       { value: '', label: 'All entities' },
-      ...entities.map((e) => ({ value: e.profileId, label: e.name })),
+      ...entities.map((e) => ({ value: e.profileId, label: entityLabel({ name: e.name }) })),
     ],
     [entities],
   );
@@ -243,6 +289,7 @@ const EntitySelect = memo(function EntitySelect() {
   return (
     <Select
       label="Entity"
+      hideLabel
       value={entity}
       onChange={(v) => useQueue.getState().setFilter({ entity: v })}
       options={options}
@@ -254,16 +301,21 @@ const EntitySelect = memo(function EntitySelect() {
 const StatusSelect = memo(function StatusSelect() {
   const status = useQueue((s) => s.filter.status);
   const byStatus = useQueue((s) => s.counts?.byStatus);
+  const total = useQueue((s) => s.counts?.total);
   const opts = useMemo(
     () => [
-      { value: '', label: 'All statuses' },
-      ...options(RFI_STATUSES, byStatus).map((s) => ({ value: s, label: statusLabel(s) })),
+      { value: '', label: total === undefined ? 'All statuses' : `All statuses (${total})` },
+      ...options(RFI_STATUSES, byStatus).map((s) => ({
+        value: s,
+        label: byStatus?.[s] === undefined ? statusLabel(s) : `${statusLabel(s)} (${byStatus[s]})`,
+      })),
     ],
-    [byStatus],
+    [byStatus, total],
   );
   return (
     <Select
       label="Status"
+      hideLabel
       value={status}
       onChange={(v) => useQueue.getState().setFilter({ status: v })}
       options={opts}
@@ -285,6 +337,7 @@ const TypeSelect = memo(function TypeSelect() {
   return (
     <Select
       label="Type"
+      hideLabel
       value={type}
       onChange={(v) => useQueue.getState().setFilter({ type: v })}
       options={opts}
@@ -303,6 +356,7 @@ const BandSelect = memo(function BandSelect() {
   return (
     <Select
       label="Deadline"
+      hideLabel
       value={band}
       onChange={(v) => useQueue.getState().setFilter({ band: v as QueueFilter['band'] })}
       options={BAND_OPTIONS}
@@ -323,6 +377,7 @@ const SortOrder = memo(function SortOrder() {
   return (
     <Segmented
       label="Sort"
+      hideLabel
       value={sort}
       onChange={(v) => useQueue.getState().setSort(v)}
       options={SORT_OPTIONS}
@@ -333,9 +388,10 @@ const SortOrder = memo(function SortOrder() {
 
 const UnreadOnly = memo(function UnreadOnly() {
   const unreadOnly = useQueue((s) => s.filter.unreadOnly);
+  const unread = useQueue((s) => s.counts?.unread);
   return (
     <Checkbox isSelected={unreadOnly} onChange={(v) => useQueue.getState().setFilter({ unreadOnly: v })}>
-      Unread only
+      Unread only{unread === undefined ? '' : ` (${unread})`}
     </Checkbox>
   );
 });
@@ -438,22 +494,26 @@ function QueueBody({
       <div className="rfi-queue__bar">
         <p className="muted" aria-live="polite" data-testid="rfi-visible-count">
           {loaded
-            ? `${visible.length} of ${rows.length} RFIs`
+            ? `${visible.length} of ${plural(rows.length, 'RFI')}`
             : total !== null
               ? `Loading all ${total} RFIs… (${rows.length} shown)`
               : 'Loading…'}
-          <span className="rfi-queue__keys">{' · j/k to move, Enter to open, / to search'}</span>
         </p>
-        <QueueDensity />
+        <SortOrder />
+        {loaded && visible.length > 0 && visible.length <= 500 && (
+          <CaseFileExport
+            compact
+            rfiIds={visible.map((r) => r.id)}
+            // Each RFI is read with its own entity's credential.
+            owners={Object.fromEntries(visible.flatMap((r) => (r.profileId ? [[r.id, r.profileId]] : [])))}
+            label={
+              visible.length === 1
+                ? 'Case file of this RFI…'
+                : `Case file of ${plural(visible.length, 'RFI')}…`
+            }
+          />
+        )}
       </div>
-
-      {loaded && visible.length > 0 && visible.length <= 500 && (
-        <CaseFileExport
-          rfiIds={visible.map((r) => r.id)}
-          owners={Object.fromEntries(visible.flatMap((r) => (r.profileId ? [[r.id, r.profileId]] : [])))}
-          label={`Export case file of ${visible.length === rows.length ? 'all' : 'these'} ${visible.length} RFI${visible.length === 1 ? '' : 's'}…`}
-        />
-      )}
       {error && rows.length === 0 ? (
         <ErrorState
           title="The RFIs could not be read"
@@ -588,23 +648,28 @@ function queueColumns(
       id: 'rfi',
       header: 'RFI',
       enableSorting: false,
-      accessorFn: (r) => `${typeLabel(r.type)}: ${r.description}`,
+      // The subject first (what the RFI asks about), its type after it in muted words.
+      accessorFn: (r) => `${r.description || `${typeLabel(r.type)} RFI`} · ${typeLabel(r.type)}`,
       cell: (c) => (
         <span className="rfi-cell">
           <SnoozedMark rfiId={c.row.original.id} />
+          <span className="rfi-cell__subject">
+            {c.row.original.description || `${typeLabel(c.row.original.type)} RFI`}
+          </span>
           <span className="rfi-cell__type">{typeLabel(c.row.original.type)}</span>
-          <span className="rfi-cell__desc">{c.row.original.description || 'No description'}</span>
         </span>
       ),
-      meta: { width: 'minmax(160px, 3fr)' },
+      meta: { width: 'minmax(180px, 3fr)' },
     },
     several && {
       id: 'entity',
       header: 'Entity',
       enableSorting: false,
-      accessorFn: (r) => r.entityName ?? '',
-      cell: (c) => <span className="rfi-cell__entity">{c.row.original.entityName}</span>,
-      meta: { width: 'minmax(110px, 1.2fr)', title: (r) => r.entityName },
+      accessorFn: (r) => entityLabel({ name: r.entityName }),
+      cell: (c) => (
+        <span className="rfi-cell__entity">{entityLabel({ name: c.row.original.entityName })}</span>
+      ),
+      meta: { width: 'minmax(110px, 1.2fr)', title: (r) => entityLabel({ name: r.entityName }) },
     },
     {
       id: 'related',
@@ -623,6 +688,8 @@ function queueColumns(
       },
       meta: {
         width: 'minmax(120px, 2fr)',
+        // Gives way first on a narrow table: the detail pane names the related object.
+        minTableWidth: several ? 860 : 700,
         title: (r) => {
           const l = relatedLabel(names, r.type, r.relatedId);
           return l.name ? `${l.name} (${r.relatedId})` : `${l.kind} ${r.relatedId}`;
@@ -650,7 +717,7 @@ function queueColumns(
       header: 'Updated',
       accessorFn: (r) => r.updatedAt,
       cell: (c) => <RelativeTime value={c.row.original.updatedAt} now={now} />,
-      meta: { width: '112px', align: 'end', title: () => undefined },
+      meta: { width: '112px', align: 'end', title: () => undefined, minTableWidth: several ? 900 : 760 },
     },
   ];
   return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);
@@ -678,47 +745,3 @@ function entityState(e: DeskEntityView): string {
 export function RfiId({ id }: { id: string }) {
   return <CopyableId id={id} kind="RFI id" />;
 }
-
-/** The per-status counts as toggle buttons (each re-renders only when its own count or state does). */
-const StatusCounts = memo(function StatusCounts() {
-  const counts = useQueue((s) => s.counts);
-  const rowCount = useQueue((s) => s.rows.length);
-  const status = useQueue((s) => s.filter.status);
-  return (
-    <div className="rfi-counts" role="group" aria-label="RFIs per status" data-testid="rfi-counts">
-      <CountButton status="" label="All" n={counts?.total ?? rowCount} pressed={status === ''} />
-      {Object.entries(counts?.byStatus ?? {}).map(([s, n]) => (
-        <CountButton key={s} status={s} label={statusLabel(s)} n={n} pressed={status === s} />
-      ))}
-      <span className="muted">{counts ? `${counts.unread} unread` : ''}</span>
-    </div>
-  );
-});
-
-/** "All" clears the status filter; a status filters on it, and a second press clears it. */
-const CountButton = memo(function CountButton({
-  status,
-  label,
-  n,
-  pressed,
-}: {
-  status: string;
-  label: string;
-  n: number;
-  pressed: boolean;
-}) {
-  return (
-    <Button
-      size="sm"
-      variant={pressed ? 'primary' : 'secondary'}
-      aria-pressed={pressed}
-      onPress={() => {
-        const { filter, setFilter } = useQueue.getState();
-        setFilter({ status: status === '' || filter.status === status ? '' : status });
-      }}
-      data-testid={`rfi-count-${status || 'all'}`}
-    >
-      {label} <span className="rfi-counts__n">{n}</span>
-    </Button>
-  );
-});

@@ -5,6 +5,8 @@ import { RelativeTime } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
 import { useRouter } from '../../lib/router';
+import { rfiTypeWords } from '../../../../shared/words';
+import { entityLabel } from '../../lib/entity';
 
 /**
  * "Related RFIs" of a transfer, a return or a quote: the queue rows (the local cache, offline
@@ -78,9 +80,11 @@ export function RelatedRfis({ objectIds, what }: { objectIds: readonly string[];
                   >
                     {r.description || r.id}
                   </a>
-                  {r.entityName && <span className="related-rfis__entity"> · {r.entityName}</span>}
+                  {r.entityName && (
+                    <span className="related-rfis__entity"> · {entityLabel({ name: r.entityName })}</span>
+                  )}
                 </td>
-                <td>{r.type.replace(/_/g, ' ')}</td>
+                <td>{rfiTypeWords(r.type)}</td>
                 <td>
                   <StatusBadge status={r.status} />
                 </td>

@@ -7,6 +7,7 @@ import { call, errorMessage } from '../../lib/desk';
 import { AnswerStatus } from './AnswerComposer';
 import { useAnswers } from './answers-store';
 import { formatBytes } from './format';
+import { documentTypeWords } from '../../../../shared/words';
 
 export interface UnsentDraftProps {
   rfiId: string;
@@ -81,7 +82,7 @@ export function UnsentDraft({
         <ul className="answer__files" aria-label="Documents (not sent)">
           {files.map((f) => (
             <li key={f.ref}>
-              {f.name} · {formatBytes(f.sizeBytes)} · {f.documentType.replace(/_/g, ' ')}
+              {f.name} · {formatBytes(f.sizeBytes)} · {documentTypeWords(f.documentType)}
             </li>
           ))}
         </ul>

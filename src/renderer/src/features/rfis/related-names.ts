@@ -1,6 +1,8 @@
 import { create } from 'zustand';
 import { formatMinor, parseMinor } from '../../../../shared/money';
 import { call } from '../../lib/desk';
+import { objectKindWords } from '../../../../shared/words';
+import { quoteTitle } from '../overview/labels';
 
 /**
  * Names of the objects RFIs are about, from what this workstation already knows without asking
@@ -9,17 +11,29 @@ import { call } from '../../lib/desk';
  */
 export interface RelatedNamesState {
   names: Readonly<Record<string, string>>;
+  /** Transactions that are this workstation's exchange orders: transaction id → order id. */
+  orders: Readonly<Record<string, string>>;
   load(): Promise<void>;
 }
 
 export const useRelatedNames = create<RelatedNamesState>((set) => ({
   names: {},
+  orders: {},
   async load() {
-    const [book, recent] = await Promise.allSettled([
+    const [book, recent, exchange] = await Promise.allSettled([
       call('crypto.context', undefined),
       call('returns.recent', undefined),
+      call('crypto.list', undefined),
     ]);
     const names: Record<string, string> = {};
+    const orders: Record<string, string> = {};
+    if (exchange.status === 'fulfilled') {
+      for (const o of exchange.value.orders) {
+        if (!o.transactionId) continue;
+        orders[o.transactionId] = o.id;
+        names[o.transactionId] = quoteTitle(o.request);
+      }
+    }
     if (recent.status === 'fulfilled') {
       for (const t of recent.value.items)
         if (t.debtorName)
@@ -28,7 +42,7 @@ export const useRelatedNames = create<RelatedNamesState>((set) => ({
     if (book.status === 'fulfilled') {
       for (const a of book.value.accounts) names[a.accountId] = a.label;
     }
-    set({ names });
+    set({ names, orders });
   },
 }));
 
@@ -41,17 +55,11 @@ function amountText(amount: string | null, currency: string | null): string {
   }
 }
 
-const KIND: Record<string, string> = {
-  account: 'Account',
-  transaction: 'Transaction',
-  legal_entity: 'Legal entity',
-};
-
 /** "Operating EUR account", or "Account" + the id when the name is not known here. */
 export function relatedLabel(
   names: Readonly<Record<string, string>>,
   type: string,
   relatedId: string,
 ): { name: string | null; kind: string } {
-  return { name: names[relatedId] ?? null, kind: KIND[type] ?? type.replace(/_/g, ' ') };
+  return { name: names[relatedId] ?? null, kind: objectKindWords(type) };
 }

@@ -2,6 +2,7 @@ import { Button, CopyableId, RelativeTime, Skeleton } from '../../components/ui'
 import { clockTime } from '../../lib/status-line';
 import { useSession } from './store';
 import { useStatusLine } from './status-line';
+import { entityLabel } from '../../lib/entity';
 
 /** Details of the connection: where the app talks to and as whom, in the status line's words. */
 export function ConnectionScreen() {
@@ -38,7 +39,7 @@ export function ConnectionScreen() {
             <dd>
               {status.credential ? (
                 <>
-                  {status.credential.legalEntityName ?? 'Not named by this bank'}{' '}
+                  {entityLabel({ name: status.credential.legalEntityName })}{' '}
                   <CopyableId id={status.credential.legalEntityId} kind="legal entity id" />
                 </>
               ) : (

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useSession } from './store';
 import { useStatusLine } from './status-line';
+import { entityLabel } from '../../lib/entity';
 
 /**
  * The header's status line: the connection in words (connected / bank unreachable since hh:mm:ss,
@@ -19,6 +20,13 @@ export function ConnectionStatus() {
   }, [refresh]);
 
   const credential = status?.credential ?? null;
+  const entity = credential
+    ? // The bank's name for the entity; a bank that names none: the profile's own name.
+      entityLabel({
+        name: credential.legalEntityName ?? status?.environment.name,
+        id: credential.legalEntityId,
+      })
+    : undefined;
   return (
     <div className="status-line" data-testid="connection" data-state={status?.connection ?? 'unknown'}>
       <div
@@ -52,12 +60,8 @@ export function ConnectionStatus() {
       )}
       {credential && (
         <span className="status-line__entity" data-testid="connection-legal-entity">
-          {/* The bank's name for the entity; a bank that names none: the profile's own name. */}
-          <span
-            className="status-line__entity-name"
-            title={credential.legalEntityName ?? status?.environment.name ?? undefined}
-          >
-            {credential.legalEntityName ?? status?.environment.name ?? 'Legal entity'}
+          <span className="status-line__entity-name" title={entity}>
+            {entity}
           </span>
           <code className="status-line__id" title="Legal entity id">
             {credential.legalEntityId}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { Checkbox } from '../../components/ui';
 import type { DesktopSettingsView } from '../../../../shared/ipc/channels/desktop';
 import { call, errorMessage } from '../../lib/desk';
 
@@ -32,22 +33,15 @@ export function DesktopPanel() {
   return (
     <fieldset className="settings__checks">
       <legend>On this computer</legend>
-      <label>
-        <input
-          type="checkbox"
-          checked={view.keepRunningInBackground}
-          onChange={(e) => void change({ keepRunningInBackground: e.target.checked })}
-        />
+      <Checkbox
+        isSelected={view.keepRunningInBackground}
+        onChange={(v) => void change({ keepRunningInBackground: v })}
+      >
         Keep running in the background (new RFIs are still notified)
-      </label>
-      <label>
-        <input
-          type="checkbox"
-          checked={view.startAtLogin}
-          onChange={(e) => void change({ startAtLogin: e.target.checked })}
-        />
+      </Checkbox>
+      <Checkbox isSelected={view.startAtLogin} onChange={(v) => void change({ startAtLogin: v })}>
         Start at login, without opening the window
-      </label>
+      </Checkbox>
       {problem && <p role="alert">{problem}</p>}
     </fieldset>
   );

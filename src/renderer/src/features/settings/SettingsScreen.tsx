@@ -4,7 +4,7 @@ import type { SettingsView } from '../../../../shared/ipc/channels/settings';
 import { useShallow } from 'zustand/react/shallow';
 import { useSubscription } from '../../lib/events';
 import { useSession } from '../session/store';
-import { Button, TextField } from '../../components/ui';
+import { Button, Checkbox, TextField } from '../../components/ui';
 import { settingsPanels } from './panels';
 import { settingsSubscription, useSettings } from './store';
 
@@ -223,7 +223,6 @@ function PollingForm({ seconds }: { seconds: number }) {
   const [value, setValue] = useState(String(seconds));
   const save = useSettings((s) => s.setPolling);
   const busy = useSettings((s) => s.busy);
-  const id = useId();
   return (
     <form
       className="settings__row"
@@ -233,19 +232,16 @@ function PollingForm({ seconds }: { seconds: number }) {
         void save(Number.parseInt(value, 10));
       }}
     >
-      <label htmlFor={id}>Polling interval (seconds)</label>
-      <input
-        id={id}
-        type="number"
-        min={5}
-        max={3600}
-        step={1}
+      <TextField
+        label="Polling interval (seconds)"
+        inputMode="numeric"
         value={value}
-        onChange={(e) => setValue(e.target.value)}
+        onChange={setValue}
+        description="From 5 to 3600 seconds."
       />
-      <button type="submit" disabled={busy !== null || value === String(seconds)}>
+      <Button type="submit" isDisabled={busy !== null || value === String(seconds)}>
         Save
-      </button>
+      </Button>
     </form>
   );
 }
@@ -312,14 +308,14 @@ export function SettingsScreen() {
             <fieldset className="settings__checks" disabled={busy !== null}>
               <legend>Notify me when</legend>
               {(Object.keys(notificationLabels) as Array<keyof typeof notificationLabels>).map((key) => (
-                <label key={key}>
-                  <input
-                    type="checkbox"
-                    checked={view.notifications[key]}
-                    onChange={(e) => void setNotification(key, e.target.checked)}
-                  />
+                <Checkbox
+                  key={key}
+                  isSelected={view.notifications[key]}
+                  isDisabled={busy !== null}
+                  onChange={(v) => void setNotification(key, v)}
+                >
                   {notificationLabels[key]}
-                </label>
+                </Checkbox>
               ))}
             </fieldset>
           </section>

@@ -4,6 +4,7 @@ import type { ReceiverStatusView, WebhookConfigView } from '../../../../shared/i
 import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
 import { onSessionChange } from '../session/store';
+import { dateWords, plural, webhookEventWords } from '../../../../shared/words';
 
 /**
  * Settings → Webhook (issue 5 item 6): the bank's configuration of our credential
@@ -13,7 +14,7 @@ import { onSessionChange } from '../session/store';
 function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? iso : new Date(t).toLocaleString();
+  return Number.isNaN(t) ? iso : dateWords(t);
 }
 
 function Receiver({ r }: { r: ReceiverStatusView }) {
@@ -41,11 +42,13 @@ function Receiver({ r }: { r: ReceiverStatusView }) {
       </dd>
       <dt>Last event</dt>
       <dd data-testid="webhook-last-event">
-        {r.lastEvent ? `${r.lastEvent.type} for ${r.lastEvent.rfiId} at ${when(r.lastEvent.at)}` : 'None yet'}
+        {r.lastEvent
+          ? `${webhookEventWords(r.lastEvent.type)} for ${r.lastEvent.rfiId}, ${when(r.lastEvent.at)}`
+          : 'None yet'}
       </dd>
       <dt>Events</dt>
       <dd data-testid="webhook-counters">
-        {r.accepted} accepted, {r.duplicates} duplicate{r.duplicates === 1 ? '' : 's'} ignored
+        {r.accepted} accepted, {plural(r.duplicates, 'duplicate')} ignored
       </dd>
       <dt>Refused requests</dt>
       <dd data-testid="webhook-failures">

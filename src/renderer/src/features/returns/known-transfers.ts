@@ -1,0 +1,73 @@
+/**
+ * The incoming transfers this workstation knows, for the Returns screen to start from: the ones
+ * looked up here (with their sender and amount) and the ones an RFI is about (named by the RFI),
+ * one row per transaction, newest first. Pure: the screen gathers the two lists.
+ */
+import type { RecentTransfer } from '../../../../shared/ipc/channels/returns';
+import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
+
+export interface KnownTransfer {
+  transactionId: string;
+  /** The sender when it was looked up here, else what the RFI says about it. */
+  name: string | null;
+  /** What an RFI about it asks (its description), when there is one. */
+  rfi: string | null;
+  amount: string | null;
+  currency: string | null;
+  status: string | null;
+  /** Where the app knows it from, in words. */
+  source: string;
+  /** When it was last seen here (looked up, or the RFI's last change). */
+  at: string;
+}
+
+const INCOMING = /^txn_/;
+
+export function knownTransfers(
+  recent: readonly RecentTransfer[],
+  rfis: readonly Pick<RfiSummaryView, 'type' | 'relatedId' | 'description' | 'updatedAt'>[],
+  /** Transactions known to be exchange orders (this workstation's quotes): not incoming transfers. */
+  exchangeOrders: ReadonlySet<string> = new Set(),
+): KnownTransfer[] {
+  const out = new Map<string, KnownTransfer>();
+  for (const r of recent) {
+    out.set(r.transactionId, {
+      transactionId: r.transactionId,
+      name: r.debtorName,
+      rfi: null,
+      amount: r.amount,
+      currency: r.currency,
+      status: r.status,
+      source: 'Opened here',
+      at: r.viewedAt,
+    });
+  }
+  for (const q of rfis) {
+    if (q.type !== 'transaction' || !INCOMING.test(q.relatedId) || exchangeOrders.has(q.relatedId)) continue;
+    const known = out.get(q.relatedId);
+    if (known) {
+      known.rfi ??= q.description || null;
+      if (Date.parse(q.updatedAt) > Date.parse(known.at)) known.at = q.updatedAt;
+      known.source = 'Opened here · in an RFI';
+    } else {
+      out.set(q.relatedId, {
+        transactionId: q.relatedId,
+        name: null,
+        rfi: q.description || null,
+        amount: null,
+        currency: null,
+        status: null,
+        source: 'In an RFI',
+        at: q.updatedAt,
+      });
+    }
+  }
+  return [...out.values()].sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
+}
+
+/** Case-insensitive search over the id, the sender, the RFI's words and the source. */
+export function matchesTransfer(t: KnownTransfer, text: string): boolean {
+  const q = text.trim().toLowerCase();
+  if (!q) return true;
+  return [t.transactionId, t.name ?? '', t.rfi ?? '', t.source].some((f) => f.toLowerCase().includes(q));
+}

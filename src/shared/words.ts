@@ -1,0 +1,216 @@
+/**
+ * The presentation layer in words: every enum, type, status and code the bank sends, as an analyst
+ * reads it ("pending_review" → "Pending review", "SWIFT-FI-TO-FI-CUSTOMER-CREDIT-INCOMING" →
+ * "Incoming SWIFT transfer", "identification.individual.passport" → "Passport"), counts with
+ * their plurals (Intl.PluralRules), sizes and absolute dates. Pure and zod-free: the renderer
+ * (every screen) and main (the case file's PDF) use the same words.
+ */
+
+import { DOCUMENT_TYPE_LABELS, isDocumentType, questionTypeInfo } from './catalogue';
+
+/**
+ * A raw value nobody mapped, in words: "nominal_sub_account_kyc" → "Nominal sub account kyc",
+ * "rfi.question.closed" → "Rfi question closed". Better than the code, never better than a
+ * word list: every value the bank documents has its words below.
+ */
+export function humanize(raw: string): string {
+  const words = raw
+    .replace(/[._\-/]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function lookup(table: Record<string, string>, raw: string | null | undefined): string {
+  if (raw === null || raw === undefined || raw === '') return '—';
+  return Object.prototype.hasOwnProperty.call(table, raw) ? table[raw]! : humanize(raw);
+}
+
+/** Statuses of transactions, returns, quotes, RFIs and questions (spec 2, 3.3). */
+export const STATUS_WORDS: Record<string, string> = {
+  action_required: 'Action required',
+  pending_review: 'Pending review',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  closed: 'Closed',
+  timeout: 'Timed out',
+  pending_approval: 'Pending approval',
+  pending_execution: 'Pending execution',
+  completed: 'Completed',
+  partially_completed: 'Partly completed',
+  expired: 'Expired',
+  failed: 'Failed',
+  declined: 'Declined',
+  cancelled: 'Cancelled',
+  in_progress: 'In progress',
+  refund_completed: 'Refund completed',
+  return_completed: 'Return completed',
+  intent_created: 'Return intent created',
+  awaiting_confirmation: 'Awaiting confirmation',
+  processing: 'Processing',
+  settled: 'Settled',
+};
+
+export function statusWords(status: string | null | undefined): string {
+  return lookup(STATUS_WORDS, status);
+}
+
+/** RFI types (spec 3.3). */
+export const RFI_TYPE_WORDS: Record<string, string> = {
+  transaction: 'Transaction',
+  account: 'Account',
+  nominal_sub_account: 'Nominal sub-account',
+  nominal_sub_account_opening: 'Nominal sub-account opening',
+  segment_upgrade: 'Segment upgrade',
+  nominal_sub_account_kyc: 'Nominal sub-account KYC',
+  nominal_sub_account_kyb: 'Nominal sub-account KYB',
+};
+
+export function rfiTypeWords(type: string | null | undefined): string {
+  return lookup(RFI_TYPE_WORDS, type);
+}
+
+/** A question type in words: the catalogue's label, or the last words of an unknown dotted key. */
+export function questionTypeWords(type: string | null | undefined): string {
+  if (!type) return '—';
+  const info = questionTypeInfo(type);
+  if (info.label !== type) return info.label;
+  const last = type.split('.').filter(Boolean).at(-1) ?? type;
+  return humanize(last);
+}
+
+/** A document type in words ("ubo_documentation" → "UBO documentation"). */
+export function documentTypeWords(type: string | null | undefined): string {
+  if (!type) return '—';
+  return isDocumentType(type) ? DOCUMENT_TYPE_LABELS[type] : humanize(type);
+}
+
+/** Transaction types (spec 2). */
+export const TRANSACTION_TYPE_WORDS: Record<string, string> = {
+  'SWIFT-FI-TO-FI-CUSTOMER-CREDIT-INCOMING': 'Incoming SWIFT transfer',
+  'CRYPTO-TRADE-V2': 'Digital-asset exchange',
+};
+
+export function transactionTypeWords(type: string | null | undefined): string {
+  return lookup(TRANSACTION_TYPE_WORDS, type);
+}
+
+/** An exchange order's side, type and flow ("buy / instant / rfq" → "Buy · Instant · Quote first"). */
+export const ORDER_WORDS: Record<string, string> = {
+  buy: 'Buy',
+  sell: 'Sell',
+  instant: 'Instant',
+  market: 'Market',
+  limit: 'Limit',
+  rfq: 'Quote first',
+};
+
+export function orderWords(value: string | null | undefined): string {
+  return lookup(ORDER_WORDS, value);
+}
+
+/** Who wrote a response or acted (spec 3.3 response authors, the app's roles). */
+export const ROLE_WORDS: Record<string, string> = {
+  customer: 'Customer',
+  staff: 'Bank staff',
+  system: 'The bank’s system',
+  analyst: 'Analyst',
+  admin: 'Administrator',
+  viewer: 'Viewer',
+  owner: 'Owner',
+};
+
+export function roleWords(role: string | null | undefined): string {
+  return lookup(ROLE_WORDS, role);
+}
+
+/** Related-object kinds of an RFI. */
+export const OBJECT_KIND_WORDS: Record<string, string> = {
+  transaction: 'Transfer',
+  account: 'Account',
+  legal_entity: 'Legal entity',
+  crypto_order: 'Exchange order',
+  nominal_sub_account: 'Nominal sub-account',
+  // An RFI's type names the kind of object it is about.
+  nominal_sub_account_opening: 'Nominal sub-account',
+  nominal_sub_account_kyc: 'Nominal sub-account',
+  nominal_sub_account_kyb: 'Nominal sub-account',
+  segment_upgrade: 'Legal entity',
+};
+
+export function objectKindWords(kind: string | null | undefined): string {
+  return lookup(OBJECT_KIND_WORDS, kind);
+}
+
+const pluralRules = new Map<string, Intl.PluralRules>();
+
+/**
+ * A count with its noun in the right form for the locale's plural rules: plural(1, 'RFI') →
+ * "1 RFI", plural(3, 'RFI') → "3 RFIs", plural(2, 'copy', 'copies') → "2 copies".
+ */
+export function plural(n: number | bigint, one: string, other = `${one}s`, locale?: string): string {
+  const key = locale ?? '';
+  let rules = pluralRules.get(key);
+  if (!rules) {
+    rules = new Intl.PluralRules(locale);
+    pluralRules.set(key, rules);
+  }
+  const count = typeof n === 'bigint' ? Number(n) : n;
+  return `${count.toLocaleString(locale)} ${rules.select(count) === 'one' ? one : other}`;
+}
+
+/** A file size as people read it: "512 bytes", "1.5 KB", "25.0 MB" (binary units, one decimal). */
+export function formatBytes(n: number): string {
+  if (n < 1024) return plural(n, 'byte');
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  if (n < 1024 * 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+  return `${(n / (1024 * 1024 * 1024)).toFixed(1)} GB`;
+}
+
+export interface DateWordsOptions {
+  /** BCP 47 locale; undefined = the runtime's. */
+  locale?: string;
+  /** IANA time zone; undefined = the runtime's. */
+  timeZone?: string;
+}
+
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The one absolute date style: "27 Nov 2026, 14:02:11 UTC" in the locale's order, with the zone
+ * named. Relative times (lib/dates.ts) are shown beside it, never another absolute style.
+ */
+export function absoluteDateFormatter(o: DateWordsOptions = {}): Intl.DateTimeFormat {
+  const key = `${o.locale ?? ''}|${o.timeZone ?? ''}`;
+  let f = dateFormatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(o.locale, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      timeZoneName: 'short',
+      ...(o.timeZone ? { timeZone: o.timeZone } : {}),
+    });
+    dateFormatters.set(key, f);
+  }
+  return f;
+}
+
+/** An ISO time or epoch as the one absolute date style; "—" when missing, the raw text when not a date. */
+export function dateWords(value: string | number | null | undefined, o: DateWordsOptions = {}): string {
+  if (value === null || value === undefined || value === '') return '—';
+  const t = typeof value === 'number' ? value : Date.parse(value);
+  return Number.isFinite(t) ? absoluteDateFormatter(o).format(t) : String(value);
+}
+
+/** Webhook event types (spec 6): "rfi.question.pending_review" → "Question pending review". */
+export function webhookEventWords(type: string): string {
+  const m = /^rfi\.(question\.)?(.+)$/.exec(type);
+  if (!m) return humanize(type);
+  const status = statusWords(m[2]).toLowerCase();
+  return m[1] ? `Question ${status}` : `RFI ${status}`;
+}
