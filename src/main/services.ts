@@ -9,7 +9,7 @@ import { createOperations } from './bank/operations';
 import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './bank/clock';
-import { createAtRestCodec } from './infra/at-rest';
+import { openDataCodec } from './infra/data-codec';
 import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
@@ -118,12 +118,22 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const events = createEventHub(log);
   const stores = createStores({ dataDir, factory: options.storeFactory ?? confStoreFactory, log });
 
-  const vault = await openVault({
-    backend: options.keyring ?? napiKeyringBackend(),
-    log,
-    service: options.keyringService ?? defaultKeyringService(dataDir),
-  });
+  const keyring = options.keyring ?? napiKeyringBackend();
+  const keyringService = options.keyringService ?? defaultKeyringService(dataDir);
+  const vault = await openVault({ backend: keyring, log, service: keyringService });
   vault.onToken((t) => log.addSecret(t));
+  // Every data-folder file with customer data is sealed with the keychain-held data key, bound to
+  // its path and generation (plain, said so, without a keychain; waiting when the keychain is locked).
+  const dataCodec = await openDataCodec({
+    dataDir,
+    vault,
+    backend: keyring,
+    service: keyringService,
+    log,
+    report: (p) => stores.report({ ...p, movedTo: null }),
+  });
+  const atRest = dataCodec.codec;
+  stores.useCodec(atRest);
 
   const settings = await openSettings(stores, dataDir);
   // Changes to the approved bank addresses are audited once the audit log exists (main's own
@@ -194,10 +204,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
   });
   sessionRef = session;
 
-  const ledger = await openLedger({ dataDir, log, onProblem: (p) => stores.report(p) });
+  const ledger = await openLedger({ dataDir, log, codec: atRest, onProblem: (p) => stores.report(p) });
   const audit = openAuditLog({
     dataDir,
     log,
+    codec: atRest,
+    report: (p) => stores.report(p),
     context: {
       who: () => session.who(),
       environment: () => ({ id: session.environment.id, name: session.environment.name }),
@@ -272,9 +284,6 @@ export async function createServices(options: ServicesOptions): Promise<Services
     options.crypto,
   );
 
-  // Drafts, the outbox and the RFI cache are sealed with the keychain-held data key (plain text,
-  // said so in vault.status, without a keychain).
-  const atRest = createAtRestCodec(vault.dataKey());
   const bankScope = (): BankScope => ({
     profileId: session.profile.id,
     origin: originOf(session.environment),
@@ -351,6 +360,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
     rfis,
     dataDir,
+    codec: atRest,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
     onSeen: ({ rfiId, kind, detail }) =>
       void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
@@ -505,6 +515,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         await caseFileJournal.flush();
         offSystem();
         await session.dispose();
+        await dataCodec.flush();
       },
     } as Services,
     {

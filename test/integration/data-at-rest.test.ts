@@ -89,7 +89,7 @@ describe('the at-rest codec', () => {
     const b = codec.seal('{"hello":"world"}');
     expect(a).not.toBe(b);
     expect(a).not.toContain('hello');
-    expect(JSON.parse(a)).toMatchObject({ tdAtRest: 1, alg: 'A256GCM', kid: key.id });
+    expect(JSON.parse(a)).toMatchObject({ tdAtRest: 2, alg: 'A256GCM', kid: key.id });
     expect(codec.open(a)).toEqual({ text: '{"hello":"world"}', sealed: true });
 
     // One changed byte of the ciphertext, the tag, the IV or the header: refused.
@@ -194,7 +194,7 @@ describe('state files of the real services', () => {
       }
       // The files are really there, sealed.
       const outbox = await readFile(path.join(dataDir, 'rfi-answers', 'outbox.json'), 'utf8');
-      expect(outbox.startsWith('{"tdAtRest":1')).toBe(true);
+      expect(outbox.startsWith('{"tdAtRest":2')).toBe(true);
       const key = t.services.vault.dataKey()!;
       for (const form of [key.key.toString('base64'), key.key.toString('hex')]) {
         expect(await containing(dataDir, form)).toEqual([]);
@@ -458,7 +458,7 @@ describe('state files of the real services', () => {
       expect(await readdir(staging)).toEqual([`${ref}.bin`]);
       // The registry of added files (names, paths) is sealed too.
       const registry = await readFile(path.join(dataDir, 'rfi-answers', 'files.json'), 'utf8');
-      expect(registry.startsWith('{"tdAtRest":1')).toBe(true);
+      expect(registry.startsWith('{"tdAtRest":2')).toBe(true);
       expect(registry).not.toContain('proof.pdf');
       const v = await t.services.rfiAnswers.submit({
         rfiId: rfi.id,

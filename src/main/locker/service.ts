@@ -34,9 +34,9 @@ import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
-import { createSerialQueue, writeFileDurable } from '../infra/durable-file';
+import { createSerialQueue } from '../infra/durable-file';
 import type { EventHub } from '../infra/events';
-import { stateFile } from '../infra/json-store';
+import { stateFile, writeSealed } from '../infra/json-store';
 import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
@@ -321,7 +321,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
         issuedOn,
         expiresOn,
       };
-      await writeFileDurable(blobPath(version.versionId), codec.seal(bytes.toString('base64')));
+      await writeSealed(codec, blobPath(version.versionId), bytes.toString('base64'));
       if (source.from === 'staged') {
         await deps
           .releaseStaged(source.ref)
@@ -347,7 +347,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     }
     let bytes: Buffer;
     try {
-      bytes = Buffer.from(codec.open(stored).text, 'base64');
+      bytes = Buffer.from(codec.open(stored, blobPath(v.versionId)).text, 'base64');
     } catch {
       throw new DeskFailure({
         kind: 'local',

@@ -8,6 +8,7 @@
  * configuration of the active credential.
  */
 
+import type { AtRestCodec } from '../infra/at-rest';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import type { WebhookEvent } from '../../shared/api/webhooks';
@@ -46,6 +47,8 @@ export interface WebhookServiceDeps {
   rfis: RfiService;
   /** The data folder: seen event ids are kept in `webhook-seen-events.json` there. */
   dataDir?: string;
+  /** Seals the seen event ids at rest. */
+  codec?: AtRestCodec;
   options?: WebhookServiceOptions;
   /** Told of every accepted event of the active profile (the case file lists the events seen for an RFI). */
   onSeen?(seen: { rfiId: string; kind: 'webhook'; detail: string }): void;
@@ -225,6 +228,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     onStatus: push,
     log,
     ...(deps.dataDir ? { seenIdsFile: path.join(deps.dataDir, SEEN_EVENTS_FILE) } : {}),
+    ...(deps.codec ? { codec: deps.codec } : {}),
   });
   try {
     await receiver.start();
