@@ -187,18 +187,10 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
     });
     let engine: StoreEngine;
     if (waiting !== null || codec.state === 'waiting') {
-      // Sealed files and no key: the file stays as it is, the content is the defaults for this run,
-      // and nothing is written (a write would replace sealed content with plain or lose it).
+      // Sealed files and no key: the file stays as it is and nothing is written to disk (a write
+      // would replace sealed content with plain text, or lose it). The run works in memory.
       const memory = { store: stored(loaded ? loaded.value.value : (defaults as object)) };
-      engine = {
-        path: file,
-        get store() {
-          return memory.store;
-        },
-        set store(_value) {
-          throw new AtRestWaiting(codec.waitingReason ?? 'waiting for the keychain');
-        },
-      };
+      engine = { path: file, store: memory.store };
     } else {
       engine = factory({
         cwd: dir,

@@ -163,7 +163,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       status = {
         ...status,
         dataAtRest: 'waiting',
-        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved until the keychain answers; unlock it and restart Treasury Desk.`,
+        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved to disk until it answers (changes made now last until Treasury Desk closes); unlock the keychain and restart Treasury Desk.`,
       };
     },
     onToken(listener) {
