@@ -10,6 +10,7 @@ import { BankClient } from './bank/client';
 import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './bank/clock';
 import { openDataCodec } from './infra/data-codec';
+import { openTempArea } from './infra/temp-area';
 import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
@@ -292,6 +293,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   // What case files need that the bank does not keep: uploaded documents' names, events seen.
   await mkdir(path.join(dataDir, 'case-files'), { recursive: true, mode: 0o700 });
+  // Parts of interrupted uploads and exports (a kill) are removed before anything else starts.
+  const tempArea = await openTempArea({ dataDir, codec: atRest, log, report: (p) => stores.report(p) });
   const caseFileJournal = await openCaseFileJournal({
     dataDir,
     log,
@@ -395,6 +398,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err }));
   const caseFiles = createCaseFiles({
     dataDir,
+    temps: tempArea,
     bank,
     cachedRfi: async (rfiId) => (await rfis.get(rfiId, false).catch(() => null))?.rfi ?? null,
     audit,

@@ -11,6 +11,7 @@
  * recompressed: PDFs and images are compressed already), so memory stays flat whatever their
  * size; both files are written under a temporary name and renamed when complete.
  */
+import type { TempArea } from '../infra/temp-area';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
@@ -34,6 +35,8 @@ import type { Block } from './pdf';
 
 export interface CaseFileDeps {
   dataDir: string;
+  /** Records the ZIP and PDF parts written beside the analyst's file, so a kill leaves none behind. */
+  temps?: Pick<TempArea, 'track' | 'untrack'>;
   bank: Pick<BankClient, 'getRfi' | 'getDocument' | 'downloadDocument'>;
   /** The cached RFI when the bank cannot be read now (null when not cached). */
   cachedRfi(rfiId: string): Promise<Rfi | null>;
@@ -143,6 +146,7 @@ function drainingWriter(out: WriteStream): {
 }
 
 export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
+  const temps = deps.temps ?? { track: async () => undefined, untrack: async () => undefined };
   const tmpDir = path.join(deps.dataDir, 'case-files', 'tmp');
 
   const readRfi = async (id: string): Promise<{ rfi: Rfi; fromCache: boolean }> => {
@@ -281,6 +285,10 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     const docsByRfi = new Map<string, DocInfo[]>();
     const manifest: ManifestEntry[] = [];
     const zipTemp = zipPath ? `${zipPath}.${randomBytes(6).toString('hex')}.part` : null;
+    const pdfTemp = `${pdfPath}.${randomBytes(6).toString('hex')}.part`;
+    // Recorded before they exist, so a kill mid-export leaves nothing the next start misses.
+    if (zipTemp) await temps.track(zipTemp);
+    await temps.track(pdfTemp);
     const out = zipTemp ? createWriteStream(zipTemp, { mode: privateFileMode }) : null;
     const writer = out ? drainingWriter(out) : null;
     let zipError: Error | null = null;
@@ -446,7 +454,6 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
       subject: ids.join(', '),
       footer: `Exported ${exportedAt} · environment ${env.name} (${env.kind}) · legal entity ${legalEntity ?? 'unknown'}`,
     });
-    const pdfTemp = `${pdfPath}.${randomBytes(6).toString('hex')}.part`;
     try {
       await writeFile(pdfTemp, bytes, { mode: privateFileMode });
       await rename(pdfTemp, pdfPath);
@@ -459,6 +466,8 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
         { cause: err },
       );
     }
+    await temps.untrack(pdfTemp);
+    if (zipTemp) await temps.untrack(zipTemp);
     return { path: pdfPath, zipPath, rfis: ids.length, documents: docIds.size };
   };
 

@@ -7,7 +7,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -110,6 +110,11 @@ export interface FileArea {
   view(ref: string): StagedFileView;
   /** Forgets refs (and deletes dropped bytes) no longer needed. */
   release(refs: string[]): Promise<void>;
+  /**
+   * Staged bytes expire: dropped files created before `before` (ms) whose ref is not in `keep`
+   * (a queued answer's) are deleted and forgotten. Answers how many.
+   */
+  expire(before: number, keep: ReadonlySet<string>): Promise<number>;
   dispose(): Promise<void>;
 }
 
@@ -131,6 +136,8 @@ export async function openFileArea(o: {
   codec?: AtRestCodec;
   /** Told when the registry could not be read and was moved aside. */
   onProblem?: (message: string, file: string, movedTo: string | null) => void;
+  /** The most bytes staged at once (dropped files kept plus files arriving); default 256 MiB. */
+  quotaBytes?: number;
 }): Promise<FileArea> {
   const stagingDir = path.join(o.dir, 'staging');
   const registryFile = path.join(o.dir, 'files.json');
@@ -149,6 +156,27 @@ export async function openFileArea(o: {
   const staging = new Map<string, Staging>();
   const persist = () => serial(() => store.write(registryFile, { version: 1, files: [...files.values()] }));
   if (rewrite) await persist();
+  // Start-up: staged bytes no ref points at (a registry write a kill lost) are deleted.
+  const known = new Set([...files.values()].filter((f) => f.kind === 'dropped').map((f) => f.path));
+  for (const name of await readdir(stagingDir).catch(() => [] as string[])) {
+    const full = path.join(stagingDir, name);
+    if (name.endsWith('.part') || (name.endsWith('.bin') && !known.has(full)))
+      await rm(full, { force: true });
+  }
+  const quota = o.quotaBytes ?? 256 * 1024 * 1024;
+  const stagedBytes = (): number => {
+    let sum = 0;
+    for (const f of files.values()) if (f.kind === 'dropped') sum += f.sizeBytes;
+    for (const s of staging.values()) sum += s.sizeBytes;
+    return sum;
+  };
+  const overQuota = (adding: number): DeskFailure | null =>
+    stagedBytes() + adding > quota
+      ? new DeskFailure({
+          kind: 'local',
+          message: `Staged files would take more than ${(quota / (1024 * 1024)).toFixed(quota < 10 * 1024 * 1024 ? 1 : 0)} MiB on this computer. Send or remove answers with files first.`,
+        })
+      : null;
 
   const tooLarge = (size: number): string =>
     `The file is ${size} bytes; the bank accepts at most ${o.maxBytes()} bytes.`;
@@ -206,6 +234,8 @@ export async function openFileArea(o: {
       if (staging.size >= 8) {
         throw new DeskFailure({ kind: 'local', message: 'Too many files are being added at once.' });
       }
+      const full = overQuota(b.sizeBytes);
+      if (full) throw full;
       const id = newId('s');
       const ref = newId('f');
       // The name on disk is ours; the page's file name is kept for display only.
@@ -329,6 +359,8 @@ export async function openFileArea(o: {
           message: `${shown} is not a PDF, PNG or JPEG file (the types the bank accepts).`,
         });
       }
+      const full = overQuota(bytes.length);
+      if (full) throw full;
       const ref = newId('f');
       const final = path.join(stagingDir, `${ref}.bin`);
       await writeFileDurable(final, bytes);
@@ -370,6 +402,13 @@ export async function openFileArea(o: {
         if (f.kind === 'dropped') await rm(f.path, { force: true });
       }
       if (changed) await persist();
+    },
+    async expire(before, keep) {
+      const old = [...files.values()]
+        .filter((f) => f.kind === 'dropped' && !keep.has(f.ref) && Date.parse(f.createdAt) < before)
+        .map((f) => f.ref);
+      await area.release(old);
+      return old.length;
     },
     async dispose() {
       for (const id of [...staging.keys()]) await area.abort(id);
