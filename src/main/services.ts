@@ -186,6 +186,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     ...(options.bankTimeoutMs ? { timeoutMs: options.bankTimeoutMs } : {}),
     onUnauthenticated: () => sessionRef?.markUnauthenticated(),
     onReachability: (reachable) => sessionRef?.observeReachability(reachable),
+    embeddedOrigin: () => (sessionRef?.sandbox ? new URL(sessionRef.sandbox.url).origin : null),
   });
   guardMethods(bank, busy, {
     uploadDocument: 'an answer document is uploading',

@@ -17,6 +17,7 @@
  * index, so a restart does not repeat them.
  */
 
+import { cleanFileName, cleanName } from '../../shared/names';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -152,10 +153,19 @@ export interface Locker {
 
 const newId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-function displayName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? name;
-  // eslint-disable-next-line no-control-regex
-  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
+const displayName = cleanFileName;
+
+/** A holder's name as kept: NFC, no bidi, format or control characters; never empty. */
+function holderName(name: string): string {
+  const clean = cleanName(name, 200);
+  if (!clean) {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'holder.name',
+      message: 'The holder’s name has no visible characters.',
+    });
+  }
+  return clean;
 }
 
 /** Whole days from the bank's today to a YYYY-MM-DD date (the document is valid through it). */
@@ -441,7 +451,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
       const d: LockerDocument = {
         id: newId('ld'),
         documentType: meta.documentType,
-        holder: { kind: meta.holder.kind, name: meta.holder.name.trim() },
+        holder: { kind: meta.holder.kind, name: holderName(meta.holder.name) },
         note: meta.note ?? '',
         current: version,
         history: [],
@@ -471,7 +481,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     async update(id, patch) {
       const d = get(id);
       if (patch.documentType) d.documentType = patch.documentType;
-      if (patch.holder) d.holder = { kind: patch.holder.kind, name: patch.holder.name.trim() };
+      if (patch.holder) d.holder = { kind: patch.holder.kind, name: holderName(patch.holder.name) };
       if (patch.note !== undefined) d.note = patch.note;
       d.updatedAt = new Date().toISOString();
       await persist();

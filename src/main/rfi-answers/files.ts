@@ -6,6 +6,7 @@
  * JPEG: what the bank accepts), and its size against the upload limit.
  */
 
+import { cleanFileName } from '../../shared/names';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -64,12 +65,7 @@ async function readHead(file: string): Promise<Buffer> {
   }
 }
 
-function displayName(name: string): string {
-  // Display only: strip any folder part and control characters.
-  const base = name.split(/[\\/]/).pop() ?? name;
-  // eslint-disable-next-line no-control-regex
-  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
-}
+const displayName = cleanFileName;
 
 const newId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
 
