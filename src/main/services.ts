@@ -11,6 +11,8 @@ import type { RetryPolicy } from './bank/client';
 import { createServerClock } from './bank/clock';
 import { openDataCodec } from './infra/data-codec';
 import { openTempArea } from './infra/temp-area';
+import { withNotificationPolicy } from './infra/notification-policy';
+import type { NotificationPolicyOptions } from './infra/notification-policy';
 import { originOf } from './bank/scope';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
@@ -97,6 +99,8 @@ export interface ServicesOptions {
    * otherwise join).
    */
   reminders?: { hours?: readonly number[] } | false;
+  /** The notification policy (its interval; tests shorten it). */
+  notifications?: NotificationPolicyOptions;
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
@@ -109,7 +113,10 @@ function defaultKeyringService(dataDir: string): string {
  * The one composition function: the Electron shell, the browser harness and the tests all build
  * the services through it, so they run the same code.
  */
-export async function createServices(options: ServicesOptions): Promise<Services> {
+export async function createServices(given: ServicesOptions): Promise<Services> {
+  // Every native notification goes through the one policy (rate limit, coalescing, clean text).
+  const notifications = withNotificationPolicy(given.platform, given.notifications ?? {});
+  const options: ServicesOptions = { ...given, platform: notifications.platform };
   const log = options.log ?? createLogger(consoleSink);
   const dataDir = options.dataDir;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -509,6 +516,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
       handlers: buildHandlers(core),
       sandbox: null,
       async dispose() {
+        notifications.policy.dispose();
         locker.dispose();
         await rfiAnswers.dispose();
         await webhooks.dispose();

@@ -389,6 +389,19 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     if (due.length === 0) return 0;
     // Written before anything is shown: a restart never repeats a warning.
     await persist();
+    // One check, one notification: several documents due at once are one summary.
+    const summary = (count: number): { title: string; body: string } => ({
+      title: `${count} locker documents have expired or expire soon`,
+      body: 'Open the evidence locker to replace them with newer versions.',
+    });
+    if (due.length > 1) {
+      deps.platform.notify({
+        ...summary(due.length),
+        source: 'locker.expiry',
+        object: due.map(({ d }) => d.id).join(','),
+        coalesce: summary,
+      });
+    }
     for (const { d, daysLeft, threshold } of due) {
       const what = `${DOCUMENT_TYPE_LABELS[d.documentType]} of ${d.holder.name} (${d.current.name})`;
       const when =
@@ -397,10 +410,15 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
           : daysLeft === 0
             ? `expires today`
             : `expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'}, on ${d.current.expiresOn}`;
-      deps.platform.notify({
-        title: daysLeft < 0 ? 'A locker document has expired' : 'A locker document expires soon',
-        body: `${what} ${when}. Replace it with a newer version.`,
-      });
+      if (due.length === 1) {
+        deps.platform.notify({
+          title: daysLeft < 0 ? 'A locker document has expired' : 'A locker document expires soon',
+          body: `${what} ${when}. Replace it with a newer version.`,
+          source: 'locker.expiry',
+          object: d.id,
+          coalesce: summary,
+        });
+      }
       deps.events.emit('locker.expiryWarning', {
         id: d.id,
         name: d.current.name,
