@@ -8,6 +8,7 @@
  * configuration of the active credential.
  */
 
+import { maskRouteUrl } from './route-mask';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
@@ -204,7 +205,8 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     const k = members.has(id) ? keyState(id) : { key: null, problem: null };
     return {
       listening: receiver.origin !== null,
-      url: receiver.routeUrl(id),
+      // The route's secret path never reaches the page.
+      url: maskRouteUrl(receiver.routeUrl(id)),
       startedAt: receiver.startedAt,
       pinnedKeyFingerprint: k.key ? keyFingerprint(k.key) : null,
       environmentId: session.environment.id,
@@ -270,7 +272,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
         });
       } else {
         if (current.webhook_url !== url) await m.bank.setWebhookUrl(url);
-        set({ state: 'done', message: `Sandbox events go to ${url}.` });
+        set({ state: 'done', message: `Sandbox events go to ${maskRouteUrl(url)}.` });
       }
     } catch (err) {
       set({
@@ -376,7 +378,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
       return {
         config: {
           webhook_name: c.webhook_name,
-          webhook_url: c.webhook_url,
+          webhook_url: maskRouteUrl(c.webhook_url),
           legal_entity_id: c.legal_entity_id,
           role: c.role,
           created_at: c.created_at,
