@@ -11,6 +11,7 @@ import { napiKeyringBackend, unavailableKeyringBackend } from '../../src/main/in
 import type { Services } from '../../src/main/core';
 import { startSandbox } from '../../src/sandbox/index';
 import { startServices, tempDir } from '../support/services';
+import { pdfDocument } from '../support/documents';
 
 /**
  * Drafts, the outbox and the RFI cache at rest: sealed with AES-256-GCM under a data key held in
@@ -78,7 +79,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
   }
 }
 
-const pdf = Buffer.from('%PDF-1.4\n% a small test document\n%%EOF\n');
+const pdf = pdfDocument(300);
 
 describe('the at-rest codec', () => {
   const key = { id: 'dk_0123456789abcdef', key: Buffer.alloc(32, 7) };

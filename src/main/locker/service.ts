@@ -41,7 +41,8 @@ import { stateFile, writeSealed } from '../infra/json-store';
 import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
-import { sniffContentType } from '../rfi-answers/files';
+import { notAccepted } from '../rfi-answers/files';
+import { checkBytes } from '../infra/file-structure';
 
 const DAY_MS = 86_400_000;
 const FINAL_RFI = new Set(['approved', 'rejected', 'closed', 'timeout']);
@@ -319,8 +320,9 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
           `The file is ${bytes.length} bytes; the bank accepts at most ${deps.maxBytes()} bytes.`,
         );
       }
-      const contentType = sniffContentType(bytes.subarray(0, 16));
-      if (!contentType) throw new Refusal('It is not a PDF, PNG or JPEG file (the types the bank accepts).');
+      const checked = await checkBytes(bytes);
+      if (!checked.ok) throw new Refusal(notAccepted(checked.reason));
+      const contentType = checked.type;
       const version: Version = {
         versionId: newId('lv'),
         name,

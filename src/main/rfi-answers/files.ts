@@ -6,6 +6,7 @@
  * JPEG: what the bank accepts), and its size against the upload limit.
  */
 
+import { checkBytes, checkFile } from '../infra/file-structure';
 import { cleanFileName } from '../../shared/names';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
@@ -54,15 +55,11 @@ export function sniffContentType(head: Uint8Array): UploadContentType | null {
   return null;
 }
 
-async function readHead(file: string): Promise<Buffer> {
-  const h = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(16);
-    const { bytesRead } = await h.read(buf, 0, 16, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await h.close();
-  }
+/** A refusal by structure, in the words every refusal of a type uses. */
+export function notAccepted(reason: string): string {
+  return reason.startsWith('it is not a PDF')
+    ? 'It is not a PDF, PNG or JPEG file (the types the bank accepts).'
+    : `It is not a PDF, PNG or JPEG file the bank accepts: ${reason}.`;
 }
 
 const displayName = cleanFileName;
@@ -190,8 +187,9 @@ export async function openFileArea(o: {
           if (!s.isFile()) throw new Error('It is not a file.');
           if (s.size === 0) throw new Error('The file is empty.');
           if (s.size > o.maxBytes()) throw new Error(tooLarge(s.size));
-          const ct = sniffContentType(await readHead(p));
-          if (!ct) throw new Error('It is not a PDF, PNG or JPEG file (the types the bank accepts).');
+          const checked = await checkFile(p);
+          if (!checked.ok) throw new Error(notAccepted(checked.reason));
+          const ct = checked.type;
           const rec: StagedFile = {
             ref: newId('f'),
             kind: 'picked',
@@ -303,14 +301,15 @@ export async function openFileArea(o: {
       try {
         await s.handle.sync();
         await s.handle.close();
-        const ct = sniffContentType(await readHead(s.partPath));
-        if (!ct) {
+        const checked = await checkFile(s.partPath);
+        if (!checked.ok) {
           throw new DeskFailure({
             kind: 'invalid_argument',
             field: 'data',
-            message: `${s.name} is not a PDF, PNG or JPEG file (the types the bank accepts).`,
+            message: `${s.name}: ${notAccepted(checked.reason)}`,
           });
         }
+        const ct = checked.type;
         const final = path.join(stagingDir, `${s.ref}.bin`);
         await rename(s.partPath, final);
         const rec: StagedFile = {
@@ -347,14 +346,15 @@ export async function openFileArea(o: {
           message: `${shown}: ${tooLarge(bytes.length)}`,
         });
       }
-      const ct = sniffContentType(bytes.subarray(0, 16));
-      if (!ct) {
+      const checked = await checkBytes(bytes);
+      if (!checked.ok) {
         throw new DeskFailure({
           kind: 'invalid_argument',
           field: 'files',
-          message: `${shown} is not a PDF, PNG or JPEG file (the types the bank accepts).`,
+          message: `${shown}: ${notAccepted(checked.reason)}`,
         });
       }
+      const ct = checked.type;
       const full = overQuota(bytes.length);
       if (full) throw full;
       const ref = newId('f');
