@@ -584,7 +584,7 @@ describe('finding 3: main is no open proxy', () => {
     });
     // The page sees this app's receiver with the route's path hidden.
     expect((await call('webhook.config')).config?.webhook_url).toBe(
-      `${new URL(receiverUrl).origin}/webhooks/rfi/…`,
+      `${new URL(receiverUrl!).origin}/webhooks/rfi/…`,
     );
 
     // The bank's events still come to this app's receiver, none to the attacker.

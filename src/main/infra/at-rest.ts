@@ -3,12 +3,14 @@
  *
  * A sealed file is one JSON envelope:
  *
- *   {"tdAtRest":2,"alg":"A256GCM","kid":"<key id>","file":"<path in the data folder>","gen":<n>,
+ *   {"tdAtRest":2,"alg":"A256GCM","kid":"<key id>","fid":"<file id>","gen":<n>,
  *    "iv":"<base64, 12 bytes>","tag":"<base64, 16 bytes>","data":"<base64>"}
  *
  * AES-256-GCM from node:crypto with a random 96-bit IV per write; the authentication tag is
  * checked on every read. The additional authenticated data is the whole header: format,
- * algorithm, key id, the file's path relative to the data folder and its generation. So a changed
+ * algorithm, key id, the file id (the first 128 bits of the SHA-256 of the file's path relative to
+ * the data folder: the path itself, which names legal entities and banks, is never written in
+ * clear) and its generation. So a changed
  * header fails like changed data, a sealed file copied over another one is refused ("swapped"),
  * and an older copy of the same file is refused ("rolled back") because its generation is below
  * the one the generation index (infra/generations.ts, itself pinned by a counter in the keychain)
@@ -28,7 +30,7 @@
  * no key was available; the caller learns it (`sealed: false`) and rewrites them sealed.
  */
 
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 export interface DataKey {
@@ -91,8 +93,11 @@ const ALG = 'A256GCM';
 const FORMAT = 2;
 
 const headerV1 = (kid: string): string => `1|${ALG}|${kid}`;
-const headerV2 = (kid: string, file: string, gen: number): string =>
-  `2|${ALG}|${kid}|${JSON.stringify(file)}|${gen}`;
+const headerV2 = (kid: string, fid: string, gen: number): string => `2|${ALG}|${kid}|${fid}|${gen}`;
+
+/** The id of a file in envelopes: its relative path, hashed (the path itself stays out of the file). */
+export const fileId = (relPath: string): string =>
+  createHash('sha256').update(relPath, 'utf8').digest('hex').slice(0, 32);
 
 /** Whether stored content is an at-rest envelope (rather than a plain file). */
 export function isSealed(stored: string | Uint8Array): boolean {
@@ -144,10 +149,11 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
       pending.set(name, gen);
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key.key, iv);
-      cipher.setAAD(Buffer.from(headerV2(key.id, name, gen), 'utf8'));
+      const fid = fileId(name);
+      cipher.setAAD(Buffer.from(headerV2(key.id, fid, gen), 'utf8'));
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       const tag = cipher.getAuthTag();
-      return `${MAGIC}${FORMAT},"alg":"${ALG}","kid":${JSON.stringify(key.id)},"file":${JSON.stringify(name)},"gen":${gen},"iv":"${iv.toString('base64')}","tag":"${tag.toString('base64')}","data":"${data.toString('base64')}"}`;
+      return `${MAGIC}${FORMAT},"alg":"${ALG}","kid":${JSON.stringify(key.id)},"fid":"${fid}","gen":${gen},"iv":"${iv.toString('base64')}","tag":"${tag.toString('base64')}","data":"${data.toString('base64')}"}`;
     },
     written(file) {
       const name = rel(file);
@@ -194,7 +200,7 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
         typeof e['iv'] !== 'string' ||
         typeof e['tag'] !== 'string' ||
         (format === 2 &&
-          (typeof e['file'] !== 'string' || typeof e['gen'] !== 'number' || !Number.isSafeInteger(e['gen'])))
+          (typeof e['fid'] !== 'string' || typeof e['gen'] !== 'number' || !Number.isSafeInteger(e['gen'])))
       ) {
         throw new AtRestError('the encrypted file has an unknown format');
       }
@@ -209,13 +215,13 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
       let aad: string;
       let gen = 0;
       if (format === 2) {
-        if (file !== undefined && e['file'] !== name) {
+        if (file !== undefined && e['fid'] !== fileId(name)) {
           throw new AtRestError(
-            `the file holds the sealed content of ${String(e['file'])}, not of ${name} (swapped)`,
+            `the file holds the sealed content of another file, not of ${name} (swapped)`,
           );
         }
         gen = e['gen'] as number;
-        aad = headerV2(key.id, e['file'] as string, gen);
+        aad = headerV2(key.id, e['fid'] as string, gen);
       } else {
         // Format 1 binds neither path nor generation: read only for a file never sealed in format 2.
         if (file !== undefined && checkGeneration && ledger.current(name) > 0) {
