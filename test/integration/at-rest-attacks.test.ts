@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AsyncEntry } from '@napi-rs/keyring';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { GENERATION_ACCOUNT } from '../../src/main/infra/generations';
 import { unavailableKeyringBackend } from '../../src/main/infra/keyring';
 import { DeskFailure } from '../../src/shared/ipc/errors';
 import { startServices, tempDir } from '../support/services';
+import { filesUnder } from '../support/files';
 
 /**
  * Sealed files attacked by a local process that can write the data folder (issue: rollback, swap)
@@ -42,19 +43,6 @@ const newService = (): string => {
   services.push(s);
   return s;
 };
-
-async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  const walk = async (d: string): Promise<void> => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) await walk(full);
-      else if (e.isFile()) out.set(path.relative(dir, full), await readFile(full));
-    }
-  };
-  await walk(dir);
-  return out;
-}
 
 const problemsAbout = (t: Awaited<ReturnType<typeof startServices>>, file: string): string[] =>
   t.services.stores

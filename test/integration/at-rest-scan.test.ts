@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { documentAround } from '../support/documents';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
+import { filesUnder } from '../support/files';
 
 /**
  * Nothing readable at rest after a normal session (issue item 1), with the real Secret Service
@@ -27,19 +28,6 @@ let t: TestServices | null = null;
 afterAll(async () => {
   await t?.close();
 });
-
-async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  const walk = async (d: string): Promise<void> => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) await walk(full);
-      else if (e.isFile()) out.set(path.relative(dir, full).split(path.sep).join('/'), await readFile(full));
-    }
-  };
-  await walk(dir);
-  return out;
-}
 
 it('a normal session leaves no customer string, id, name or bank address in plain text', async () => {
   const tag = randomUUID().slice(0, 8);

@@ -140,13 +140,9 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
       .map((s) => snoozeView(s, hours, nows.get(s.scope) ?? Date.now()));
   };
 
-  /** The thresholds of the previous check: a check right after a change notifies nothing already past. */
-  let lastHours: string | null = null;
   const run = async (): Promise<number> => {
     const { enabled } = deps.thresholds();
     const hours = hoursNow();
-    const thresholdsChanged = lastHours !== null && lastHours !== hours.join(',');
-    lastHours = hours.join(',');
     const sent = { ...store.get().sent };
     let shown = 0;
     let changed = false;
@@ -174,12 +170,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         // A threshold looser than (or as tight as) one already shown never fires again: changing
         // the thresholds back and forth re-fires nothing.
         if (shownAtOrBelow(sent, `${r.id}|${r.deadline}|`, tightest)) continue;
-        if (thresholdsChanged) {
-          // Crossed before the new thresholds were set: counted as shown, not shown.
-          for (const h of crossed) sent[key(h)] = deadline;
-          changed = true;
-          continue;
-        }
+
         // Snoozed: held back (nothing marked), so the snooze's end shows what was crossed meanwhile.
         if (holds(snooze, deadline, now, hours)) continue;
         for (const h of crossed) sent[key(h)] = deadline;

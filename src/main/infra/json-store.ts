@@ -119,14 +119,9 @@ export async function loadStateFile<T>(
 ): Promise<{ value: T; sealed: boolean } | null> {
   let why: string;
   try {
-    let stored: string;
-    try {
-      stored = await readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
-    const { text, sealed } = (o.codec ?? plainCodec).open(stored, file);
+    const opened = await readSealed(o.codec ?? plainCodec, file);
+    if (!opened) return null;
+    const { text, sealed } = opened;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
