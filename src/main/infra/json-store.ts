@@ -224,15 +224,31 @@ export function stateFile<T>(format: StateFileFormat<T>, o: StateFileOptions): S
  * The one durable write of a sealed file: sealed for its path with its next generation, written
  * atomically, then its generation recorded as the one expected on the next read.
  */
-export async function writeSealed(
+export function writeSealed(
   codec: AtRestCodec,
   file: string,
   plain: string,
   options: { rename?: RenameFile } = {},
 ): Promise<void> {
-  await writeFileDurable(file, codec.seal(plain, file), options);
-  codec.written(file);
+  // One write of a file at a time, sealed inside its turn: the file on disk always holds the
+  // highest generation sealed for it, so two overlapping writes never look like a rollback.
+  const previous = writesInFlight.get(file) ?? Promise.resolve();
+  const run = previous
+    .catch(() => undefined)
+    .then(async () => {
+      await writeFileDurable(file, codec.seal(plain, file), options);
+      codec.written(file);
+    });
+  const tail = run.catch(() => undefined);
+  writesInFlight.set(file, tail);
+  void tail.then(() => {
+    if (writesInFlight.get(file) === tail) writesInFlight.delete(file);
+  });
+  return run;
 }
+
+/** The last write of each file still running (writeSealed orders writes of one file). */
+const writesInFlight = new Map<string, Promise<void>>();
 
 /** Reads a sealed (or plain) file whole; null when missing. Throws AtRestError / AtRestWaiting. */
 export async function readSealed(

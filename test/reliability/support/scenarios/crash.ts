@@ -293,7 +293,9 @@ export async function runCrashScenario(options: {
   const check = (state: CrashWorkerState, when: string): void => {
     if (state.errors.length > 0 || state.problems > 0) {
       storeProblems += state.errors.length + state.problems;
-      failures.push(`${when}: store problems ${state.problems}, errors ${state.errors.join('; ')}`);
+      failures.push(
+        `${when}: store problems ${state.problems} (${(state.problemMessages ?? []).join(' | ')}), errors ${state.errors.join('; ')}`,
+      );
     }
     for (const [key, text] of Object.entries(state.drafts)) {
       if (!/^d:\d+:x*$/.test(text)) {
