@@ -87,6 +87,29 @@ describe('the audit log is sealed and hash-chained', () => {
     expect((await reopened.list()).entries).toHaveLength(4);
   });
 
+  it('after a crash that lost the index updates, appending goes on with the right numbers and nothing is reported', async () => {
+    const dataDir = await tempDir();
+    const key = { id: 'dk_0123456789abcdef', key: randomBytes(32) };
+    const problems: string[] = [];
+    const open = (generations: GenerationLedger) =>
+      openAuditLog({
+        dataDir,
+        log: createLogger(memorySink()),
+        context,
+        codec: createAtRestCodec(key, { root: dataDir, generations }),
+        report: (p) => problems.push(p.message),
+      });
+    const first = open(ledger());
+    for (let i = 1; i <= 4; i++)
+      await first.record({ operation: 'x', target: `t${i}`, outcome: 'succeeded' });
+    // The index never heard of those writes (killed before it was written).
+    const after = open(ledger());
+    await after.record({ operation: 'x', target: 't5', outcome: 'succeeded' });
+    expect((await after.list()).entries.map((e) => e.target)).toEqual(['t5', 't4', 't3', 't2', 't1']);
+    expect((await open(ledger()).list()).entries).toHaveLength(5);
+    expect(problems).toEqual([]);
+  });
+
   it('plain lines of the older format are read and rewritten sealed once', async () => {
     const dataDir = await tempDir();
     const plainLog = openAuditLog({ dataDir, log: createLogger(memorySink()), context });

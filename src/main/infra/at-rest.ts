@@ -241,6 +241,10 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
       } catch {
         throw new AtRestError('the encrypted file failed its integrity check (changed or damaged)');
       }
+      if (format === 2 && file !== undefined && !checkGeneration && gen > ledger.current(name)) {
+        // A record (audit line) ahead of the index: its index update was lost to a crash.
+        ledger.advance(name, gen);
+      }
       if (format === 2 && file !== undefined && checkGeneration) {
         const expected = ledger.current(name);
         if (gen < expected) {
