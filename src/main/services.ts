@@ -8,7 +8,10 @@ import { openAuditLog } from './bank/audit';
 import type { ServiceCore, Services } from './core';
 import { createOperations } from './bank/operations';
 import type { RetryPolicy } from './bank/client';
-import { createAtRestCodec } from './infra/at-rest';
+import { openDataCodec } from './infra/data-codec';
+import { openTempArea } from './infra/temp-area';
+import { withNotificationPolicy } from './infra/notification-policy';
+import type { NotificationPolicyOptions } from './infra/notification-policy';
 import type { BankScope } from './bank/scope';
 import { createRfiAnswers } from './rfi-answers';
 import { createLocker } from './locker/service';
@@ -102,6 +105,8 @@ export interface ServicesOptions {
    * otherwise join).
    */
   reminders?: { hours?: readonly number[] } | false;
+  /** The notification policy (its interval; tests shorten it). */
+  notifications?: NotificationPolicyOptions;
   /** RFI cache, polling (interval override/floor) and the webhook receiver (port, limits). */
   rfis?: RfiServiceOptions & { webhook?: WebhookServiceOptions };
 }
@@ -121,7 +126,10 @@ function defaultKeyringService(dataDir: string): string {
  * The one composition function: the Electron shell, the browser harness and the tests all build
  * the services through it, so they run the same code.
  */
-export async function createServices(options: ServicesOptions): Promise<Services> {
+export async function createServices(given: ServicesOptions): Promise<Services> {
+  // Every native notification goes through the one policy (rate limit, coalescing, clean text).
+  const notifications = withNotificationPolicy(given.platform, given.notifications ?? {});
+  const options: ServicesOptions = { ...given, platform: notifications.platform };
   const log = options.log ?? createLogger(consoleSink);
   /** What was built, let go in reverse order by `dispose`. */
   const disposables = new DisposableStore();
@@ -133,12 +141,24 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const events = createEventHub(log);
   const stores = createStores({ dataDir, factory: options.storeFactory ?? confStoreFactory, log });
 
-  const vault = await openVault({
-    backend: options.keyring ?? napiKeyringBackend(),
-    log,
-    service: options.keyringService ?? defaultKeyringService(dataDir),
-  });
+  const keyring = options.keyring ?? napiKeyringBackend();
+  const keyringService = options.keyringService ?? defaultKeyringService(dataDir);
+  const vault = await openVault({ backend: keyring, log, service: keyringService });
   vault.onToken((t) => log.addSecret(t));
+  // Every data-folder file with customer data is sealed with the keychain-held data key, bound to
+  // its path and generation (plain, said so, without a keychain; waiting when the keychain is locked).
+  const dataCodec = await openDataCodec({
+    dataDir,
+    vault,
+    backend: keyring,
+    service: keyringService,
+    log,
+    report: (p) => stores.report({ ...p, movedTo: null }),
+  });
+  // Sealed writes in flight land before the data folder is let go (the last thing disposed).
+  disposables.add(() => dataCodec.flush());
+  const atRest = dataCodec.codec;
+  stores.useCodec(atRest);
 
   const settings = await openSettings(stores, dataDir);
   const destinations = await createDestinationGuard({
@@ -214,10 +234,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
   const bank = followActive(() => session.current.bank);
   const clock = followActive(() => session.current.clock);
 
-  const ledger = await openLedger({ dataDir, log, onProblem: (p) => stores.report(p) });
+  const ledger = await openLedger({ dataDir, log, codec: atRest, onProblem: (p) => stores.report(p) });
   const audit = openAuditLog({
     dataDir,
     log,
+    codec: atRest,
+    report: (p) => stores.report(p),
     context: {
       // Each entry names the credential and bank of the profile that owns the write.
       who: (profileId) => ownerSession(profileId).who(),
@@ -319,13 +341,12 @@ export async function createServices(options: ServicesOptions): Promise<Services
   );
   disposables.add(crypto);
 
-  // Drafts, the outbox and the RFI cache are sealed with the keychain-held data key (plain text,
-  // said so in vault.status, without a keychain).
-  const atRest = createAtRestCodec(vault.dataKey());
   const bankScope = (): BankScope => session.scope();
 
   // What case files need that the bank does not keep: uploaded documents' names, events seen.
   await mkdir(path.join(dataDir, 'case-files'), { recursive: true, mode: 0o700 });
+  // Parts of interrupted uploads and exports (a kill) are removed before anything else starts.
+  const tempArea = await openTempArea({ dataDir, codec: atRest, log, report: (p) => stores.report(p) });
   const caseFileJournal = await openCaseFileJournal({
     dataDir,
     log,
@@ -409,6 +430,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     log,
     rfis,
     dataDir,
+    codec: atRest,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
     onSeen: ({ rfiId, kind, detail }) =>
       void caseFileJournal.seen(rfiId, { kind, detail }).catch(journalFailed),
@@ -448,6 +470,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
   disposables.add(offOwners);
   const caseFiles = createCaseFiles({
     dataDir,
+    temps: tempArea,
     // Each RFI and its documents are read through the profile that owns it.
     owner: async (rfiId, profileId) => {
       const m = await desk.owner(rfiId, profileId).catch((err: unknown) => {
@@ -625,6 +648,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     }
   });
   disposables.add(offSystem);
+  // Held notifications are dropped first: nothing is shown after teardown begins.
+  disposables.add(notifications.policy);
 
   const services: Services = Object.defineProperties(
     {

@@ -113,7 +113,8 @@ test.describe('Settings → Webhook', () => {
     harness,
   }) => {
     await expect.poll(() => harness.services.webhooks.status().autoConfigure?.state).toBe('done');
-    const receiverUrl = harness.services.webhooks.receiver.url!;
+    // The page sees the receiver's address with its route's secret path hidden.
+    const receiverUrl = `${new URL(harness.services.webhooks.receiver.url!).origin}/webhooks/rfi/…`;
     const le = harness.services.sandbox!.fixtures.legal_entities[0]!;
     const fingerprint = keyFingerprint(createPublicKey(harness.services.sandbox!.publicKeyPem));
 

@@ -138,29 +138,40 @@ test('a dropped file is staged in chunks through main and refused when the bank 
   const q = question(page, rfi.questions[0]!.id);
   await expect(selectButton(q, 'Document type')).toContainText('Passport');
 
-  const drop = async (name: string, type: string, bytes: number[] | string, size?: number) => {
+  const drop = async (
+    name: string,
+    type: string,
+    bytes: number[] | string,
+    size?: number,
+    tail?: number[],
+  ) => {
     const zone = q.getByTestId('answer-drop');
     const dt = await page.evaluateHandle(
-      ({ name, type, bytes, size }) => {
+      ({ name, type, bytes, size, tail }) => {
         const data = new DataTransfer();
         const head = typeof bytes === 'string' ? new TextEncoder().encode(bytes) : new Uint8Array(bytes);
         const body = new Uint8Array(size ?? head.length);
         body.set(head.subarray(0, body.length));
+        if (tail) body.set(tail, body.length - tail.length);
         data.items.add(new File([body], name, { type }));
         return data;
       },
-      { name, type, bytes, size },
+      { name, type, bytes, size, tail },
     );
     await zone.dispatchEvent('dragenter', { dataTransfer: dt });
     await zone.dispatchEvent('drop', { dataTransfer: dt });
   };
 
-  // A PNG of 1.2 MB: three chunks through files.stageDropped.
+  // A PNG of 1.2 MB (signature, IHDR, …, IEND: main checks the structure): three chunks through files.stageDropped.
   await drop(
     '../../passport scan.png',
     'image/png',
-    [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+    [
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0,
+      0, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0,
+    ],
     1_200_000,
+    [0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82],
   );
   await expect(q.getByTestId('answer-files')).toContainText('passport scan.png · image/png');
   // An executable renamed .pdf: the bytes say what it is.

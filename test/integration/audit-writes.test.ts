@@ -10,6 +10,7 @@ import type { FaultProxy } from '../support/fault-proxy';
 import { sandboxStaff } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
+import { pdfDocument, pngImage } from '../support/documents';
 
 /**
  * Every write to the bank is in the audit log: the RFI answer outbox's uploads and responses
@@ -111,7 +112,7 @@ describe('RFI answers in the audit log', () => {
     const rfi = await newRfi('transaction.purpose', 'transaction.supporting_documents');
     const [textQ, docQ] = rfi.questions;
     const pdf = path.join(dir, 'invoice.pdf');
-    await writeFile(pdf, Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(50_000, 0x42)]));
+    await writeFile(pdf, pdfDocument(50_000, 0x42));
     const sha = createHash('sha256')
       .update(await readFile(pdf))
       .digest('hex');
@@ -204,7 +205,7 @@ describe('RFI answers in the audit log', () => {
   it('the answer to an upload PUT is lost: pending; the document that lands is succeeded with the bank’s hash', async () => {
     const rfi = await newRfi('transaction.supporting_documents');
     const pdf = path.join(dir, 'statement.pdf');
-    await writeFile(pdf, Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(80_000, 0x43)]));
+    await writeFile(pdf, pdfDocument(80_000, 0x43));
     let puts = 0;
     proxy.rules.push(uploadsThroughProxy);
     proxy.rules.push((req) =>
@@ -238,10 +239,7 @@ describe('RFI answers in the audit log', () => {
   it('an expired upload URL is failed for that document id, and the new one succeeded', async () => {
     const rfi = await newRfi('transaction.supporting_documents');
     const png = path.join(dir, 'receipt.png');
-    await writeFile(
-      png,
-      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(1000, 1)]),
-    );
+    await writeFile(png, pngImage(1000, 1));
     let puts = 0;
     proxy.rules.push(uploadsThroughProxy);
     proxy.rules.push((req) =>

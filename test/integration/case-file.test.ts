@@ -8,6 +8,7 @@ import { detailInWords } from '../../src/main/case-files/words';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
+import { pdfDocument, jpegImage } from '../support/documents';
 
 /**
  * A case file exported for an answered RFI (real services, embedded sandbox): the PDF's text,
@@ -79,12 +80,8 @@ describe('case file export', () => {
       ],
     });
     const [q1, q2] = rfi.questions;
-    const contract = Buffer.concat([
-      Buffer.from('%PDF-1.4\n'),
-      Buffer.alloc(150_000, 0x51),
-      Buffer.from('\n%%EOF\n'),
-    ]);
-    const scan = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(40_000, 0x22)]);
+    const contract = pdfDocument(150_000, 0x51);
+    const scan = jpegImage(40_000, 0x22);
     await writeFile(path.join(dir, 'freight contract.pdf'), contract);
     await writeFile(path.join(dir, 'signed page.jpg'), scan);
 

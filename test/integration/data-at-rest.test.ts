@@ -11,6 +11,7 @@ import { napiKeyringBackend, unavailableKeyringBackend } from '../../src/main/in
 import type { Services } from '../../src/main/core';
 import { startSandbox } from '../../src/sandbox/index';
 import { startServices, tempDir } from '../support/services';
+import { pdfDocument } from '../support/documents';
 
 /**
  * Drafts, the outbox and the RFI cache at rest: sealed with AES-256-GCM under a data key held in
@@ -78,7 +79,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
   }
 }
 
-const pdf = Buffer.from('%PDF-1.4\n% a small test document\n%%EOF\n');
+const pdf = pdfDocument(300);
 
 describe('the at-rest codec', () => {
   const key = { id: 'dk_0123456789abcdef', key: Buffer.alloc(32, 7) };
@@ -89,7 +90,7 @@ describe('the at-rest codec', () => {
     const b = codec.seal('{"hello":"world"}');
     expect(a).not.toBe(b);
     expect(a).not.toContain('hello');
-    expect(JSON.parse(a)).toMatchObject({ tdAtRest: 1, alg: 'A256GCM', kid: key.id });
+    expect(JSON.parse(a)).toMatchObject({ tdAtRest: 2, alg: 'A256GCM', kid: key.id });
     expect(codec.open(a)).toEqual({ text: '{"hello":"world"}', sealed: true });
 
     // One changed byte of the ciphertext, the tag, the IV or the header: refused.
@@ -194,7 +195,7 @@ describe('state files of the real services', () => {
       }
       // The files are really there, sealed.
       const outbox = await readFile(path.join(dataDir, 'rfi-answers', 'outbox.json'), 'utf8');
-      expect(outbox.startsWith('{"tdAtRest":1')).toBe(true);
+      expect(outbox.startsWith('{"tdAtRest":2')).toBe(true);
       const key = t.services.vault.dataKey()!;
       for (const form of [key.key.toString('base64'), key.key.toString('hex')]) {
         expect(await containing(dataDir, form)).toEqual([]);
@@ -458,7 +459,7 @@ describe('state files of the real services', () => {
       expect(await readdir(staging)).toEqual([`${ref}.bin`]);
       // The registry of added files (names, paths) is sealed too.
       const registry = await readFile(path.join(dataDir, 'rfi-answers', 'files.json'), 'utf8');
-      expect(registry.startsWith('{"tdAtRest":1')).toBe(true);
+      expect(registry.startsWith('{"tdAtRest":2')).toBe(true);
       expect(registry).not.toContain('proof.pdf');
       const v = await t.services.rfiAnswers.submit({
         rfiId: rfi.id,

@@ -19,6 +19,7 @@ import { channels } from '../../src/shared/ipc/contract';
 import { sandboxStaff } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
+import { createAtRestCodec } from '../../src/main/infra/at-rest';
 
 let sandbox: RunningSandbox | null = null;
 let t: TestServices | null = null;
@@ -141,7 +142,12 @@ it('a snooze holds reminders back across a restart; the threshold crossed meanwh
   expect(titles(t, 'Snooze probe')).toEqual(['RFI due in less than 48 hours']);
   // The ended snooze is gone from the list and from the file (pruned).
   expect((await ipc(t, 'reminders.snoozes', undefined)).snoozes).toEqual([]);
-  const file = JSON.parse(await readFile(path.join(t.dataDir, 'state', 'reminder-snoozes.json'), 'utf8')) as {
+  // Sealed at rest: opened with the data key as main does.
+  const file = JSON.parse(
+    createAtRestCodec(t.services.vault.dataKey()).open(
+      await readFile(path.join(t.dataDir, 'state', 'reminder-snoozes.json'), 'utf8'),
+    ).text,
+  ) as {
     version: number;
     snoozes: Record<string, unknown>;
   };
@@ -290,7 +296,11 @@ it('a settings file from before reminder settings is migrated with the defaults'
   // What the file held is kept; the file is written back in the new version.
   expect(view.pollingIntervalSeconds).toBe(45);
   expect(view.notifications.newRfi).toBe(false);
-  const stored = JSON.parse(await readFile(path.join(dataDir, 'settings.json'), 'utf8')) as {
+  const stored = JSON.parse(
+    createAtRestCodec(t.services.vault.dataKey()).open(
+      await readFile(path.join(dataDir, 'settings.json'), 'utf8'),
+    ).text,
+  ) as {
     version: number;
     reminders: unknown;
   };

@@ -102,7 +102,8 @@ describe('webhooks for every watched profile', () => {
     const urlB = services.webhooks.profile(profileB)!.url!;
     expect(urlA).not.toBe(urlB);
     expect(new URL(urlA).origin).toBe(new URL(urlB).origin);
-    expect(services.webhooks.status().url).toBe(urlA);
+    // What the page is shown: the route with its secret path hidden.
+    expect(services.webhooks.status().url).toBe(`${new URL(urlA).origin}/webhooks/rfi/…`);
     // The bank's state: each credential points at its own profile's route.
     expect(await webhookUrlAtBank(sandbox, leA.tokens.admin)).toBe(urlA);
     expect(await webhookUrlAtBank(sandbox, leB.tokens.admin)).toBe(urlB);
@@ -192,7 +193,7 @@ describe('webhooks for every watched profile', () => {
     await h['settings.activateProfile']({ profileId: profileB });
     await expect.poll(() => services.desk.watched().has(profileA), { timeout: 10_000 }).toBe(true);
     await expect.poll(() => services.webhooks.profile(profileA)?.url ?? null, { timeout: 10_000 }).toBe(urlA);
-    expect(services.webhooks.status().url).toBe(urlB);
+    expect(services.webhooks.status().url).toBe(`${new URL(urlB).origin}/webhooks/rfi/…`);
     expect(services.webhooks.profile(profileB)!.url).toBe(urlB);
     const leA = sandbox.fixtures.legal_entities[0]!;
     expect(await webhookUrlAtBank(sandbox, leA.tokens.admin)).toBe(urlA);

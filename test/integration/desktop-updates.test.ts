@@ -120,7 +120,9 @@ describe('updates on a loopback generic feed', () => {
   it('finds, downloads and sha512-checks the update, then asks and installs', async () => {
     const artifact = Buffer.from('a fake .deb of Treasury Desk 0.2.0\n'.repeat(2000));
     const f = await feed(artifact, artifact);
-    expect(checkFeedUrl(f.url)).toEqual({ ok: true, url: f.url });
+    expect(checkFeedUrl(f.url, { allowLoopbackHttp: true })).toEqual({ ok: true, url: f.url });
+    // The packaged app's check (no loopback allowance) refuses the same plain-http feed.
+    expect(checkFeedUrl(f.url)).toMatchObject({ ok: false, reason: 'feed URL must be https' });
     const { updater, dir, installed } = await updaterFor(f.url);
     const asked: Array<{ version: string; notes: string }> = [];
     const c = createUpdateController({
@@ -192,8 +194,10 @@ describe('updates on a loopback generic feed', () => {
 
   it('accepts only https feeds, plain http to loopback', () => {
     expect(checkFeedUrl('https://updates.bank.example/treasury-desk/')).toMatchObject({ ok: true });
-    expect(checkFeedUrl('http://127.0.0.1:8080/')).toMatchObject({ ok: true });
-    expect(checkFeedUrl('http://[::1]:8080/')).toMatchObject({ ok: true });
+    expect(checkFeedUrl('http://127.0.0.1:8080/', { allowLoopbackHttp: true })).toMatchObject({ ok: true });
+    expect(checkFeedUrl('http://127.0.0.1:8080/')).toMatchObject({ ok: false });
+    expect(checkFeedUrl('http://[::1]:8080/', { allowLoopbackHttp: true })).toMatchObject({ ok: true });
+    expect(checkFeedUrl('http://[::1]:8080/')).toMatchObject({ ok: false });
     for (const bad of [
       'http://updates.bank.example/',
       'http://127.0.0.1.evil.example/',

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
+import { pdfDocument, pngImage } from '../support/documents';
 
 /**
  * The evidence locker in the real services over the embedded sandbox: documents added through
@@ -17,10 +18,8 @@ let t: TestServices;
 let dir: string;
 const MAX = 300_000;
 
-const pdfBytes = (fill: number, size = 20_000): Buffer =>
-  Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(size, fill), Buffer.from('\n%%EOF\n')]);
-const pngBytes = (): Buffer =>
-  Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(5_000, 7)]);
+const pdfBytes = (fill: number, size = 20_000): Buffer => pdfDocument(size, fill);
+const pngBytes = (): Buffer => pngImage(5_000);
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 /** YYYY-MM-DD, `days` after the bank's today. */

@@ -7,6 +7,7 @@ import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
+import { pdfDocument } from '../support/documents';
 
 /**
  * The answer outbox inside the real services, over real HTTP to the sandbox through a fault proxy:
@@ -119,7 +120,7 @@ describe('answer outbox over real HTTP', () => {
   it('an expired signed URL (403 UPLOAD_URL_EXPIRED) gets a new URL and the document lands once', async () => {
     const rfi = await newRfi('transaction.supporting_documents');
     const pdf = path.join(dir, 'contract.pdf');
-    await writeFile(pdf, Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(200_000, 0x41)]));
+    await writeFile(pdf, pdfDocument(200_000, 0x41));
     let puts = 0;
     proxy.rules.push((req) => {
       // Signed URLs go through the proxy too, so the first PUT can be answered "expired".
@@ -172,7 +173,7 @@ describe('answer outbox over real HTTP', () => {
   it('an answer holds the busy guard from its re-read through the upload to the send (no update restart meanwhile)', async () => {
     const rfi = await newRfi('transaction.supporting_documents');
     const pdf = path.join(dir, 'invoice.pdf');
-    await writeFile(pdf, Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(50_000, 0x41)]));
+    await writeFile(pdf, pdfDocument(50_000, 0x41));
     const busyAt: Array<{ step: string; busy: boolean; reasons: string[] }> = [];
     proxy.rules.push((req) => {
       if (req.method === 'POST' && req.path === '/v1/documents/upload-url') {

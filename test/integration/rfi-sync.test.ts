@@ -140,7 +140,11 @@ describe('webhook.* channels', () => {
   it('config: the credential’s configuration, pointed at the receiver; an admin may set it', async () => {
     await expect.poll(() => t.services.webhooks.status().autoConfigure?.state).toBe('done');
     const v = await call('webhook.config');
-    expect(v.config).toMatchObject({ role: 'admin', webhook_url: t.services.webhooks.receiver.url });
+    // The page sees the receiver's address with its route's secret path hidden.
+    const full = t.services.webhooks.receiver.url!;
+    const shown = `${new URL(full).origin}/webhooks/rfi/…`;
+    expect(full).toMatch(/\/webhooks\/rfi\/[^/…]{16,}$/);
+    expect(v.config).toMatchObject({ role: 'admin', webhook_url: shown });
     expect(v.canSet).toBe(true);
     expect(v.receiver).toMatchObject({ listening: true, environmentId: 'sandbox' });
     expect(v.receiver.pinnedKeyFingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
@@ -148,7 +152,7 @@ describe('webhook.* channels', () => {
     await expect(
       call('webhook.setUrl', { target: 'url', url: 'https://desk.example.com/hook' }),
     ).rejects.toMatchObject({ kind: 'not_approved' });
-    expect((await call('webhook.config')).config?.webhook_url).toBe(t.services.webhooks.receiver.url);
+    expect((await call('webhook.config')).config?.webhook_url).toBe(shown);
     t.platform.nextConfirmAnswers.push(true);
     const set = await call('webhook.setUrl', { target: 'url', url: 'https://desk.example.com/hook' });
     expect(set.config?.webhook_url).toBe('https://desk.example.com/hook');
@@ -157,7 +161,7 @@ describe('webhook.* channels', () => {
       ['webhook-url', 'https://desk.example.com/hook'],
     ]);
     const back = await call('webhook.setUrl', { target: 'receiver' });
-    expect(back.config?.webhook_url).toBe(t.services.webhooks.receiver.url);
+    expect(back.config?.webhook_url).toBe(shown);
     await expect(call('webhook.setUrl', { target: 'url', url: 'ftp://x' })).rejects.toMatchObject({
       kind: 'invalid_argument',
     });
@@ -171,7 +175,13 @@ describe('webhook.* channels', () => {
       'failed',
     ]);
     const status = await call('webhook.receiverStatus');
-    expect(status.url).toBe(t.services.webhooks.receiver.url);
+    expect(status.url).toBe(shown);
+    // No answer the page can get carries the route's path.
+    const secret = new URL(full).pathname;
+    for (const answer of [status, await call('webhook.config'), await call('audit.list', { limit: 50 })]) {
+      expect(JSON.stringify(answer)).not.toContain(secret);
+    }
+    expect(JSON.stringify(t.pushed)).not.toContain(secret);
   });
 
   it('a viewer sees the configuration, may not set it, and is told why', async () => {

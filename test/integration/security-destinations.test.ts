@@ -9,6 +9,7 @@ import { createServerClock } from '../../src/main/bank/clock';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import { createLogger, memorySink } from '../../src/main/infra/log';
+import { createAtRestCodec } from '../../src/main/infra/at-rest';
 import { memoryKeyring } from '../support/memory-keyring';
 import { channels } from '../../src/shared/ipc/contract';
 import type { ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
@@ -18,6 +19,7 @@ import type { FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 import { staffOf } from '../support/sandbox-staff';
+import { pdfDocument } from '../support/documents';
 
 /**
  * Where the token and customer data may go (issue 13, findings 1, 2, 3 and 7), attacked the way a
@@ -326,19 +328,39 @@ describe('finding 1: the token cannot be moved to another host', () => {
       expect((await call('session.status', undefined, d)).connection).toBe('connected');
       await s.stop();
 
-      // A local process rewrites the profile's address and even marks the new origin approved.
+      // A local process running as the analyst (so it can read the data key from the unlocked
+      // keychain and seal like the app) rewrites the profile's address and even marks the new
+      // origin approved. Without the key such an edit is refused as tampered (at-rest-attacks).
+      const key = (await startServices({
+        dataDir,
+        keyring,
+        bankAllowList: null,
+        environment: undefined,
+      }).then(async (peek) => {
+        const k = peek.services.vault.dataKey();
+        await peek.stop();
+        return k;
+      }))!;
+      const forger = createAtRestCodec(key, {
+        root: dataDir,
+        generations: { current: () => 1_000_000, advance: () => undefined },
+      });
+      const readSealedJson = async (file: string): Promise<unknown> =>
+        JSON.parse(forger.open(await readFile(file, 'utf8')).text);
+      const writeSealedJson = (file: string, value: unknown): Promise<void> =>
+        writeFile(file, forger.seal(JSON.stringify(value), file));
       const settingsFile = path.join(dataDir, 'settings.json');
-      const settings = JSON.parse(await readFile(settingsFile, 'utf8')) as {
+      const settings = (await readSealedJson(settingsFile)) as {
         profiles: Array<{ id: string; baseUrl: string; tokenOrigin?: string | null }>;
       };
       settings.profiles.find((p) => p.id === id)!.baseUrl = attacker.url;
-      await writeFile(settingsFile, JSON.stringify(settings));
+      await writeSealedJson(settingsFile, settings);
       const approvalsFile = path.join(dataDir, 'state', 'approved-bank-origins.json');
-      const approvals = JSON.parse(await readFile(approvalsFile, 'utf8')) as {
+      const approvals = (await readSealedJson(approvalsFile)) as {
         origins: Array<{ origin: string; how: string; at: string }>;
       };
       approvals.origins.push({ origin: attacker.origin, how: 'analyst', at: new Date().toISOString() });
-      await writeFile(approvalsFile, JSON.stringify(approvals));
+      await writeSealedJson(approvalsFile, approvals);
 
       s = await startServices({ dataDir, keyring, bankAllowList: null, environment: undefined });
       const status = await s.services.session.check();
@@ -656,7 +678,10 @@ describe('finding 3: main is no open proxy', () => {
     expect(await refused('webhook.setUrl', { target: 'receiver', url: hook })).toMatchObject({
       kind: 'invalid_argument',
     });
-    expect((await call('webhook.config')).config?.webhook_url).toBe(receiverUrl);
+    // The page sees this app's receiver with the route's path hidden.
+    expect((await call('webhook.config')).config?.webhook_url).toBe(
+      `${new URL(receiverUrl!).origin}/webhooks/rfi/…`,
+    );
 
     // The bank's events still come to this app's receiver, none to the attacker.
     const accepted = t.services.webhooks.status().accepted;
@@ -707,7 +732,7 @@ describe('finding 7: ids and upload URLs', () => {
 
   it('an upload URL must be https unless it is loopback: plain http to another host sends nothing', async () => {
     const file = path.join(await tempDir(), 'doc.pdf');
-    await writeFile(file, Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(64, 1)]));
+    await writeFile(file, pdfDocument(300, 1));
     for (const url of [
       'http://uploads.bank.example/put?sig=1',
       'ftp://127.0.0.1/x',

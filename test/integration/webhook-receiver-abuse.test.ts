@@ -20,6 +20,7 @@ import type { KeyringBackend } from '../../src/main/infra/keyring';
 import type { WebhookEvent } from '../../src/shared/api/webhooks';
 import { startServices } from '../support/services';
 import { staffOf } from '../support/sandbox-staff';
+import { createAtRestCodec } from '../../src/main/infra/at-rest';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const T0 = Math.floor(Date.parse('2026-03-01T12:00:00Z') / 1000);
@@ -279,7 +280,12 @@ describe('the app keeps the seen event ids in its data folder', () => {
         .poll(async () => (await deliveredIds()).length, { timeout: 10_000 })
         .toBeGreaterThanOrEqual(2);
       const delivered = await deliveredIds();
-      const stored = JSON.parse(await readFile(path.join(t.dataDir, SEEN_EVENTS_FILE), 'utf8')) as {
+      // Sealed at rest: opened with the data key as main does.
+      const stored = JSON.parse(
+        createAtRestCodec(t.services.vault.dataKey()).open(
+          await readFile(path.join(t.dataDir, SEEN_EVENTS_FILE), 'utf8'),
+        ).text,
+      ) as {
         ids: Record<string, number>;
       };
       // Kept per profile: duplicates are dropped per profile (one profile's ids never mark another's).

@@ -16,6 +16,7 @@ import { arbitraryFor, channelArgs, hostileValues } from './support/zod-arbitrar
 import type { HostileContext } from './support/zod-arbitrary';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
+import { pdfDocument } from '../support/documents';
 
 /**
  * Every IPC channel of the contract (channels added later included) through the real dispatcher
@@ -127,7 +128,7 @@ beforeAll(async () => {
   }
   ctx = { outsideDir, plausible: [...plausible] };
   const realPdf = path.join(outsideDir, 'real.pdf');
-  await writeFile(realPdf, Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(64, 1)]));
+  await writeFile(realPdf, pdfDocument(300, 1));
   dialogPaths = [
     ['../../etc/passwd'],
     ['/etc/passwd', '/etc/shadow'],

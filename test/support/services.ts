@@ -36,6 +36,9 @@ export async function startServices(
     bankRetry: { baseDelayMs: 20, maxDelayMs: 100 },
     // The seeded RFIs include one hours from its timeout: tests of reminders turn them on.
     reminders: false,
+    // The notification policy's rate limit has its own tests (notification-policy); elsewhere every
+    // notification shows at once, so tests about other things count them as they happen.
+    notifications: { intervalMs: 0 },
     ...options,
     dataDir,
     platform,

@@ -7,7 +7,11 @@ import {
   releaseNotesText,
   updateCheckIntervalMs,
 } from '../../src/main/desktop/updates';
-import { crashPolicyPath, crashReporterOptions } from '../../src/main/electron/crash/policy';
+import {
+  crashConsentQuestion,
+  crashPolicyPath,
+  crashReporterOptions,
+} from '../../src/main/electron/crash/policy';
 import { buildTrayMenu, trayRfiName, trayTooltip } from '../../src/main/electron/tray/menu';
 import type { TrayActions } from '../../src/main/electron/tray/menu';
 import { confStoreFactory, createStores } from '../../src/main/infra/stores';
@@ -175,24 +179,43 @@ describe('the busy guard', () => {
 });
 
 describe('crash reports', () => {
-  it('stay local without a policy; an administrator may name an https upload URL', () => {
+  it('stay local without a policy, with a URL alone, and until the analyst agreed for that URL', () => {
     expect(crashReporterOptions(null, 'Treasury Desk')).toEqual({
       options: { productName: 'Treasury Desk', submitURL: '', uploadToServer: false, compress: true },
       problem: null,
+      ask: null,
+    });
+    // An upload URL alone is not enough: the policy must ask for uploads explicitly.
+    const urlOnly = crashReporterOptions('{"submitURL":"https://crash.bank.example/submit"}', 'T');
+    expect(urlOnly.options.uploadToServer).toBe(false);
+    expect(urlOnly.problem).toMatch(/uploadMinidumps/);
+    const policy = '{"submitURL":"https://crash.bank.example/submit","uploadMinidumps":true}';
+    // Explicit policy, never asked: uploads off, the analyst is asked about this URL.
+    expect(crashReporterOptions(policy, 'T')).toMatchObject({
+      options: { submitURL: 'https://crash.bank.example/submit', uploadToServer: false },
+      ask: 'https://crash.bank.example/submit',
+    });
+    // Declined: off, not asked again. Agreed: on. Agreed for another URL: asked again, off.
+    const url = 'https://crash.bank.example/submit';
+    expect(crashReporterOptions(policy, 'T', { url, agreed: false })).toMatchObject({
+      options: { uploadToServer: false },
+      ask: null,
+    });
+    expect(crashReporterOptions(policy, 'T', { url, agreed: true })).toMatchObject({
+      options: { uploadToServer: true },
+      ask: null,
     });
     expect(
-      crashReporterOptions('{"submitURL":"https://crash.bank.example/submit"}', 'T').options,
-    ).toMatchObject({
-      submitURL: 'https://crash.bank.example/submit',
-      uploadToServer: true,
-    });
+      crashReporterOptions(policy, 'T', { url: 'https://elsewhere.example/', agreed: true }),
+    ).toMatchObject({ options: { uploadToServer: false }, ask: url });
+    expect(crashConsentQuestion(url).detail).toMatch(/access tokens.*key that encrypts/);
     for (const bad of [
-      '{"submitURL":"http://crash.bank.example/"}',
-      '{"submitURL":"https://u:p@x.example/"}',
+      '{"submitURL":"http://crash.bank.example/","uploadMinidumps":true}',
+      '{"submitURL":"https://u:p@x.example/","uploadMinidumps":true}',
       'nope',
       '{}',
     ]) {
-      const r = crashReporterOptions(bad, 'T');
+      const r = crashReporterOptions(bad, 'T', { url: 'https://u:p@x.example/', agreed: true });
       expect(r.options.uploadToServer, bad).toBe(false);
       expect(r.problem, bad).toBeTruthy();
     }
@@ -238,6 +261,17 @@ describe('release notes', () => {
       }),
     ).toBe('1.1: a\n1.2:');
     expect(releaseNotesText({ version: '1' })).toBe('');
+  });
+
+  it("a hostile feed's notes stay text: no script, entities decoded, no bidi or control characters", () => {
+    const notes = releaseNotesText({
+      version: '9',
+      releaseNotes:
+        '<h1>Update</h1><script>alert(1)</script><style>p{}</style><p>Pay &lt;here&gt; &amp; now&#33;</p>' +
+        '<p>invoice\u202Efdp.exe\u0007</p><img src=x onerror=alert(2)>',
+    });
+    expect(notes).toBe('Update\nPay <here> & now!\ninvoicefdp.exe');
+    expect(notes).not.toMatch(/alert|onerror|<p>|<script/);
   });
 });
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { openDraftStore } from '../../src/main/rfi-answers/drafts';
 import { CHUNK_BYTES, openFileArea, sniffContentType } from '../../src/main/rfi-answers/files';
+import { pdfDocument, pngImage } from '../support/documents';
 
 let dir: string;
 const log = createLogger(memorySink(), 'debug');
@@ -100,7 +101,7 @@ describe('staged files', () => {
 
   it('commit checks size and content; the staged copy lives under the staging folder', async () => {
     const files = await area();
-    const bytes = Buffer.concat([PNG, Buffer.alloc(1000, 9)]);
+    const bytes = pngImage(1000, 9);
     const id = await files.begin({
       name: '../../evil/name.png',
       contentType: 'image/png',
@@ -158,7 +159,7 @@ describe('staged files', () => {
     const ok = path.join(dir, 'scan.pdf');
     const bad = path.join(dir, 'notes.pdf');
     const big = path.join(dir, 'big.pdf');
-    await writeFile(ok, '%PDF-1.4 hello');
+    await writeFile(ok, pdfDocument(300));
     await writeFile(bad, 'plain text');
     await writeFile(big, Buffer.concat([Buffer.from('%PDF-'), Buffer.alloc(3000)]));
     const r = await files.registerPicked([ok, bad, big, 'relative.pdf'], 'proof_of_address');

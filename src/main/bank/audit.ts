@@ -1,12 +1,20 @@
 /**
- * The local audit log: an append-only record (one JSON line per entry, fsynced) of every write the
+ * The local audit log: an append-only record (one line per entry, fsynced) of every write the
  * analyst made — when, who (the credential as the bank reported it), which environment, the
  * operation, its idempotency key, the target and the outcome. Entries are never edited or
  * removed; a line that cannot be parsed (a torn write after a crash) is skipped and counted, not
  * dropped from the file.
+ *
+ * Tamper-evident: each line is `{"n":<number>,"prev":"<sha256 of the previous line>","entry":{…}}`
+ * sealed by the at-rest codec for this file with generation n (plain without a keychain). So an
+ * entry changed fails its seal, an entry removed or moved breaks the numbering and the chain, and
+ * entries cut from the end leave the last number below the one the generation index (pinned in the
+ * keychain) last saw written. Each such finding is reported once to the analyst (the problems list)
+ * and counted in `skipped`/`broken`. Lines of the older plain format (before the chain) are read as
+ * they are, and the file is rewritten sealed once when a key is there.
  */
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { activityFactsSchema, auditEntryViewSchema } from '../../shared/ipc/channels/audit';
@@ -14,7 +22,14 @@ import type { AuditEntryView } from '../../shared/ipc/channels/audit';
 import { describeActivity } from '../../shared/activity';
 import type { ActivityFacts } from '../../shared/activity';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { appendLineDurable, createSerialQueue, privateFileMode } from '../infra/durable-file';
+import { plainCodec } from '../infra/at-rest';
+import type { AtRestCodec } from '../infra/at-rest';
+import {
+  appendLineDurable,
+  createSerialQueue,
+  privateFileMode,
+  writeFileDurable,
+} from '../infra/durable-file';
 import type { Logger } from '../infra/log';
 
 /**
@@ -89,32 +104,166 @@ export function toCsv(entries: AuditEntry[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-export function openAuditLog(options: { dataDir: string; log: Logger; context: AuditContext }): AuditLog {
+const lineHash = (line: string): string => createHash('sha256').update(line, 'utf8').digest('hex');
+const GENESIS = '0'.repeat(64);
+
+/** What reading the chain found wrong, in words (one sentence per finding). */
+export type AuditFinding = string;
+
+/**
+ * Reads the lines of the log, checking the chain. Answers the entries, the count of lines that
+ * could not be read, and what breaks the chain (changed, removed, reordered or cut entries).
+ */
+export function verifyAuditLines(
+  text: string,
+  codec: AtRestCodec,
+  file: string,
+): {
+  entries: AuditEntry[];
+  skipped: number;
+  findings: AuditFinding[];
+  last: { n: number; hash: string };
+  legacy: number;
+} {
+  const entries: AuditEntry[] = [];
+  const findings: AuditFinding[] = [];
+  let skipped = 0;
+  let legacy = 0;
+  let n = 0;
+  let hash = GENESIS;
+  let chained = false;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!line.trim()) continue;
+    let record: { n?: unknown; prev?: unknown; entry?: unknown };
+    let gen = 0;
+    let sealed = false;
+    try {
+      const opened = codec.openRecord(line, file);
+      gen = opened.gen;
+      sealed = opened.sealed;
+      record = JSON.parse(opened.text) as typeof record;
+    } catch (err) {
+      skipped++;
+      // A torn last line is a crash mid-append; anything else was changed.
+      if (i < lines.length - 2 || line.endsWith('}')) {
+        findings.push(
+          `audit entry after number ${n} was changed or damaged (${err instanceof Error ? err.message : 'unreadable'})`,
+        );
+      }
+      continue;
+    }
+    if (record.n === undefined && record.entry === undefined) {
+      // The older plain format: an entry per line, before the chain.
+      const r = auditEntrySchema.safeParse(record);
+      if (r.success && !chained) {
+        entries.push(r.data);
+        legacy++;
+      } else {
+        skipped++;
+        if (chained) findings.push(`an unchained entry was inserted after audit entry ${n}`);
+      }
+      continue;
+    }
+    chained = true;
+    const r = auditEntrySchema.safeParse(record.entry);
+    if (typeof record.n !== 'number' || typeof record.prev !== 'string' || !r.success) {
+      skipped++;
+      findings.push(`audit entry after number ${n} does not have the expected shape`);
+      continue;
+    }
+    if (sealed && gen !== record.n) {
+      findings.push(`audit entry ${record.n} is sealed as number ${gen} (moved)`);
+    }
+    if (record.n !== n + 1) {
+      findings.push(
+        record.n > n + 1
+          ? `audit entries ${n + 1}${record.n - 1 > n + 1 ? `–${record.n - 1}` : ''} were removed`
+          : `audit entry ${record.n} appears again or out of order after entry ${n}`,
+      );
+    } else if (record.prev !== hash) {
+      findings.push(
+        `audit entry ${record.n} does not follow entry ${n} (the entry before it was changed or replaced)`,
+      );
+    }
+    entries.push(r.data);
+    n = record.n;
+    hash = lineHash(line);
+  }
+  const expected = codec.generation(file);
+  if (expected > n) {
+    findings.push(
+      `audit entries ${n + 1}${expected > n + 1 ? `–${expected}` : ''} were removed from the end of the log`,
+    );
+    n = expected;
+  }
+  return { entries, skipped, findings, last: { n, hash }, legacy };
+}
+
+export function openAuditLog(options: {
+  dataDir: string;
+  log: Logger;
+  context: AuditContext;
+  /** Seals each entry (default plain). */
+  codec?: AtRestCodec;
+  /** Told once about each break in the chain (the analyst's problems list). */
+  report?(problem: { file: string; movedTo: null; message: string }): void;
+}): AuditLog {
   const file = path.join(options.dataDir, 'audit.jsonl');
+  const codec = options.codec ?? plainCodec;
   const queue = createSerialQueue();
+  const reported = new Set<string>();
+  let tail: { n: number; hash: string } | null = null;
 
   const readAll = async (): Promise<{ entries: AuditEntry[]; skipped: number }> => {
     let text: string;
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: 0 };
-      throw new DeskFailure({ kind: 'local', message: 'The audit log could not be read.' }, { cause: err });
-    }
-    const entries: AuditEntry[] = [];
-    let skipped = 0;
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const r = auditEntrySchema.safeParse(JSON.parse(line));
-        if (r.success) entries.push(r.data);
-        else skipped++;
-      } catch {
-        skipped++;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        text = '';
+      } else {
+        throw new DeskFailure({ kind: 'local', message: 'The audit log could not be read.' }, { cause: err });
       }
     }
-    if (skipped > 0) options.log.warn('audit: unreadable lines skipped', { skipped });
-    return { entries, skipped };
+    let v;
+    try {
+      v = verifyAuditLines(text, codec, file);
+    } catch (err) {
+      throw new DeskFailure(
+        { kind: 'keychain_unavailable', message: 'The audit log is encrypted and waiting for the keychain.' },
+        { cause: err },
+      );
+    }
+    if (v.skipped > 0) options.log.warn('audit: unreadable lines skipped', { skipped: v.skipped });
+    for (const f of v.findings) {
+      if (reported.has(f)) continue;
+      reported.add(f);
+      options.log.error('audit: the log was tampered with', { finding: f });
+      options.report?.({
+        file,
+        movedTo: null,
+        message: `The audit log (audit.jsonl) was altered outside the app: ${f}. The entries left are shown; the file is kept as it is.`,
+      });
+    }
+    tail ??= v.last;
+    // Entries of the older plain format: written again, sealed and chained, once a key is there.
+    if (v.legacy > 0 && codec.encrypted && v.findings.length === 0) {
+      let n = 0;
+      let hash = GENESIS;
+      const out: string[] = [];
+      for (const entry of v.entries) {
+        n++;
+        const line = codec.seal(JSON.stringify({ n, prev: hash, entry }), file);
+        out.push(line);
+        hash = lineHash(line);
+      }
+      await writeFileDurable(file, `${out.join('\n')}\n`);
+      codec.written(file);
+      tail = { n, hash };
+    }
+    return { entries: v.entries, skipped: v.skipped };
   };
 
   return {
@@ -136,7 +285,12 @@ export function openAuditLog(options: { dataDir: string; log: Logger; context: A
           facts: input.facts ?? null,
         };
         try {
-          await appendLineDurable(file, JSON.stringify(entry));
+          if (!tail) await readAll();
+          const at = tail ?? { n: 0, hash: GENESIS };
+          const line = codec.seal(JSON.stringify({ n: at.n + 1, prev: at.hash, entry }), file);
+          await appendLineDurable(file, line);
+          codec.written(file);
+          tail = { n: at.n + 1, hash: lineHash(line) };
         } catch (err) {
           options.log.error('audit: could not append', { error: err });
           throw new DeskFailure(
@@ -149,7 +303,7 @@ export function openAuditLog(options: { dataDir: string; log: Logger; context: A
     },
     async list(query = {}) {
       const limit = Math.max(1, Math.min(query.limit ?? 200, 1000));
-      const { entries, skipped } = await readAll();
+      const { entries, skipped } = await queue(readAll);
       const newestFirst = entries.reverse();
       let start = 0;
       if (query.before) {
@@ -165,7 +319,7 @@ export function openAuditLog(options: { dataDir: string; log: Logger; context: A
       };
     },
     async exportCsv(target) {
-      const { entries } = await readAll();
+      const { entries } = await queue(readAll);
       try {
         await writeFile(target, toCsv(entries), { mode: privateFileMode });
       } catch (err) {

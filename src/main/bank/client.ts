@@ -87,6 +87,12 @@ export interface BankClientOptions {
    * network failed (unreachable); the session's status line follows it.
    */
   onReachability?(reachable: boolean): void;
+  /**
+   * The origin of the embedded sandbox this process started (null when none runs): the only place
+   * a document download may use plain http. Any other download URL must be https, so a hostile
+   * bank answer cannot make the app fetch a local service's answer into a case file.
+   */
+  embeddedOrigin?(): string | null;
   /** Waiting between attempts (tests may speed it up). */
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
 }
@@ -713,6 +719,15 @@ export class BankClient {
   async downloadDocument(url: string, o: CallOptions = {}): Promise<Readable> {
     const identity = await this.identity(false);
     const target = signedUrl(url, identity.baseUrl, 'download');
+    if (target.protocol !== 'https:' && target.origin !== (this.options.embeddedOrigin?.() ?? null)) {
+      this.options.log.warn('bank: a plain-http document URL was refused', { host: target.host });
+      throw new DeskFailure({
+        kind: 'invalid_argument',
+        field: 'url',
+        message:
+          'The bank answered a document address that is not https; it was not downloaded (plain http only to the sandbox this app started).',
+      });
+    }
     const linked = linkSignals([o.signal, identity.signal]);
     const stream = got.stream(target, {
       followRedirect: false,

@@ -23,6 +23,7 @@ import type { DeskError } from '../../shared/ipc/errors';
 import { keepsIdempotencyKey } from '../../shared/failure-policy';
 import { createSerialQueue } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
+import type { AtRestCodec } from '../infra/at-rest';
 import type { StateFileFormat } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
@@ -110,6 +111,8 @@ export interface LedgerOptions {
    * the analyst).
    */
   onProblem?(problem: { file: string; movedTo: string | null; message: string }): void;
+  /** Seals the ledger (operation ids, targets) at rest. */
+  codec?: AtRestCodec;
 }
 
 export async function openLedger(options: LedgerOptions): Promise<IdempotencyLedger> {
@@ -123,6 +126,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
   // Never silently drop keys: an unreadable ledger is kept aside for inspection and reported.
   const store = stateFile(ledgerFormat, {
     log: options.log,
+    ...(options.codec ? { codec: options.codec } : {}),
     ...(options.onProblem ? { report: options.onProblem } : {}),
   });
   const loaded = await store.read(file);

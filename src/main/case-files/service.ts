@@ -11,6 +11,7 @@
  * recompressed: PDFs and images are compressed already), so memory stays flat whatever their
  * size; both files are written under a temporary name and renamed when complete.
  */
+import type { TempArea } from '../infra/temp-area';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
@@ -62,6 +63,8 @@ export interface CaseFileOwner {
 
 export interface CaseFileDeps {
   dataDir: string;
+  /** Records the ZIP and PDF parts written beside the analyst's file, so a kill leaves none behind. */
+  temps?: Pick<TempArea, 'track' | 'untrack'>;
   /** The owner of an RFI: the named profile, else the one profile that holds it. */
   owner(rfiId: string, profileId?: string): Promise<CaseFileOwner>;
   audit: Pick<AuditLog, 'list'>;
@@ -170,6 +173,7 @@ function drainingWriter(out: WriteStream): {
 }
 
 export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
+  const temps = deps.temps ?? { track: async () => undefined, untrack: async () => undefined };
   const tmpDir = path.join(deps.dataDir, 'case-files', 'tmp');
 
   const readRfi = async (
@@ -321,6 +325,10 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     const docsByRfi = new Map<string, DocInfo[]>();
     const manifest: ManifestEntry[] = [];
     const zipTemp = zipPath ? `${zipPath}.${randomBytes(6).toString('hex')}.part` : null;
+    const pdfTemp = `${pdfPath}.${randomBytes(6).toString('hex')}.part`;
+    // Recorded before they exist, so a kill mid-export leaves nothing the next start misses.
+    if (zipTemp) await temps.track(zipTemp);
+    await temps.track(pdfTemp);
     const out = zipTemp ? createWriteStream(zipTemp, { mode: privateFileMode }) : null;
     const writer = out ? drainingWriter(out) : null;
     let zipError: Error | null = null;
@@ -494,7 +502,6 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
       subject: ids.join(', '),
       footer: `Exported ${pdfTime(exportedAt)} · environment ${env.name} (${env.kind}) · legal entity ${sources.map((o) => o.entityName).join(', ')}`,
     });
-    const pdfTemp = `${pdfPath}.${randomBytes(6).toString('hex')}.part`;
     try {
       await writeFile(pdfTemp, bytes, { mode: privateFileMode });
       await rename(pdfTemp, pdfPath);
@@ -507,6 +514,8 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
         { cause: err },
       );
     }
+    await temps.untrack(pdfTemp);
+    if (zipTemp) await temps.untrack(zipTemp);
     return { path: pdfPath, zipPath, rfis: ids.length, documents: docIds.size };
   };
 

@@ -167,6 +167,10 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         if (tightest === undefined) continue;
         const key = (h: number): string => `${r.id}|${r.deadline}|${h}`;
         if (sent[key(tightest)] !== undefined) continue;
+        // A threshold looser than (or as tight as) one already shown never fires again: changing
+        // the thresholds back and forth re-fires nothing.
+        if (shownAtOrBelow(sent, `${r.id}|${r.deadline}|`, tightest)) continue;
+
         // Snoozed: held back (nothing marked), so the snooze's end shows what was crossed meanwhile.
         if (holds(snooze, deadline, now, hours)) continue;
         for (const h of crossed) sent[key(h)] = deadline;
@@ -177,6 +181,12 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
             title: `RFI due in less than ${thresholdLabel(tightest)}${entity ? ` — ${entity}` : ''}`,
             body: `${r.description || r.type} · times out ${new Date(deadline).toISOString().slice(0, 16).replace('T', ' ')} UTC (bank time)`,
             onClick: () => deps.events.emit('rfis.openRequested', { rfiId: r.id }),
+            source: 'reminders',
+            object: r.id,
+            coalesce: (count) => ({
+              title: `${count} RFIs are due soon`,
+              body: 'Open the RFI queue to see their deadlines.',
+            }),
           });
           shown++;
           deps.onSeen?.(
@@ -325,4 +335,12 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
       return { items, horizonHours, enabled: t.enabled };
     },
   };
+}
+
+/** Whether a reminder at `hours` or tighter was already shown for this RFI and deadline. */
+function shownAtOrBelow(sent: Record<string, number>, prefix: string, hours: number): boolean {
+  for (const k of Object.keys(sent)) {
+    if (k.startsWith(prefix) && Number(k.slice(prefix.length)) <= hours) return true;
+  }
+  return false;
 }

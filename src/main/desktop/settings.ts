@@ -21,6 +21,8 @@ export const desktopFormat: StoreFormat<z.infer<typeof storedDesktopSchema>> = {
   version: 1,
   schema: storedDesktopSchema,
   migrations: { 0: (raw) => raw },
+  // Two booleans the shell reads at start (hidden start, login item): nothing of the customer's.
+  plain: true,
 };
 
 export const desktopDefaults: DesktopSettingsView = { keepRunningInBackground: true, startAtLogin: false };

@@ -6,14 +6,22 @@
  * with the release notes, before restarting, and never while the busy guard is held (an answer
  * uploading or being sent, a money confirmation in flight).
  */
+import { cleanName } from '../../shared/names';
 import type { BusyGuard } from './busy';
 
 export const updateCheckIntervalMs = 6 * 60 * 60 * 1000;
 
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** The feed URL from the build's publish config: https, or plain http to loopback only (tests). */
-export function checkFeedUrl(raw: unknown): { ok: true; url: string } | { ok: false; reason: string } {
+/**
+ * The feed URL from the build's publish config: https only. Plain http to loopback is accepted
+ * only when the caller says so (`allowLoopbackHttp`: the tests' local feed); the packaged app never
+ * does, so an http feed is refused at run time as at build time.
+ */
+export function checkFeedUrl(
+  raw: unknown,
+  o: { allowLoopbackHttp?: boolean } = {},
+): { ok: true; url: string } | { ok: false; reason: string } {
   if (typeof raw !== 'string' || raw.length === 0) return { ok: false, reason: 'no feed URL configured' };
   if (raw.length > 2048) return { ok: false, reason: 'feed URL too long' };
   let url: URL;
@@ -25,8 +33,9 @@ export function checkFeedUrl(raw: unknown): { ok: true; url: string } | { ok: fa
   if (url.username || url.password) return { ok: false, reason: 'feed URL carries credentials' };
   if (url.search || url.hash) return { ok: false, reason: 'feed URL has a query or fragment' };
   if (url.protocol === 'https:') return { ok: true, url: url.href };
-  if (url.protocol === 'http:' && loopbackHosts.has(url.hostname)) return { ok: true, url: url.href };
-  return { ok: false, reason: 'feed URL must be https (plain http only to loopback)' };
+  if (o.allowLoopbackHttp && url.protocol === 'http:' && loopbackHosts.has(url.hostname))
+    return { ok: true, url: url.href };
+  return { ok: false, reason: 'feed URL must be https' };
 }
 
 export interface UpdateInfoLike {
@@ -57,7 +66,11 @@ export interface UpdateController {
   lastError(): string | null;
 }
 
-/** Release notes as plain text (electron-updater gives a string, possibly HTML, or a list). */
+/**
+ * Release notes as plain text (electron-updater gives a string, possibly HTML, or a list): scripts
+ * and styles dropped with their content, tags removed, entities decoded, every line cleaned like a
+ * name (no bidi, format or control characters), at most 4000 characters. The dialog shows text only.
+ */
 export function releaseNotesText(info: UpdateInfoLike): string {
   const notes = info.releaseNotes;
   const text =
@@ -66,11 +79,26 @@ export function releaseNotesText(info: UpdateInfoLike): string {
       : Array.isArray(notes)
         ? notes.map((n) => `${n.version}: ${n.note ?? ''}`).join('\n')
         : '';
-  return text
+  const plain = text
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<br\s*\/?>|<\/(p|li|div|h[1-6])\s*>/gi, '\n')
     .replace(/<[^>]*>/g, ' ')
-    .replace(/[ \t]+/g, ' ')
+    .replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (m, e: string) => decodeEntity(e) ?? m);
+  return plain
+    .split(/\r\n|\r|\n/)
+    .map((line) => cleanName(line, 4000))
+    .filter((line, i, all) => line !== '' || (i > 0 && all[i - 1] !== ''))
+    .join('\n')
     .trim()
     .slice(0, 4000);
+}
+
+const namedEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+function decodeEntity(e: string): string | null {
+  if (e[0] !== '#') return namedEntities[e.toLowerCase()] ?? null;
+  const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+  return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : null;
 }
 
 export function createUpdateController(deps: {

@@ -31,13 +31,16 @@ function parse(secret: string): DataKey | null {
   }
 }
 
-export type DataKeyResult = { key: DataKey; problem: null } | { key: null; problem: string };
+export type DataKeyResult =
+  | { key: DataKey; problem: null; garbled?: false }
+  | { key: null; problem: string; /** The entry is there but is not a data key. */ garbled?: boolean };
 
 /**
  * Reads the data key from the keychain, creating it the first time. Answers no key (with the
- * reason) when the keychain cannot be used: the app then writes its files unencrypted and says so.
- * An entry that is there but unreadable is never replaced (that would orphan every file sealed
- * with it).
+ * reason) when the keychain cannot be used: the data codec (infra/data-codec.ts) then waits for
+ * the keychain when files were sealed here before, else writes plain and says so. An entry that is
+ * there but unreadable (`garbled`) is never replaced (that would orphan every file sealed with
+ * it), and never leads to plain writes.
  */
 export async function loadDataKey(o: {
   backend: KeyringBackend;
@@ -50,8 +53,9 @@ export async function loadDataKey(o: {
     if (existing !== null) {
       const key = parse(existing);
       if (key) return { key, problem: null };
-      log.error('data key: the keychain entry is not a data key; files stay unencrypted this run');
-      return { key: null, problem: 'The data key in the keychain is unreadable.' };
+      // Never plain text in its place: the data codec waits (no file is written unsealed).
+      log.error('data key: the keychain entry is not a data key; nothing is written this run');
+      return { key: null, problem: 'The data key in the keychain is unreadable.', garbled: true };
     }
     const created: StoredKey = {
       v: 1,

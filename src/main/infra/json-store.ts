@@ -23,7 +23,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { plainCodec } from './at-rest';
+import { AtRestWaiting, plainCodec } from './at-rest';
 import type { AtRestCodec } from './at-rest';
 import { moveAside, writeFileDurable } from './durable-file';
 import type { RenameFile } from './durable-file';
@@ -52,6 +52,11 @@ export interface StateFileFormat<T> {
   migrations?: Readonly<Record<number, Migration>>;
   /** Spaces of indentation in the written JSON (default none). */
   indent?: number;
+  /**
+   * Read before the keychain answers, so never sealed: only for files without customer data,
+   * identifiers or bank addresses (docs/security.md lists them and why).
+   */
+  plain?: true;
 }
 
 export interface StateFileOptions {
@@ -63,6 +68,11 @@ export interface StateFileOptions {
   report?(problem: StateFileProblem): void;
   /** The rename of the durable write (tests inject a failing one). */
   rename?: RenameFile;
+  /**
+   * A sealed file while the codec waits for the keychain: it is left where it is (never moved
+   * aside) and the read answers null; told here (default: reported once per file as waiting).
+   */
+  onWaiting?(waiting: AtRestWaiting): void;
 }
 
 export interface LoadedState<T> {
@@ -109,14 +119,9 @@ export async function loadStateFile<T>(
 ): Promise<{ value: T; sealed: boolean } | null> {
   let why: string;
   try {
-    let stored: string;
-    try {
-      stored = await readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
-    const { text, sealed } = (o.codec ?? plainCodec).open(stored);
+    const opened = await readSealed(o.codec ?? plainCodec, file);
+    if (!opened) return null;
+    const { text, sealed } = opened;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -125,6 +130,18 @@ export async function loadStateFile<T>(
     }
     return { value: decode(raw), sealed };
   } catch (err) {
+    if (err instanceof AtRestWaiting) {
+      o.log?.warn('state file: sealed, waiting for the keychain', { file });
+      if (o.onWaiting) o.onWaiting(err);
+      else {
+        o.report?.({
+          file,
+          movedTo: null,
+          message: `${o.label}: ${path.basename(file)} is encrypted and waiting for the keychain (${err.message}). It was left as it is; unlock the keychain and restart Treasury Desk.`,
+        });
+      }
+      return null;
+    }
     why = err instanceof Error ? err.message : 'unreadable';
   }
   let movedTo: string | null = null;
@@ -198,7 +215,52 @@ export function stateFile<T>(format: StateFileFormat<T>, o: StateFileOptions): S
     },
     write(file, value) {
       const text = JSON.stringify(value, null, format.indent);
-      return writeFileDurable(file, codec.seal(text), o.rename ? { rename: o.rename } : {});
+      return writeSealed(codec, file, text, o.rename ? { rename: o.rename } : {});
     },
   };
+}
+
+/**
+ * The one durable write of a sealed file: sealed for its path with its next generation, written
+ * atomically, then its generation recorded as the one expected on the next read.
+ */
+export function writeSealed(
+  codec: AtRestCodec,
+  file: string,
+  plain: string,
+  options: { rename?: RenameFile } = {},
+): Promise<void> {
+  // One write of a file at a time, sealed inside its turn: the file on disk always holds the
+  // highest generation sealed for it, so two overlapping writes never look like a rollback.
+  const previous = writesInFlight.get(file) ?? Promise.resolve();
+  const run = previous
+    .catch(() => undefined)
+    .then(async () => {
+      await writeFileDurable(file, codec.seal(plain, file), options);
+      codec.written(file);
+    });
+  const tail = run.catch(() => undefined);
+  writesInFlight.set(file, tail);
+  void tail.then(() => {
+    if (writesInFlight.get(file) === tail) writesInFlight.delete(file);
+  });
+  return run;
+}
+
+/** The last write of each file still running (writeSealed orders writes of one file). */
+const writesInFlight = new Map<string, Promise<void>>();
+
+/** Reads a sealed (or plain) file whole; null when missing. Throws AtRestError / AtRestWaiting. */
+export async function readSealed(
+  codec: AtRestCodec,
+  file: string,
+): Promise<{ text: string; sealed: boolean } | null> {
+  let stored: string;
+  try {
+    stored = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  return codec.open(stored, file);
 }

@@ -8,6 +8,12 @@ export interface NativeNotification {
   body: string;
   /** Called when the analyst clicks the notification. */
   onClick?: () => void;
+  /** Who sends it: one source's notifications are rate-limited and coalesced (infra/notification-policy.ts). */
+  source?: string;
+  /** What it is about (a document id, an RFI id): the same object is not repeated within the interval. */
+  object?: string;
+  /** One notification standing for `count` held ones of this source ("3 documents expire soon"). */
+  coalesce?(count: number): { title: string; body: string; onClick?: () => void };
 }
 
 export type SystemEvent = 'suspend' | 'resume' | 'lock-screen' | 'unlock-screen' | 'online' | 'offline';

@@ -14,6 +14,8 @@ import path from 'node:path';
 import Conf from 'conf';
 import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
+import { AtRestWaiting, plainCodec } from './at-rest';
+import type { AtRestCodec } from './at-rest';
 import { asideName, privateFileMode } from './durable-file';
 import { decodeVersioned, loadStateFile } from './json-store';
 import type { StateFileFormat } from './json-store';
@@ -32,6 +34,10 @@ export interface StoreEngineOptions {
   defaults: Record<string, unknown>;
   /** File mode (0600). */
   fileMode: number;
+  /** Turns the content into the file's text (the at-rest codec seals it here). */
+  serialize?: (value: Record<string, unknown>) => string;
+  /** Turns the file's text back into content (the at-rest codec opens it here). */
+  deserialize?: (text: string) => Record<string, unknown>;
 }
 
 export type StoreFactory = (options: StoreEngineOptions) => StoreEngine;
@@ -46,6 +52,8 @@ export const confStoreFactory: StoreFactory = (o) =>
     configFileMode: o.fileMode,
     clearInvalidConfig: false,
     accessPropertiesByDotNotation: false,
+    ...(o.serialize ? { serialize: o.serialize } : {}),
+    ...(o.deserialize ? { deserialize: o.deserialize } : {}),
   });
 
 export interface LocalProblem {
@@ -111,6 +119,11 @@ export interface StoresOptions {
 
 /** Stores plus opening a file in a given folder (main's own settings live in the data folder itself). */
 export interface MainStores extends Stores {
+  /**
+   * The at-rest codec every store file goes through from now on (set once the keychain has
+   * answered, before any store is opened).
+   */
+  useCodec(codec: AtRestCodec): void;
   openAt<T extends { version: number }>(
     dir: string,
     name: string,
@@ -123,6 +136,7 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
   const problems: LocalProblem[] = [];
   const listeners = new Set<(p: LocalProblem) => void>();
   let seq = 0;
+  let storeCodec: AtRestCodec = plainCodec;
   const rel = (p: string): string => path.relative(dataDir, p).split(path.sep).join('/');
 
   const inData = (p: string): string => (path.isAbsolute(p) ? rel(p) : p);
@@ -161,21 +175,45 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
     };
     // Check (and migrate) the file before the engine sees it, through json-store's shared path:
     // conf would throw (or, configured so, reset); an unknown newer version must not be rewritten.
+    const codec = format.plain ? plainCodec : storeCodec;
+    let waiting: AtRestWaiting | null = null;
     const loaded = await loadStateFile(file, (raw) => decodeVersioned(format, raw, fill), {
       log,
       report,
+      codec,
       label: format.label,
       consequence: format.consequence,
+      onWaiting: (w) => void (waiting = w),
     });
-    const engine = factory({
-      cwd: dir,
-      name,
-      defaults: stored(defaults as object),
-      fileMode: privateFileMode,
-    });
-    // An older version was read: write it back in the current one.
-    if (loaded?.value.migrated) engine.store = stored(loaded.value.value);
-    await chmod(engine.path, privateFileMode).catch(() => undefined);
+    let engine: StoreEngine;
+    if (waiting !== null || codec.state === 'waiting') {
+      // Sealed files and no key: the file stays as it is and nothing is written to disk (a write
+      // would replace sealed content with plain text, or lose it). The run works in memory.
+      const memory = { store: stored(loaded ? loaded.value.value : (defaults as object)) };
+      engine = { path: file, store: memory.store };
+    } else {
+      engine = factory({
+        cwd: dir,
+        name,
+        defaults: stored(defaults as object),
+        fileMode: privateFileMode,
+        ...(codec === plainCodec
+          ? {}
+          : {
+              serialize: (value: Record<string, unknown>) =>
+                codec.seal(JSON.stringify(value, null, '\t'), file),
+              deserialize: (text: string) =>
+                JSON.parse(codec.open(text, file).text) as Record<string, unknown>,
+            }),
+      });
+      codec.written(file);
+      // An older version was read, or a plain file while a key is there: write it back as it should be.
+      if (loaded && (loaded.value.migrated || (!loaded.sealed && codec.encrypted))) {
+        engine.store = stored(loaded.value.value);
+        codec.written(file);
+      }
+      await chmod(engine.path, privateFileMode).catch(() => undefined);
+    }
 
     const read = (): C => {
       let why = 'unreadable';
@@ -195,7 +233,12 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
       } catch {
         // reported below by the write failing, if it does
       }
-      engine.store = stored(defaults as object);
+      try {
+        engine.store = stored(defaults as object);
+        codec.written(file);
+      } catch {
+        // waiting for the keychain: nothing is written
+      }
       return defaults;
     };
 
@@ -210,7 +253,17 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
         }
         try {
           engine.store = r.data as Record<string, unknown>;
+          codec.written(file);
         } catch (err) {
+          if (err instanceof AtRestWaiting) {
+            throw new DeskFailure(
+              {
+                kind: 'keychain_unavailable',
+                message: `Not saved: waiting for the keychain (${err.message}). Unlock it and restart Treasury Desk.`,
+              },
+              { cause: err },
+            );
+          }
           log.error('local state: write failed', { file: rel(engine.path), error: err });
           throw new DeskFailure(
             { kind: 'local', message: `${path.basename(engine.path)} could not be written.` },
@@ -227,6 +280,9 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
   };
 
   return {
+    useCodec(codec) {
+      storeCodec = codec;
+    },
     openAt,
     open: (name, format, defaults) => openAt(path.join(dataDir, 'state'), name, format, defaults),
     problems: () => [...problems],

@@ -26,7 +26,7 @@ export interface VaultStatus {
    * Whether drafts, the outbox and the RFI cache are encrypted on disk: only with a data key from
    * the keychain; without one they are written in plain text, and the Settings screen says so.
    */
-  dataAtRest: 'encrypted' | 'unencrypted';
+  dataAtRest: 'encrypted' | 'unencrypted' | 'waiting';
 }
 
 export interface TokenVault {
@@ -49,6 +49,10 @@ export interface TokenVault {
   onChange(listener: (profileId: string) => void): () => void;
   /** The data key for files at rest (main only, never crosses IPC); null without a keychain. */
   dataKey(): DataKey | null;
+  /** The keychain has a data-key entry that is not a data key (never replaced, never written plain over). */
+  dataKeyGarbled(): boolean;
+  /** Files are sealed here but the key cannot be had: the status says "waiting for the keychain". */
+  markWaiting(reason: string): void;
 }
 
 const tokenPattern = /^[\x21-\x7e]{8,4096}$/;
@@ -85,6 +89,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const listeners: Array<(t: string) => void> = [];
   let status: VaultStatus;
   let dataKey: DataKey | null = null;
+  let garbled = false;
 
   try {
     await backend.get(service, '__probe__');
@@ -108,6 +113,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   if (status.backend === 'keychain') {
     const loaded = await loadDataKey({ backend, service, log });
     dataKey = loaded.key;
+    garbled = loaded.garbled === true;
     if (loaded.key) status = { ...status, dataAtRest: 'encrypted' };
     else {
       status = {
@@ -152,6 +158,14 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const vault: TokenVault = {
     status: () => ({ ...status }),
     dataKey: () => dataKey,
+    dataKeyGarbled: () => garbled,
+    markWaiting(reason) {
+      status = {
+        ...status,
+        dataAtRest: 'waiting',
+        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved to disk until it answers (changes made now last until Treasury Desk closes); unlock the keychain and restart Treasury Desk.`,
+      };
+    },
     onToken(listener) {
       listeners.push(listener);
       for (const t of memory.values()) listener(t);

@@ -17,6 +17,7 @@
  * index, so a restart does not repeat them.
  */
 
+import { cleanFileName, cleanName } from '../../shared/names';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -34,13 +35,14 @@ import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { DeskFailure } from '../../shared/ipc/errors';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
-import { createSerialQueue, writeFileDurable } from '../infra/durable-file';
+import { createSerialQueue } from '../infra/durable-file';
 import type { EventHub } from '../infra/events';
-import { stateFile } from '../infra/json-store';
+import { stateFile, writeSealed } from '../infra/json-store';
 import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
-import { sniffContentType } from '../rfi-answers/files';
+import { notAccepted } from '../rfi-answers/files';
+import { checkBytes } from '../infra/file-structure';
 
 const DAY_MS = 86_400_000;
 const FINAL_RFI = new Set(['approved', 'rejected', 'closed', 'timeout']);
@@ -152,10 +154,19 @@ export interface Locker {
 
 const newId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-function displayName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? name;
-  // eslint-disable-next-line no-control-regex
-  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
+const displayName = cleanFileName;
+
+/** A holder's name as kept: NFC, no bidi, format or control characters; never empty. */
+function holderName(name: string): string {
+  const clean = cleanName(name, 200);
+  if (!clean) {
+    throw new DeskFailure({
+      kind: 'invalid_argument',
+      field: 'holder.name',
+      message: 'The holder’s name has no visible characters.',
+    });
+  }
+  return clean;
 }
 
 /** Whole days from the bank's today to a YYYY-MM-DD date (the document is valid through it). */
@@ -309,8 +320,9 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
           `The file is ${bytes.length} bytes; the bank accepts at most ${deps.maxBytes()} bytes.`,
         );
       }
-      const contentType = sniffContentType(bytes.subarray(0, 16));
-      if (!contentType) throw new Refusal('It is not a PDF, PNG or JPEG file (the types the bank accepts).');
+      const checked = await checkBytes(bytes);
+      if (!checked.ok) throw new Refusal(notAccepted(checked.reason));
+      const contentType = checked.type;
       const version: Version = {
         versionId: newId('lv'),
         name,
@@ -321,7 +333,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
         issuedOn,
         expiresOn,
       };
-      await writeFileDurable(blobPath(version.versionId), codec.seal(bytes.toString('base64')));
+      await writeSealed(codec, blobPath(version.versionId), bytes.toString('base64'));
       if (source.from === 'staged') {
         await deps
           .releaseStaged(source.ref)
@@ -347,7 +359,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     }
     let bytes: Buffer;
     try {
-      bytes = Buffer.from(codec.open(stored).text, 'base64');
+      bytes = Buffer.from(codec.open(stored, blobPath(v.versionId)).text, 'base64');
     } catch {
       throw new DeskFailure({
         kind: 'local',
@@ -379,6 +391,19 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     if (due.length === 0) return 0;
     // Written before anything is shown: a restart never repeats a warning.
     await persist();
+    // One check, one notification: several documents due at once are one summary.
+    const summary = (count: number): { title: string; body: string } => ({
+      title: `${count} locker documents have expired or expire soon`,
+      body: 'Open the evidence locker to replace them with newer versions.',
+    });
+    if (due.length > 1) {
+      deps.platform.notify({
+        ...summary(due.length),
+        source: 'locker.expiry',
+        object: due.map(({ d }) => d.id).join(','),
+        coalesce: summary,
+      });
+    }
     for (const { d, daysLeft, threshold } of due) {
       const what = `${DOCUMENT_TYPE_LABELS[d.documentType]} of ${d.holder.name} (${d.current.name})`;
       const when =
@@ -387,10 +412,15 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
           : daysLeft === 0
             ? `expires today`
             : `expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'}, on ${d.current.expiresOn}`;
-      deps.platform.notify({
-        title: daysLeft < 0 ? 'A locker document has expired' : 'A locker document expires soon',
-        body: `${what} ${when}. Replace it with a newer version.`,
-      });
+      if (due.length === 1) {
+        deps.platform.notify({
+          title: daysLeft < 0 ? 'A locker document has expired' : 'A locker document expires soon',
+          body: `${what} ${when}. Replace it with a newer version.`,
+          source: 'locker.expiry',
+          object: d.id,
+          coalesce: summary,
+        });
+      }
       deps.events.emit('locker.expiryWarning', {
         id: d.id,
         name: d.current.name,
@@ -441,7 +471,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
       const d: LockerDocument = {
         id: newId('ld'),
         documentType: meta.documentType,
-        holder: { kind: meta.holder.kind, name: meta.holder.name.trim() },
+        holder: { kind: meta.holder.kind, name: holderName(meta.holder.name) },
         note: meta.note ?? '',
         current: version,
         history: [],
@@ -471,7 +501,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     async update(id, patch) {
       const d = get(id);
       if (patch.documentType) d.documentType = patch.documentType;
-      if (patch.holder) d.holder = { kind: patch.holder.kind, name: patch.holder.name.trim() };
+      if (patch.holder) d.holder = { kind: patch.holder.kind, name: holderName(patch.holder.name) };
       if (patch.note !== undefined) d.note = patch.note;
       d.updatedAt = new Date().toISOString();
       await persist();

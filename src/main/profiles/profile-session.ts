@@ -156,6 +156,11 @@ export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
     ...(tuning.bankTimeoutMs ? { timeoutMs: tuning.bankTimeoutMs } : {}),
     onUnauthenticated: () => session.markUnauthenticated(),
     onReachability: (reachable) => session.observeReachability(reachable),
+    // Plain http for a document is accepted only from the embedded sandbox this process started.
+    embeddedOrigin: () => {
+      const url = deps.sandboxUrl();
+      return url ? new URL(url).origin : null;
+    },
   });
   const bank = tuning.decorate ? tuning.decorate(bankClient) : bankClient;
 

@@ -6,8 +6,10 @@
  * JPEG: what the bank accepts), and its size against the upload limit.
  */
 
+import { checkBytes, checkFile } from '../infra/file-structure';
+import { cleanFileName } from '../../shared/names';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -53,23 +55,14 @@ export function sniffContentType(head: Uint8Array): UploadContentType | null {
   return null;
 }
 
-async function readHead(file: string): Promise<Buffer> {
-  const h = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(16);
-    const { bytesRead } = await h.read(buf, 0, 16, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await h.close();
-  }
+/** A refusal by structure, in the words every refusal of a type uses. */
+export function notAccepted(reason: string): string {
+  return reason.startsWith('it is not a PDF')
+    ? 'It is not a PDF, PNG or JPEG file (the types the bank accepts).'
+    : `It is not a PDF, PNG or JPEG file the bank accepts: ${reason}.`;
 }
 
-function displayName(name: string): string {
-  // Display only: strip any folder part and control characters.
-  const base = name.split(/[\\/]/).pop() ?? name;
-  // eslint-disable-next-line no-control-regex
-  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
-}
+const displayName = cleanFileName;
 
 const newId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -110,6 +103,11 @@ export interface FileArea {
   view(ref: string): StagedFileView;
   /** Forgets refs (and deletes dropped bytes) no longer needed. */
   release(refs: string[]): Promise<void>;
+  /**
+   * Staged bytes expire: dropped files created before `before` (ms) whose ref is not in `keep`
+   * (a queued answer's) are deleted and forgotten. Answers how many.
+   */
+  expire(before: number, keep: ReadonlySet<string>): Promise<number>;
   dispose(): Promise<void>;
 }
 
@@ -131,6 +129,8 @@ export async function openFileArea(o: {
   codec?: AtRestCodec;
   /** Told when the registry could not be read and was moved aside. */
   onProblem?: (message: string, file: string, movedTo: string | null) => void;
+  /** The most bytes staged at once (dropped files kept plus files arriving); default 256 MiB. */
+  quotaBytes?: number;
 }): Promise<FileArea> {
   const stagingDir = path.join(o.dir, 'staging');
   const registryFile = path.join(o.dir, 'files.json');
@@ -149,6 +149,27 @@ export async function openFileArea(o: {
   const staging = new Map<string, Staging>();
   const persist = () => serial(() => store.write(registryFile, { version: 1, files: [...files.values()] }));
   if (rewrite) await persist();
+  // Start-up: staged bytes no ref points at (a registry write a kill lost) are deleted.
+  const known = new Set([...files.values()].filter((f) => f.kind === 'dropped').map((f) => f.path));
+  for (const name of await readdir(stagingDir).catch(() => [] as string[])) {
+    const full = path.join(stagingDir, name);
+    if (name.endsWith('.part') || (name.endsWith('.bin') && !known.has(full)))
+      await rm(full, { force: true });
+  }
+  const quota = o.quotaBytes ?? 256 * 1024 * 1024;
+  const stagedBytes = (): number => {
+    let sum = 0;
+    for (const f of files.values()) if (f.kind === 'dropped') sum += f.sizeBytes;
+    for (const s of staging.values()) sum += s.sizeBytes;
+    return sum;
+  };
+  const overQuota = (adding: number): DeskFailure | null =>
+    stagedBytes() + adding > quota
+      ? new DeskFailure({
+          kind: 'local',
+          message: `Staged files would take more than ${(quota / (1024 * 1024)).toFixed(quota < 10 * 1024 * 1024 ? 1 : 0)} MiB on this computer. Send or remove answers with files first.`,
+        })
+      : null;
 
   const tooLarge = (size: number): string =>
     `The file is ${size} bytes; the bank accepts at most ${o.maxBytes()} bytes.`;
@@ -166,8 +187,9 @@ export async function openFileArea(o: {
           if (!s.isFile()) throw new Error('It is not a file.');
           if (s.size === 0) throw new Error('The file is empty.');
           if (s.size > o.maxBytes()) throw new Error(tooLarge(s.size));
-          const ct = sniffContentType(await readHead(p));
-          if (!ct) throw new Error('It is not a PDF, PNG or JPEG file (the types the bank accepts).');
+          const checked = await checkFile(p);
+          if (!checked.ok) throw new Error(notAccepted(checked.reason));
+          const ct = checked.type;
           const rec: StagedFile = {
             ref: newId('f'),
             kind: 'picked',
@@ -206,6 +228,8 @@ export async function openFileArea(o: {
       if (staging.size >= 8) {
         throw new DeskFailure({ kind: 'local', message: 'Too many files are being added at once.' });
       }
+      const full = overQuota(b.sizeBytes);
+      if (full) throw full;
       const id = newId('s');
       const ref = newId('f');
       // The name on disk is ours; the page's file name is kept for display only.
@@ -277,14 +301,15 @@ export async function openFileArea(o: {
       try {
         await s.handle.sync();
         await s.handle.close();
-        const ct = sniffContentType(await readHead(s.partPath));
-        if (!ct) {
+        const checked = await checkFile(s.partPath);
+        if (!checked.ok) {
           throw new DeskFailure({
             kind: 'invalid_argument',
             field: 'data',
-            message: `${s.name} is not a PDF, PNG or JPEG file (the types the bank accepts).`,
+            message: `${s.name}: ${notAccepted(checked.reason)}`,
           });
         }
+        const ct = checked.type;
         const final = path.join(stagingDir, `${s.ref}.bin`);
         await rename(s.partPath, final);
         const rec: StagedFile = {
@@ -321,14 +346,17 @@ export async function openFileArea(o: {
           message: `${shown}: ${tooLarge(bytes.length)}`,
         });
       }
-      const ct = sniffContentType(bytes.subarray(0, 16));
-      if (!ct) {
+      const checked = await checkBytes(bytes);
+      if (!checked.ok) {
         throw new DeskFailure({
           kind: 'invalid_argument',
           field: 'files',
-          message: `${shown} is not a PDF, PNG or JPEG file (the types the bank accepts).`,
+          message: `${shown}: ${notAccepted(checked.reason)}`,
         });
       }
+      const ct = checked.type;
+      const full = overQuota(bytes.length);
+      if (full) throw full;
       const ref = newId('f');
       const final = path.join(stagingDir, `${ref}.bin`);
       await writeFileDurable(final, bytes);
@@ -370,6 +398,13 @@ export async function openFileArea(o: {
         if (f.kind === 'dropped') await rm(f.path, { force: true });
       }
       if (changed) await persist();
+    },
+    async expire(before, keep) {
+      const old = [...files.values()]
+        .filter((f) => f.kind === 'dropped' && !keep.has(f.ref) && Date.parse(f.createdAt) < before)
+        .map((f) => f.ref);
+      await area.release(old);
+      return old.length;
     },
     async dispose() {
       for (const id of [...staging.keys()]) await area.abort(id);

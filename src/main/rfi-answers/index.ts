@@ -37,6 +37,10 @@ export interface RfiAnswersOptions {
   retry?: Partial<OutboxRetry>;
   /** Upload size limit (default: the embedded sandbox's, else the bank's documented 25 MB). */
   maxUploadBytes?: number;
+  /** The most bytes staged at once (default 256 MiB): a page cannot fill the disk. */
+  stagingQuotaBytes?: number;
+  /** Staged bytes no queued answer uses are deleted after this long (default a day). */
+  stagedTtlMs?: number;
 }
 
 export interface RfiAnswersDeps {
@@ -112,7 +116,14 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
   const codec = deps.codec ?? plainCodec;
   const report = (message: string, file: string, movedTo: string | null): void =>
     deps.report?.({ file, movedTo, message });
-  const files = await openFileArea({ dir, log: deps.log, maxBytes, codec, onProblem: report });
+  const files = await openFileArea({
+    dir,
+    log: deps.log,
+    maxBytes,
+    codec,
+    onProblem: report,
+    ...(deps.options?.stagingQuotaBytes ? { quotaBytes: deps.options.stagingQuotaBytes } : {}),
+  });
   const scope = deps.scope;
   const drafts = await openDraftStore({
     dir: path.join(dir, 'drafts'),
@@ -351,9 +362,23 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     },
     async dispose() {
       unsubscribe();
+      clearInterval(expiryTimer);
       await outbox.dispose();
       await files.dispose();
     },
   };
+  // Staged bytes expire: a day after they were added, unless a queued answer still uses them.
+  const ttl = deps.options?.stagedTtlMs ?? 24 * 3600_000;
+  const expireStaged = async (): Promise<void> => {
+    const queued = new Set<string>();
+    for (const e of outbox.list()) if (e.state !== 'sent') for (const f of e.files) queued.add(f.ref);
+    const n = await files.expire(Date.now() - ttl, queued);
+    if (n > 0) deps.log.info('rfi answers: expired staged files deleted', { count: n });
+  };
+  const expireFailed = (err: unknown): void =>
+    deps.log.warn('rfi answers: staged expiry failed', { error: err });
+  await expireStaged().catch(expireFailed);
+  const expiryTimer = setInterval(() => void expireStaged().catch(expireFailed), Math.min(ttl, 3600_000));
+  expiryTimer.unref?.();
   return api;
 }

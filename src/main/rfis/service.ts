@@ -129,6 +129,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
 
   const scopesStore = stateFile(scopesFormat, {
     log,
+    ...(deps.codec ? { codec: deps.codec } : {}),
     ...(deps.report ? { report: deps.report } : {}),
   });
   let lastScopes: Record<string, string> = (await scopesStore.read(scopesFile))?.value.scopes ?? {};

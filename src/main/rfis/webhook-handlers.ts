@@ -1,5 +1,6 @@
 import { DeskFailure } from '../../shared/ipc/errors';
 import { checkWebhookUrl } from '../session/destinations';
+import { maskRouteUrl } from './route-mask';
 import type { Handlers } from '../ipc/dispatcher';
 import type { Operations } from '../bank/operations';
 import type { DestinationGuard } from '../session/destinations';
@@ -27,7 +28,7 @@ export function webhookHandlers(core: WebhookHandlerDeps): Pick<Handlers, Webhoo
     'webhook.setUrl': async (args) => {
       const shown =
         args.target === 'receiver'
-          ? (core.webhooks.receiver.url ?? 'local receiver')
+          ? maskRouteUrl(core.webhooks.receiver.url ?? 'local receiver')
           : args.target === 'clear'
             ? '(cleared)'
             : args.url;

@@ -25,11 +25,13 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { WebhookEvent } from '../../shared/api/webhooks';
 import type { WebhookEvent as WebhookEventBody } from '../../shared/api/webhooks';
-import { writeFileDurable } from '../infra/durable-file';
+import { plainCodec } from '../infra/at-rest';
+import type { AtRestCodec } from '../infra/at-rest';
+import { readSealed, writeSealed } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import { FAILURE_TEXT, verifyWebhookSignature } from './signature';
 import type { SignatureFailure } from './signature';
@@ -63,6 +65,8 @@ export interface ReceiverOptions {
   rememberIds?: number;
   /** Where the seen event ids are kept across restarts; memory only when absent. */
   seenIdsFile?: string;
+  /** Seals the seen ids file (default plain). */
+  codec?: AtRestCodec;
   /** Simultaneous connections; more are closed at once (default 32). */
   maxConnections?: number;
   /** Minimum time between two refusal log lines and two status pushes (default 1 s). */
@@ -239,7 +243,9 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     loaded = true;
     let text: string;
     try {
-      text = await readFile(options.seenIdsFile, 'utf8');
+      const opened = await readSealed(options.codec ?? plainCodec, options.seenIdsFile);
+      if (!opened) return;
+      text = opened.text;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
         options.log.warn('webhook: seen event ids unreadable; starting empty', { error: err });
@@ -268,7 +274,11 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     try {
       prune();
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-      await writeFileDurable(file, JSON.stringify({ version: 1, ids: Object.fromEntries(seenIds) }));
+      await writeSealed(
+        options.codec ?? plainCodec,
+        file,
+        JSON.stringify({ version: 1, ids: Object.fromEntries(seenIds) }),
+      );
       written = upTo;
     } finally {
       writing = null;

@@ -8,6 +8,8 @@
  * configuration of the active credential.
  */
 
+import { maskRouteUrl } from './route-mask';
+import type { AtRestCodec } from '../infra/at-rest';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import type { WebhookEvent } from '../../shared/api/webhooks';
@@ -46,6 +48,8 @@ export interface WebhookServiceDeps {
   rfis: RfiService;
   /** The data folder: seen event ids are kept in `webhook-seen-events.json` there. */
   dataDir?: string;
+  /** Seals the seen event ids at rest. */
+  codec?: AtRestCodec;
   options?: WebhookServiceOptions;
   /** Told of every accepted event of the active profile (the case file lists the events seen for an RFI). */
   onSeen?(seen: { rfiId: string; kind: 'webhook'; detail: string }): void;
@@ -201,7 +205,8 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     const k = members.has(id) ? keyState(id) : { key: null, problem: null };
     return {
       listening: receiver.origin !== null,
-      url: receiver.routeUrl(id),
+      // The route's secret path never reaches the page.
+      url: maskRouteUrl(receiver.routeUrl(id)),
       startedAt: receiver.startedAt,
       pinnedKeyFingerprint: k.key ? keyFingerprint(k.key) : null,
       environmentId: session.environment.id,
@@ -225,6 +230,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     onStatus: push,
     log,
     ...(deps.dataDir ? { seenIdsFile: path.join(deps.dataDir, SEEN_EVENTS_FILE) } : {}),
+    ...(deps.codec ? { codec: deps.codec } : {}),
   });
   try {
     await receiver.start();
@@ -266,7 +272,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
         });
       } else {
         if (current.webhook_url !== url) await m.bank.setWebhookUrl(url);
-        set({ state: 'done', message: `Sandbox events go to ${url}.` });
+        set({ state: 'done', message: `Sandbox events go to ${maskRouteUrl(url)}.` });
       }
     } catch (err) {
       set({
@@ -372,7 +378,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
       return {
         config: {
           webhook_name: c.webhook_name,
-          webhook_url: c.webhook_url,
+          webhook_url: maskRouteUrl(c.webhook_url),
           legal_entity_id: c.legal_entity_id,
           role: c.role,
           created_at: c.created_at,

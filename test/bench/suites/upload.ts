@@ -33,7 +33,8 @@ async function writePdf(file: string, size: number): Promise<void> {
     left -= part.length;
     if (!out.write(part)) await once(out, 'drain');
   }
-  out.end('\n%EOF\n');
+  // A cross-reference table and the trailer pointing at it: main checks PDFs by their structure.
+  out.end(`\nxref\n0 1\n0000000000 65535 f \ntrailer<<>>\nstartxref\n${size - 6 + 1}\n%%EOF\n`);
   await once(out, 'finish');
 }
 

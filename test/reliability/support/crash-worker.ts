@@ -36,6 +36,8 @@ export interface CrashWorkerState {
   outbox: Array<{ rfiId: string; questionId: string; textSha: string; state: string; files: number }>;
   errors: string[];
   problems: number;
+  /** What each problem says (the failure line shows them). */
+  problemMessages?: string[];
 }
 
 const out = (line: string): void => {
@@ -73,7 +75,13 @@ async function main(): Promise<void> {
   const errors = sink.records
     .filter((r) => r.level === 'error' && /unreadable|moved aside|could not be read|corrupt/i.test(r.message))
     .map((r) => r.message);
-  const state: CrashWorkerState = { drafts, outbox, errors, problems: services.stores.problems().length };
+  const state: CrashWorkerState = {
+    drafts,
+    outbox,
+    errors,
+    problems: services.stores.problems().length,
+    problemMessages: services.stores.problems().map((p) => `${p.file}: ${p.message}`),
+  };
   out(`READY ${JSON.stringify(state)}`);
 
   const queued = new Set(outbox.map((o) => `${o.rfiId}/${o.questionId}`));

@@ -813,7 +813,10 @@ export const crashReporter = {
     if (s.ready) s.log.push('crashReporter.start after ready');
     s.crashReporter = options;
   },
-} satisfies Pick<CrashReporter, 'start'>;
+  setUploadToServer: (upload: boolean): void => {
+    if (s.crashReporter) s.crashReporter = { ...s.crashReporter, uploadToServer: upload };
+  },
+} satisfies Pick<CrashReporter, 'start' | 'setUploadToServer'>;
 
 export const nativeTheme = { shouldUseDarkColors: false } satisfies Pick<NativeTheme, 'shouldUseDarkColors'>;
 

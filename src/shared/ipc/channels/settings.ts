@@ -102,7 +102,7 @@ export const vaultStatusSchema = z.object({
   problem: z.string().nullable(),
   keychainName: z.string(),
   /** Drafts, the outbox and the RFI cache on disk: encrypted with a keychain-held key, or not. */
-  dataAtRest: z.enum(['encrypted', 'unencrypted']),
+  dataAtRest: z.enum(['encrypted', 'unencrypted', 'waiting']),
 });
 export type VaultStatusView = z.infer<typeof vaultStatusSchema>;
 

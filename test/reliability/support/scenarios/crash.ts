@@ -20,6 +20,7 @@ import { textSha } from '../text-sha';
 import { randomPlan, startFaultProxy } from '../../../support/fault-proxy';
 import { createRng } from '../../../support/rng';
 import { sandboxInspector } from '../sandbox-inspect';
+import { documentAround } from '../../../support/documents';
 
 export interface CrashFigures {
   seed: number;
@@ -257,10 +258,10 @@ export async function runCrashScenario(options: {
     for (const q of rfi.questions) {
       const files: CrashWorkerConfig['answerQuestions'][number]['files'] = [];
       if (q.question_type === 'identification.individual.passport') {
-        const bytes = Buffer.concat([
-          Buffer.from('%PDF-1.7\n'),
+        const bytes = documentAround(
+          'pdf',
           Buffer.from(Array.from({ length: rng.int(100, 60_000) }, () => rng.int(0, 255))),
-        ]);
+        );
         const file = path.join(filesDir, `${q.id}.pdf`);
         await writeFile(file, bytes);
         docSha.set(file, createHash('sha256').update(bytes).digest('hex'));
@@ -292,7 +293,9 @@ export async function runCrashScenario(options: {
   const check = (state: CrashWorkerState, when: string): void => {
     if (state.errors.length > 0 || state.problems > 0) {
       storeProblems += state.errors.length + state.problems;
-      failures.push(`${when}: store problems ${state.problems}, errors ${state.errors.join('; ')}`);
+      failures.push(
+        `${when}: store problems ${state.problems} (${(state.problemMessages ?? []).join(' | ')}), errors ${state.errors.join('; ')}`,
+      );
     }
     for (const [key, text] of Object.entries(state.drafts)) {
       if (!/^d:\d+:x*$/.test(text)) {

@@ -19,6 +19,7 @@ import type { FaultKind, FaultPlan, PlanFn } from '../../../support/fault-proxy'
 import { createRng } from '../../../support/rng';
 import type { Rng } from '../../../support/rng';
 import { sandboxInspector } from '../sandbox-inspect';
+import { documentAround } from '../../../support/documents';
 
 export interface OutboxFigures {
   seed: number;
@@ -56,15 +57,10 @@ const DOC_TYPES: Array<[string, DocumentType]> = [
 /** A file of random bytes behind a real PDF / PNG / JPEG signature (the app sniffs types). */
 function randomDocument(rng: Rng, maxBytes: number): { bytes: Buffer; ext: string } {
   const kind = rng.pick(['pdf', 'png', 'jpg'] as const);
-  const head =
-    kind === 'pdf'
-      ? Buffer.from('%PDF-1.7\n')
-      : kind === 'png'
-        ? Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-        : Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
-  const body = Buffer.alloc(rng.int(1, maxBytes));
+  const body = Buffer.alloc(Math.max(1, rng.int(1, maxBytes) - 120));
   for (let i = 0; i < body.length; i++) body[i] = Math.floor(rng.next() * 256);
-  return { bytes: Buffer.concat([head, body]), ext: kind };
+  // Well-formed around random content: main checks each type by its structure.
+  return { bytes: documentAround(kind, body), ext: kind };
 }
 
 interface Planned {

@@ -31,6 +31,10 @@ function KeychainStatus({ vault }: { vault: SettingsView['vault'] }) {
         <span className="dot dot--ok" aria-hidden="true" /> Drafts, queued answers and the RFI cache are
         encrypted on disk with a key kept in the {vault.keychainName} keychain.
       </p>
+    ) : vault.dataAtRest === 'waiting' ? (
+      <div className="notice notice--warn" role="alert" data-testid="data-at-rest" data-mode="waiting">
+        <strong>Waiting for the keychain.</strong> {vault.problem}
+      </div>
     ) : (
       <div className="notice notice--warn" role="alert" data-testid="data-at-rest" data-mode="unencrypted">
         <strong>Data is not encrypted on disk.</strong> Drafts, queued answers and the RFI cache are stored
@@ -38,7 +42,7 @@ function KeychainStatus({ vault }: { vault: SettingsView['vault'] }) {
         next save once the keychain is available.
       </div>
     );
-  if (vault.available) {
+  if (vault.available || vault.dataAtRest === 'waiting') {
     return (
       <>
         <p className="settings__keychain" data-testid="keychain-status" data-backend={vault.backend}>
