@@ -38,7 +38,8 @@ test('export a case file from the RFI screen: PDF and ZIP match what the bank ho
   await q2.getByTestId('answer-submit').click();
   await expect(q2.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 15_000 });
 
-  const target = path.join(harness.dataDir, '..', 'case-file.pdf');
+  // A name of this run's own: an existing case file is replaced only after main's native question.
+  const target = path.join(harness.dataDir, '..', `case-file-${Date.now()}.pdf`);
   harness.platform.nextSaveAnswers.push(target);
   await app.getByRole('button', { name: 'Export case file…' }).click();
   await expect(app.getByRole('status').filter({ hasText: `Case file saved to ${target}` })).toBeVisible({

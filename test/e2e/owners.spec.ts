@@ -127,7 +127,7 @@ test('with Alder the default, Birch’s RFI is answered, exported, its transfer 
   await expect(app.getByTestId('rfi-visible-count')).toContainText(`${total} of ${total}`, {
     timeout: 10_000,
   });
-  const target = path.join(harness.dataDir, '..', 'both-entities.pdf');
+  const target = path.join(harness.dataDir, '..', `both-entities-${Date.now()}.pdf`);
   harness.platform.nextSaveAnswers.push(target);
   proxy.seen.length = 0;
   await app.getByRole('button', { name: /^Case file of/ }).click();
@@ -152,7 +152,7 @@ test('with Alder the default, Birch’s RFI is answered, exported, its transfer 
   await app.getByLabel(/^Amount to return/).fill('10');
   await chooseOption(app, app, 'Reason code', /^AC03 — /);
   await app.getByRole('button', { name: 'Create return intent' }).click();
-  await expect(app.getByTestId('return-status')).toHaveText('intent created', { timeout: 15_000 });
+  await expect(app.getByTestId('return-status')).toHaveText(/intent created/i, { timeout: 15_000 });
   const tx = await fetch(`${sandbox.url}/v1/transactions/${transfer.transaction_id}`, {
     headers: { authorization: `Bearer ${tokenB}` },
   });
