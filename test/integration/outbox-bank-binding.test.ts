@@ -162,7 +162,11 @@ describe('queued answers are bound to their bank', () => {
 
     // A reachable again, the other profile still active: delivered once, to A, with A's token.
     proxy.rules.length = 0;
-    await until('the answer sent to A', () => t.services.rfiAnswers.outbox.get(queued.id)?.state === 'sent', 30_000);
+    await until(
+      'the answer sent to A',
+      () => t.services.rfiAnswers.outbox.get(queued.id)?.state === 'sent',
+      30_000,
+    );
     expect(t.services.session.profile.id).toBe(evil);
     const atBank = (await (
       await fetch(`${sandbox.url}/v1/rfis/${rfi.id}`, {

@@ -133,7 +133,14 @@ export function createOperations(deps: OperationsDeps): Operations {
       await ledger
         .settle(operationId, { error: toDeskError(err) })
         .catch((e: unknown) => log.error('ledger: settle failed', { error: e }));
-      await record({ operation, idempotencyKey: begun.key, target, facts: facts ?? null, ...owner, ...outcomeOf(err) });
+      await record({
+        operation,
+        idempotencyKey: begun.key,
+        target,
+        facts: facts ?? null,
+        ...owner,
+        ...outcomeOf(err),
+      });
       throw err;
     }
   };

@@ -511,7 +511,9 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
       const s = await store();
       // Every profile's returns, each re-read once through its own profile (the newest entry
       // per transaction gets the status).
-      const keys = [...new Map(s.get().entries.map((e) => [`${e.environmentId}|${e.transactionId}`, e])).values()];
+      const keys = [
+        ...new Map(s.get().entries.map((e) => [`${e.environmentId}|${e.transactionId}`, e])).values(),
+      ];
       const queue = keys.slice(-50);
       const worker = async (): Promise<void> => {
         for (let next = queue.shift(); next !== undefined; next = queue.shift()) {

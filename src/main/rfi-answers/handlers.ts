@@ -27,7 +27,10 @@ type RfiAnswerChannels =
 export function rfiAnswersHandlers(deps: RfiAnswersHandlerDeps): Pick<Handlers, RfiAnswerChannels> {
   const a = () => deps.answers;
   /** The draft or answer with its owner's scope in place of the profile the page named. */
-  const owned = async <T extends { rfiId: string; profileId?: string | undefined }>({ profileId, ...rest }: T) => {
+  const owned = async <T extends { rfiId: string; profileId?: string | undefined }>({
+    profileId,
+    ...rest
+  }: T) => {
     const owner = await deps.ownerScope(rest.rfiId, profileId);
     return { ...rest, ...(owner ? { owner } : {}) };
   };
