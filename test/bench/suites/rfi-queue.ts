@@ -175,7 +175,7 @@ const suite: BenchSuite = {
           row(
             `status filter change → list updated (median; ${where})`,
             at.status,
-            'same, a choice in the Status filter's list, the list closing included',
+            'same, a choice in the Status filter’s list, the list closing included',
           ),
           row(
             `sort change → list updated (median; ${where})`,
