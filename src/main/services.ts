@@ -599,9 +599,9 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
       try {
         return (await desk.owner(rfiId, profileId)).session.scope();
       } catch (err) {
-        // An RFI no profile has read yet: the default profile's, as before the desk.
-        if (profileId === undefined && err instanceof DeskFailure && err.kind === 'not_found')
-          return undefined;
+        // Not named by the page and not found (or the caches cannot tell now): the default
+        // profile's scope, as before the desk; a named profile must hold the RFI.
+        if (profileId === undefined) return undefined;
         throw err;
       }
     },

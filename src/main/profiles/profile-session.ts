@@ -200,8 +200,11 @@ export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
     get environment() {
       return environment();
     },
+    // Who the token is, as the bank last said: still known while the bank is unreachable (being
+    // offline changes no role), forgotten when the token is refused, removed or changed.
     get credential() {
-      return state.last?.connection === 'connected' ? state.last.credential : null;
+      const c = state.last?.connection;
+      return c === 'connected' || c === 'offline' ? (state.last?.credential ?? null) : null;
     },
     get lastStatus() {
       return state.last;
