@@ -46,7 +46,8 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
 
   // Click 1: the related transfer.
   const link = app.getByTestId('rfi-related-name');
-  await expect(link).toHaveAttribute('href', `#/returns/${txId}`);
+  // The transfer is opened through the profile that owns the RFI.
+  await expect(link).toHaveAttribute('href', `#/returns/${txId}?profile=sandbox`);
   await link.click();
   await expect(app.getByTestId('transfer-id')).toHaveText(txId);
   await expect(app.getByTestId('transfer-debtor')).toContainText('Harbour Freight Ltd');
@@ -88,7 +89,7 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
   await expect(app).toHaveURL(new RegExp(`#/rfis/${rfiId}$`));
   await expect(app.getByTestId('rfi-status')).toHaveText('Action required');
   await app.keyboard.press('Alt+ArrowRight');
-  await expect(app).toHaveURL(new RegExp(`#/returns/${txId}$`));
+  await expect(app).toHaveURL(new RegExp(`#/returns/${txId}\\?profile=sandbox$`));
   await expect(app.getByTestId('transfer-id')).toHaveText(txId);
 
   // The mouse's back button does the same.
