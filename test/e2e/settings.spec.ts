@@ -135,6 +135,7 @@ test.describe('settings', () => {
 
     await app.getByTestId('profile-sandbox').getByRole('button', { name: 'Use this environment' }).click();
     await expect(app.getByTestId('connection-state')).toHaveText('Connected');
+    harness.platform.nextConfirmAnswers.push(true); // main's native dialog: remove it
     await card.getByRole('button', { name: 'Remove Plain bank' }).click();
     await expect(card).toHaveCount(0);
     // Switching asked nothing more: the address was approved once.
