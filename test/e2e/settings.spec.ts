@@ -64,6 +64,8 @@ test.describe('settings', () => {
     harness,
   }) => {
     const goodToken = harness.services.sandbox!.fixtures.legal_entities[0]!.tokens.admin;
+    // Replacing a stored token (the refused one by the good one) is confirmed in main's dialog.
+    harness.platform.nextConfirmAnswers.push(true, true);
     await app.goto(`${harness.url}#/settings`);
     const card = app.getByTestId('profile-sandbox');
     await card.getByRole('button', { name: 'Sign out' }).click();
