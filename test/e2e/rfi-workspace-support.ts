@@ -193,8 +193,12 @@ export function customerResponses(
 export async function writePdf(file: string, size: number): Promise<void> {
   const head =
     '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n%';
-  const pad = Math.max(0, size - head.length - 100);
   // The cross-reference table and the trailer pointing at it (main checks the PDF by its structure).
-  const tail = `\nxref\n0 1\n0000000000 65535 f \ntrailer<</Root 1 0 R>>\nstartxref\n${head.length + pad + 1}\n%%EOF\n`;
+  // The file is exactly `size` bytes: the tail's length depends on the offset it names, so settle it twice.
+  const trailer = (pad: number): string =>
+    `\nxref\n0 1\n0000000000 65535 f \ntrailer<</Root 1 0 R>>\nstartxref\n${head.length + pad + 1}\n%%EOF\n`;
+  let pad = Math.max(0, size - head.length - trailer(size).length);
+  pad = Math.max(0, size - head.length - trailer(pad).length);
+  const tail = trailer(pad);
   await writeFile(file, Buffer.concat([Buffer.from(head), Buffer.alloc(pad, 0x41), Buffer.from(tail)]));
 }

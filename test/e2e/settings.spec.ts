@@ -140,8 +140,12 @@ test.describe('settings', () => {
     harness.platform.nextConfirmAnswers.push(true); // main's native dialog: remove it
     await card.getByRole('button', { name: 'Remove Plain bank' }).click();
     await expect(card).toHaveCount(0);
-    // Switching asked nothing more: the address was approved once.
-    expect(harness.platform.confirmations).toHaveLength(2);
+    // Switching asked nothing more: the address was approved once, and the removal was confirmed natively.
+    expect(harness.platform.confirmations).toHaveLength(3);
+    expect(harness.platform.confirmations[2]).toMatchObject({
+      kind: 'profile-remove',
+      destination: 'http://127.0.0.1:9',
+    });
   });
 
   test('polling interval and notification preferences are kept', async ({ app, harness }) => {
