@@ -33,6 +33,38 @@ export default tseslint.config(
     },
   },
   {
+    // No module written as one long closure: a function fits on a few screens, a file on a few more.
+    // The list below only shrinks: each entry is a module still being split, and leaves it when it meets the limits.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: [
+      'src/main/bank/client.ts',
+      'src/main/case-files/service.ts',
+      'src/main/crypto/service.ts',
+      'src/main/desk/desk.ts',
+      'src/main/desk/reminders.ts',
+      'src/main/locker/service.ts',
+      'src/main/returns/service.ts',
+      'src/main/rfi-answers/files.ts',
+      'src/main/rfi-answers/index.ts',
+      'src/main/rfi-answers/outbox.ts',
+      'src/main/rfis/repository.ts',
+      'src/main/rfis/service.ts',
+      'src/main/rfis/webhook-receiver.ts',
+      'src/main/rfis/webhooks.ts',
+      'src/main/services.ts',
+      'src/renderer/src/features/crypto/OrderForm.tsx',
+      'src/renderer/src/features/crypto/QuoteView.tsx',
+      'src/renderer/src/features/returns/TransferScreen.tsx',
+      'src/renderer/src/features/rfis/DetailScreen.tsx',
+      'src/renderer/src/features/rfis/QueueScreen.tsx',
+      'src/sandbox/seed.ts',
+    ],
+    rules: {
+      'max-lines-per-function': ['error', { max: 200, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 600, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
     // Process boundaries: only the Electron shell and the preload may reach Electron; the
     // renderer reaches main only through window.desk.
     files: ['src/shared/**/*.ts', 'src/sandbox/**/*.ts', 'src/renderer/**/*.{ts,tsx}', 'src/main/**/*.ts'],
