@@ -8,4 +8,14 @@ if [ -n "${TREASURY_DESK_KEYRING_WRAPPED:-}" ] || ! command -v dbus-run-session 
   exec "$@"
 fi
 export TREASURY_DESK_KEYRING_WRAPPED=1
-exec dbus-run-session -- sh -c 'echo -n treasury-desk-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$@"' sh "$@"
+# The daemon keeps its keyring files and control socket in a folder of its own, so runs side by side
+# (several suites, or a second checkout on the same machine) never share or replace one daemon.
+exec dbus-run-session -- sh -c '
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/td-keyring.XXXXXX")
+  mkdir -p "$dir/data" "$dir/run" && chmod 700 "$dir/run"
+  echo -n treasury-desk-test | XDG_DATA_HOME="$dir/data" XDG_RUNTIME_DIR="$dir/run" \
+    gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+  status=0
+  "$@" || status=$?
+  rm -rf "$dir"
+  exit $status' sh "$@"
