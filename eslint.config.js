@@ -47,7 +47,6 @@ export default tseslint.config(
       'src/main/rfi-answers/files.ts',
       'src/main/rfi-answers/index.ts',
       'src/main/rfi-answers/outbox.ts',
-      'src/main/rfis/repository.ts',
       'src/main/rfis/service.ts',
       'src/main/rfis/webhook-receiver.ts',
       'src/main/rfis/webhooks.ts',
