@@ -47,7 +47,6 @@ export default tseslint.config(
       'src/main/rfi-answers/files.ts',
       'src/main/rfi-answers/index.ts',
       'src/main/rfi-answers/outbox.ts',
-      'src/main/rfis/service.ts',
       'src/main/services.ts',
       'src/renderer/src/features/crypto/OrderForm.tsx',
       'src/renderer/src/features/crypto/QuoteView.tsx',
