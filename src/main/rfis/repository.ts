@@ -1,7 +1,7 @@
 /**
  * The on-disk RFI cache of one scope (environment + legal entity).
  *
- * Layout (dataDir/rfis/<scope>/):
+ * Layout (dataDir/rfis/<scope>/, the files and their formats in `cache-files.ts`):
  *   shard-00.json … shard-3f.json   the RFIs, split by a hash of the id into 64 files
  *   seen.json                        {rfiId: updated_at last seen by the analyst}
  *   meta.json                        sync cursor and flags
@@ -20,59 +20,19 @@
  * `npm run bench rfi-sync` reports the sync and open times.
  */
 
-import { mkdir, readdir } from 'node:fs/promises';
-import path from 'node:path';
-import { z } from 'zod';
-import { Rfi } from '../../shared/api/rfis';
+import { mkdir } from 'node:fs/promises';
 import type { Rfi as RfiWire } from '../../shared/api/rfis';
 import { countSummaries, deadlineBand, isUnread, queryRfis, summarizeRfi } from '../../shared/rfi-view';
 import type { RfiCounts, RfiFilter, RfiSort, RfiSummary } from '../../shared/rfi-view';
 import type { AtRestCodec } from '../infra/at-rest';
 import { createSerialQueue } from '../infra/durable-file';
-import { stateFile } from '../infra/json-store';
-import type { StateFile, StateFileFormat, StateFileOptions, StateFileProblem } from '../infra/json-store';
+import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
+import { cacheFiles, SHARD_COUNT, shardName, shardOf } from './cache-files';
+import type { RepositoryMeta } from './cache-files';
 
-export const SHARD_COUNT = 64;
-const WRITE_CONCURRENCY = 8;
-const FORMAT = 1;
-
-export const repositoryMetaSchema = z.object({
-  version: z.literal(FORMAT),
-  /** Highest updated_at seen from the bank (server time), the incremental cursor. */
-  cursor: z.string().nullable(),
-  lastSyncedAt: z.string().nullable(),
-  lastFullSyncAt: z.string().nullable(),
-  updatedSinceSupported: z.boolean().nullable(),
-  /** A first complete sync happened: later differences are news (notifications). */
-  baseline: z.boolean(),
-});
-export type RepositoryMeta = z.infer<typeof repositoryMetaSchema>;
-
-const shardFileSchema = z.object({ version: z.literal(FORMAT), rfis: z.array(z.unknown()) });
-const seenFileSchema = z.object({ version: z.literal(FORMAT), seen: z.record(z.string(), z.string()) });
-
-const cacheFile = <T>(schema: z.ZodType<T>): StateFileFormat<T> => ({
-  label: 'An RFI cache file',
-  consequence: 'The next sync refills it from the bank.',
-  version: FORMAT,
-  schema,
-});
-const metaFormat = cacheFile(repositoryMetaSchema);
-const shardFormat = cacheFile(shardFileSchema);
-const seenFormat = cacheFile(seenFileSchema);
-
-export function shardOf(id: string): number {
-  // FNV-1a, 32 bit
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % SHARD_COUNT;
-}
-
-const shardName = (n: number) => `shard-${n.toString(16).padStart(2, '0')}.json`;
+export { repositoryMetaSchema, SHARD_COUNT, shardOf } from './cache-files';
+export type { RepositoryMeta } from './cache-files';
 
 /** What one upsert did to an RFI. */
 export interface RfiDiff {
@@ -149,79 +109,30 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   const { dir, log } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const problems: RepositoryProblem[] = [];
-  const byId = new Map<string, RfiWire>();
-  const summaries = new Map<string, RfiSummary>();
-  let seen: Record<string, string> = Object.create(null) as Record<string, string>;
-  let meta: RepositoryMeta = {
-    version: FORMAT,
-    cursor: null,
-    lastSyncedAt: null,
-    lastFullSyncAt: null,
-    updatedSinceSupported: null,
-    baseline: false,
-  };
-  const dirty = new Set<number>();
-  let metaDirty = false;
-  /** lastSyncedAt as last written to meta.json. */
-  let persistedSyncAt: string | null = null;
-  const queue = createSerialQueue();
-
-  const fileOptions: StateFileOptions = {
+  const files = cacheFiles(dir, log, {
     log,
     ...(options.codec ? { codec: options.codec } : {}),
     report: (p) => problems.push(p),
-  };
-  const metaFile = stateFile(metaFormat, fileOptions);
-  const shardFile = stateFile(shardFormat, fileOptions);
-  const seenFile = stateFile(seenFormat, fileOptions);
+  });
+  const loaded = await files.load();
+  const { byId, seen } = loaded;
+  const summaries = new Map<string, RfiSummary>();
+  let meta = loaded.meta;
+  const dirty = new Set<number>();
+  let metaDirty = false;
+  /** lastSyncedAt as last written to meta.json. */
+  let persistedSyncAt: string | null = meta.lastSyncedAt;
+  const queue = createSerialQueue();
 
-  /** Files to write again (plain while a data key is there, or an older format): at the next flush. */
-  const plainFiles = new Set<string>();
-  const readJson = async <T>(file: string, store: StateFile<T>): Promise<T | null> => {
-    const loaded = await store.read(file);
-    if (loaded?.stale) plainFiles.add(path.basename(file));
-    return loaded?.value ?? null;
-  };
-
-  // ---- load ----
-  const m = await readJson(path.join(dir, 'meta.json'), metaFile);
-  if (m) meta = m;
-  persistedSyncAt = meta.lastSyncedAt;
-  const s = await readJson(path.join(dir, 'seen.json'), seenFile);
-  if (s) seen = Object.assign(Object.create(null) as Record<string, string>, s.seen);
-  let lostShard = false;
-  const files = new Set(await readdir(dir));
-  for (let n = 0; n < SHARD_COUNT; n++) {
-    const name = shardName(n);
-    if (!files.has(name)) continue;
-    const shard = await readJson(path.join(dir, name), shardFile);
-    if (!shard) {
-      lostShard = true;
-      continue;
-    }
-    let bad = 0;
-    for (const raw of shard.rfis) {
-      const r = Rfi.safeParse(raw);
-      if (r.success) byId.set(r.data.id, r.data);
-      else bad++;
-    }
-    if (bad > 0) {
-      log.warn('rfis: cache entries skipped (not RFIs); the next full sync refills them', {
-        file: name,
-        bad,
-      });
-      lostShard = true;
-    }
-  }
-  if (lostShard) {
+  if (loaded.lostShard) {
     // Part of the cache is gone: the incremental cursor no longer covers it.
     meta = { ...meta, cursor: null, lastFullSyncAt: null };
     metaDirty = true;
   }
   // Plain files (from before encryption, or a run without a data key) are rewritten sealed.
-  for (let n = 0; n < SHARD_COUNT; n++) if (plainFiles.has(shardName(n))) dirty.add(n);
-  if (plainFiles.has('meta.json')) metaDirty = true;
-  let seenPlain = plainFiles.has('seen.json');
+  for (let n = 0; n < SHARD_COUNT; n++) if (loaded.stale.has(shardName(n))) dirty.add(n);
+  if (loaded.stale.has('meta.json')) metaDirty = true;
+  let seenPlain = loaded.stale.has('seen.json');
 
   const summaryOf = (id: string, nowMs: number): RfiSummary | undefined => {
     const rfi = byId.get(id);
@@ -247,7 +158,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
     return out;
   };
 
-  const writeSeen = () => seenFile.write(path.join(dir, 'seen.json'), { version: FORMAT, seen });
+  const writeSeen = () => files.writeSeen(seen);
 
   const repo: RfiRepository = {
     dir,
@@ -333,17 +244,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
           const groups = new Map<number, RfiWire[]>(shards.map((n) => [n, []]));
           for (const [id, rfi] of byId) groups.get(shardOf(id))?.push(rfi);
           try {
-            // Different files: a few at a time, so their fsyncs overlap. Each stays atomic.
-            const work = [...groups];
-            const writer = async (): Promise<void> => {
-              for (let next = work.shift(); next; next = work.shift()) {
-                const [n, list] = next;
-                await shardFile.write(path.join(dir, shardName(n)), { version: FORMAT, rfis: list });
-              }
-            };
-            const results = await Promise.allSettled(Array.from({ length: WRITE_CONCURRENCY }, writer));
-            const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-            if (failed) throw failed.reason;
+            await files.writeShards(groups);
           } catch (err) {
             for (const n of shards) dirty.add(n);
             metaDirty ||= wantMeta;
@@ -352,7 +253,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
         }
         if (wantMeta || shards.length > 0) {
           const written = meta;
-          await metaFile.write(path.join(dir, 'meta.json'), written);
+          await files.writeMeta(written);
           persistedSyncAt = written.lastSyncedAt;
         }
         if (seenPlain) {

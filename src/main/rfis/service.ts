@@ -2,16 +2,15 @@
  * The RFI "data in" service: the cache of the active scope (environment + legal entity), syncs,
  * the change detector and its native notifications, unread markers and the app badge. The
  * watcher (polling) and the webhook receiver both end in `sync()` / `refresh()`.
+ *
+ * Its parts: the cache of the current scope (`scope-cache.ts`), the sync runs (`sync-runner.ts`),
+ * what is told after a change (`change-events.ts`) and the poller (`watcher.ts`); here, their
+ * wiring and the service's calls.
  */
 
-import { createHash } from 'node:crypto';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { AtRestCodec } from '../infra/at-rest';
-import { EMBEDDED_SANDBOX_ORIGIN, scopeOrigin } from '../bank/scope';
 import type { Rfi } from '../../shared/api/rfis';
 import type {
-  RfiChangedView,
   RfiCountsView,
   RfiDetailView,
   RfiSummaryView,
@@ -23,22 +22,23 @@ import { countSummaries } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
-import { fileExists } from '../infra/durable-file';
-import { stateFile } from '../infra/json-store';
 import type { StateFileProblem } from '../infra/json-store';
-import { scopesFormat } from './scopes-file';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { SessionManager } from '../session/session';
 import type { SettingsStore } from '../session/settings';
-import { ChangeDetector, newsOf, SUMMARY_THRESHOLD } from './notifier';
-import { openRfiRepository } from './repository';
+import { createChangeEvents } from './change-events';
+import type { ChangeSource } from './change-events';
 import type { RfiDiff, RfiRepository } from './repository';
-import { syncRepository } from './sync';
-import type { SyncOutcome } from './sync';
+import { openScopeCache } from './scope-cache';
+import { createSyncRunner } from './sync-runner';
+import type { SyncStatePatch } from './sync-runner';
 import { createPoller } from './watcher';
 import type { Poller, PollerOptions } from './watcher';
+
+export { removeProfileCache } from './scope-cache';
+export type { ChangeSource } from './change-events';
 
 export interface RfiServiceOptions {
   /** Polling: interval override (tests) and floor; default from settings, floor 5 s. */
@@ -74,8 +74,6 @@ export interface RfiServiceDeps {
 /** What the service needs of a session: the active one, or a watched profile's own. */
 export type RfiSession = Pick<SessionManager, 'environment' | 'credential' | 'lastStatus' | 'check'>;
 
-export type ChangeSource = RfiChangedView['source'];
-
 export interface ListResult {
   items: RfiSummaryView[];
   total: number;
@@ -104,309 +102,39 @@ export interface RfiService {
   dispose(): Promise<void>;
 }
 
-const ID_CAP = 1000;
-
-function safeSegment(s: string): string {
-  const clean = s.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
-  return `${clean}-${createHash('sha256').update(s).digest('hex').slice(0, 8)}`;
-}
-
-/** Deletes a profile's RFI caches (every legal entity it held), once the profile is removed. */
-export async function removeProfileCache(dataDir: string, profileId: string, origin: string): Promise<void> {
-  const root = path.join(dataDir, 'rfis');
-  for (const segment of new Set([safeSegment(profileId), safeSegment(`${profileId}@${origin}`)])) {
-    // A last cache write may still be landing: rm retries a folder that filled up meanwhile.
-    await rm(path.join(root, segment), { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
-  }
-}
-
-export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService> {
-  const { bank, clock, session, settings, events, platform, log } = deps;
-  const root = path.join(deps.dataDir, 'rfis');
-  const scopesFile = path.join(root, 'scopes.json');
-  const detector = new ChangeDetector();
-  const appliedListeners = new Set<(diffs: RfiDiff[], source: ChangeSource) => void>();
-
-  const scopesStore = stateFile(scopesFormat, {
-    log,
-    ...(deps.codec ? { codec: deps.codec } : {}),
-    ...(deps.report ? { report: deps.report } : {}),
-  });
-  let lastScopes: Record<string, string> = (await scopesStore.read(scopesFile))?.value.scopes ?? {};
-
-  let repo: RfiRepository | null = null;
-  let repoScope: string | null = null;
-  let opening: Promise<RfiRepository | null> | null = null;
-  let disposed = false;
-
-  let state: Omit<RfiSyncStateView, 'polling' | 'pollIntervalSeconds'> = {
-    state: 'idle',
-    lastSyncedAt: null,
-    lastError: null,
-    lastMode: null,
-    updatedSinceSupported: null,
-  };
-
-  const now = () => clock.now();
-
-  const syncState = (): RfiSyncStateView => ({
-    ...state,
-    polling: poller.state(),
-    pollIntervalSeconds: Math.round(poller.intervalMs() / 1000),
-  });
-
-  const publishState = (patch: Partial<typeof state>): void => {
-    state = { ...state, ...patch };
-    events.emit('rfis.syncState', syncState());
-  };
-
-  const emptyCounts = (): RfiCountsView => countSummaries([]);
-
-  /**
-   * The scope of the active environment: the legal entity of the credential; while it is not known
-   * (offline at start, or a bank without GET /v1/webhook/url, which then never tells) the last one
-   * seen in this environment, else one default scope per environment (a full sync reconciles it).
-   */
-  const UNKNOWN_ENTITY = '_unknown';
-  const scopeOf = (): { env: string; le: string; origin: string } => {
-    const env = session.environment.id;
-    const le = session.credential?.legalEntityId ?? lastScopes[env] ?? UNKNOWN_ENTITY;
-    return { env, le, origin: scopeOrigin(session.environment) };
-  };
-
-  const currentRepo = async (): Promise<RfiRepository | null> => {
-    if (disposed) return null;
-    const scope = scopeOf();
-    const key = `${scope.env}\u0000${scope.origin}\u0000${scope.le}`;
-    if (repo && repoScope === key) return repo;
-    if (opening) {
-      await opening.catch(() => null);
-      return currentRepo();
-    }
-    opening = (async () => {
-      // The folder names the bank too: a profile pointed at another origin never reads this cache.
-      const envSegment =
-        scope.origin === EMBEDDED_SANDBOX_ORIGIN
-          ? safeSegment(scope.env)
-          : safeSegment(`${scope.env}@${scope.origin}`);
-      const dir = path.join(root, envSegment, safeSegment(scope.le));
-      if (scope.origin !== EMBEDDED_SANDBOX_ORIGIN) {
-        // A cache from before the folder named the origin belongs to the profile's origin of now:
-        // adopted (its plain files are rewritten sealed at the next flush), not left behind.
-        const legacy = path.join(root, safeSegment(scope.env), safeSegment(scope.le));
-        if (!(await fileExists(dir)) && (await fileExists(legacy))) {
-          await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
-          await rename(legacy, dir).catch((err: unknown) =>
-            log.warn('rfis: cache from before origin scoping not adopted', { error: err }),
-          );
-        }
-      }
-      const r = await openRfiRepository({ dir, log, ...(deps.codec ? { codec: deps.codec } : {}) });
-      for (const p of r.problems) deps.report?.(p);
-      repo = r;
-      repoScope = key;
-      const m = r.meta();
-      state = {
-        ...state,
-        lastSyncedAt: m.lastSyncedAt,
-        updatedSinceSupported: m.updatedSinceSupported,
-        lastError: null,
-      };
-      if (scope.le !== UNKNOWN_ENTITY && lastScopes[scope.env] !== scope.le) {
-        lastScopes = { ...lastScopes, [scope.env]: scope.le };
-        await scopesStore
-          .write(scopesFile, { version: 1, scopes: lastScopes })
-          .catch((err: unknown) => log.warn('rfis: last scope not saved', { error: err }));
-      }
-      emitChanged('load', [], [], []);
-      return r;
-    })();
-    try {
-      return await opening;
-    } finally {
-      opening = null;
-    }
-  };
-
-  const countsOf = (r: RfiRepository | null): RfiCountsView => (r ? r.counts(now()) : emptyCounts());
-
-  let lastBadge = -1;
-  const updateBadge = (counts: RfiCountsView): void => {
-    if (counts.awaitingAction === lastBadge) return;
-    lastBadge = counts.awaitingAction;
-    try {
-      if (deps.badge) deps.badge(counts.awaitingAction);
-      else platform.setBadgeCount(counts.awaitingAction);
-    } catch (err) {
-      log.warn('rfis: badge not set', { error: err });
-    }
-  };
-
-  const cap = (ids: string[]): { list: string[]; over: boolean } =>
-    ids.length > ID_CAP ? { list: ids.slice(0, ID_CAP), over: true } : { list: ids, over: false };
-
-  function emitChanged(source: ChangeSource, diffs: RfiDiff[], removed: string[], seen: string[]): void {
-    const counts = countsOf(repo);
-    updateBadge(counts);
-    const created = cap(diffs.filter((d) => !d.before).map((d) => d.id));
-    const updated = cap(diffs.map((d) => d.id));
-    const statusChanged = cap(
-      diffs.filter((d) => d.before && d.before.status !== d.after.status).map((d) => d.id),
-    );
-    const rem = cap(removed);
-    events.emit('rfis.changed', {
-      source,
-      created: created.list,
-      updated: updated.list,
-      statusChanged: statusChanged.list,
-      removed: rem.list,
-      seen,
-      truncated: created.over || updated.over || statusChanged.over || rem.over,
-      counts,
-    });
-  }
-
-  const notify = async (r: RfiRepository, diffs: RfiDiff[]): Promise<void> => {
-    if (!r.meta().baseline) return;
-    const prefs = settings.get().notifications;
-    // A few RFIs with news are named (one read each); many become one summary without names.
-    const withNews = diffs.filter((d) => newsOf(d).length > 0).map((d) => d.after);
-    const names =
-      deps.relatedNames && withNews.length > 0 && withNews.length <= SUMMARY_THRESHOLD
-        ? await deps.relatedNames(withNews).catch((err: unknown) => {
-            log.info('rfis: related objects not named', { error: err });
-            return new Map<string, string>();
-          })
-        : new Map<string, string>();
-    if (disposed) return;
-    for (const plan of detector.plan(diffs, { newRfi: prefs.newRfi, rfiStatus: prefs.rfiStatus }, names)) {
-      const rfiId = plan.rfiId;
-      const entity = deps.entityName?.() ?? null;
-      if (rfiId) deps.onSeen?.({ rfiId, kind: 'notification', detail: `${plan.title}: ${plan.body}` });
-      try {
-        platform.notify({
-          title: entity ? `${plan.title} — ${entity}` : plan.title,
-          body: plan.body,
-          onClick: () => events.emit('rfis.openRequested', { rfiId: rfiId ?? '' }),
-        });
-      } catch (err) {
-        log.warn('rfis: notification not shown', { error: err });
-      }
-    }
-  };
-
-  /** After an upsert: notifications (once), badge, the push event and listeners. */
-  const applied = (r: RfiRepository, source: ChangeSource, diffs: RfiDiff[], removed: string[]): void => {
-    if (r !== repo) return; // the scope changed meanwhile
-    void notify(r, diffs).catch((err: unknown) => log.warn('rfis: notifications failed', { error: err }));
-    if (diffs.length > 0 || removed.length > 0) emitChanged(source, diffs, removed, []);
-    else updateBadge(countsOf(r));
-    for (const l of [...appliedListeners]) {
-      try {
-        l(diffs, source);
-      } catch (err) {
-        log.warn('rfis: applied listener failed', { error: err });
-      }
-    }
-  };
-
-  let running: Promise<SyncOutcome | null> | null = null;
-  let runningFull = false;
-
-  const runSync = async (source: ChangeSource, full: boolean): Promise<SyncOutcome | null> => {
-    if (running && (runningFull || !full)) return running;
-    if (running) await running.catch(() => null);
-    runningFull = full;
-    const mine: Promise<SyncOutcome | null> = (async () => {
-      if (session.lastStatus?.connection !== 'connected') await session.check().catch(() => undefined);
-      const r = await currentRepo();
-      if (!r) return null;
-      const conn = session.lastStatus?.connection;
-      if (conn && conn !== 'connected') {
-        publishState({
-          state: conn === 'offline' ? 'offline' : 'error',
-          lastError: session.lastStatus?.problem ?? 'Not connected to the bank.',
-        });
-        return null;
-      }
-      publishState({ state: 'syncing' });
-      try {
-        const outcome = await syncRepository(bank, r, { full, nowMs: now() });
-        if (!r.meta().baseline) {
-          // The first complete picture is the baseline: it is not news.
-          r.setMeta({ baseline: true });
-          await r.flush();
-          if (r === repo) {
-            if (outcome.diffs.length > 0 || outcome.removed.length > 0) {
-              emitChanged(source, outcome.diffs, outcome.removed, []);
-            }
-            for (const l of [...appliedListeners]) l(outcome.diffs, source);
-          }
-        } else {
-          applied(r, source, outcome.diffs, outcome.removed);
-        }
-        const m = r.meta();
-        if (outcome.unreadable > 0) {
-          log.warn('rfis: records of the bank’s answer are not readable RFIs; skipped', {
-            count: outcome.unreadable,
-          });
-        }
-        publishState({
-          state: 'idle',
-          lastError:
-            outcome.unreadable > 0
-              ? `${outcome.unreadable} RFI${outcome.unreadable === 1 ? '' : 's'} from the bank could not be read and ${outcome.unreadable === 1 ? 'is' : 'are'} not shown (or shown as last read).`
-              : null,
-          lastSyncedAt: m.lastSyncedAt,
-          lastMode: outcome.mode,
-          updatedSinceSupported: m.updatedSinceSupported,
-        });
-        return outcome;
-      } catch (err) {
-        const e = err instanceof DeskFailure ? err : null;
-        if (!e) log.error('rfis: sync failed', { error: err });
-        publishState({
-          state: e?.kind === 'offline' ? 'offline' : 'error',
-          lastError: e ? e.message : 'The RFIs could not be synced (see the log).',
-        });
-        throw err;
-      }
-    })();
-    running = mine;
-    try {
-      return await mine;
-    } finally {
-      if (running === mine) {
-        running = null;
-        runningFull = false;
-      }
-    }
-  };
-
-  const pollingInterval = (): number => settings.get().pollingIntervalSeconds * 1000;
+/** The service's poller: the settings' interval (floor 5 s), paused and resumed with the system. */
+function pollerOf(
+  deps: RfiServiceDeps,
+  poll: () => Promise<'ok' | 'unreachable'>,
+  onState: () => void,
+): { poller: Poller; dispose(): void } {
+  const { settings, platform, log } = deps;
   const poller = createPoller({
-    intervalMs: deps.options?.poll?.intervalMs ?? pollingInterval,
+    intervalMs: deps.options?.poll?.intervalMs ?? (() => settings.get().pollingIntervalSeconds * 1000),
     floorMs: deps.options?.poll?.floorMs ?? 5000,
     jitter: deps.options?.poll?.jitter ?? 0.1,
-    poll: async () => {
-      try {
-        await runSync('poll', false);
-        return state.state === 'offline' ? 'unreachable' : 'ok';
-      } catch (err) {
-        if (err instanceof DeskFailure && err.kind === 'offline') return 'unreachable';
-        throw err;
-      }
-    },
-    onState: () => events.emit('rfis.syncState', syncState()),
+    poll,
+    onState,
     log,
   });
   const offSystem = platform.onSystemEvent((e) => poller.systemEvent(e));
   const offSettings = settings.onChange(() => poller.reschedule());
+  return {
+    poller,
+    dispose() {
+      poller.stop();
+      offSystem();
+      offSettings();
+    },
+  };
+}
 
-  // Back online / a new credential: sync at once.
+/** Back online, or a new credential: `trigger` at once. Answers the detach. */
+function onSessionBack(deps: RfiServiceDeps, trigger: () => void): () => void {
+  const { session } = deps;
   let lastConnection = session.lastStatus?.connection ?? null;
   let lastCredentialKey: string | null = null;
-  const offEvents = events.attach((m) => {
+  return deps.events.attach((m) => {
     if (m.event !== 'session.changed') return;
     const st = session.lastStatus;
     const conn = st?.connection ?? null;
@@ -415,27 +143,116 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     const newCred = credKey !== null && credKey !== lastCredentialKey;
     lastConnection = conn;
     if (credKey) lastCredentialKey = credKey;
-    if ((cameBack || newCred) && !disposed && poller.state() !== 'stopped') poller.trigger();
+    if (cameBack || newCred) trigger();
+  });
+}
+
+function detailOf(
+  r: RfiRepository,
+  rfi: Rfi,
+  nowMs: number,
+  fromCache: boolean,
+  bankUnreachable: boolean,
+): RfiDetailView {
+  const summary = r.summary(rfi.id, nowMs);
+  if (!summary) throw new DeskFailure({ kind: 'not_found', message: `No RFI ${rfi.id} in the cache.` });
+  return { rfi, summary, fromCache, bankUnreachable, lastSeenUpdatedAt: r.lastSeen(rfi.id) ?? null };
+}
+
+const emptyCounts = (): RfiCountsView => countSummaries([]);
+
+export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService> {
+  const { bank, clock, session, events, log } = deps;
+  let disposed = false;
+  let state: Omit<RfiSyncStateView, 'polling' | 'pollIntervalSeconds'> = {
+    state: 'idle',
+    lastSyncedAt: null,
+    lastError: null,
+    lastMode: null,
+    updatedSinceSupported: null,
+  };
+  const now = () => clock.now();
+  const syncState = (): RfiSyncStateView => ({
+    ...state,
+    polling: poller.state(),
+    pollIntervalSeconds: Math.round(poller.intervalMs() / 1000),
+  });
+  const publishState = (patch: SyncStatePatch): void => {
+    state = { ...state, ...patch };
+    events.emit('rfis.syncState', syncState());
+  };
+  const countsOf = (r: RfiRepository | null): RfiCountsView => (r ? r.counts(now()) : emptyCounts());
+
+  const changes = createChangeEvents({
+    ...deps,
+    counts: () => countsOf(cache.repo),
+    disposed: () => disposed,
+  });
+  const cache = await openScopeCache({
+    ...deps,
+    onOpened: (r) => {
+      const m = r.meta();
+      state = {
+        ...state,
+        lastSyncedAt: m.lastSyncedAt,
+        updatedSinceSupported: m.updatedSinceSupported,
+        lastError: null,
+      };
+    },
+    onReady: () => changes.emitChanged('load', [], [], []),
+  });
+  const currentRepo = (): Promise<RfiRepository | null> =>
+    disposed ? Promise.resolve(null) : cache.current();
+
+  /** After an upsert: notifications (once), badge, the push event and listeners. */
+  const applied = (r: RfiRepository, source: ChangeSource, diffs: RfiDiff[], removed: string[]): void => {
+    if (r !== cache.repo) return; // the scope changed meanwhile
+    void changes
+      .notify(r, diffs)
+      .catch((err: unknown) => log.warn('rfis: notifications failed', { error: err }));
+    if (diffs.length > 0 || removed.length > 0) changes.emitChanged(source, diffs, removed, []);
+    else changes.updateBadge(countsOf(r));
+    changes.tellApplied(diffs, source, true);
+  };
+
+  const runner = createSyncRunner({
+    bank,
+    session,
+    log,
+    now,
+    currentRepo,
+    isCurrent: (r) => r === cache.repo,
+    publishState,
+    changes,
+    applied,
+  });
+
+  const polling = pollerOf(
+    deps,
+    async () => {
+      try {
+        await runner.run('poll', false);
+        return state.state === 'offline' ? 'unreachable' : 'ok';
+      } catch (err) {
+        if (err instanceof DeskFailure && err.kind === 'offline') return 'unreachable';
+        throw err;
+      }
+    },
+    () => events.emit('rfis.syncState', syncState()),
+  );
+  const { poller } = polling;
+  const offSession = onSessionBack(deps, () => {
+    if (!disposed && poller.state() !== 'stopped') poller.trigger();
   });
 
   let firstSync: Promise<void> = Promise.resolve();
   if (deps.options?.autoStart !== false) {
-    firstSync = runSync('sync', false)
+    firstSync = runner
+      .run('sync', false)
       .then(() => undefined)
       .catch((err: unknown) => log.warn('rfis: first sync failed; the cache is shown', { error: err }));
     poller.start();
   }
-
-  const detail = (
-    r: RfiRepository,
-    rfi: Rfi,
-    fromCache: boolean,
-    bankUnreachable: boolean,
-  ): RfiDetailView => {
-    const summary = r.summary(rfi.id, now());
-    if (!summary) throw new DeskFailure({ kind: 'not_found', message: `No RFI ${rfi.id} in the cache.` });
-    return { rfi, summary, fromCache, bankUnreachable, lastSeenUpdatedAt: r.lastSeen(rfi.id) ?? null };
-  };
 
   const service: RfiService = {
     poller,
@@ -461,7 +278,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       if (refresh) {
         try {
           const fresh = await service.refresh(id, 'refresh');
-          if (fresh) return detail(r, r.get(id) ?? fresh, false, false);
+          if (fresh) return detailOf(r, r.get(id) ?? fresh, now(), false, false);
         } catch (err) {
           if (!(err instanceof DeskFailure) || !isTransientRead(err)) throw err;
           unreachable = true;
@@ -469,10 +286,10 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       }
       const cached = r.get(id);
       if (!cached) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
-      return detail(r, cached, true, unreachable || syncState().state === 'offline');
+      return detailOf(r, cached, now(), true, unreachable || syncState().state === 'offline');
     },
     async sync(source, full = false) {
-      await runSync(source, full);
+      await runner.run(source, full);
       return { sync: syncState(), counts: countsOf(await currentRepo()) };
     },
     async refresh(rfiId, source) {
@@ -488,7 +305,6 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
             await r.flush();
             applied(r, source, [], removed);
           }
-          throw err;
         }
         throw err;
       }
@@ -505,7 +321,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       if (!at) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
       try {
         const changed = await r.markSeen(id, at);
-        if (changed) emitChanged('seen', [], [], [id]);
+        if (changed) changes.emitChanged('seen', [], [], [id]);
       } catch (err) {
         log.error('rfis: seen marker not saved', { error: err });
         throw new DeskFailure(
@@ -518,18 +334,14 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     async counts() {
       return { counts: countsOf(await currentRepo()), sync: syncState() };
     },
-    onApplied(listener) {
-      appliedListeners.add(listener);
-      return () => appliedListeners.delete(listener);
-    },
+    onApplied: (listener) => changes.onApplied(listener),
     async dispose() {
       disposed = true;
-      poller.stop();
-      offSystem();
-      offSettings();
-      offEvents();
-      await running?.catch(() => null);
-      await repo?.flush().catch((err: unknown) => log.warn('rfis: last flush failed', { error: err }));
+      cache.dispose();
+      polling.dispose();
+      offSession();
+      await runner.running()?.catch(() => null);
+      await cache.repo?.flush().catch((err: unknown) => log.warn('rfis: last flush failed', { error: err }));
     },
   };
   return service;

@@ -19,26 +19,30 @@
  *   most one of each per second, the log line carrying the count per reason;
  * - the ids of accepted events are kept in `seenIdsFile` with their signature timestamp until that
  *   timestamp leaves the tolerance, so a captured event replayed after a restart is a duplicate.
+ *
+ * Its parts: the route table (`receiver-routes.ts`), the seen event ids (`seen-event-ids.ts`), the
+ * coalesced reporting (`receiver-report.ts`) and the signature check (`signature.ts`); here, the
+ * HTTP server, the body limits and the acceptance of one event.
  */
 
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { KeyObject } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { WebhookEvent } from '../../shared/api/webhooks';
 import type { WebhookEvent as WebhookEventBody } from '../../shared/api/webhooks';
-import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
-import { readSealed, writeSealed } from '../infra/json-store';
 import type { Logger } from '../infra/log';
+import { createReceiverReport } from './receiver-report';
+import { createRouteTable, WEBHOOK_PATH } from './receiver-routes';
+import type { LiveRoute, ReceiverRoute, RouteCounters } from './receiver-routes';
+import { createSeenEventIds } from './seen-event-ids';
 import { FAILURE_TEXT, verifyWebhookSignature } from './signature';
-import type { SignatureFailure } from './signature';
+
+export { WEBHOOK_PATH } from './receiver-routes';
+export type { ReceiverRoute, RouteCounters } from './receiver-routes';
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_MAX_CONNECTIONS = 32;
-export const WEBHOOK_PATH = '/webhooks/rfi';
 /** Timeouts of the receiver's HTTP server; the check runs every `CHECK_INTERVAL_MS`. */
 export const HEADERS_TIMEOUT_MS = 1000;
 export const REQUEST_TIMEOUT_MS = 5000;
@@ -78,24 +82,8 @@ export interface ReceiverCounters {
   accepted: number;
   duplicates: number;
   verificationFailures: number;
-  lastEvent: { id: string; type: string; rfiId: string; at: string } | null;
+  lastEvent: RouteCounters['lastEvent'];
   lastFailure: { reason: string; at: string } | null;
-}
-
-/** One route: whose events it takes, the key they must be signed with, where they go. */
-export interface ReceiverRoute {
-  /** Duplicate event ids are dropped per scope (a profile id). */
-  scope: string;
-  /** The key pinned for this route's environment (null: every request to it is refused). */
-  publicKey(): KeyObject | null;
-  onEvent(event: WebhookEventBody): void;
-}
-
-export interface RouteCounters {
-  accepted: number;
-  duplicates: number;
-  refused: number;
-  lastEvent: ReceiverCounters['lastEvent'];
 }
 
 export interface WebhookReceiver {
@@ -125,41 +113,115 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/** What a request is answered. */
 type Outcome =
   | { code: 202 | 200; body: Record<string, unknown> }
   | { code: 400 | 401 | 404 | 405 | 413 | 415 | 503; body: Record<string, unknown> };
 
+function answer(res: ServerResponse, o: Outcome): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(o.body);
+  res.writeHead(o.code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/**
+ * Reads a request body of at most `maxBody` bytes: beyond (declared or sent), answers 413, closes
+ * the connection and tells `onOver`; otherwise hands the whole body to `onBody`.
+ */
+function readLimitedBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBody: number,
+  onOver: () => void,
+  onBody: (body: Buffer) => void,
+): void {
+  const tooLarge = (): void => {
+    onOver();
+    res.setHeader('connection', 'close');
+    answer(res, { code: 413, body: { error: `body larger than ${maxBody} bytes` } });
+    req.destroy();
+  };
+  const declared = Number.parseInt(req.headers['content-length'] ?? '', 10);
+  if (Number.isFinite(declared) && declared > maxBody) {
+    tooLarge();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  req.on('data', (chunk: Buffer) => {
+    if (over) return;
+    size += chunk.length;
+    if (size > maxBody) {
+      over = true;
+      tooLarge();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (!over) onBody(Buffer.concat(chunks));
+  });
+  req.on('error', () => {
+    if (!over) answer(res, { code: 400, body: { error: 'request aborted' } });
+  });
+}
+
+/** Listens on host:port (0: a free port) with the flood limits; answers the origin. */
+async function listen(
+  host: string,
+  port: number,
+  maxConnections: number,
+  onRequest: RequestListener,
+  onDrop: () => void,
+): Promise<{ server: Server; origin: string }> {
+  const s = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CHECK_INTERVAL_MS,
+      keepAliveTimeout: 2000,
+    },
+    onRequest,
+  );
+  s.maxConnections = maxConnections;
+  // Node closes a connection beyond maxConnections as it arrives and tells us here.
+  s.on('drop', onDrop);
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', reject);
+    s.listen(port, host, () => {
+      s.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = s.address();
+  const bound = typeof addr === 'object' && addr ? addr.port : port;
+  return { server: s, origin: `http://${host.includes(':') ? `[${host}]` : host}:${bound}` };
+}
+
 export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver {
   const host = options.host ?? '127.0.0.1';
   const fixedPath = options.path ?? WEBHOOK_PATH;
-  interface LiveRoute extends ReceiverRoute {
-    path: string;
-    counters: RouteCounters;
-    paused: boolean;
-  }
-  const freshCounters = (): RouteCounters => ({ accepted: 0, duplicates: 0, refused: 0, lastEvent: null });
-  /** Path → route. */
-  const routes = new Map<string, LiveRoute>();
-  /** Scope → its route's path. */
-  const pathOf = new Map<string, string>();
+  const routes = createRouteTable();
   if (options.publicKey && options.onEvent) {
-    const { publicKey, onEvent } = options;
-    routes.set(fixedPath, {
-      scope: '',
-      publicKey,
-      onEvent,
-      path: fixedPath,
-      counters: freshCounters(),
-      paused: false,
-    });
-    pathOf.set('', fixedPath);
+    routes.addFixed({ scope: '', publicKey: options.publicKey, onEvent: options.onEvent }, fixedPath);
   }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const tolerance = options.toleranceSeconds ?? 300;
-  const remember = options.rememberIds ?? 50_000;
-  const reportEvery = options.reportIntervalMs ?? REPORT_INTERVAL_MS;
-  /** Accepted event id → its signature timestamp `t` (seconds, bank clock). */
-  const seenIds = new Map<string, number>();
+  const seenIds = createSeenEventIds({
+    ...(options.seenIdsFile ? { file: options.seenIdsFile } : {}),
+    ...(options.codec ? { codec: options.codec } : {}),
+    log: options.log,
+    nowMs: options.nowMs,
+    toleranceSeconds: tolerance,
+    remember: options.rememberIds ?? 50_000,
+  });
+  const report = createReceiverReport({
+    log: options.log,
+    ...(options.onStatus ? { onStatus: options.onStatus } : {}),
+    intervalMs: options.reportIntervalMs ?? REPORT_INTERVAL_MS,
+  });
   const counters: ReceiverCounters = {
     received: 0,
     accepted: 0,
@@ -171,131 +233,15 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
   let server: Server | null = null;
   let origin: string | null = null;
   let startedAt: string | null = null;
-  let loaded = false;
-
-  // ---- coalesced reporting: one log line and one status push per interval at most ----
-  let refusedSince = new Map<string, number>();
-  let duplicatesSince = 0;
-  let statusDirty = false;
-  let lastReport = -Infinity;
-  let reportTimer: NodeJS.Timeout | null = null;
-
-  const pushStatus = (): void => {
-    try {
-      options.onStatus?.();
-    } catch (err) {
-      options.log.warn('webhook: status listener failed', { error: err });
-    }
-  };
-
-  const report = (): void => {
-    reportTimer = null;
-    lastReport = Date.now();
-    if (refusedSince.size > 0) {
-      const reasons = Object.fromEntries(refusedSince);
-      const count = [...refusedSince.values()].reduce((a, b) => a + b, 0);
-      refusedSince = new Map();
-      options.log.warn('webhook: requests refused', { count, reasons });
-    }
-    if (duplicatesSince > 0) {
-      options.log.info('webhook: duplicate event ids, not processed again', { count: duplicatesSince });
-      duplicatesSince = 0;
-    }
-    if (statusDirty) {
-      statusDirty = false;
-      pushStatus();
-    }
-  };
-
-  /** Something changed: report now if the last report is old enough, else once the interval ends. */
-  const changed = (): void => {
-    statusDirty = true;
-    if (reportTimer) return;
-    const wait = lastReport + reportEvery - Date.now();
-    if (wait <= 0) report();
-    else {
-      reportTimer = setTimeout(report, Math.max(0, wait));
-      reportTimer.unref?.();
-    }
-  };
 
   const refuse = (reason: string, route?: LiveRoute): void => {
     if (route) route.counters.refused++;
     counters.verificationFailures++;
     counters.lastFailure = { reason, at: new Date().toISOString() };
-    refusedSince.set(reason, (refusedSince.get(reason) ?? 0) + 1);
-    changed();
+    report.refused(reason);
   };
 
-  // ---- seen event ids, kept across restarts until their timestamp leaves the tolerance ----
-  const prune = (): void => {
-    const oldest = Math.floor(options.nowMs() / 1000) - tolerance;
-    for (const [id, t] of seenIds) if (t < oldest) seenIds.delete(id);
-    while (seenIds.size > remember) {
-      const first = seenIds.keys().next();
-      if (first.done) break;
-      seenIds.delete(first.value);
-    }
-  };
-
-  const load = async (): Promise<void> => {
-    if (loaded || !options.seenIdsFile) return;
-    loaded = true;
-    let text: string;
-    try {
-      const opened = await readSealed(options.codec ?? plainCodec, options.seenIdsFile);
-      if (!opened) return;
-      text = opened.text;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        options.log.warn('webhook: seen event ids unreadable; starting empty', { error: err });
-      }
-      return;
-    }
-    try {
-      const parsed = JSON.parse(text) as { ids?: unknown };
-      const ids = parsed.ids;
-      if (ids && typeof ids === 'object' && !Array.isArray(ids)) {
-        for (const [id, t] of Object.entries(ids as Record<string, unknown>)) {
-          if (typeof t === 'number' && Number.isFinite(t)) seenIds.set(id, t);
-        }
-      }
-    } catch (err) {
-      options.log.warn('webhook: seen event ids unreadable; starting empty', { error: err });
-    }
-    prune();
-  };
-
-  let wanted = 0;
-  let written = 0;
-  let writing: Promise<void> | null = null;
-  const writeOnce = async (file: string): Promise<void> => {
-    const upTo = wanted;
-    try {
-      prune();
-      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-      await writeSealed(
-        options.codec ?? plainCodec,
-        file,
-        JSON.stringify({ version: 1, ids: Object.fromEntries(seenIds) }),
-      );
-      written = upTo;
-    } finally {
-      writing = null;
-    }
-  };
-  /** Resolves once the file holds every id accepted so far (writes are batched). */
-  const persist = async (): Promise<void> => {
-    const file = options.seenIdsFile;
-    if (!file) return;
-    const target = ++wanted;
-    try {
-      while (written < target) await (writing ??= writeOnce(file));
-    } catch (err) {
-      options.log.warn('webhook: seen event ids not saved', { error: err });
-    }
-  };
-
+  /** Checks a body that arrived whole for its route; accepts, acknowledges or refuses it. */
   const handle = async (req: IncomingMessage, body: Buffer, route: LiveRoute): Promise<Outcome> => {
     const header = req.headers['service-signature'];
     const check = verifyWebhookSignature({
@@ -307,7 +253,7 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     });
     if (!check.ok) {
       refuse(FAILURE_TEXT[check.reason], route);
-      return { code: 401, body: { error: errorOf(check.reason) } };
+      return { code: 401, body: { error: FAILURE_TEXT[check.reason] } };
     }
     let json: unknown;
     try {
@@ -327,24 +273,29 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       refuse('route paused while its profile changes role', route);
       return { code: 503, body: { error: 'try again shortly' } };
     }
-    if (routes.get(route.path) !== route) {
+    if (routes.at(route.path) !== route) {
       refuse('the route was removed', route);
       return { code: 404, body: { error: 'not found' } };
     }
     // Ids are kept per scope (one profile's events never mark another's as seen); an id saved
     // by the one-route receiver of an earlier version (no scope) counts as seen everywhere.
     const key = route.scope ? `${route.scope}\u0000${event.id}` : event.id;
-    if (seenIds.has(key) || seenIds.has(event.id)) {
+    if (seenIds.get(key) !== undefined || seenIds.get(event.id) !== undefined) {
       counters.duplicates++;
       route.counters.duplicates++;
-      duplicatesSince++;
       // The bank retried with a fresh signature: remember the id as long as the newest t allows.
       seenIds.set(key, Math.max(seenIds.get(key) ?? 0, check.t));
-      changed();
+      report.duplicate();
       return { code: 200, body: { status: 'duplicate' } };
     }
     seenIds.set(key, check.t);
-    await persist();
+    await seenIds.persist();
+    accepted(route, event);
+    return { code: 202, body: { status: 'accepted' } };
+  };
+
+  /** Counts an accepted event and hands it to its route's handler. */
+  const accepted = (route: LiveRoute, event: WebhookEventBody): void => {
     counters.accepted++;
     route.counters.accepted++;
     counters.lastEvent = {
@@ -359,20 +310,13 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
     } catch (err) {
       options.log.error('webhook: event handler failed', { error: err });
     }
-    changed();
-    return { code: 202, body: { status: 'accepted' } };
+    report.changed();
   };
 
-  const answer = (res: ServerResponse, o: Outcome): void => {
-    if (res.headersSent || res.destroyed) return;
-    const text = JSON.stringify(o.body);
-    res.writeHead(o.code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  };
-
+  /** Path, pause and method are checked before a byte of the body is read. */
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const pathOnly = (req.url ?? '/').split('?')[0] ?? '/';
-    const route = routes.get(pathOnly);
+    const route = routes.at(pathOnly);
     if (!route) {
       req.resume();
       refuse('wrong path');
@@ -394,46 +338,24 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       return;
     }
     counters.received++;
-    const declared = Number.parseInt(req.headers['content-length'] ?? '', 10);
-    if (Number.isFinite(declared) && declared > maxBody) {
-      refuse(`body larger than ${maxBody} bytes`, route);
-      res.setHeader('connection', 'close');
-      answer(res, { code: 413, body: { error: `body larger than ${maxBody} bytes` } });
-      req.destroy();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > maxBody) {
-        over = true;
-        refuse(`body larger than ${maxBody} bytes`, route);
-        res.setHeader('connection', 'close');
-        answer(res, { code: 413, body: { error: `body larger than ${maxBody} bytes` } });
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (over) return;
-      handle(req, Buffer.concat(chunks), route).then(
-        (o) => answer(res, o),
-        (err: unknown) => {
-          options.log.error('webhook: request failed', { error: err });
-          answer(res, { code: 400, body: { error: 'request failed' } });
-        },
-      );
-    });
-    req.on('error', () => {
-      if (!over) answer(res, { code: 400, body: { error: 'request aborted' } });
-    });
+    readLimitedBody(
+      req,
+      res,
+      maxBody,
+      () => refuse(`body larger than ${maxBody} bytes`, route),
+      (body) =>
+        handle(req, body, route).then(
+          (o) => answer(res, o),
+          (err: unknown) => {
+            options.log.error('webhook: request failed', { error: err });
+            answer(res, { code: 400, body: { error: 'request failed' } });
+          },
+        ),
+    );
   };
 
-  const fixedUrl = (): string | null => (origin && pathOf.has('') ? `${origin}${fixedPath}` : null);
+  const fixedUrl = (): string | null =>
+    origin && routes.pathOf('') !== undefined ? `${origin}${fixedPath}` : null;
 
   return {
     get url() {
@@ -446,70 +368,30 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       return startedAt;
     },
     counters: () => ({ ...counters }),
-    addRoute(route) {
-      const existing = pathOf.get(route.scope);
-      const live = existing ? routes.get(existing) : undefined;
-      if (live) {
-        live.publicKey = route.publicKey;
-        live.onEvent = route.onEvent;
-        live.paused = false;
-        return live.path;
-      }
-      const p = `${WEBHOOK_PATH}/${randomBytes(16).toString('base64url')}`;
-      routes.set(p, { ...route, path: p, counters: freshCounters(), paused: false });
-      pathOf.set(route.scope, p);
-      return p;
-    },
-    removeRoute(scope) {
-      const p = pathOf.get(scope);
-      if (p === undefined) return;
-      pathOf.delete(scope);
-      routes.delete(p);
-    },
-    pauseRoute(scope) {
-      const p = pathOf.get(scope);
-      const r = p === undefined ? undefined : routes.get(p);
-      if (r) r.paused = true;
-    },
+    addRoute: (route) => routes.add(route),
+    removeRoute: (scope) => routes.remove(scope),
+    pauseRoute: (scope) => routes.pause(scope),
     routeUrl(scope) {
-      const p = pathOf.get(scope);
+      const p = routes.pathOf(scope);
       return origin && p !== undefined ? `${origin}${p}` : null;
     },
-    routeCounters(scope) {
-      const p = pathOf.get(scope);
-      const r = p === undefined ? undefined : routes.get(p);
-      return r ? { ...r.counters } : null;
-    },
+    routeCounters: (scope) => routes.counters(scope),
     async start() {
       if (server && origin) return fixedUrl() ?? origin;
-      await load();
-      const s = createServer(
-        {
-          headersTimeout: HEADERS_TIMEOUT_MS,
-          requestTimeout: REQUEST_TIMEOUT_MS,
-          connectionsCheckingInterval: CHECK_INTERVAL_MS,
-          keepAliveTimeout: 2000,
-        },
+      await seenIds.load();
+      const listening = await listen(
+        host,
+        options.port ?? 0,
+        options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
         onRequest,
+        () => refuse('too many connections'),
       );
-      s.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-      // Node closes a connection beyond maxConnections as it arrives and tells us here.
-      s.on('drop', () => refuse('too many connections'));
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen(options.port ?? 0, host, () => {
-          s.off('error', reject);
-          resolve();
-        });
-      });
-      server = s;
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : options.port;
-      origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      server = listening.server;
+      origin = listening.origin;
       startedAt = new Date().toISOString();
       // The route tokens are not logged: the log may be shared in a diagnostics bundle.
       options.log.info('webhook: receiver listening', { origin });
-      pushStatus();
+      report.pushStatus();
       return fixedUrl() ?? origin;
     },
     async close() {
@@ -517,19 +399,12 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       server = null;
       origin = null;
       startedAt = null;
-      if (reportTimer) {
-        clearTimeout(reportTimer);
-        report();
-      }
+      report.flush();
       if (!s) return;
       s.closeAllConnections();
       await new Promise<void>((resolve) => s.close(() => resolve()));
-      await writing?.catch(() => undefined);
-      pushStatus();
+      await seenIds.settled();
+      report.pushStatus();
     },
   };
-}
-
-function errorOf(reason: SignatureFailure): string {
-  return FAILURE_TEXT[reason];
 }

@@ -29,6 +29,8 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] ?? Number.NaN;
 }
 
+const fmtMs = (ms: number): string => `${ms.toFixed(0)} ms`;
+
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
@@ -104,6 +106,9 @@ const suite: BenchSuite = {
 
       const full: number[] = [];
       const bare: number[] = [];
+      // Where a full sync's time goes (open / fetch + check + upsert / shard and meta writes).
+      const openPart: number[] = [];
+      const writePart: number[] = [];
       let total = 0;
       let pages = 0;
       let lastDir = '';
@@ -118,13 +123,25 @@ const suite: BenchSuite = {
             pages = (await bareFetchAll(sb.url, token, '', path.join(bareDir, 'rfis.json'))).pages;
           }),
         );
+        let opened = 0;
+        let written = 0;
         full.push(
           await timed(async () => {
+            const t0 = performance.now();
             const repo = await openRfiRepository({ dir, log });
+            opened = performance.now() - t0;
+            const flush = repo.flush.bind(repo);
+            repo.flush = async () => {
+              const t1 = performance.now();
+              await flush();
+              written += performance.now() - t1;
+            };
             const out = await syncRepository(bank, repo, { nowMs: Date.now(), full: true });
             total = out.fetched;
           }),
         );
+        openPart.push(opened);
+        writePart.push(written);
       }
 
       // incremental: an hour later one RFI is new (picked up once), then nothing changes
@@ -177,7 +194,7 @@ const suite: BenchSuite = {
           unit: 'ms',
           baseline: median(bare),
           baselineLabel: `bare fetch + JSON.parse of the same ${pages} pages + one durable write of their bytes`,
-          note: `median of ${ROUNDS}; client: got + zod per page + upsert + 64 fsync'd shard writes`,
+          note: `median of ${ROUNDS}; client: got + zod per page + upsert + 64 fsync'd shard writes; of which open ${fmtMs(median(openPart))}, shard and meta writes (JSON.stringify, bytes, fsync) ${fmtMs(median(writePart))}, the rest fetch + check + upsert`,
         },
         {
           metric: 'incremental sync, nothing changed (ms)',
