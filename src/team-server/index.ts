@@ -17,6 +17,7 @@ export interface TeamServerOptions {
   /** Seconds a send lease lasts (default 60). */
   leaseSeconds?: number;
   logger?: boolean;
+  https?: { key: string; cert: string };
 }
 
 export interface RunningTeamServer {
@@ -39,13 +40,14 @@ export async function startTeamServer(options: TeamServerOptions): Promise<Runni
       hub,
       leaseSeconds: options.leaseSeconds ?? 60,
       logger: options.logger,
+      https: options.https,
     });
     app.addHook('onClose', async () => hub.close());
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const addr = app.server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     return {
-      url: `http://${host}:${addr.port}`,
+      url: `${options.https ? 'https' : 'http'}://${host}:${addr.port}`,
       app,
       db,
       async close() {

@@ -23,12 +23,19 @@ export interface TeamServerDeps {
   hub: ChangeHub;
   leaseSeconds: number;
   logger?: boolean;
+  /** PEM key and certificate: the server speaks https itself (else put a TLS proxy in front). */
+  https?: { key: string; cert: string };
 }
 
 const callers = new WeakMap<FastifyRequest, Caller>();
 
 export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 1024 * 1024, trustProxy: true });
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+    ...(deps.https ? { https: deps.https } : {}),
+  }) as unknown as FastifyInstance;
   /** Analysts already recorded by this process (a cache: the upsert is idempotent). */
   const known = new Set<string>();
 

@@ -164,12 +164,10 @@ describe('four-eyes approval', () => {
       .as('lea.fischer')
       .post(`/v1/approvals/${asked.body.id}/reject`, { contentHash: asked.body.contentHash, reason: '  ' });
     expect(noReason.status).toBe(400);
-    const rejected = await stack
-      .as('lea.fischer')
-      .post(`/v1/approvals/${asked.body.id}/reject`, {
-        contentHash: asked.body.contentHash,
-        reason: 'Attach the certified copy',
-      });
+    const rejected = await stack.as('lea.fischer').post(`/v1/approvals/${asked.body.id}/reject`, {
+      contentHash: asked.body.contentHash,
+      reason: 'Attach the certified copy',
+    });
     expect(rejected.body).toMatchObject({
       status: 'rejected',
       reason: 'Attach the certified copy',

@@ -33,13 +33,11 @@ describe('send jobs', () => {
       .post<SendJob>('/v1/send-jobs', { legalEntityId: ALDER, objectId: 'tx_once', content: ret('tx_once') });
     expect(again.status).toBe(200);
     expect(again.body.idempotencyKey).toBe(job.idempotencyKey);
-    const other = await stack
-      .as('jonas.weber')
-      .post('/v1/send-jobs', {
-        legalEntityId: ALDER,
-        objectId: 'tx_once',
-        content: { ...ret('tx_once'), amount: '5001' },
-      });
+    const other = await stack.as('jonas.weber').post('/v1/send-jobs', {
+      legalEntityId: ALDER,
+      objectId: 'tx_once',
+      content: { ...ret('tx_once'), amount: '5001' },
+    });
     expect(other.body).toMatchObject({ error: { code: 'content_changed' } });
     const rows = await stack.sql.query('SELECT idempotency_key FROM send_jobs WHERE object_id = $1', [
       'tx_once',
@@ -101,13 +99,11 @@ describe('send jobs', () => {
       .post<SendJob>(`/v1/send-jobs/${job.id}/lease`, { workstation: 'ws-jonas' });
     expect(second.body).toMatchObject({ leaseNumber: 2, leasedBy: 'jonas.weber', verifyFirst: true });
     // Maria comes back and records her result under lease 1: refused.
-    const stale = await stack
-      .as('maria.keller')
-      .post(`/v1/send-jobs/${job.id}/complete`, {
-        leaseNumber: 1,
-        outcome: 'sent',
-        bankReference: 'resp_maria',
-      });
+    const stale = await stack.as('maria.keller').post(`/v1/send-jobs/${job.id}/complete`, {
+      leaseNumber: 1,
+      outcome: 'sent',
+      bankReference: 'resp_maria',
+    });
     expect(stale.status).toBe(409);
     expect(stale.body).toMatchObject({ error: { code: 'stale_lease' } });
     // Jonas cannot use a lease number he does not hold either, then records under his own.
@@ -118,13 +114,11 @@ describe('send jobs', () => {
           .post(`/v1/send-jobs/${job.id}/complete`, { leaseNumber: 1, outcome: 'sent' })
       ).status,
     ).toBe(409);
-    const done = await stack
-      .as('jonas.weber')
-      .post<SendJob>(`/v1/send-jobs/${job.id}/complete`, {
-        leaseNumber: 2,
-        outcome: 'sent',
-        bankReference: 'resp_jonas',
-      });
+    const done = await stack.as('jonas.weber').post<SendJob>(`/v1/send-jobs/${job.id}/complete`, {
+      leaseNumber: 2,
+      outcome: 'sent',
+      bankReference: 'resp_jonas',
+    });
     expect(done.body).toMatchObject({ status: 'done', bankReference: 'resp_jonas' });
     const row = await stack.sql.query(
       'SELECT status, lease_number, bank_reference FROM send_jobs WHERE id = $1',
@@ -143,12 +137,10 @@ describe('send jobs', () => {
     const leased = await stack
       .as('maria.keller')
       .post<SendJob>(`/v1/send-jobs/${job.id}/lease`, { workstation: 'ws-maria' });
-    const back = await stack
-      .as('maria.keller')
-      .post<SendJob>(`/v1/send-jobs/${job.id}/complete`, {
-        leaseNumber: leased.body.leaseNumber,
-        outcome: 'ambiguous',
-      });
+    const back = await stack.as('maria.keller').post<SendJob>(`/v1/send-jobs/${job.id}/complete`, {
+      leaseNumber: leased.body.leaseNumber,
+      outcome: 'ambiguous',
+    });
     expect(back.body).toMatchObject({ status: 'queued', verifyFirst: true });
     const next = await stack
       .as('jonas.weber')

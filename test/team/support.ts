@@ -8,7 +8,8 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createPool } from '../../src/team-server/db';
 import { DEMO_ANALYSTS } from '../../src/team-server/dev/oidc';
-import { DEMO_TEAM, seedTeam } from '../../src/team-server/dev/seed';
+import { seedTeam } from '../../src/team-server/bootstrap';
+import { DEMO_TEAM } from '../../src/team-server/dev/demo-team';
 import { signIn } from '../../src/team-server/dev/sign-in';
 import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
 

@@ -147,7 +147,7 @@ async function interaction(
 export async function startDevOidcProvider(
   opts: { port?: number; audience?: string; accessTokenTtlSeconds?: number } = {},
 ): Promise<DevOidcProvider> {
-  const port = opts.port ?? (await freePort());
+  const port = opts.port || (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
   const audience = opts.audience ?? 'urn:treasury-desk:team';
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });

@@ -1,43 +1,15 @@
 /**
  * Registers legal entities and analysts' roles directly in the team database: how a new team
- * gets its first admin (after that, admins set roles through the API), and the demo team of
- * `npm run team:dev` and the tests.
+ * gets its first admin (`npm run team-server -- bootstrap`; after that, admins set roles through
+ * the API), and the demo team of `npm run team:dev` and the tests.
  */
-import type { TeamRole } from '../../shared/team/schemas';
-import type { TeamDb } from '../db';
+import type { TeamRole } from '../shared/team/schemas';
+import type { TeamDb } from './db';
 
 export interface TeamSeed {
   entities: readonly { id: string; name: string }[];
   members: readonly { subject: string; name: string; legalEntityId: string; roles: readonly TeamRole[] }[];
 }
-
-export const DEMO_TEAM: TeamSeed = {
-  entities: [
-    { id: 'le_demo_alder', name: 'Alder Trade GmbH' },
-    { id: 'le_demo_birch', name: 'Birch Capital Ltd' },
-  ],
-  members: [
-    {
-      subject: 'maria.keller',
-      name: 'Maria Keller',
-      legalEntityId: 'le_demo_alder',
-      roles: ['maker', 'admin'],
-    },
-    {
-      subject: 'jonas.weber',
-      name: 'Jonas Weber',
-      legalEntityId: 'le_demo_alder',
-      roles: ['maker', 'checker'],
-    },
-    { subject: 'lea.fischer', name: 'Lea Fischer', legalEntityId: 'le_demo_alder', roles: ['checker'] },
-    {
-      subject: 'lea.fischer',
-      name: 'Lea Fischer',
-      legalEntityId: 'le_demo_birch',
-      roles: ['maker', 'admin'],
-    },
-  ],
-};
 
 export async function seedTeam(db: TeamDb, seed: TeamSeed): Promise<void> {
   await db.transaction().execute(async (trx) => {
