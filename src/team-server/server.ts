@@ -77,6 +77,12 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
       .send({ error: { code: 'internal', message: 'the team server failed; try again' } });
   });
 
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({
+      error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` },
+    }),
+  );
+
   const ctx: TeamContext = {
     db: deps.db,
     leaseSeconds: deps.leaseSeconds,

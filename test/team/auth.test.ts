@@ -41,6 +41,8 @@ describe('bearer tokens', () => {
         { legalEntityId: 'le_demo_alder', legalEntityName: 'Alder Trade GmbH', roles: ['admin', 'maker'] },
       ],
     });
+    const unknown = await stack.as('maria.keller').get('/v1/nothing-here');
+    expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
     // The forging helper itself makes tokens the server accepts: the refusals below are the claims'.
     expect((await client(stack.server.url, await forge({})).get('/v1/me')).status).toBe(200);
   });
