@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { sql, type Transaction } from 'kysely';
 import type { z } from 'zod';
 import { canonicalJson } from '../shared/team/canonical';
-import type { Change, TeamErrorCode, TeamRole } from '../shared/team/schemas';
+import { TEAM_ROLES, type Change, type TeamErrorCode, type TeamRole } from '../shared/team/schemas';
 import type { Caller } from './auth';
 import type { TeamDb } from './db';
 import type { TeamDatabase } from './db/schema';
@@ -58,6 +58,9 @@ export async function rolesIn(db: TeamDb, subject: string, legalEntityId: string
   return new Set(rows.map((r) => r.role as TeamRole));
 }
 
+/** Any role: who may read an entity's team data. */
+export const ANY_ROLE: readonly TeamRole[] = TEAM_ROLES;
+
 /** Refuses unless the caller holds one of `roles` in the entity (viewer reads only). */
 export async function requireRole(
   db: TeamDb,
@@ -101,6 +104,27 @@ export async function recordChange(
       data: JSON.stringify(change.data ?? null),
     })
     .execute();
+}
+
+/**
+ * Records a row a statement just changed (if it changed one) as a change of `topic`, keyed by
+ * the row's entity and object, with the row's wire form as data; answers the row.
+ */
+export async function recordRow<R extends { legal_entity_id: string }>(
+  trx: Transaction<TeamDatabase>,
+  topic: Change['topic'],
+  row: R | undefined,
+  objectId: (r: R) => string,
+  wire: (r: R) => unknown,
+): Promise<R | undefined> {
+  if (row)
+    await recordChange(trx, {
+      legalEntityId: row.legal_entity_id,
+      topic,
+      objectId: objectId(row),
+      data: wire(row),
+    });
+  return row;
 }
 
 /** PostgreSQL's SQLSTATE of a failed query, if it is one. */

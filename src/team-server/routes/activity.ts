@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { bankId } from '../../shared/api/common';
 import { AppendActivityBody, SinceQuery, type ActivityEntry } from '../../shared/team/schemas';
 import { entryHash, GENESIS_HASH } from '../activity-chain';
-import { parse, recordChange, requireRole, type TeamContext } from '../context';
+import { ANY_ROLE, parse, recordChange, requireRole, type TeamContext } from '../context';
 import type { TeamDb } from '../db';
 import { FEED_LOCK } from '../db/migrations/0001-team-schema';
 import type { ActivityLogTable } from '../db/schema';
@@ -109,7 +109,7 @@ export function registerActivityRoutes(app: FastifyInstance, ctx: TeamContext): 
   app.get('/v1/entities/:entityId/activity', async (request) => {
     const { entityId } = parse(EntityParams, request.params, 'path');
     const { since, limit } = parse(SinceQuery, request.query, 'query');
-    await requireRole(ctx.db, ctx.caller(request), entityId, ['maker', 'checker', 'admin', 'viewer']);
+    await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
     const rows = await ctx.db
       .selectFrom('activity_log')
       .selectAll()

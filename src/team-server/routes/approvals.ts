@@ -20,9 +20,11 @@ import {
 } from '../../shared/team/schemas';
 import { approvalRequired, ruleFromRow } from '../approval-rules';
 import {
+  ANY_ROLE,
   contentHash,
   parse,
   recordChange,
+  recordRow,
   requireRole,
   sqlState,
   TeamError,
@@ -78,7 +80,7 @@ async function loadApproval(ctx: TeamContext, id: string) {
 function registerRuleRoutes(app: FastifyInstance, ctx: TeamContext): void {
   app.get('/v1/entities/:entityId/approval-rules', async (request) => {
     const { entityId } = parse(EntityParams, request.params, 'path');
-    await requireRole(ctx.db, ctx.caller(request), entityId, ['maker', 'checker', 'admin', 'viewer']);
+    await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
     return { rules: await loadRules(ctx, entityId) };
   });
 
@@ -113,7 +115,7 @@ function registerRuleRoutes(app: FastifyInstance, ctx: TeamContext): void {
   app.post('/v1/entities/:entityId/approval-rules/evaluate', async (request) => {
     const { entityId } = parse(EntityParams, request.params, 'path');
     const content = parse(ApprovalContent, request.body, 'body');
-    await requireRole(ctx.db, ctx.caller(request), entityId, ['maker', 'checker', 'admin', 'viewer']);
+    await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
     return {
       required: approvalRequired(await loadRules(ctx, entityId), content),
       contentHash: contentHash(content),
@@ -149,14 +151,7 @@ async function decide(
         .where('content_hash', '=', seenHash)
         .returningAll()
         .executeTakeFirst();
-      if (decided)
-        await recordChange(trx, {
-          legalEntityId: decided.legal_entity_id,
-          topic: 'approval',
-          objectId: decided.object_id,
-          data: approvalToWire(decided),
-        });
-      return decided;
+      return recordRow(trx, 'approval', decided, (r) => r.object_id, approvalToWire);
     })
     .catch(refuseSelfApproval);
   if (row) return approvalToWire(row);
@@ -209,12 +204,7 @@ export function registerApprovalRoutes(app: FastifyInstance, ctx: TeamContext): 
             .where('id', '=', live.id)
             .returningAll()
             .executeTakeFirstOrThrow();
-          await recordChange(trx, {
-            legalEntityId: entityId,
-            topic: 'approval',
-            objectId,
-            data: approvalToWire(cleared),
-          });
+          await recordRow(trx, 'approval', cleared, (r) => r.object_id, approvalToWire);
         }
         const row = await trx
           .insertInto('approvals')
@@ -229,12 +219,7 @@ export function registerApprovalRoutes(app: FastifyInstance, ctx: TeamContext): 
           })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await recordChange(trx, {
-          legalEntityId: entityId,
-          topic: 'approval',
-          objectId,
-          data: approvalToWire(row),
-        });
+        await recordRow(trx, 'approval', row, (r) => r.object_id, approvalToWire);
         return { row, created: true };
       })
       .catch((err: unknown) => {
@@ -253,19 +238,14 @@ export function registerApprovalRoutes(app: FastifyInstance, ctx: TeamContext): 
   app.get('/v1/approvals/:id', async (request) => {
     const { id } = parse(IdParams, request.params, 'path');
     const row = await loadApproval(ctx, id);
-    await requireRole(ctx.db, ctx.caller(request), row.legal_entity_id, [
-      'maker',
-      'checker',
-      'admin',
-      'viewer',
-    ]);
+    await requireRole(ctx.db, ctx.caller(request), row.legal_entity_id, ANY_ROLE);
     return approvalToWire(row);
   });
 
   app.get('/v1/entities/:entityId/approvals', async (request) => {
     const { entityId } = parse(EntityParams, request.params, 'path');
     const query = parse(ListQuery, request.query, 'query');
-    await requireRole(ctx.db, ctx.caller(request), entityId, ['maker', 'checker', 'admin', 'viewer']);
+    await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
     let q = ctx.db.selectFrom('approvals').selectAll().where('legal_entity_id', '=', entityId);
     if (query.status) q = q.where('status', '=', query.status);
     if (query.objectId) q = q.where('object_id', '=', query.objectId);

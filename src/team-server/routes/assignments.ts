@@ -9,7 +9,7 @@ import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import { bankId } from '../../shared/api/common';
 import { ReassignBody, type Assignment } from '../../shared/team/schemas';
-import { parse, recordChange, requireRole, rolesIn, TeamError, type TeamContext } from '../context';
+import { ANY_ROLE, parse, recordRow, requireRole, rolesIn, TeamError, type TeamContext } from '../context';
 import type { RfiAssignmentsTable } from '../db/schema';
 
 const RfiParams = z.strictObject({ entityId: bankId, rfiId: bankId });
@@ -38,7 +38,7 @@ async function currentHolder(ctx: TeamContext, entityId: string, rfiId: string):
 export function registerAssignmentRoutes(app: FastifyInstance, ctx: TeamContext): void {
   app.get('/v1/entities/:entityId/assignments', async (request) => {
     const { entityId } = parse(EntityParams, request.params, 'path');
-    await requireRole(ctx.db, ctx.caller(request), entityId, ['maker', 'checker', 'admin', 'viewer']);
+    await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
     const rows = await ctx.db
       .selectFrom('rfi_assignments')
       .selectAll()
@@ -68,14 +68,7 @@ export function registerAssignmentRoutes(app: FastifyInstance, ctx: TeamContext)
         )
         .returningAll()
         .executeTakeFirst();
-      if (claimed)
-        await recordChange(trx, {
-          legalEntityId: entityId,
-          topic: 'assignment',
-          objectId: rfiId,
-          data: toWire(claimed),
-        });
-      return claimed;
+      return recordRow(trx, 'assignment', claimed, (r) => r.rfi_id, toWire);
     });
     if (row) return toWire(row);
     const holder = await currentHolder(ctx, entityId, rfiId);
@@ -104,14 +97,7 @@ export function registerAssignmentRoutes(app: FastifyInstance, ctx: TeamContext)
         .where('holder', 'is not', null);
       if (!roles.has('admin')) q = q.where('holder', '=', caller.subject);
       const released = await q.returningAll().executeTakeFirst();
-      if (released)
-        await recordChange(trx, {
-          legalEntityId: entityId,
-          topic: 'assignment',
-          objectId: rfiId,
-          data: toWire(released),
-        });
-      return released;
+      return recordRow(trx, 'assignment', released, (r) => r.rfi_id, toWire);
     });
     if (row) return toWire(row);
     const holder = await currentHolder(ctx, entityId, rfiId);
@@ -162,14 +148,7 @@ export function registerAssignmentRoutes(app: FastifyInstance, ctx: TeamContext)
               .where('holder', '=', body.from)
               .returningAll()
               .executeTakeFirst();
-      if (moved)
-        await recordChange(trx, {
-          legalEntityId: entityId,
-          topic: 'assignment',
-          objectId: rfiId,
-          data: toWire(moved),
-        });
-      return moved;
+      return recordRow(trx, 'assignment', moved, (r) => r.rfi_id, toWire);
     });
     if (row) return toWire(row);
     const holder = await currentHolder(ctx, entityId, rfiId);

@@ -13,10 +13,11 @@ import { z } from 'zod';
 import { CompleteBody, CreateSendJobBody, LeaseBody, type SendJob } from '../../shared/team/schemas';
 import { approvalRequired } from '../approval-rules';
 import {
+  ANY_ROLE,
   contentHash,
   entitiesOf,
   parse,
-  recordChange,
+  recordRow,
   requireRole,
   sqlState,
   TeamError,
@@ -83,14 +84,7 @@ async function lease(
       .where('id', '=', (eb) => eb.selectFrom(pick.as('p')).select('p.id'))
       .returningAll()
       .executeTakeFirst();
-    if (leased)
-      await recordChange(trx, {
-        legalEntityId: leased.legal_entity_id,
-        topic: 'send_job',
-        objectId: leased.object_id,
-        data: toWire(leased),
-      });
-    return leased;
+    return recordRow(trx, 'send_job', leased, (r) => r.object_id, toWire);
   });
 }
 
@@ -139,14 +133,7 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
           .onConflict((oc) => oc.constraint('send_jobs_one_per_object').doNothing())
           .returningAll()
           .executeTakeFirst();
-        if (row)
-          await recordChange(trx, {
-            legalEntityId: entityId,
-            topic: 'send_job',
-            objectId,
-            data: toWire(row),
-          });
-        return row;
+        return recordRow(trx, 'send_job', row, (r) => r.object_id, toWire);
       })
       .catch((err: unknown) => {
         if (sqlState(err) === '23505')
@@ -173,12 +160,7 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
     const { id } = parse(IdParams, request.params, 'path');
     const row = await ctx.db.selectFrom('send_jobs').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw new TeamError(404, 'not_found', `no send job ${id}`);
-    await requireRole(ctx.db, ctx.caller(request), row.legal_entity_id, [
-      'maker',
-      'checker',
-      'admin',
-      'viewer',
-    ]);
+    await requireRole(ctx.db, ctx.caller(request), row.legal_entity_id, ANY_ROLE);
     return toWire(row);
   });
 
@@ -235,14 +217,7 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
         .where('leased_by', '=', caller.subject)
         .returningAll()
         .executeTakeFirst();
-      if (done)
-        await recordChange(trx, {
-          legalEntityId: done.legal_entity_id,
-          topic: 'send_job',
-          objectId: done.object_id,
-          data: toWire(done),
-        });
-      return done;
+      return recordRow(trx, 'send_job', done, (r) => r.object_id, toWire);
     });
     if (row) return toWire(row);
     const now = await ctx.db
