@@ -33,7 +33,11 @@ export async function startTeamServer(options: TeamServerOptions): Promise<Runni
   try {
     await migrateToLatest(db);
     const verifier = await createTokenVerifier(options.auth);
-    const hub = createChangeHub(db, options.databaseUrl, (err) => console.error('team change feed:', err));
+    const hub = createChangeHub(db, options.databaseUrl, (err) =>
+      console.error(
+        `team change feed: ${err instanceof Error ? err.message : String(err)} (listening again)`,
+      ),
+    );
     const app = buildTeamServer({
       db,
       verifier,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityEntry, Change } from '../../src/shared/team/schemas';
 import { verifyChain } from '../../src/team-server/activity-chain';
 import { activityToWire } from '../../src/team-server/routes/activity';
-import { ALDER, BIRCH, startTeamStack, type TeamStack } from './support';
+import { ALDER, BIRCH, openChangeStream, startTeamStack, type TeamStack } from './support';
 
 /** The team activity log (append-only, chained) and the change feed (catch-up and push). */
 let stack: TeamStack;
@@ -105,29 +105,8 @@ describe('change feed', () => {
   it('pushes a change to a subscribed workstation through LISTEN/NOTIFY', async () => {
     const jonas = stack.as('jonas.weber');
     const { last } = (await jonas.get<{ last: number }>('/v1/changes?since=0')).body;
-    const ac = new AbortController();
-    const res = await fetch(`${stack.server.url}/v1/changes/stream?since=${last}`, {
-      headers: { authorization: `Bearer ${jonas.token}` },
-      signal: ac.signal,
-    });
-    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    const received: Change[] = [];
-    const waitFor = async (n: number): Promise<void> => {
-      let buffer = '';
-      while (received.length < n) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffer += value;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const data = event.split('\n').find((l) => l.startsWith('data: '));
-          if (data) received.push(JSON.parse(data.slice(6)) as Change);
-        }
-      }
-    };
+    const stream = await openChangeStream(stack.server.url, jonas.token, last);
+    const { received, waitFor } = stream;
     try {
       // Another analyst's claim, committed after the stream opened, reaches it.
       await stack.as('maria.keller').post(`/v1/entities/${ALDER}/rfis/rfi_push/claim`);
@@ -142,8 +121,7 @@ describe('change feed', () => {
       await waitFor(2);
       expect(received[1]).toMatchObject({ topic: 'member', objectId: 'someone' });
     } finally {
-      ac.abort();
-      await reader.cancel().catch(() => {});
+      await stream.close();
     }
   });
 });

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { Change } from '../../src/shared/team/schemas';
 import { createPool } from '../../src/team-server/db';
 import { DEMO_ANALYSTS } from '../../src/team-server/dev/oidc';
 import { seedTeam } from '../../src/team-server/bootstrap';
@@ -59,8 +60,10 @@ export function client(baseUrl: string, token: string): TeamClient {
   };
 }
 
-export async function startTeamStack(opts: { leaseSeconds?: number } = {}): Promise<TeamStack> {
-  const adminUrl = inject('teamPostgresUrl');
+export async function startTeamStack(
+  opts: { leaseSeconds?: number; postgresUrl?: string } = {},
+): Promise<TeamStack> {
+  const adminUrl = opts.postgresUrl ?? inject('teamPostgresUrl');
   const name = `team_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -89,6 +92,49 @@ export async function startTeamStack(opts: { leaseSeconds?: number } = {}): Prom
     async close() {
       await sql.end();
       await server.close();
+    },
+  };
+}
+
+export interface ChangeStream {
+  received: Change[];
+  /** Resolves once `n` changes in all have arrived. */
+  waitFor(n: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens the server-sent event stream of changes as a workstation does, after `since`. */
+export async function openChangeStream(baseUrl: string, token: string, since: number): Promise<ChangeStream> {
+  const ac = new AbortController();
+  const res = await fetch(`${baseUrl}/v1/changes/stream?since=${since}`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: ac.signal,
+  });
+  if (!res.ok || !res.body) throw new Error(`the change stream answered ${res.status}`);
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream'))
+    throw new Error('not an event stream');
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const received: Change[] = [];
+  let buffer = '';
+  return {
+    received,
+    async waitFor(n) {
+      while (received.length < n) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        buffer += value;
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const event = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const data = event.split('\n').find((l) => l.startsWith('data: '));
+          if (data) received.push(JSON.parse(data.slice(6)) as Change);
+        }
+      }
+    },
+    async close() {
+      ac.abort();
+      await reader.cancel().catch(() => {});
     },
   };
 }

@@ -21,7 +21,11 @@ const types = {
 };
 
 export function createPool(databaseUrl: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, max, types, application_name: 'treasury-team-server' });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max, types, application_name: 'treasury-team-server' });
+  // An idle connection lost (PostgreSQL restarted or failed over) is dropped by the pool and the
+  // next query opens a new one; without a listener the error would end the process.
+  pool.on('error', () => {});
+  return pool;
 }
 
 export function createDb(pool: pg.Pool): TeamDb {
