@@ -8,9 +8,8 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import type { Change } from '../../src/shared/team/schemas';
 import { createPool } from '../../src/team-server/db';
-import { DEMO_ANALYSTS } from '../../src/team-server/dev/oidc';
 import { seedTeam } from '../../src/team-server/bootstrap';
-import { DEMO_TEAM } from '../../src/team-server/dev/demo-team';
+import { DEMO_ANALYSTS, DEMO_TEAM } from '../../src/team-server/dev/demo-team';
 import { signIn } from '../../src/team-server/dev/sign-in';
 import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
 

@@ -21,7 +21,12 @@ const types = {
 };
 
 export function createPool(databaseUrl: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, types, application_name: 'treasury-team-server' });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    types,
+    application_name: 'treasury-team-server',
+  });
   // An idle connection lost (PostgreSQL restarted or failed over) is dropped by the pool and the
   // next query opens a new one; without a listener the error would end the process.
   pool.on('error', () => {});

@@ -1,4 +1,8 @@
-/** The demo team of `npm run team:dev` and the tests: two legal entities, the three demo analysts. */
+/**
+ * The demo team of `npm run team:dev` and the tests: the three demo analysts of the development
+ * provider, its client, and two legal entities with their roles. Plain data, so the tests' workers
+ * need not load the provider to know them.
+ */
 import type { TeamSeed } from '../bootstrap';
 
 export const DEMO_TEAM: TeamSeed = {
@@ -28,3 +32,24 @@ export const DEMO_TEAM: TeamSeed = {
     },
   ],
 };
+
+export interface DemoAnalyst {
+  subject: string;
+  name: string;
+  email: string;
+  password: string;
+}
+
+export const DEMO_ANALYSTS: readonly DemoAnalyst[] = [
+  {
+    subject: 'maria.keller',
+    name: 'Maria Keller',
+    email: 'maria.keller@example.test',
+    password: 'demo-maria',
+  },
+  { subject: 'jonas.weber', name: 'Jonas Weber', email: 'jonas.weber@example.test', password: 'demo-jonas' },
+  { subject: 'lea.fischer', name: 'Lea Fischer', email: 'lea.fischer@example.test', password: 'demo-lea' },
+];
+
+export const DESK_CLIENT_ID = 'treasury-desk';
+export const TEAM_SCOPE = 'team';

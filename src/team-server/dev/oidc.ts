@@ -10,28 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider, { errors as oidcErrors, type Configuration } from 'oidc-provider';
+import { DEMO_ANALYSTS, DESK_CLIENT_ID, TEAM_SCOPE } from './demo-team';
 import { freePort } from './postgres-cluster';
 
-export interface DemoAnalyst {
-  subject: string;
-  name: string;
-  email: string;
-  password: string;
-}
-
-export const DEMO_ANALYSTS: readonly DemoAnalyst[] = [
-  {
-    subject: 'maria.keller',
-    name: 'Maria Keller',
-    email: 'maria.keller@example.test',
-    password: 'demo-maria',
-  },
-  { subject: 'jonas.weber', name: 'Jonas Weber', email: 'jonas.weber@example.test', password: 'demo-jonas' },
-  { subject: 'lea.fischer', name: 'Lea Fischer', email: 'lea.fischer@example.test', password: 'demo-lea' },
-];
-
-export const DESK_CLIENT_ID = 'treasury-desk';
-export const TEAM_SCOPE = 'team';
+export { DEMO_ANALYSTS, DESK_CLIENT_ID, TEAM_SCOPE };
 
 export interface DevOidcProvider {
   issuer: string;

@@ -4,7 +4,8 @@
  * submits the sign-in form and exchanges the code. For `npm run team:dev` and the tests.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { DESK_CLIENT_ID, TEAM_SCOPE, type DevOidcProvider } from './oidc';
+import { DESK_CLIENT_ID, TEAM_SCOPE } from './demo-team';
+import type { DevOidcProvider } from './oidc';
 
 class CookieJar {
   private readonly cookies = new Map<string, string>();
