@@ -123,5 +123,22 @@ describe('change feed', () => {
     } finally {
       await stream.close();
     }
+    // A dropped stream resumes where it left off: the browser's Last-Event-ID header.
+    await stack.as('maria.keller').post(`/v1/entities/${ALDER}/rfis/rfi_resume/claim`);
+    const ac = new AbortController();
+    const resumed = await fetch(`${stack.server.url}/v1/changes/stream`, {
+      headers: { authorization: `Bearer ${jonas.token}`, 'last-event-id': String(received[1]!.seq) },
+      signal: ac.signal,
+    });
+    const reader = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('rfi_resume')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the resumed stream ended');
+      text += value;
+    }
+    ac.abort();
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids[0]).toBe(received[1]!.seq + 1);
   });
 });

@@ -76,3 +76,38 @@ describe('RFI assignment', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('roles', () => {
+  it('an admin grants roles per entity, which take effect at once; others cannot, and an admin keeps their own admin role', async () => {
+    const maria = stack.as('maria.keller');
+    const lea = stack.as('lea.fischer');
+    expect((await lea.post(`/v1/entities/${ALDER}/rfis/rfi_roles/claim`)).status).toBe(403);
+    expect(
+      (await stack.as('jonas.weber').put(`/v1/entities/${ALDER}/members/lea.fischer`, { roles: ['maker'] }))
+        .status,
+    ).toBe(403);
+    const granted = await maria.put(`/v1/entities/${ALDER}/members/lea.fischer`, {
+      roles: ['checker', 'maker'],
+    });
+    expect(granted.body).toEqual({
+      legalEntityId: ALDER,
+      subject: 'lea.fischer',
+      roles: ['checker', 'maker'],
+    });
+    expect((await lea.post(`/v1/entities/${ALDER}/rfis/rfi_roles/claim`)).body).toMatchObject({
+      holder: 'lea.fischer',
+    });
+    const self = await maria.put(`/v1/entities/${ALDER}/members/maria.keller`, { roles: ['maker'] });
+    expect(self.body).toMatchObject({ error: { code: 'conflict' } });
+    const rows = await stack.sql.query(
+      'SELECT subject, role FROM member_roles WHERE legal_entity_id = $1 AND subject IN ($2, $3) ORDER BY subject, role',
+      [ALDER, 'lea.fischer', 'maria.keller'],
+    );
+    expect(rows.rows).toEqual([
+      { subject: 'lea.fischer', role: 'checker' },
+      { subject: 'lea.fischer', role: 'maker' },
+      { subject: 'maria.keller', role: 'admin' },
+      { subject: 'maria.keller', role: 'maker' },
+    ]);
+  });
+});
