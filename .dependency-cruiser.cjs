@@ -76,6 +76,13 @@ module.exports = {
       to: { path: '^src/(main|preload|renderer)/' },
     },
     {
+      name: 'team-server-stands-alone',
+      comment:
+        'The team server is a server of its own: it knows the shared wire schemas, never the app (main, preload, renderer) or the sandbox bank.',
+      from: { path: '^src/team-server/' },
+      to: { path: '^src/(main|preload|renderer|sandbox)/' },
+    },
+    {
       name: 'main-knows-no-renderer',
       severity: 'error',
       from: { path: '^src/main/' },

@@ -63,7 +63,13 @@ export default tseslint.config(
   {
     // Process boundaries: only the Electron shell and the preload may reach Electron; the
     // renderer reaches main only through window.desk.
-    files: ['src/shared/**/*.ts', 'src/sandbox/**/*.ts', 'src/renderer/**/*.{ts,tsx}', 'src/main/**/*.ts'],
+    files: [
+      'src/shared/**/*.ts',
+      'src/sandbox/**/*.ts',
+      'src/team-server/**/*.ts',
+      'src/renderer/**/*.{ts,tsx}',
+      'src/main/**/*.ts',
+    ],
     ignores: ['src/main/index.ts', 'src/main/electron/**'],
     rules: {
       'no-restricted-imports': [

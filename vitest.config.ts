@@ -10,7 +10,9 @@ import type { TestProjectInlineConfiguration } from 'vitest/config';
 //   built shell and preload; those need `npm run build`);
 // - renderer: components and stores under jsdom;
 // - bench: the bench smoke run (`npm run bench` with BENCH_SMOKE=1: every suite at tiny counts, in
-//   a process of its own; needs `npm run build`).
+//   a process of its own; needs `npm run build`);
+// - team: the team server against real PostgreSQL (a throwaway cluster from the distribution's
+//   binaries) and the development OpenID provider, started once for the project.
 // Keychain tests need a Secret Service; `npm test` runs vitest inside scripts/with-keyring.sh.
 function nodeProject(name: string): TestProjectInlineConfiguration {
   return {
@@ -33,6 +35,16 @@ export default defineConfig({
       nodeProject('reliability'),
       nodeProject('repo'),
       nodeProject('bench'),
+      {
+        test: {
+          name: 'team',
+          environment: 'node',
+          include: ['test/team/**/*.test.ts'],
+          globalSetup: ['test/team/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
       {
         test: {
           name: 'renderer',

@@ -68,6 +68,7 @@ describe('import rules', () => {
     write('src/renderer/reach.ts', "import { x } from '../main/a';\nexport const r = x;\n");
     write('src/preload/index.ts', "import fs from 'node:fs';\nexport const p = fs;\n");
     write('src/sandbox/bank.ts', "import { x } from '../main/a';\nexport const s = x;\n");
+    write('src/team-server/server.ts', "import { v } from '../main/ui';\nexport const t = v;\n");
     // The floors of main: each file reaches one floor up.
     write('src/main/infra/low.ts', "import { c } from '../bank/client';\nexport const l = c;\n");
     write('src/main/bank/client.ts', "import { s } from '../session/session';\nexport const c = s;\n");
@@ -90,6 +91,7 @@ describe('import rules', () => {
     expect(caught('renderer-has-no-node')).toEqual(['src/renderer/view.ts → fs']);
     expect(caught('preload-imports-only-electron-and-shared')).toEqual(['src/preload/index.ts → fs']);
     expect(caught('sandbox-is-the-bank')).toEqual(['src/sandbox/bank.ts → src/main/a.ts']);
+    expect(caught('team-server-stands-alone')).toEqual(['src/team-server/server.ts → src/main/ui.ts']);
     expect(caught('main-knows-no-renderer')).toEqual(['src/main/ui.ts → src/renderer/view.ts']);
     expect(caught('no-unresolvable-imports')).toEqual(['src/main/missing.ts → ./gone']);
     expect(caught('infra-floor-knows-nothing-above')).toEqual([

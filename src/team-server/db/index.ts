@@ -1,0 +1,51 @@
+/**
+ * The team database: one `pg` pool, kysely over it, and the migrations (kysely's Migrator with
+ * the migrations compiled in, so a server never reads SQL files from disk at run time).
+ */
+import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import * as m0001 from './migrations/0001-team-schema';
+import type { TeamDatabase } from './schema';
+
+export type TeamDb = Kysely<TeamDatabase>;
+
+const migrations: Record<string, Migration> = { '0001-team-schema': m0001 };
+const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
+
+/** int8 (counts, sequence numbers) as JS numbers: they stay far below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export function createPool(databaseUrl: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    types,
+    application_name: 'treasury-team-server',
+  });
+  // An idle connection lost (PostgreSQL restarted or failed over) is dropped by the pool and the
+  // next query opens a new one; without a listener the error would end the process.
+  pool.on('error', () => {});
+  return pool;
+}
+
+export function createDb(pool: pg.Pool): TeamDb {
+  return new Kysely<TeamDatabase>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Brings the schema to the newest migration; throws with the failing migration's error. */
+export async function migrateToLatest(db: TeamDb): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'team_migrations',
+    migrationLockTableName: 'team_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

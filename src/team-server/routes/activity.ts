@@ -1,0 +1,124 @@
+/**
+ * The team activity log: append-only (the database refuses UPDATE, DELETE and TRUNCATE), numbered
+ * by the server, each entry chained to the previous entry of its legal entity. Appends take the
+ * feed lock first, so the entry read as "previous" is still the last one when this one lands.
+ */
+import type { FastifyInstance } from 'fastify';
+import { sql, type Selectable } from 'kysely';
+import { z } from 'zod';
+import { bankId } from '../../shared/api/common';
+import { AppendActivityBody, SinceQuery, type ActivityEntry } from '../../shared/team/schemas';
+import { entryHash, GENESIS_HASH } from '../activity-chain';
+import { ANY_ROLE, parse, recordChange, requireRole, type TeamContext } from '../context';
+import type { TeamDb } from '../db';
+import { FEED_LOCK } from '../db/migrations/0001-team-schema';
+import type { ActivityLogTable } from '../db/schema';
+
+const EntityParams = z.strictObject({ entityId: bankId });
+
+export function activityToWire(r: Selectable<ActivityLogTable>): ActivityEntry {
+  return {
+    seq: r.seq,
+    at: r.at.toISOString(),
+    actor: r.actor,
+    legalEntityId: r.legal_entity_id,
+    action: r.action,
+    object: r.object_kind && r.object_id ? { kind: r.object_kind as 'rfi_answer', id: r.object_id } : null,
+    detail: r.detail,
+    prevHash: r.prev_hash,
+    hash: r.hash,
+  };
+}
+
+export interface NewActivity {
+  actor: string;
+  legalEntityId: string;
+  action: string;
+  object: ActivityEntry['object'];
+  detail: Record<string, string>;
+}
+
+/** Appends one entry (its own transaction): numbered, linked and hashed under the feed lock. */
+export async function appendActivity(db: TeamDb, entry: NewActivity): Promise<ActivityEntry> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${FEED_LOCK})`.execute(trx);
+    const lastSeq = await trx
+      .selectFrom('activity_log')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .executeTakeFirst();
+    const lastOfEntity = await trx
+      .selectFrom('activity_log')
+      .select('hash')
+      .where('legal_entity_id', '=', entry.legalEntityId)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    const unhashed: Omit<ActivityEntry, 'hash'> = {
+      seq: Number(lastSeq?.seq ?? 0) + 1,
+      at: new Date().toISOString(),
+      actor: entry.actor,
+      legalEntityId: entry.legalEntityId,
+      action: entry.action,
+      object: entry.object,
+      detail: entry.detail,
+      prevHash: lastOfEntity?.hash ?? GENESIS_HASH,
+    };
+    const full: ActivityEntry = { ...unhashed, hash: entryHash(unhashed) };
+    await trx
+      .insertInto('activity_log')
+      .values({
+        seq: full.seq,
+        at: full.at,
+        actor: full.actor,
+        legal_entity_id: full.legalEntityId,
+        action: full.action,
+        object_kind: full.object?.kind ?? null,
+        object_id: full.object?.id ?? null,
+        detail: JSON.stringify(full.detail),
+        prev_hash: full.prevHash,
+        hash: full.hash,
+      })
+      .execute();
+    await recordChange(trx, {
+      legalEntityId: full.legalEntityId,
+      topic: 'activity',
+      objectId: String(full.seq),
+      data: full,
+    });
+    return full;
+  });
+}
+
+export function registerActivityRoutes(app: FastifyInstance, ctx: TeamContext): void {
+  app.post('/v1/activity', async (request, reply) => {
+    const caller = ctx.caller(request);
+    const body = parse(AppendActivityBody, request.body, 'body');
+    await requireRole(ctx.db, caller, body.legalEntityId, ['maker', 'checker', 'admin']);
+    const entry = await appendActivity(ctx.db, {
+      actor: caller.subject,
+      legalEntityId: body.legalEntityId,
+      action: body.action,
+      object: body.object ?? null,
+      detail: body.detail,
+    });
+    void reply.status(201);
+    return entry;
+  });
+
+  /** One entity's entries after `since`, oldest first; `next` is the `since` of the next page. */
+  app.get('/v1/entities/:entityId/activity', async (request) => {
+    const { entityId } = parse(EntityParams, request.params, 'path');
+    const { since, limit } = parse(SinceQuery, request.query, 'query');
+    await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
+    const rows = await ctx.db
+      .selectFrom('activity_log')
+      .selectAll()
+      .where('legal_entity_id', '=', entityId)
+      .where('seq', '>', since)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    const entries = rows.map(activityToWire);
+    return { entries, next: entries.length === limit ? (entries.at(-1)?.seq ?? null) : null };
+  });
+}
