@@ -46,7 +46,6 @@ export default tseslint.config(
       'src/main/returns/service.ts',
       'src/main/rfi-answers/files.ts',
       'src/main/rfi-answers/index.ts',
-      'src/main/rfi-answers/outbox.ts',
       'src/main/rfis/repository.ts',
       'src/main/rfis/service.ts',
       'src/main/rfis/webhook-receiver.ts',
