@@ -45,7 +45,6 @@ export default tseslint.config(
       'src/main/locker/service.ts',
       'src/main/returns/service.ts',
       'src/main/rfi-answers/files.ts',
-      'src/main/rfi-answers/index.ts',
       'src/main/rfis/repository.ts',
       'src/main/rfis/service.ts',
       'src/main/rfis/webhook-receiver.ts',
