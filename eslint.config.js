@@ -40,7 +40,6 @@ export default tseslint.config(
       'src/main/case-files/service.ts',
       'src/main/crypto/service.ts',
       'src/main/desk/desk.ts',
-      'src/main/desk/reminders.ts',
       'src/main/locker/service.ts',
       'src/main/returns/service.ts',
       'src/main/rfi-answers/files.ts',
