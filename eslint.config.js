@@ -39,7 +39,6 @@ export default tseslint.config(
     ignores: [
       'src/main/case-files/service.ts',
       'src/main/crypto/service.ts',
-      'src/main/desk/desk.ts',
       'src/main/locker/service.ts',
       'src/main/returns/service.ts',
       'src/main/rfi-answers/files.ts',
