@@ -29,7 +29,7 @@ import type { ServerClock } from '../bank/clock';
 import type { Stores } from '../infra/stores';
 import { createReminders } from './reminders';
 import { createWatchSet, roleOf } from './watch-set';
-import type { RfiMember, WatchSet } from './watch-set';
+import type { WatchSet, WatchSetDeps } from './watch-set';
 
 export type { RfiMember } from './watch-set';
 import type { Reminders } from './reminders';
@@ -37,14 +37,9 @@ import { scopeOrigin } from '../bank/scope';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
-import type { TokenVault } from '../infra/vault';
 import type { ListResult, RfiService } from '../rfis/service';
 import type { WebhookService } from '../rfis/webhooks';
-import type { DestinationGuard } from '../session/destinations';
-import type { SessionManager } from '../session/session';
-import type { SettingsStore } from '../session/settings';
 import type { ProfileSession } from '../profiles/profile-session';
-import type { ProfileRegistry } from '../profiles/registry';
 
 export interface DeskListArgs extends RfiFilter {
   profileId?: string;
@@ -94,23 +89,15 @@ export interface Desk {
   dispose(): Promise<void>;
 }
 
-export interface DeskDeps {
-  settings: SettingsStore;
-  vault: TokenVault;
-  destinations: DestinationGuard;
-  session: SessionManager;
-  /** Every profile's own session: a watched profile reads through its own. */
-  profiles: ProfileRegistry;
-  /**
-   * Builds a profile's RFI service (the same for the active profile and every watched one: the
-   * root wires the case-file journal, related names and options in once).
-   */
-  rfiService(member: RfiMember): Promise<RfiService>;
+/**
+ * The watch set's dependencies (its `rfiService` builds the active profile's and every watched
+ * one's RFI service alike: the root wires the case-file journal, related names and options in
+ * once), and the desk's own.
+ */
+export interface DeskDeps extends WatchSetDeps {
   /** The active profile's RFI service (built with `hub` below as its event hub). */
   primary(): RfiService;
-  events: EventHub;
   platform: Platform;
-  log: Logger;
   /** The active profile's bank clock (reminders follow each entity's bank time). */
   clock: ServerClock;
   stores: Stores;
