@@ -26,7 +26,6 @@ import got from 'got';
 import type { Response } from 'got';
 import type { z } from 'zod';
 import { DeskFailure } from '../../shared/ipc/errors';
-import { classifyFailure } from '../../shared/failure-policy';
 import { fillRoutePath, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
 import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
 import { isLoopbackHost, originOf } from '../infra/origins';
@@ -34,25 +33,13 @@ import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api'
 import type { ServerClock } from './clock';
 import type { Logger } from '../infra/log';
 import { failureFromResponse, offlineFailure, parseRetryAfter } from './errors';
-import { backoffDelay } from '../infra/backoff';
+import { defaultRetryPolicy, backoff, mayRetry, retryableStatus } from './retry';
+import type { RetryMode, RetryPolicy } from './retry';
+import { abortableSleep, abortedBy, linkSignals } from './signals';
 
-export interface RetryPolicy {
-  /** Total attempts for retryable failures (network, 5xx, 409 on idempotent POSTs). */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** 429: attempts, and the longest Retry-After we wait for inside a call. */
-  rateLimitAttempts: number;
-  maxRetryAfterMs: number;
-}
-
-export const defaultRetryPolicy: RetryPolicy = {
-  attempts: 4,
-  baseDelayMs: 300,
-  maxDelayMs: 5000,
-  rateLimitAttempts: 4,
-  maxRetryAfterMs: 30_000,
-};
+export { abortableSleep } from './signals';
+export { defaultRetryPolicy } from './retry';
+export type { RetryMode, RetryPolicy } from './retry';
 
 /** Who a request speaks as and to: taken once per request, reused by its retries. */
 export interface BankIdentity {
@@ -97,8 +84,6 @@ export interface BankClientOptions {
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export type RetryMode = 'safe' | 'idempotent' | 'none';
-
 export interface RawRequest<S extends z.ZodType> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
@@ -136,28 +121,6 @@ export type RfiResponseBody = {
 };
 type Res<K extends RouteId> = RouteResponse<K>;
 
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason ?? new Error('aborted'));
-      return;
-    }
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal?.reason ?? new Error('aborted'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function backoff(attempt: number, policy: RetryPolicy): number {
-  return backoffDelay(attempt, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs });
-}
-
 /** An id that becomes one path segment: the shared id rule (no `.`/`..`, no `/`), encoded. */
 export function pathParam(value: string, name: string): string {
   if (typeof value !== 'string' || !BANK_ID_RE.test(value)) {
@@ -168,32 +131,6 @@ export function pathParam(value: string, name: string): string {
     });
   }
   return encodeURIComponent(value);
-}
-
-function abortedBy(signal: AbortSignal, fallback: unknown): unknown {
-  return signal.reason ?? fallback;
-}
-
-/**
- * One signal that aborts when any of the given ones does (the call's own and the environment's),
- * with `dispose()` removing its listeners from them: the environment's signal lives as long as
- * the profile stays active, so nothing may pile up on it request after request.
- */
-function linkSignals(signals: Array<AbortSignal | undefined>): { signal?: AbortSignal; dispose(): void } {
-  const present = signals.filter((x): x is AbortSignal => x !== undefined);
-  if (present.length <= 1) return { ...(present[0] ? { signal: present[0] } : {}), dispose: () => undefined };
-  const controller = new AbortController();
-  const offs: Array<() => void> = [];
-  for (const s of present) {
-    if (s.aborted) {
-      controller.abort(s.reason);
-      break;
-    }
-    const onAbort = (): void => controller.abort(s.reason);
-    s.addEventListener('abort', onAbort, { once: true });
-    offs.push(() => s.removeEventListener('abort', onAbort));
-  }
-  return { signal: controller.signal, dispose: () => offs.forEach((off) => off()) };
 }
 
 /**
@@ -230,20 +167,6 @@ function describeIssues(error: z.ZodError): { field: string; message: string } {
   const issue = error.issues[0];
   const field = issue ? issue.path.map(String).join('.') : '';
   return { field, message: issue?.message ?? 'unexpected shape' };
-}
-
-/** Answers that say "not now" (5xx of an overloaded or restarting bank) or "still in flight" (409). */
-const retryableStatus = new Set([409, 500, 502, 503, 504]);
-
-/**
- * Whether a failed attempt may run again inside the call: a read when waiting may help; a keyed
- * write unless refused (the same key makes a repeat safe); an unkeyed write only when nothing
- * happened.
- */
-function mayRetry(mode: RetryMode, failure: DeskFailure): boolean {
-  if (mode === 'safe') return classifyFailure(failure, 'read') === 'transient';
-  const cls = classifyFailure(failure, 'write');
-  return mode === 'idempotent' ? cls !== 'refused' : cls === 'transient';
 }
 
 /**

@@ -14,7 +14,6 @@
  * (the webhook service is told the watched set after each change).
  */
 
-import type { PushMessage } from '../../shared/ipc/bridge';
 import type {
   DeskEntityView,
   RfiChangedView,
@@ -26,34 +25,21 @@ import type {
 import { DeskFailure } from '../../shared/ipc/errors';
 import { compareSummaries, countSummaries, matchesFilter } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
-import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
 import type { Stores } from '../infra/stores';
 import { createReminders } from './reminders';
+import { createWatchSet, roleOf } from './watch-set';
+import type { WatchSet, WatchSetDeps } from './watch-set';
+
+export type { RfiMember } from './watch-set';
 import type { Reminders } from './reminders';
 import { scopeOrigin } from '../bank/scope';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
-import type { TokenVault } from '../infra/vault';
-import type { ListResult, RfiService, RfiSession } from '../rfis/service';
+import type { ListResult, RfiService } from '../rfis/service';
 import type { WebhookService } from '../rfis/webhooks';
-import { bankOrigin } from '../infra/origins';
-import type { DestinationGuard } from '../session/destinations';
-import type { SessionManager } from '../session/session';
-import type { SettingsStore } from '../session/settings';
 import type { ProfileSession } from '../profiles/profile-session';
-import type { ProfileRegistry } from '../profiles/registry';
-
-/** What differs between the RFI services of the desk's members. */
-export interface RfiMember {
-  session: RfiSession;
-  bank: BankClient;
-  clock: ServerClock;
-  events: EventHub;
-  badge(count: number): void;
-  entityName(): string | null;
-}
 
 export interface DeskListArgs extends RfiFilter {
   profileId?: string;
@@ -103,23 +89,15 @@ export interface Desk {
   dispose(): Promise<void>;
 }
 
-export interface DeskDeps {
-  settings: SettingsStore;
-  vault: TokenVault;
-  destinations: DestinationGuard;
-  session: SessionManager;
-  /** Every profile's own session: a watched profile reads through its own. */
-  profiles: ProfileRegistry;
-  /**
-   * Builds a profile's RFI service (the same for the active profile and every watched one: the
-   * root wires the case-file journal, related names and options in once).
-   */
-  rfiService(member: RfiMember): Promise<RfiService>;
+/**
+ * The watch set's dependencies (its `rfiService` builds the active profile's and every watched
+ * one's RFI service alike: the root wires the case-file journal, related names and options in
+ * once), and the desk's own.
+ */
+export interface DeskDeps extends WatchSetDeps {
   /** The active profile's RFI service (built with `hub` below as its event hub). */
   primary(): RfiService;
-  events: EventHub;
   platform: Platform;
-  log: Logger;
   /** The active profile's bank clock (reminders follow each entity's bank time). */
   clock: ServerClock;
   stores: Stores;
@@ -132,21 +110,6 @@ export interface DeskDeps {
   reminders: { hours?: readonly number[] } | false;
   /** Routes for every watched profile's webhook events (absent: polling only). */
   webhooks?: Pick<WebhookService, 'watch' | 'profile'>;
-}
-
-interface Watcher {
-  session: ProfileSession;
-  clock: ServerClock;
-  rfis: RfiService;
-  hub: EventHub;
-  off: () => void;
-}
-
-/** A profile's session before (or instead of) a watch: identified, not polling. */
-interface Probe {
-  session: ProfileSession;
-  clock: ServerClock;
-  hub: EventHub;
 }
 
 const ACTIVE = '\u0000active';
@@ -210,8 +173,7 @@ function startDesk(
   deps: DeskDeps,
   setBadge: (key: string, count: number | null) => void,
 ): Desk & { changed(payload: RfiChangedView): void } {
-  const { settings, vault, destinations, session, events, log } = deps;
-  const watchers = new Map<string, Watcher>();
+  const { settings, vault, session, events, log } = deps;
   let disposed = false;
 
   const members = (): DeskMember[] => [
@@ -251,185 +213,8 @@ function startDesk(
       .catch((err: unknown) => log.warn('desk: change not published', { error: err }));
   };
 
-  const wanted = async (): Promise<string[]> => {
-    const activeId = session.profile.id;
-    const out: string[] = [];
-    for (const p of settings.get().profiles) {
-      if (p.id === activeId) continue;
-      if (!p.tokenOrigin) continue;
-      if (p.kind === 'embedded-sandbox') {
-        const url = session.sandbox?.url;
-        if (!url || bankOrigin(url) !== p.tokenOrigin) continue;
-      } else {
-        const origin = bankOrigin(p.baseUrl);
-        if (!origin || origin !== p.tokenOrigin || !destinations.approval(origin)) continue;
-      }
-      // A token is bound to its origin just before the keychain stores it; the vault's change
-      // event (below) brings the desk back here once it is stored.
-      if (!(await vault.has(p.id).catch(() => false))) continue;
-      out.push(p.id);
-    }
-    return out;
-  };
-
-  const probe = (profileId: string): Probe => {
-    const ps = deps.profiles.get(profileId);
-    return { session: ps, clock: ps.clock, hub: ps.events };
-  };
-
-  const startWatcher = async (profileId: string, p: Probe): Promise<Watcher> => {
-    const { hub, clock, session: ps } = p;
-    const rfis = await deps.rfiService({
-      session: ps,
-      bank: ps.bank,
-      clock: ps.clock,
-      events: hub,
-      badge: (n) => setBadge(profileId, n),
-      entityName: () => ps.entityName(),
-    });
-    let lastState = '';
-    const off = hub.attach((m: PushMessage) => {
-      if (m.event === 'rfis.changed') changed(m.payload as RfiChangedView);
-      else if (m.event === 'rfis.openRequested') events.emit('rfis.openRequested', m.payload as never);
-      else if (m.event === 'rfis.syncState' || m.event === 'session.changed') {
-        // The entity's own state moved (an outage, a revoked token): the queue's entity list
-        // follows. Every poll passes through 'syncing'; only a different outcome is news.
-        const sync = rfis.syncState();
-        const key = `${ps.lastStatus?.connection ?? ''}|${sync.state === 'syncing' ? 'idle' : sync.state}|${sync.lastError ?? ''}`;
-        if (m.event === 'session.changed') identityMoved(profileId, ps);
-        if (key === lastState) return;
-        lastState = key;
-        changed(emptyChange('sync'));
-      }
-    });
-    return { session: ps, clock, rfis, hub, off };
-  };
-
-  /** Stops polling the profile; its session is kept (a duplicate stays identified) or disposed. */
-  const stopWatcher = async (profileId: string, keepSession = false): Promise<Probe | null> => {
-    const w = watchers.get(profileId);
-    if (!w) return null;
-    watchers.delete(profileId);
-    setBadge(profileId, null);
-    w.off();
-    await w.rfis.dispose();
-    if (keepSession) return { session: w.session, clock: w.clock, hub: w.hub };
-    return null;
-  };
-
-  /** Profiles with a token not watched because another profile watches the same entity. */
-  const parked = new Map<string, Probe & { watchedBy: string }>();
-  const dropParked = (id: string): void => {
-    parked.delete(id);
-  };
-
-  /** Which (bank origin, legal entity) a session's credential is: null while unknown. */
-  const entityKey = (s: {
-    environment: { baseUrl: string };
-    credential: { legalEntityId: string } | null;
-    lastStatus: { credential: { legalEntityId: string } | null } | null;
-  }): string | null => {
-    const le = s.credential?.legalEntityId ?? s.lastStatus?.credential?.legalEntityId ?? null;
-    const origin = bankOrigin(s.environment.baseUrl);
-    return le && origin ? `${origin}|${le}` : null;
-  };
-  const roleOf = (s: ProfileSession): string | null =>
-    s.credential?.role ?? s.lastStatus?.credential?.role ?? null;
-
-  /** A watcher learned (or changed) who it is: it may now be a duplicate, and its route re-points. */
-  const identities = new Map<string, string | null>();
-  const identityOf = (ps: ProfileSession): string => `${entityKey(ps) ?? ''}|${roleOf(ps) ?? ''}`;
-  const identityMoved = (profileId: string, ps: ProfileSession): void => {
-    const k = identityOf(ps);
-    if (identities.get(profileId) === k) return;
-    identities.set(profileId, k);
-    void reconcile();
-  };
-
-  const tellWebhooks = (): void => {
-    try {
-      deps.webhooks?.watch(
-        [...watchers.entries()].map(([profileId, w]) => ({
-          profileId,
-          session: w.session,
-          bank: w.session.bank,
-          rfis: w.rfis,
-        })),
-      );
-    } catch (err) {
-      log.warn('desk: webhook routes not updated', { error: err });
-    }
-  };
-
-  let reconciling: Promise<void> = Promise.resolve();
-  const reconcile = (): Promise<void> => {
-    reconciling = reconciling
-      .then(async () => {
-        if (disposed) return;
-        const wantList = await wanted();
-        const want = new Set(wantList);
-        let moved = false;
-        for (const id of [...watchers.keys()]) {
-          if (!want.has(id)) {
-            await stopWatcher(id);
-            identities.delete(id);
-            moved = true;
-          }
-        }
-        for (const id of [...parked.keys()]) {
-          if (!want.has(id)) {
-            dropParked(id);
-            moved = true;
-          }
-        }
-        // Who is each profile? A new one is identified before it polls (so a duplicate never
-        // lists its entity's RFIs a second time); a parked one is asked again.
-        const sessions = new Map<string, Probe>();
-        for (const id of wantList) {
-          if (disposed) return;
-          const w = watchers.get(id);
-          if (w) {
-            sessions.set(id, w);
-            continue;
-          }
-          const p = parked.get(id) ?? probe(id);
-          await p.session.check().catch(() => undefined);
-          sessions.set(id, p);
-        }
-        // One member per (origin, legal entity): the active profile, else an admin, else the first.
-        const activeKey = entityKey(session);
-        const winner = new Map<string, string>();
-        if (activeKey) winner.set(activeKey, session.profile.id);
-        const rank = (id: string): number => (roleOf(sessions.get(id)!.session) === 'admin' ? 0 : 1);
-        for (const id of [...wantList].sort((a, b) => rank(a) - rank(b))) {
-          const k = entityKey(sessions.get(id)!.session);
-          if (k && !winner.has(k)) winner.set(k, id);
-        }
-        for (const id of wantList) {
-          if (disposed) return;
-          const p = sessions.get(id)!;
-          const k = entityKey(p.session);
-          const by = k ? winner.get(k) : id;
-          if (by === undefined || by === id) {
-            if (watchers.has(id)) continue;
-            parked.delete(id);
-            identities.set(id, identityOf(p.session));
-            watchers.set(id, await startWatcher(id, p));
-            moved = true;
-          } else {
-            const kept = watchers.has(id) ? await stopWatcher(id, true) : null;
-            if (kept) moved = true;
-            const prev = parked.get(id);
-            if (prev?.watchedBy !== by) moved = true;
-            parked.set(id, { ...(kept ?? p), watchedBy: by });
-          }
-        }
-        tellWebhooks();
-        if (moved) changed(emptyChange('load'));
-      })
-      .catch((err: unknown) => log.warn('desk: watchers not reconciled', { error: err }));
-    return reconciling;
-  };
+  const watchSet = createWatchSet(deps, { setBadge, changed, disposed: () => disposed });
+  const { watchers, parked, reconcile } = watchSet;
 
   const reminders = createReminders({
     stores: deps.stores,
@@ -544,59 +329,7 @@ function startDesk(
     reminders: () => reminders,
     watched: () => watchers,
     reconcile,
-    async list(args) {
-      const sort = args.sort ?? 'deadline';
-      const rows: RfiSummaryView[] = [];
-      const entities: DeskEntityView[] = [];
-      const activeId = session.profile.id;
-      let sync: RfiSyncStateView | null = null;
-      for (const m of members()) {
-        const r = await m.rfis.list({ sort });
-        sync ??= r.sync;
-        const name = m.entityName();
-        for (const row of r.items) rows.push({ ...row, profileId: m.profileId, entityName: name });
-        const st = m.status();
-        const hooks = deps.webhooks?.profile(m.profileId) ?? null;
-        entities.push({
-          profileId: m.profileId,
-          name,
-          profileName: settings.profile(m.profileId).name,
-          active: m.profileId === activeId,
-          connection: st.connection,
-          problem: st.problem ?? r.sync.lastError,
-          sync: r.sync.state,
-          lastSyncedAt: r.sync.lastSyncedAt,
-          total: r.total,
-          sharedWith: [...parked.entries()]
-            .filter(([, p]) => p.watchedBy === m.profileId)
-            .map(([profileId, p]) => ({
-              profileId,
-              profileName: settings.profile(profileId).name,
-              role: roleOf(p.session),
-            })),
-          events: hooks
-            ? { mode: hooks.mode, reason: hooks.reason }
-            : { mode: 'polling', reason: 'Webhooks are off in this app.' },
-        });
-      }
-      const counts = countSummaries(rows);
-      const filtered = rows.filter(
-        (r) => (!args.profileId || r.profileId === args.profileId) && matchesFilter(r, args),
-      );
-      if (entities.length > 1) filtered.sort(compareSummaries(sort));
-      const offset = args.offset ?? 0;
-      const items =
-        args.limit !== undefined || offset > 0
-          ? filtered.slice(offset, offset + (args.limit ?? filtered.length))
-          : filtered;
-      return {
-        items,
-        total: filtered.length,
-        counts,
-        sync: sync ?? deps.primary().syncState(),
-        entities,
-      };
-    },
+    list: (args) => consolidatedList(deps, members(), parked, args),
     async get(id, refresh) {
       const owner = await ownerOf(id);
       if (!owner) return deps.primary().get(id, refresh);
@@ -638,24 +371,69 @@ function startDesk(
       offVault();
       offEvents();
       await reminders.then((r) => r.settled()).catch(() => undefined);
-      await reconciling.catch(() => undefined);
-      for (const id of [...watchers.keys()]) await stopWatcher(id);
-      for (const id of [...parked.keys()]) dropParked(id);
+      await watchSet.dispose();
     },
   };
   return desk;
 }
 
-function emptyChange(source: RfiChangedView['source']): RfiChangedView {
+/** The queue over every member: rows with their owner, counts, and the entities watched. */
+async function consolidatedList(
+  deps: Pick<DeskDeps, 'settings' | 'session' | 'webhooks' | 'primary'>,
+  members: DeskMember[],
+  parked: WatchSet['parked'],
+  args: DeskListArgs,
+): Promise<DeskListResult> {
+  const sort = args.sort ?? 'deadline';
+  const rows: RfiSummaryView[] = [];
+  const entities: DeskEntityView[] = [];
+  const activeId = deps.session.profile.id;
+  let sync: RfiSyncStateView | null = null;
+  for (const m of members) {
+    const r = await m.rfis.list({ sort });
+    sync ??= r.sync;
+    const name = m.entityName();
+    for (const row of r.items) rows.push({ ...row, profileId: m.profileId, entityName: name });
+    const st = m.status();
+    const hooks = deps.webhooks?.profile(m.profileId) ?? null;
+    entities.push({
+      profileId: m.profileId,
+      name,
+      profileName: deps.settings.profile(m.profileId).name,
+      active: m.profileId === activeId,
+      connection: st.connection,
+      problem: st.problem ?? r.sync.lastError,
+      sync: r.sync.state,
+      lastSyncedAt: r.sync.lastSyncedAt,
+      total: r.total,
+      sharedWith: [...parked.entries()]
+        .filter(([, p]) => p.watchedBy === m.profileId)
+        .map(([profileId, p]) => ({
+          profileId,
+          profileName: deps.settings.profile(profileId).name,
+          role: roleOf(p.session),
+        })),
+      events: hooks
+        ? { mode: hooks.mode, reason: hooks.reason }
+        : { mode: 'polling', reason: 'Webhooks are off in this app.' },
+    });
+  }
+  const counts = countSummaries(rows);
+  const filtered = rows.filter(
+    (r) => (!args.profileId || r.profileId === args.profileId) && matchesFilter(r, args),
+  );
+  if (entities.length > 1) filtered.sort(compareSummaries(sort));
+  const offset = args.offset ?? 0;
+  const items =
+    args.limit !== undefined || offset > 0
+      ? filtered.slice(offset, offset + (args.limit ?? filtered.length))
+      : filtered;
   return {
-    source,
-    created: [],
-    updated: [],
-    statusChanged: [],
-    removed: [],
-    seen: [],
-    truncated: false,
-    counts: countSummaries([]),
+    items,
+    total: filtered.length,
+    counts,
+    sync: sync ?? deps.primary().syncState(),
+    entities,
   };
 }
 

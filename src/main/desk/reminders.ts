@@ -118,10 +118,6 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
       .catch((err: unknown) => deps.log.warn('reminders: change not published', { error: err }));
   };
 
-  /** Whether a snooze still holds, on its scope's bank clock (and its deadline unchanged). */
-  const holds = (s: StoredSnooze | null, deadline: number, now: number, hours: readonly number[]) =>
-    !!s && s.deadline === deadline && snoozeEnd(s.until, s.deadline, hours) > now;
-
   const nowOfScope = (): Map<string, number> => {
     const out = new Map<string, number>();
     for (const m of deps.members()) if (!out.has(m.scope())) out.set(m.scope(), m.now());
@@ -175,27 +171,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         if (holds(snooze, deadline, now, hours)) continue;
         for (const h of crossed) sent[key(h)] = deadline;
         changed = true;
-        const entity = m.entityName();
-        try {
-          deps.platform.notify({
-            title: `RFI due in less than ${thresholdLabel(tightest)}${entity ? ` — ${entity}` : ''}`,
-            body: `${r.description || r.type} · times out ${new Date(deadline).toISOString().slice(0, 16).replace('T', ' ')} UTC (bank time)`,
-            onClick: () => deps.events.emit('rfis.openRequested', { rfiId: r.id }),
-            source: 'reminders',
-            object: r.id,
-            coalesce: (count) => ({
-              title: `${count} RFIs are due soon`,
-              body: 'Open the RFI queue to see their deadlines.',
-            }),
-          });
-          shown++;
-          deps.onSeen?.(
-            r.id,
-            `Deadline reminder: less than ${thresholdLabel(tightest)} left (bank time ${new Date(now).toISOString()})`,
-          );
-        } catch (err) {
-          deps.log.warn('reminders: notification not shown', { error: err });
-        }
+        if (showReminder(deps, m, r, { tightest, deadline, now })) shown++;
       }
     }
     const nows = deps.members().map((m) => m.now());
@@ -252,16 +228,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         const deadline = row.deadline ? Date.parse(row.deadline) : null;
         const hours = hoursNow();
         const plan = planSnooze(choice, now, deadline, hours);
-        if (!plan.ok) {
-          throw new DeskFailure({
-            kind: 'precondition',
-            reason: plan.reason === 'no_deadline' ? 'NO_DEADLINE' : 'LAST_REMINDER_DUE',
-            message:
-              plan.reason === 'no_deadline'
-                ? 'This RFI has no running deadline: there is no reminder to snooze.'
-                : `The last reminder (${thresholdLabel(Math.min(...hours))} before the timeout) is already due: a snooze would only hide the timeout.`,
-          });
-        }
+        if (!plan.ok) throw snoozeRefused(plan.reason, hours);
         const stored: StoredSnooze = {
           rfiId,
           scope: m.scope(),
@@ -343,4 +310,56 @@ function shownAtOrBelow(sent: Record<string, number>, prefix: string, hours: num
     if (k.startsWith(prefix) && Number(k.slice(prefix.length)) <= hours) return true;
   }
   return false;
+}
+
+/** Whether a snooze still holds, on its scope's bank clock (and its deadline unchanged). */
+function holds(s: StoredSnooze | null, deadline: number, now: number, hours: readonly number[]): boolean {
+  return !!s && s.deadline === deadline && snoozeEnd(s.until, s.deadline, hours) > now;
+}
+
+/**
+ * Shows one reminder (the tightest threshold crossed) as a native notification and tells the RFI's
+ * case file; answers whether it was shown.
+ */
+function showReminder(
+  deps: RemindersDeps,
+  m: ReminderMember,
+  r: RfiSummaryView,
+  at: { tightest: number; deadline: number; now: number },
+): boolean {
+  const entity = m.entityName();
+  let shown = false;
+  try {
+    deps.platform.notify({
+      title: `RFI due in less than ${thresholdLabel(at.tightest)}${entity ? ` — ${entity}` : ''}`,
+      body: `${r.description || r.type} · times out ${new Date(at.deadline).toISOString().slice(0, 16).replace('T', ' ')} UTC (bank time)`,
+      onClick: () => deps.events.emit('rfis.openRequested', { rfiId: r.id }),
+      source: 'reminders',
+      object: r.id,
+      coalesce: (count) => ({
+        title: `${count} RFIs are due soon`,
+        body: 'Open the RFI queue to see their deadlines.',
+      }),
+    });
+    shown = true;
+    deps.onSeen?.(
+      r.id,
+      `Deadline reminder: less than ${thresholdLabel(at.tightest)} left (bank time ${new Date(at.now).toISOString()})`,
+    );
+  } catch (err) {
+    deps.log.warn('reminders: notification not shown', { error: err });
+  }
+  return shown;
+}
+
+/** Why a snooze cannot be set, as the analyst reads it. */
+function snoozeRefused(reason: 'no_deadline' | 'nothing_left', hours: readonly number[]): DeskFailure {
+  return new DeskFailure({
+    kind: 'precondition',
+    reason: reason === 'no_deadline' ? 'NO_DEADLINE' : 'LAST_REMINDER_DUE',
+    message:
+      reason === 'no_deadline'
+        ? 'This RFI has no running deadline: there is no reminder to snooze.'
+        : `The last reminder (${thresholdLabel(Math.min(...hours))} before the timeout) is already due: a snooze would only hide the timeout.`,
+  });
 }

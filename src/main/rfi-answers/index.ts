@@ -1,9 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES, questionTypeInfo } from '../../shared/catalogue';
+import { DEFAULT_MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES } from '../../shared/catalogue';
 import type { DocumentType } from '../../shared/catalogue';
 import type { AnswerView, DraftView } from '../../shared/ipc/channels/rfi-answers';
-import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
@@ -16,6 +15,8 @@ import type { BusyGuard } from '../desktop/busy';
 import type { Platform } from '../infra/platform';
 import { openDraftStore } from './drafts';
 import type { DraftRecord, DraftStore } from './drafts';
+import { checkAnswer, draftViewOf, newAnswerOf } from './answer-input';
+import type { DraftInput } from './answer-input';
 import { CHUNK_BYTES, UPLOAD_EXTENSIONS, openFileArea } from './files';
 import type { FileArea } from './files';
 import { openOutbox } from './outbox';
@@ -31,6 +32,7 @@ import type {
 
 export type { Outbox, OutboxBank, OutboxEntry, UploadedDocument } from './outbox';
 export { sniffContentType } from './files';
+export type { DraftInput } from './answer-input';
 
 export interface RfiAnswersOptions {
   /** Outbox retry backoff. */
@@ -69,16 +71,6 @@ export interface RfiAnswersDeps {
   onUploaded?(doc: UploadedDocument): void;
   /** Held while an answer is worked on (see desktop/busy.ts). */
   busy?: Pick<BusyGuard, 'run'>;
-}
-
-export interface DraftInput {
-  /** The bank scope of the profile that owns the RFI (default: the active profile's). */
-  owner?: BankScope;
-  rfiId: string;
-  questionId: string;
-  questionType: string;
-  text: string;
-  files: string[];
 }
 
 export interface RfiAnswers {
@@ -143,21 +135,8 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     await files.release(refs.filter((r) => !inUse.has(r)));
   };
 
-  const draftView = (rfiId: string, questionId: string, d: DraftRecord): DraftView => ({
-    rfiId,
-    questionId,
-    questionType: d.questionType,
-    text: d.text,
-    // A file whose ref was lost (registry moved aside) is left out rather than failing the draft.
-    files: d.files.flatMap((ref) => {
-      try {
-        return [files.view(ref)];
-      } catch {
-        return [];
-      }
-    }),
-    updatedAt: d.updatedAt,
-  });
+  const draftView = (rfiId: string, questionId: string, d: DraftRecord): DraftView =>
+    draftViewOf(files, rfiId, questionId, d);
 
   const sentListeners = new Set<(rfiId: string, owner: BankScope | null) => void>();
   const outbox = await openOutbox({
@@ -210,60 +189,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     offEvents();
   };
 
-  const check = (d: DraftInput, forSubmit: boolean): void => {
-    for (const ref of d.files) files.resolve(ref); // throws for refs main never issued
-    if (new Set(d.files).size !== d.files.length) {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'files',
-        message: 'The same file is listed twice.',
-      });
-    }
-    if (!forSubmit) return;
-    const info = questionTypeInfo(d.questionType);
-    const text = d.text.trim();
-    if (info.expects === 'text' && text === '') {
-      throw new DeskFailure({ kind: 'invalid_argument', field: 'text', message: 'Write an answer first.' });
-    }
-    if (info.expects === 'text' && d.files.length > 0) {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'files',
-        message: 'This question takes a text answer; remove the documents.',
-      });
-    }
-    if (info.expects === 'documents' && d.files.length === 0) {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'files',
-        message: 'Add at least one document.',
-      });
-    }
-    if (info.expects === 'documents' && text !== '') {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'text',
-        message: 'This question takes documents only; the bank refuses a text with them.',
-      });
-    }
-    if (info.expects === 'either' && text === '' && d.files.length === 0) {
-      throw new DeskFailure({
-        kind: 'invalid_argument',
-        field: 'text',
-        message: 'Write an answer or add a document.',
-      });
-    }
-    for (const ref of d.files) {
-      const f = files.resolve(ref);
-      if (f.sizeBytes > maxBytes()) {
-        throw new DeskFailure({
-          kind: 'invalid_argument',
-          field: 'files',
-          message: `${f.name} is larger than the ${maxBytes()}-byte limit.`,
-        });
-      }
-    }
-  };
+  const check = (d: DraftInput, forSubmit: boolean): void => checkAnswer(d, forSubmit, files, maxBytes);
 
   const api: RfiAnswers = {
     drafts,
@@ -299,25 +225,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
         { questionType: d.questionType, text: d.text, files: d.files },
         d.owner ? bankKey(d.owner) : undefined,
       );
-      return outbox.enqueue(
-        {
-          rfiId: d.rfiId,
-          questionId: d.questionId,
-          questionType: d.questionType,
-          text: d.text,
-          documents: d.files.map((ref) => {
-            const f = files.resolve(ref);
-            return {
-              ref,
-              name: f.name,
-              contentType: f.contentType,
-              documentType: f.documentType,
-              sizeBytes: f.sizeBytes,
-            };
-          }),
-        },
-        d.owner,
-      );
+      return outbox.enqueue(newAnswerOf(d, files), d.owner);
     },
     releaseUnused,
     onSent(listener) {
