@@ -511,11 +511,23 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     maxBytes: () => rfiAnswers.limits().maxBytes,
     staged: (ref) => {
       const f = rfiAnswers.files.resolve(ref);
-      return { path: f.path, name: f.name };
+      return { name: f.name, sizeBytes: f.sizeBytes, open: () => rfiAnswers.files.open(ref) };
     },
     releaseStaged: (ref) => rfiAnswers.releaseUnused([ref]),
-    stageForAnswer: (o) => rfiAnswers.files.adoptBytes(o),
-    rfiStatus: async (rfiId) => (await rfis.get(rfiId, false)).rfi.status,
+    stageForAnswer: (o) => rfiAnswers.files.adopt(o),
+    // An RFI id is one bank's only: its status is read from the profile the use was recorded for.
+    rfiStatus: async (rfiId, profileId) => {
+      const owner = profileId === null ? rfis : desk.member(profileId)?.rfis;
+      return owner ? (await owner.get(rfiId, false)).rfi.status : null;
+    },
+    owner: async (rfiId, profileId) => {
+      try {
+        return (await desk.owner(rfiId, profileId)).profileId;
+      } catch (err) {
+        if (profileId === undefined) return session.profile.id;
+        throw err;
+      }
+    },
     ...(options.locker ? options.locker : {}),
   });
   disposables.add(locker);

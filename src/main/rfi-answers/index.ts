@@ -89,7 +89,12 @@ export interface RfiAnswers {
   saveDraft(d: DraftInput): Promise<DraftView>;
   discardDraft(rfiId: string, questionId: string, owner?: BankScope): Promise<void>;
   submit(d: DraftInput): Promise<AnswerView>;
-  pick(documentType: DocumentType, multiple: boolean): ReturnType<FileArea['registerPicked']>;
+  /** Files from the native picker, staged for the named profile's answer (null: bound on first use). */
+  pick(
+    documentType: DocumentType,
+    multiple: boolean,
+    profileId?: string | null,
+  ): ReturnType<FileArea['registerPicked']>;
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
   /** Forgets staged files that no draft and no unfinished answer uses (deleting dropped bytes). */
   releaseUnused(refs: string[]): Promise<void>;
@@ -168,7 +173,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     onProblem: report,
     ...(scope ? { scope } : {}),
     ...(deps.owners ? { owners: deps.owners } : {}),
-    filePath: (ref) => files.resolve(ref).path,
+    fileSource: (ref) => files.source(ref),
     ...(deps.audit ? { audit: deps.audit } : {}),
     ...(deps.onUploaded ? { onUploaded: deps.onUploaded } : {}),
     now: deps.serverNow,
@@ -210,8 +215,11 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     offEvents();
   };
 
+  /** The profile an answer or draft goes out as: its owner's, else the default profile's. */
+  const ownerOf = (d: DraftInput): string | null => d.owner?.profileId ?? scope?.().profileId ?? null;
   const check = (d: DraftInput, forSubmit: boolean): void => {
-    for (const ref of d.files) files.resolve(ref); // throws for refs main never issued
+    // Throws for refs main never issued, and for files staged for another profile's answer.
+    for (const ref of d.files) files.checkOwner(ref, ownerOf(d));
     if (new Set(d.files).size !== d.files.length) {
       throw new DeskFailure({
         kind: 'invalid_argument',
@@ -275,6 +283,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     },
     async saveDraft(d) {
       check(d, false);
+      await files.bind(d.files, ownerOf(d));
       const rec = await drafts.save(
         d.rfiId,
         d.questionId,
@@ -293,6 +302,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     },
     async submit(d) {
       check(d, true);
+      await files.bind(d.files, ownerOf(d));
       await drafts.save(
         d.rfiId,
         d.questionId,
@@ -337,13 +347,13 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
       const e = await outbox.dismiss(answerId);
       await releaseUnused(e.documents.map((d) => d.ref));
     },
-    async pick(documentType, multiple) {
+    async pick(documentType, multiple, profileId) {
       const paths = await deps.platform.showOpenFileDialog({
         title: 'Choose documents for the answer',
         extensions: UPLOAD_EXTENSIONS,
         multiple,
       });
-      return files.registerPicked(paths, documentType);
+      return files.registerPicked(paths, documentType, profileId ?? null);
     },
     limits: () => ({
       contentTypes: [...UPLOAD_CONTENT_TYPES],

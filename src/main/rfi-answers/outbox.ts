@@ -41,7 +41,7 @@ import type { RfiResponseBody } from '../bank/client';
 import { scopeAllows } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
 import { createSerialQueue } from '../infra/durable-file';
-import { sha256OfFile } from '../infra/file-hash';
+import type { UploadSource } from '../infra/sealed-blob';
 import { stateFile } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import type { BusyGuard } from '../desktop/busy';
@@ -56,7 +56,7 @@ export interface OutboxBank {
   }): Promise<{ id: string; url: string; expires_at: string }>;
   uploadDocument(
     url: string,
-    filePath: string,
+    file: string | UploadSource,
     contentType: string,
     o: { onProgress?(sent: number, total: number): void },
   ): Promise<unknown>;
@@ -148,8 +148,8 @@ export interface OutboxOptions {
   codec?: AtRestCodec;
   /** Told when the file could not be read and was moved aside. */
   onProblem?(message: string, file: string, movedTo: string | null): void;
-  /** The path of a staged file (throws for an unknown ref). */
-  filePath(ref: string): string;
+  /** The bytes of a staged file as they are sent (throws for an unknown ref). */
+  fileSource(ref: string): UploadSource;
   /** Server time (upload URL expiry). */
   now(): number;
   retry?: Partial<OutboxRetry>;
@@ -496,7 +496,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     let lastEmit = 0;
     for (const d of e.documents) {
       if (d.uploaded) continue;
-      const filePath = options.filePath(d.ref);
+      const source = options.fileSource(d.ref);
       for (let urlAttempt = 1; ; urlAttempt++) {
         const expired = d.expiresAt !== null && Date.parse(d.expiresAt) - 30_000 <= options.now();
         if (!d.url || !d.documentId || expired) {
@@ -512,13 +512,13 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
           // Hashed while the bytes go out (a large file on another thread), not in a pass of its
           // own before: that pass made a 200 MB answer's upload ~40% slower. Whatever the upload's
           // outcome, its audit line carries the file's sha256.
-          const hashing = sha256OfFile(filePath).then(
+          const hashing = source.sha256().then(
             (sha256) => ({ sha256 }),
             (err: unknown) => ({ err }),
           );
           const base = doneBytes();
           try {
-            await bankFor(e).uploadDocument(d.url as string, filePath, d.contentType, {
+            await bankFor(e).uploadDocument(d.url as string, source, d.contentType, {
               onProgress: (sent) => {
                 const p = { sentBytes: base + sent, totalBytes: total };
                 progress.set(e.id, p);
