@@ -72,6 +72,46 @@ function describe(err: unknown): string {
   return m.replace(/\s+/g, ' ').slice(0, 200);
 }
 
+const memoryStatus = (keychainName: string, err: unknown): VaultStatus => ({
+  backend: 'memory',
+  available: false,
+  keychainName,
+  problem: `The ${keychainName} keychain is not available (${describe(err)}). Tokens are kept in memory until it answers (the app asks it again every minute and on “Try again”); entered now, they must be entered again if Treasury Desk closes first.`,
+  dataAtRest: 'unencrypted',
+});
+
+/** Probes the keychain (a read of a probe entry) and loads the data key when it answers. */
+async function firstStatus(
+  backend: KeyringBackend,
+  service: string,
+  log: Logger,
+): Promise<{ status: VaultStatus; dataKey: DataKey | null; garbled: boolean }> {
+  try {
+    await backend.get(service, '__probe__');
+  } catch (err) {
+    log.warn('vault: no keychain; tokens stay in memory for now', { problem: describe(err) });
+    return { status: memoryStatus(backend.name, err), dataKey: null, garbled: false };
+  }
+  const status: VaultStatus = {
+    backend: 'keychain',
+    available: true,
+    problem: null,
+    keychainName: backend.name,
+    dataAtRest: 'unencrypted',
+  };
+  const loaded = await loadDataKey({ backend, service, log });
+  if (loaded.key)
+    return { status: { ...status, dataAtRest: 'encrypted' }, dataKey: loaded.key, garbled: false };
+  return {
+    status: {
+      ...status,
+      problem: `The data key could not be kept in the ${backend.name} keychain (${loaded.problem}).`,
+    },
+    dataKey: null,
+    garbled: loaded.garbled === true,
+  };
+}
+
 export interface VaultOptions {
   backend: KeyringBackend;
   log: Logger;
@@ -81,7 +121,7 @@ export interface VaultOptions {
 
 /**
  * Probes the keychain (a read of a probe entry) and answers a vault. A failure to probe means the
- * memory fallback for the whole run: the status says so, clearly.
+ * memory fallback until a re-probe finds the keychain: the status says so, clearly.
  */
 export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const { backend, log } = options;
@@ -96,42 +136,10 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
     cache.delete(profileId);
   };
   const listeners: Array<(t: string) => void> = [];
-  let status: VaultStatus;
-  let dataKey: DataKey | null = null;
-  let garbled = false;
 
-  const memoryStatus = (err: unknown): VaultStatus => ({
-    backend: 'memory',
-    available: false,
-    keychainName: backend.name,
-    problem: `The ${backend.name} keychain is not available (${describe(err)}). Tokens are kept in memory until it answers (the app asks it again every minute and on “Try again”); entered now, they must be entered again if Treasury Desk closes first.`,
-    dataAtRest: 'unencrypted',
-  });
-  try {
-    await backend.get(service, '__probe__');
-    status = {
-      backend: 'keychain',
-      available: true,
-      problem: null,
-      keychainName: backend.name,
-      dataAtRest: 'unencrypted',
-    };
-  } catch (err) {
-    status = memoryStatus(err);
-    log.warn('vault: no keychain; tokens stay in memory for now', { problem: describe(err) });
-  }
-  if (status.backend === 'keychain') {
-    const loaded = await loadDataKey({ backend, service, log });
-    dataKey = loaded.key;
-    garbled = loaded.garbled === true;
-    if (loaded.key) status = { ...status, dataAtRest: 'encrypted' };
-    else {
-      status = {
-        ...status,
-        problem: `The data key could not be kept in the ${backend.name} keychain (${loaded.problem}).`,
-      };
-    }
-  }
+  const first = await firstStatus(backend, service, log);
+  let status = first.status;
+  const { dataKey, garbled } = first;
 
   const check = (profileId: string): void => {
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(profileId)) {
@@ -178,7 +186,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
           throw new Error('the keychain did not keep a token');
       }
     } catch (err) {
-      status = memoryStatus(err);
+      status = memoryStatus(backend.name, err);
       return false;
     }
     const moved = [...memory.keys()];
