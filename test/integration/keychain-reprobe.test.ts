@@ -51,7 +51,8 @@ function lockable(): { backend: KeyringBackend; unlock(): void } {
   };
 }
 
-it('"Try again" after the keychain is unlocked moves every token of the run into it, and a restart finds them', async () => {
+/** Services started while the (real) keychain refuses every call; it asks again every `reprobeMs`. */
+async function startLocked(reprobeMs: number) {
   const dataDir = path.join(await tempDir(), 'data');
   const service = `treasury-desk-test/${randomUUID()}`;
   services.push(service);
@@ -60,9 +61,13 @@ it('"Try again" after the keychain is unlocked moves every token of the run into
     dataDir,
     keyring: keychain.backend,
     keyringService: service,
-    keychainReprobeMs: 3_600_000,
+    keychainReprobeMs: reprobeMs,
   });
-  const s = t;
+  return { dataDir, service, keychain, s: t };
+}
+
+it('"Try again" after the keychain is unlocked moves every token of the run into it, and a restart finds them', async () => {
+  const { dataDir, service, keychain, s } = await startLocked(3_600_000);
   const h = s.services.handlers;
   const before = await h['vault.status'](undefined);
   expect(before).toMatchObject({ backend: 'memory', available: false });
@@ -117,17 +122,7 @@ it('"Try again" after the keychain is unlocked moves every token of the run into
 }, 90_000);
 
 it('the keychain is asked again on a schedule, without the analyst doing anything', async () => {
-  const dataDir = path.join(await tempDir(), 'data');
-  const service = `treasury-desk-test/${randomUUID()}`;
-  services.push(service);
-  const keychain = lockable();
-  t = await startServices({
-    dataDir,
-    keyring: keychain.backend,
-    keyringService: service,
-    keychainReprobeMs: 100,
-  });
-  const s = t;
+  const { service, keychain, s } = await startLocked(100);
   const sandboxId = s.services.session.profile.id;
   const token = await s.services.vault.get(sandboxId);
   await new Promise((r) => setTimeout(r, 300));

@@ -31,6 +31,19 @@ afterEach(async () => {
   other = null;
 });
 
+/** A passport added to the locker through main's picker. */
+async function addPassport(s: TestServices, work: string, holder: string) {
+  const passport = path.join(work, `passport-${randomUUID().slice(0, 8)}.pdf`);
+  await writeFile(passport, documentAround('pdf', Buffer.from('PASSPORT')));
+  s.platform.nextDialogAnswers.push([passport]);
+  const added = await s.services.handlers['locker.add']({
+    source: { from: 'picker' },
+    documentType: 'passport',
+    holder: { kind: 'person', name: holder },
+  });
+  return added.document!;
+}
+
 async function waitSent(s: TestServices, id: string): Promise<void> {
   await expect
     .poll(() => s.services.rfiAnswers.outbox.get(id)?.state, { timeout: 30_000, interval: 50 })
@@ -145,16 +158,7 @@ it("a file staged for one entity's answer is refused in another's, and goes to i
   });
 
   // A locker document attached to Birch's RFI is staged for Birch (found from the RFI, not named).
-  const passport = path.join(work, 'passport.pdf');
-  await writeFile(passport, documentAround('pdf', Buffer.from('PASSPORT')));
-  s.platform.nextDialogAnswers.push([passport]);
-  const doc = (
-    await h['locker.add']({
-      source: { from: 'picker' },
-      documentType: 'passport',
-      holder: { kind: 'person', name: 'Ada Birch' },
-    })
-  ).document!;
+  const doc = await addPassport(s, work, 'Ada Birch');
   const attached = await h['locker.attach']({
     id: doc.id,
     rfiId: rfiB.id,
@@ -190,16 +194,7 @@ it('two banks with the same RFI id: the locker keeps each use with its own profi
   const atA = await statusOf(idA);
   const atC = await statusOf(idC);
 
-  const passport = path.join(work, 'passport.pdf');
-  await writeFile(passport, documentAround('pdf', Buffer.from('PASSPORT')));
-  s.platform.nextDialogAnswers.push([passport]);
-  const doc = (
-    await h['locker.add']({
-      source: { from: 'picker' },
-      documentType: 'passport',
-      holder: { kind: 'person', name: 'Ada Alder' },
-    })
-  ).document!;
+  const doc = await addPassport(s, work, 'Ada Alder');
   const q = atA.questions[0]!.id;
   const forA = await h['locker.attach']({ id: doc.id, rfiId, questionId: q, profileId: idA });
   const forC = await h['locker.attach']({ id: doc.id, rfiId, questionId: q, profileId: idC });

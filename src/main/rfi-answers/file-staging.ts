@@ -29,14 +29,18 @@ interface Arriving {
   profileId: string | null;
 }
 
+/** What the page says of a file it is about to drop; the name is for display only. */
+export interface DroppedFileStart {
+  name: string;
+  contentType: string;
+  sizeBytes: number;
+  documentType: DocumentType;
+  /** The profile whose answer the file is for (null or absent: bound on first use). */
+  profileId?: string | null | undefined;
+}
+
 export interface DroppedFiles {
-  begin(o: {
-    name: string;
-    contentType: string;
-    sizeBytes: number;
-    documentType: DocumentType;
-    profileId?: string | null | undefined;
-  }): Promise<string>;
+  begin(o: DroppedFileStart): Promise<string>;
   chunk(stagingId: string, offset: number, base64: string): Promise<number>;
   /** The whole file, checked, as a record (the caller registers it). */
   commit(stagingId: string): Promise<StagedFile>;

@@ -26,6 +26,7 @@ import { checkStored, notAccepted } from './file-checks';
 import { newId, openStagedRegistry, toView } from './file-registry';
 import type { StagedFile } from './file-registry';
 import { droppedFiles } from './file-staging';
+import type { DroppedFileStart } from './file-staging';
 
 export { CHUNK_BYTES } from './file-staging';
 export { notAccepted } from './file-checks';
@@ -63,13 +64,7 @@ export interface FileArea {
     documentType: DocumentType,
     profileId?: string | null,
   ): Promise<{ files: StagedFileView[]; refused: Array<{ name: string; message: string }> }>;
-  begin(o: {
-    name: string;
-    contentType: string;
-    sizeBytes: number;
-    documentType: DocumentType;
-    profileId?: string | null | undefined;
-  }): Promise<string>;
+  begin(o: DroppedFileStart): Promise<string>;
   chunk(stagingId: string, offset: number, base64: string): Promise<number>;
   commit(stagingId: string): Promise<StagedFileView>;
   abort(stagingId: string): Promise<void>;
