@@ -39,9 +39,7 @@ export default tseslint.config(
     ignores: [
       'src/main/case-files/service.ts',
       'src/main/crypto/service.ts',
-      'src/main/locker/service.ts',
       'src/main/returns/service.ts',
-      'src/main/rfi-answers/files.ts',
       'src/main/services.ts',
       'src/renderer/src/features/crypto/OrderForm.tsx',
       'src/renderer/src/features/crypto/QuoteView.tsx',

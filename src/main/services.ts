@@ -77,6 +77,8 @@ export interface ServicesOptions {
    * never touch each other's entries); the Electron app passes "treasury-desk".
    */
   keyringService?: string;
+  /** How often a keychain that did not answer is asked again (default a minute). */
+  keychainReprobeMs?: number;
   /**
    * The administrator's bank allow-list (JSON `{"origins": [...]}`, outside the data folder).
    * Default: TREASURY_DESK_BANK_ALLOWLIST, else the system location (defaultBankAllowListPath);
@@ -145,6 +147,12 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const keyringService = options.keyringService ?? defaultKeyringService(dataDir);
   const vault = await openVault({ backend: keyring, log, service: keyringService });
   vault.onToken((t) => log.addSecret(t));
+  // A keychain locked or away at start is asked again: once it answers, tokens move into it.
+  const reprobe = setInterval(() => {
+    if (vault.status().backend === 'memory') void vault.reprobe();
+  }, options.keychainReprobeMs ?? 60_000);
+  reprobe.unref?.();
+  disposables.add(() => clearInterval(reprobe));
   // Every data-folder file with customer data is sealed with the keychain-held data key, bound to
   // its path and generation (plain, said so, without a keychain; waiting when the keychain is locked).
   const dataCodec = await openDataCodec({
@@ -511,11 +519,23 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     maxBytes: () => rfiAnswers.limits().maxBytes,
     staged: (ref) => {
       const f = rfiAnswers.files.resolve(ref);
-      return { path: f.path, name: f.name };
+      return { name: f.name, sizeBytes: f.sizeBytes, open: () => rfiAnswers.files.open(ref) };
     },
     releaseStaged: (ref) => rfiAnswers.releaseUnused([ref]),
-    stageForAnswer: (o) => rfiAnswers.files.adoptBytes(o),
-    rfiStatus: async (rfiId) => (await rfis.get(rfiId, false)).rfi.status,
+    stageForAnswer: (o) => rfiAnswers.files.adopt(o),
+    // An RFI id is one bank's only: its status is read from the profile the use was recorded for.
+    rfiStatus: async (rfiId, profileId) => {
+      const owner = profileId === null ? rfis : desk.member(profileId)?.rfis;
+      return owner ? (await owner.get(rfiId, false)).rfi.status : null;
+    },
+    owner: async (rfiId, profileId) => {
+      try {
+        return (await desk.owner(rfiId, profileId)).profileId;
+      } catch (err) {
+        if (profileId === undefined) return session.profile.id;
+        throw err;
+      }
+    },
     ...(options.locker ? options.locker : {}),
   });
   disposables.add(locker);
@@ -627,6 +647,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   };
   settings.onChange(pushSettings);
   stores.onProblem(pushSettings);
+  disposables.add(vault.onStatus(pushSettings));
 
   // The first session check runs in the background (a slow bank must not hold the window).
   void session.check().catch((err: unknown) => log.warn('session: first check failed', { error: err }));

@@ -174,10 +174,10 @@ test.describe('settings without a keychain', () => {
     harnessOptions: { services: { environment: sandboxEnv, keyring: unavailableKeyringBackend() } },
   });
 
-  test('warns that tokens are kept in memory for this run only', async ({ app, harness }) => {
+  test('warns that tokens are kept in memory until the keychain answers', async ({ app, harness }) => {
     await app.goto(`${harness.url}#/settings`);
     const warning = app.getByRole('alert').filter({ hasText: 'No keychain available' });
-    await expect(warning).toContainText('in memory for this run only');
+    await expect(warning).toContainText('kept in memory until it answers');
     await expect(warning).toContainText('stored unencrypted on this computer');
     await expect(app.getByTestId('data-at-rest')).toHaveAttribute('data-mode', 'unencrypted');
     await expect(app.getByTestId('keychain-status')).toHaveAttribute('data-backend', 'memory');

@@ -111,6 +111,35 @@ it('a normal session leaves no customer string, id, name or bank address in plai
     expiresOn: new Date(s.services.clock.now() + 5 * 86_400_000).toISOString().slice(0, 10),
   });
 
+  // A dropped file and a locker document, each staged for an answer still in its draft: their
+  // bytes stay in the staging folder (sealed) until the answer is sent.
+  const dropped = documentAround('pdf', Buffer.from(`DROPPED CONTENT ${tag}`));
+  const begun = await h['files.stageDropped']({
+    op: 'begin',
+    name: `dropped-${tag}.pdf`,
+    contentType: 'application/pdf',
+    sizeBytes: dropped.length,
+    documentType: 'transaction_supporting_document',
+  });
+  await h['files.stageDropped']({
+    op: 'chunk',
+    stagingId: begun.stagingId!,
+    offset: 0,
+    data: dropped.toString('base64'),
+  });
+  const droppedRef = (await h['files.stageDropped']({ op: 'commit', stagingId: begun.stagingId! })).file!;
+  const lockerDoc = (await h['locker.list'](undefined)).documents.find(
+    (d) => d.holder.name === `Holder ${tag}`,
+  )!;
+  const attached = await h['locker.attach']({ id: lockerDoc.id, rfiId: rfi.id, questionId: q2!.id });
+  await h['drafts.save']({
+    rfiId: rfi.id,
+    questionId: q2!.id,
+    questionType: 'transaction.supporting_documents',
+    text: '',
+    files: [droppedRef.ref, attached.ref],
+  });
+
   // A return.
   const account = leA!.accounts.find((a) => a.currency === 'USD') ?? leA!.accounts[0]!;
   const transfer = (await staff.createIncomingTransfer({
@@ -159,6 +188,8 @@ it('a normal session leaves no customer string, id, name or bank address in plai
     ['locker note', `Locker note ${tag}`],
     ['locker file name', `passport-${tag}`],
     ['locker content', `PASSPORT CONTENT ${tag}`],
+    ['dropped file name', `dropped-${tag}`],
+    ['dropped file content', `DROPPED CONTENT ${tag}`],
     ['return description', `Return ${tag}`],
     ['quote description', `Quote ${tag}`],
     ['account label', `Label ${tag}`],
@@ -180,6 +211,10 @@ it('a normal session leaves no customer string, id, name or bank address in plai
 
   const files = await filesUnder(dataDir);
   expect(files.size).toBeGreaterThan(10);
+  // The staged bytes are there (sealed), not merely gone.
+  expect([...files.keys()].filter((f) => /^rfi-answers\/staging\/f_[0-9a-f]{24}\.bin$/.test(f))).toHaveLength(
+    2,
+  );
   const found: string[] = [];
   for (const [file, bytes] of files) {
     if (PLAIN_BY_DESIGN.has(file)) continue;

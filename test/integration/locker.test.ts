@@ -56,7 +56,8 @@ async function waitSent(id: string): Promise<void> {
     if (s === 'failed' || s === 'conflict') throw new Error(`answer ${id} ${s}`);
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`answer ${id} not sent`);
+  const e = t.services.rfiAnswers.outbox.get(id);
+  throw new Error(`answer ${id} not sent (${e?.state ?? 'gone'}: ${e?.lastError?.message ?? 'no error'})`);
 }
 
 beforeEach(async () => {
@@ -197,7 +198,7 @@ describe('evidence locker', () => {
     await writeFile(two, pdfBytes(2));
     const a = (await addPicked(one)).document!;
     const b = (await addPicked(two)).document!;
-    await rm(path.join(t.dataDir, 'locker', 'blobs', `${a.current.versionId}.sealed`));
+    await rm(path.join(t.dataDir, 'locker', 'blobs', `${a.current.versionId}.bin`));
     const list = (await t.services.handlers['locker.list'](undefined)).documents;
     const shown = list.find((d) => d.id === a.id)!;
     expect(shown.problem).toMatch(/^one\.pdf is missing/);

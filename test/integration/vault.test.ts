@@ -124,7 +124,7 @@ describe('token vault on the real keychain', () => {
 });
 
 describe('no keychain available', () => {
-  it('says so clearly and keeps tokens in memory for this run only', async () => {
+  it('says so clearly and keeps tokens in memory until the keychain answers', async () => {
     const sink = memorySink();
     const log = createLogger(sink);
     const vault = await openVault({
@@ -136,7 +136,8 @@ describe('no keychain available', () => {
     expect(status.backend).toBe('memory');
     expect(status.available).toBe(false);
     expect(status.problem).toContain('not available');
-    expect(status.problem).toContain('in memory for this run only');
+    expect(status.problem).toContain('kept in memory until it answers');
+    expect(status.problem).toContain('entered again if Treasury Desk closes first');
     await vault.set('bank-1', 'memory-token-cccccccc');
     expect(await vault.get('bank-1')).toBe('memory-token-cccccccc');
     await vault.set('bank-1', 'memory-token-dddddddd');

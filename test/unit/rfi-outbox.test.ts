@@ -8,6 +8,8 @@ import { DeskFailure } from '../../src/shared/ipc/errors';
 import type { RfiResponseBody } from '../../src/main/bank/client';
 import type { BankScope } from '../../src/main/bank/scope';
 import { createLogger, memorySink } from '../../src/main/infra/log';
+import { pathSource } from '../../src/main/infra/sealed-blob';
+import type { UploadSource } from '../../src/main/infra/sealed-blob';
 import { findOwnResponse, openOutbox } from '../../src/main/rfi-answers/outbox';
 import type { NewAnswer, Outbox, OutboxBank, OutboxOptions } from '../../src/main/rfi-answers/outbox';
 
@@ -124,14 +126,17 @@ class FakeBank implements OutboxBank {
 
   async uploadDocument(
     url: string,
-    filePath: string,
+    file: string | UploadSource,
     _ct: string,
     o: { onProgress?(sent: number, total: number): void },
   ): Promise<unknown> {
     this.calls.push('uploadDocument');
     const f = this.fault('uploadDocument');
     if (f) this.throwFor(f);
-    const bytes = await readFile(filePath);
+    const parts: Buffer[] = [];
+    for await (const p of (typeof file === 'string' ? pathSource(file) : file).open())
+      parts.push(p as Buffer);
+    const bytes = Buffer.concat(parts);
     o.onProgress?.(Math.floor(bytes.length / 2), bytes.length);
     o.onProgress?.(bytes.length, bytes.length);
     this.uploads.set(url.split('/').pop() ?? url, bytes.toString('latin1'));
@@ -191,7 +196,7 @@ async function open(extra: Partial<OutboxOptions> = {}): Promise<Outbox> {
     file: path.join(dir, 'outbox.json'),
     bank,
     log: createLogger(memorySink(), 'debug'),
-    filePath: (ref) => path.join(dir, `${ref}.bin`),
+    fileSource: (ref) => pathSource(path.join(dir, `${ref}.bin`)),
     now: () => Date.now(),
     retry: { baseMs: 0, maxMs: 0 },
     autoRun: false,
@@ -514,8 +519,9 @@ describe('findOwnResponse', () => {
 describe('outbox: a staged file that disappeared', () => {
   it('fails with the file name only (never its path) and keeps the answer', async () => {
     bank = new FakeBank('transaction.supporting_documents');
-    bank.uploadDocument = async (_url, filePath) => {
-      throw new DeskFailure({ kind: 'local', message: `The file ${filePath} cannot be read.` });
+    bank.uploadDocument = async (_url, file) => {
+      const where = typeof file === 'string' ? file : '/home/analyst/data/rfi-answers/staging/f_1.bin';
+      throw new DeskFailure({ kind: 'local', message: `The file ${where} cannot be read.` });
     };
     const o = await open();
     const a = await o.enqueue(await docAnswer());

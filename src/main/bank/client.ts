@@ -19,8 +19,6 @@
  *   they point at loopback.
  */
 
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import got from 'got';
 import type { Response } from 'got';
@@ -29,6 +27,8 @@ import { DeskFailure } from '../../shared/ipc/errors';
 import { fillRoutePath, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
 import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
 import { isLoopbackHost, originOf } from '../infra/origins';
+import { pathSource } from '../infra/sealed-blob';
+import type { UploadSource } from '../infra/sealed-blob';
 import type { RouteId, RouteRequestBody, RouteResponse } from '../../shared/api';
 import type { ServerClock } from './clock';
 import type { Logger } from '../infra/log';
@@ -100,9 +100,6 @@ export interface RawRequest<S extends z.ZodType> {
 export interface CallOptions {
   signal?: AbortSignal;
 }
-
-/** Bytes read from disk per chunk of an upload: a 200 MB PUT in 200 chunks, not 3,200. */
-const UPLOAD_CHUNK_BYTES = 1024 * 1024;
 
 export interface UploadOptions extends CallOptions {
   onProgress?(sentBytes: number, totalBytes: number): void;
@@ -559,7 +556,7 @@ export class BankClient {
    */
   async uploadDocument(
     url: string,
-    filePath: string,
+    file: string | UploadSource,
     contentType: string,
     o: UploadOptions = {},
   ): Promise<Res<'uploadDocument'>> {
@@ -567,7 +564,8 @@ export class BankClient {
     const target = signedUrl(url, identity.baseUrl, 'upload');
     const linked = linkSignals([o.signal, identity.signal]);
     try {
-      return await this.upload(target, identity.baseUrl, filePath, contentType, o, linked.signal);
+      const source = typeof file === 'string' ? pathSource(file) : file;
+      return await this.upload(target, identity.baseUrl, source, contentType, o, linked.signal);
     } finally {
       linked.dispose();
     }
@@ -576,28 +574,23 @@ export class BankClient {
   private async upload(
     target: URL,
     baseUrl: string,
-    filePath: string,
+    source: UploadSource,
     contentType: string,
     o: UploadOptions,
     signal: AbortSignal | undefined,
   ): Promise<Res<'uploadDocument'>> {
     let size: number;
     try {
-      const s = await stat(filePath);
-      if (!s.isFile()) throw new Error('not a file');
-      size = s.size;
+      size = await source.size();
     } catch (err) {
-      throw new DeskFailure(
-        { kind: 'local', message: `The file ${filePath} cannot be read.` },
-        { cause: err },
-      );
+      throw new DeskFailure({ kind: 'local', message: 'The file to upload cannot be read.' }, { cause: err });
     }
     const sentAt = this.options.clock.localNow();
     let response: Response<string>;
     try {
       const req = got(target, {
         method: 'PUT',
-        body: createReadStream(filePath, { highWaterMark: UPLOAD_CHUNK_BYTES }),
+        body: source.open(),
         headers: { 'content-type': contentType, 'content-length': String(size), accept: 'application/json' },
         throwHttpErrors: false,
         retry: { limit: 0 },
@@ -610,6 +603,14 @@ export class BankClient {
       response = await req;
     } catch (err) {
       if (signal?.aborted) throw abortedBy(signal, err);
+      // The stored bytes were refused on the way (changed on disk): not the network's doing.
+      const refused = source.failure?.();
+      if (refused) {
+        throw new DeskFailure(
+          { kind: 'local', message: 'The file to upload cannot be read.' },
+          { cause: refused },
+        );
+      }
       throw offlineFailure(err);
     }
     if (target.origin === originOf(baseUrl)) {

@@ -32,13 +32,13 @@
 
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { AtRestError, AtRestWaiting } from './at-rest-types';
+import type { DataKey } from './at-rest-types';
+import { createBlobCodec } from './sealed-blob';
+import type { BlobCodec } from './sealed-blob';
 
-export interface DataKey {
-  /** A random id stored with the key; written into every envelope. */
-  id: string;
-  /** 32 bytes. */
-  key: Buffer;
-}
+export type { DataKey } from './at-rest-types';
+export { AtRestError, AtRestWaiting } from './at-rest-types';
 
 export type AtRestState = 'sealed' | 'plain' | 'waiting';
 
@@ -76,15 +76,8 @@ export interface AtRestCodec {
   openRecord(stored: string, file: string): { text: string; sealed: boolean; gen: number };
   /** The generation last written of a file (0: never), from the index. */
   generation(file: string): number;
-}
-
-export class AtRestError extends Error {
-  override readonly name = 'AtRestError';
-}
-
-/** A sealed file cannot be opened now because the keychain does not answer: keep it, wait. */
-export class AtRestWaiting extends Error {
-  override readonly name = 'AtRestWaiting';
+  /** Document bytes (staged files, locker copies): sealed in chunks, streamed (infra/sealed-blob.ts). */
+  readonly blobs: BlobCodec;
 }
 
 const MAGIC = '{"tdAtRest":';
@@ -170,6 +163,7 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
       return openEnvelope(stored, file, false);
     },
     generation: (file) => ledger.current(rel(file)),
+    blobs: createBlobCodec(key, waiting, (file) => rel(file)),
   };
 
   function openEnvelope(

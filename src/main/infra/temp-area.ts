@@ -1,6 +1,6 @@
 /**
  * The temp area: every temporary file that holds customer bytes (a dropped file while its chunks
- * arrive, a bank document on its way into a case file's ZIP, the ZIP and PDF being written beside
+ * arrive, a locker copy being written, a bank document on its way into a case file's ZIP, the ZIP and PDF being written beside
  * the analyst's chosen file) is either under a folder of the data folder this module sweeps at
  * start, or recorded in the sealed list `temp-files.json` before it is created and removed from it
  * once renamed or deleted. A kill at any moment therefore leaves nothing behind after the next
@@ -19,6 +19,7 @@ import type { Logger } from './log';
 export const TEMP_FOLDERS: ReadonlyArray<{ dir: string; pattern: RegExp }> = [
   { dir: 'case-files/tmp', pattern: /\.part$/ },
   { dir: 'rfi-answers/staging', pattern: /\.part$/ },
+  { dir: 'locker/blobs', pattern: /\.part$/ },
 ];
 
 /** Only names the app itself makes for a temp file beside a target: `<target>.<12 hex>.part`. */

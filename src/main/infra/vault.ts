@@ -4,8 +4,9 @@
  * crosses IPC, no log line and no error message carries it.
  *
  * If no keychain can be used (Linux without a Secret Service, a locked or refusing store), the
- * vault says so in status() and keeps tokens in memory for this run only. It never writes a token
- * to disk itself.
+ * vault says so in status() and keeps tokens in memory. It asks the keychain again (`reprobe`: on a
+ * schedule and when the analyst tries again); once it answers, the tokens entered meanwhile move
+ * into it. It never writes a token to disk itself.
  */
 
 import { DeskFailure } from '../../shared/ipc/errors';
@@ -53,6 +54,14 @@ export interface TokenVault {
   dataKeyGarbled(): boolean;
   /** Files are sealed here but the key cannot be had: the status says "waiting for the keychain". */
   markWaiting(reason: string): void;
+  /**
+   * While tokens are kept in memory, asks the keychain again; once it answers, every token of this
+   * run is stored in it and the vault uses it from then on (no token is lost, none is left in
+   * memory only). Answers whether the keychain is used now. A no-op while it already is.
+   */
+  reprobe(): Promise<boolean>;
+  /** Told when the vault moved from memory to the keychain (the status changed). */
+  onStatus(listener: () => void): () => void;
 }
 
 const tokenPattern = /^[\x21-\x7e]{8,4096}$/;
@@ -61,6 +70,46 @@ const tokenPattern = /^[\x21-\x7e]{8,4096}$/;
 function describe(err: unknown): string {
   const m = err instanceof Error ? err.message : String(err);
   return m.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+const memoryStatus = (keychainName: string, err: unknown): VaultStatus => ({
+  backend: 'memory',
+  available: false,
+  keychainName,
+  problem: `The ${keychainName} keychain is not available (${describe(err)}). Tokens are kept in memory until it answers (the app asks it again every minute and on “Try again”); entered now, they must be entered again if Treasury Desk closes first.`,
+  dataAtRest: 'unencrypted',
+});
+
+/** Probes the keychain (a read of a probe entry) and loads the data key when it answers. */
+async function firstStatus(
+  backend: KeyringBackend,
+  service: string,
+  log: Logger,
+): Promise<{ status: VaultStatus; dataKey: DataKey | null; garbled: boolean }> {
+  try {
+    await backend.get(service, '__probe__');
+  } catch (err) {
+    log.warn('vault: no keychain; tokens stay in memory for now', { problem: describe(err) });
+    return { status: memoryStatus(backend.name, err), dataKey: null, garbled: false };
+  }
+  const status: VaultStatus = {
+    backend: 'keychain',
+    available: true,
+    problem: null,
+    keychainName: backend.name,
+    dataAtRest: 'unencrypted',
+  };
+  const loaded = await loadDataKey({ backend, service, log });
+  if (loaded.key)
+    return { status: { ...status, dataAtRest: 'encrypted' }, dataKey: loaded.key, garbled: false };
+  return {
+    status: {
+      ...status,
+      problem: `The data key could not be kept in the ${backend.name} keychain (${loaded.problem}).`,
+    },
+    dataKey: null,
+    garbled: loaded.garbled === true,
+  };
 }
 
 export interface VaultOptions {
@@ -72,7 +121,7 @@ export interface VaultOptions {
 
 /**
  * Probes the keychain (a read of a probe entry) and answers a vault. A failure to probe means the
- * memory fallback for the whole run: the status says so, clearly.
+ * memory fallback until a re-probe finds the keychain: the status says so, clearly.
  */
 export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const { backend, log } = options;
@@ -87,41 +136,10 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
     cache.delete(profileId);
   };
   const listeners: Array<(t: string) => void> = [];
-  let status: VaultStatus;
-  let dataKey: DataKey | null = null;
-  let garbled = false;
 
-  try {
-    await backend.get(service, '__probe__');
-    status = {
-      backend: 'keychain',
-      available: true,
-      problem: null,
-      keychainName: backend.name,
-      dataAtRest: 'unencrypted',
-    };
-  } catch (err) {
-    status = {
-      backend: 'memory',
-      available: false,
-      keychainName: backend.name,
-      problem: `The ${backend.name} keychain is not available (${describe(err)}). Tokens are kept in memory for this run only and must be entered again after a restart.`,
-      dataAtRest: 'unencrypted',
-    };
-    log.warn('vault: no keychain; tokens stay in memory for this run', { problem: describe(err) });
-  }
-  if (status.backend === 'keychain') {
-    const loaded = await loadDataKey({ backend, service, log });
-    dataKey = loaded.key;
-    garbled = loaded.garbled === true;
-    if (loaded.key) status = { ...status, dataAtRest: 'encrypted' };
-    else {
-      status = {
-        ...status,
-        problem: `The data key could not be kept in the ${backend.name} keychain (${loaded.problem}).`,
-      };
-    }
-  }
+  const first = await firstStatus(backend, service, log);
+  let status = first.status;
+  const { dataKey, garbled } = first;
 
   const check = (profileId: string): void => {
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(profileId)) {
@@ -155,8 +173,55 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
     }
   };
 
+  const statusListeners = new Set<() => void>();
+  let probing: Promise<boolean> | null = null;
+  /** The keychain answers again: this run's tokens move into it, then the vault uses it. */
+  const moveToKeychain = async (): Promise<boolean> => {
+    try {
+      await backend.get(service, '__probe__');
+      for (const [profileId, token] of memory) await backend.set(service, profileId, token);
+      // Read back: what the keychain holds is what later runs will use.
+      for (const [profileId, token] of memory) {
+        if ((await backend.get(service, profileId)) !== token)
+          throw new Error('the keychain did not keep a token');
+      }
+    } catch (err) {
+      status = memoryStatus(backend.name, err);
+      return false;
+    }
+    const moved = [...memory.keys()];
+    memory.clear();
+    for (const id of moved) bump(id);
+    status = {
+      backend: 'keychain',
+      available: true,
+      keychainName: backend.name,
+      // The data folder's codec was chosen at start: files are sealed from the next start on.
+      dataAtRest: status.dataAtRest,
+      problem:
+        status.dataAtRest === 'encrypted'
+          ? null
+          : `Tokens are now kept in the ${backend.name} keychain. Drafts, the outbox and the other files on disk are encrypted from the next start of Treasury Desk.`,
+    };
+    log.info('vault: the keychain answers again; tokens moved into it', { count: moved.length });
+    for (const id of moved) changed(id);
+    for (const l of [...statusListeners]) l();
+    return true;
+  };
+
   const vault: TokenVault = {
     status: () => ({ ...status }),
+    reprobe() {
+      if (status.backend === 'keychain') return Promise.resolve(true);
+      probing ??= moveToKeychain().finally(() => {
+        probing = null;
+      });
+      return probing;
+    },
+    onStatus(listener) {
+      statusListeners.add(listener);
+      return () => statusListeners.delete(listener);
+    },
     dataKey: () => dataKey,
     dataKeyGarbled: () => garbled,
     markWaiting(reason) {

@@ -22,6 +22,7 @@ export function lockerHandlers(locker: Locker): Pick<Handlers, LockerChannels> {
       locker.update(id, { documentType, holder, note }),
     'locker.remove': async ({ id }) => ({ removed: await locker.remove(id) }),
     'locker.forQuestion': ({ questionType }) => locker.forQuestion(questionType),
-    'locker.attach': ({ id, rfiId, questionId }) => locker.attach(id, rfiId, questionId),
+    'locker.attach': ({ id, rfiId, questionId, profileId }) =>
+      locker.attach(id, rfiId, questionId, profileId),
   };
 }

@@ -34,8 +34,10 @@ export function checkAnswer(
   forSubmit: boolean,
   files: FileArea,
   maxBytes: () => number,
+  owner: string | null,
 ): void {
-  for (const ref of d.files) files.resolve(ref); // throws for refs main never issued
+  // Throws for refs main never issued, and for files staged for another profile's answer.
+  for (const ref of d.files) files.checkOwner(ref, owner);
   if (new Set(d.files).size !== d.files.length) throw invalid('files', 'The same file is listed twice.');
   if (!forSubmit) return;
   const info = questionTypeInfo(d.questionType);

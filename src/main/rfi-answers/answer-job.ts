@@ -14,7 +14,7 @@ import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import { DeskFailure } from '../../shared/ipc/errors';
 import type { DeskError } from '../../shared/ipc/errors';
 import type { RfiResponseBody } from '../bank/client';
-import { sha256OfFile } from '../infra/file-hash';
+import type { UploadSource } from '../infra/sealed-blob';
 import type { JobContext, JobKind } from '../infra/job-queue';
 import type { Logger } from '../infra/log';
 import type { BusyGuard } from '../desktop/busy';
@@ -45,7 +45,7 @@ export interface OutboxBank {
   }): Promise<{ id: string; url: string; expires_at: string }>;
   uploadDocument(
     url: string,
-    filePath: string,
+    file: string | UploadSource,
     contentType: string,
     o: { onProgress?(sent: number, total: number): void },
   ): Promise<unknown>;
@@ -81,7 +81,8 @@ export interface AnswerJobDeps {
   /** The active profile's bank scope (adopted by answers stored before scoping). */
   activeScope(): BankScope;
   /** The path of a staged file (throws for an unknown ref). */
-  filePath(ref: string): string;
+  /** The bytes of a staged file as they are sent (throws for an unknown ref). */
+  fileSource(ref: string): UploadSource;
   /** Server time (upload URL expiry). */
   now(): number;
   /** Upload progress per answer (shown in its view while uploading). */
@@ -169,7 +170,7 @@ async function uploadDocument(
   report: (base: number, sent: number) => void,
 ): Promise<void> {
   const bank = bankFor(deps, e);
-  const filePath = deps.filePath(d.ref);
+  const source = deps.fileSource(d.ref);
   for (let urlAttempt = 1; ; urlAttempt++) {
     const expired = d.expiresAt !== null && Date.parse(d.expiresAt) - 30_000 <= deps.now();
     if (!d.url || !d.documentId || expired) {
@@ -185,13 +186,13 @@ async function uploadDocument(
       // Hashed while the bytes go out (a large file on another thread), not in a pass of its
       // own before: that pass made a 200 MB answer's upload ~40% slower. Whatever the upload's
       // outcome, its audit line carries the file's sha256.
-      const hashing = sha256OfFile(filePath).then(
+      const hashing = source.sha256().then(
         (sha256) => ({ sha256 }),
         (err: unknown) => ({ err }),
       );
       const base = e.documents.filter((x) => x.uploaded).reduce((n, x) => n + x.sizeBytes, 0);
       try {
-        await bank.uploadDocument(d.url as string, filePath, d.contentType, {
+        await bank.uploadDocument(d.url as string, source, d.contentType, {
           onProgress: (sent) => report(base, sent),
         });
       } finally {

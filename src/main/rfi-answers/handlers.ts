@@ -51,7 +51,8 @@ export function rfiAnswersHandlers(deps: RfiAnswersHandlerDeps): Pick<Handlers, 
     },
     'answers.list': async (args) => ({ answers: a().outbox.list(args?.rfiId) }),
     'answers.status': async () => ({ ...a().status(), limits: a().limits() }),
-    'files.pick': ({ documentType, multiple }) => a().pick(documentType, multiple ?? true),
+    'files.pick': ({ documentType, multiple, profileId }) =>
+      a().pick(documentType, multiple ?? true, profileId ?? null),
     'files.stageDropped': async (args) => {
       switch (args.op) {
         case 'begin': {

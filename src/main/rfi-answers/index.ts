@@ -81,7 +81,12 @@ export interface RfiAnswers {
   saveDraft(d: DraftInput): Promise<DraftView>;
   discardDraft(rfiId: string, questionId: string, owner?: BankScope): Promise<void>;
   submit(d: DraftInput): Promise<AnswerView>;
-  pick(documentType: DocumentType, multiple: boolean): ReturnType<FileArea['registerPicked']>;
+  /** Files from the native picker, staged for the named profile's answer (null: bound on first use). */
+  pick(
+    documentType: DocumentType,
+    multiple: boolean,
+    profileId?: string | null,
+  ): ReturnType<FileArea['registerPicked']>;
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
   /** Forgets staged files that no draft and no unfinished answer uses (deleting dropped bytes). */
   releaseUnused(refs: string[]): Promise<void>;
@@ -147,7 +152,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     onProblem: report,
     ...(scope ? { scope } : {}),
     ...(deps.owners ? { owners: deps.owners } : {}),
-    filePath: (ref) => files.resolve(ref).path,
+    fileSource: (ref) => files.source(ref),
     ...(deps.audit ? { audit: deps.audit } : {}),
     ...(deps.onUploaded ? { onUploaded: deps.onUploaded } : {}),
     now: deps.serverNow,
@@ -189,7 +194,10 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     offEvents();
   };
 
-  const check = (d: DraftInput, forSubmit: boolean): void => checkAnswer(d, forSubmit, files, maxBytes);
+  /** The profile an answer or draft goes out as: its owner's, else the default profile's. */
+  const ownerOf = (d: DraftInput): string | null => d.owner?.profileId ?? scope?.().profileId ?? null;
+  const check = (d: DraftInput, forSubmit: boolean): void =>
+    checkAnswer(d, forSubmit, files, maxBytes, ownerOf(d));
 
   const api: RfiAnswers = {
     drafts,
@@ -201,6 +209,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     },
     async saveDraft(d) {
       check(d, false);
+      await files.bind(d.files, ownerOf(d));
       const rec = await drafts.save(
         d.rfiId,
         d.questionId,
@@ -219,6 +228,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     },
     async submit(d) {
       check(d, true);
+      await files.bind(d.files, ownerOf(d));
       await drafts.save(
         d.rfiId,
         d.questionId,
@@ -245,13 +255,13 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
       const e = await outbox.dismiss(answerId);
       await releaseUnused(e.documents.map((d) => d.ref));
     },
-    async pick(documentType, multiple) {
+    async pick(documentType, multiple, profileId) {
       const paths = await deps.platform.showOpenFileDialog({
         title: 'Choose documents for the answer',
         extensions: UPLOAD_EXTENSIONS,
         multiple,
       });
-      return files.registerPicked(paths, documentType);
+      return files.registerPicked(paths, documentType, profileId ?? null);
     },
     limits: () => ({
       contentTypes: [...UPLOAD_CONTENT_TYPES],

@@ -24,6 +24,7 @@ import type { AtRestCodec } from '../infra/at-rest';
 import { scopeAllows } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
 import { openJobQueue } from '../infra/job-queue';
+import type { UploadSource } from '../infra/sealed-blob';
 import type { Logger } from '../infra/log';
 import type { BusyGuard } from '../desktop/busy';
 import { answerDetail, answerJob, auditLine } from './answer-job';
@@ -63,8 +64,8 @@ export interface OutboxOptions {
   codec?: AtRestCodec;
   /** Told when the file could not be read and was moved aside. */
   onProblem?(message: string, file: string, movedTo: string | null): void;
-  /** The path of a staged file (throws for an unknown ref). */
-  filePath(ref: string): string;
+  /** The bytes of a staged file as they are sent (throws for an unknown ref). */
+  fileSource(ref: string): UploadSource;
   /** Server time (upload URL expiry). */
   now(): number;
   retry?: Partial<OutboxRetry>;
@@ -212,7 +213,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     bank: (e) => (options.owners && e.scope ? options.owners.bank(e.scope.profileId) : options.bank),
     mine,
     activeScope,
-    filePath: options.filePath,
+    fileSource: options.fileSource,
     now: options.now,
     progress,
     setLastError: (err) => (lastError = err),

@@ -2,6 +2,7 @@ import type { Handlers } from '../ipc/dispatcher';
 import type { ServerClock } from '../bank/clock';
 import type { SessionManager } from './session';
 import type { SettingsStore } from './settings';
+import type { TokenVault } from '../infra/vault';
 
 export interface SessionHandlerDeps {
   /** The default profile's session (the header's connection state). */
@@ -9,6 +10,8 @@ export interface SessionHandlerDeps {
   settings: Pick<SettingsStore, 'profile'>;
   /** The default profile's bank clock. */
   clock: ServerClock;
+  /** Asked again on the analyst's "Try again": a keychain that answers now takes the tokens. */
+  vault?: Pick<TokenVault, 'reprobe'>;
 }
 
 /** Asks the bank who the default profile's token is and answers the connection state; the sandbox credential; the bank clock. */
@@ -19,7 +22,10 @@ export function sessionHandlers(
   'session.status' | 'session.sandboxCredentials' | 'session.useSandboxCredential' | 'session.clock'
 > {
   return {
-    'session.status': () => core.session.check(),
+    'session.status': async () => {
+      await core.vault?.reprobe();
+      return core.session.check();
+    },
     'session.sandboxCredentials': async () => {
       const options = core.session.sandboxCredentialOptions();
       return {

@@ -5,7 +5,7 @@ import type { TokenVault } from '../infra/vault';
 import type { ProfilesService } from '../profiles/service';
 
 export interface VaultHandlerDeps {
-  vault: Pick<TokenVault, 'status'>;
+  vault: Pick<TokenVault, 'status' | 'reprobe'>;
   profiles: ProfilesService;
   events: EventHub;
   view(): Promise<SettingsView>;
@@ -21,7 +21,11 @@ export function vaultHandlers(
     return view;
   };
   return {
-    'vault.status': async () => deps.vault.status(),
+    // Looking at the status asks a keychain that did not answer again (the analyst's "Try again").
+    'vault.status': async () => {
+      await deps.vault.reprobe();
+      return deps.vault.status();
+    },
     'vault.setToken': async ({ profileId, token }) => {
       await deps.profiles.setToken(profileId, token);
       return publish();

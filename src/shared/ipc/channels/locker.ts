@@ -7,6 +7,7 @@
  */
 
 import { z } from 'zod';
+import { profileIdSchema } from './settings';
 import { bankId } from '../../api/common';
 import { DOCUMENT_TYPES } from '../../catalogue';
 import { channel, event } from '../define';
@@ -64,6 +65,8 @@ export const lockerDocumentSchema = z.object({
     z.object({
       rfiId: z.string(),
       questionId: z.string(),
+      /** The profile whose RFI it answered (RFI ids are one bank's only); null: from before profiles. */
+      profileId: z.string().nullable(),
       at: z.string(),
       rfiStatus: z.string().nullable(),
       open: z.boolean(),
@@ -127,7 +130,13 @@ export const lockerChannels = {
   'locker.attach': channel({
     summary:
       'Use a locker document in an answer: its exact bytes are staged for upload (a file ref for the draft).',
-    args: z.strictObject({ id: lockerIdSchema, rfiId: bankId, questionId: bankId }),
+    args: z.strictObject({
+      id: lockerIdSchema,
+      rfiId: bankId,
+      questionId: bankId,
+      /** The profile that owns the RFI (the row says it); absent: the one that holds it. */
+      profileId: profileIdSchema.optional(),
+    }),
     result: stagedFileSchema,
   }),
 };

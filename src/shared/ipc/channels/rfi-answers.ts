@@ -111,6 +111,8 @@ const stageOp = z.discriminatedUnion('op', [
     contentType: z.string().max(100),
     sizeBytes: z.number().int().min(1, 'an empty file cannot be uploaded'),
     documentType: documentTypeSchema,
+    /** The profile whose answer the file is for (the RFI row says it); absent: bound on first use. */
+    profileId: profileIdSchema.optional(),
   }),
   z.strictObject({
     op: z.literal('chunk'),
@@ -191,7 +193,12 @@ export const rfiAnswersChannels = {
   }),
   'files.pick': channel({
     summary: 'Native file dialog; the chosen files are checked (type, size) and answered as refs.',
-    args: z.strictObject({ documentType: documentTypeSchema, multiple: z.boolean().optional() }),
+    args: z.strictObject({
+      documentType: documentTypeSchema,
+      multiple: z.boolean().optional(),
+      /** The profile whose answer the files are for (the RFI row says it); absent: bound on first use. */
+      profileId: profileIdSchema.optional(),
+    }),
     result: z.object({
       files: z.array(stagedFileSchema),
       /** Files refused, with why (wrong type, too large, unreadable). */

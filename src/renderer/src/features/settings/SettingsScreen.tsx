@@ -23,7 +23,7 @@ const notificationLabels: Record<keyof SettingsView['notifications'], string> = 
   quoteExpiry: 'A quote is about to expire',
 };
 
-/** Keychain backend, or the clear warning that tokens live in memory for this run only. */
+/** Keychain backend, or the clear warning that tokens live in memory until the keychain answers. */
 function KeychainStatus({ vault }: { vault: SettingsView['vault'] }) {
   const atRest =
     vault.dataAtRest === 'encrypted' ? (
@@ -37,9 +37,10 @@ function KeychainStatus({ vault }: { vault: SettingsView['vault'] }) {
       </div>
     ) : (
       <div className="notice notice--warn" role="alert" data-testid="data-at-rest" data-mode="unencrypted">
-        <strong>Data is not encrypted on disk.</strong> Drafts, queued answers and the RFI cache are stored
-        unencrypted on this computer, because no data key can be kept in a keychain. They are encrypted at the
-        next save once the keychain is available.
+        <strong>Data is not encrypted on disk.</strong>{' '}
+        {vault.available && vault.problem
+          ? vault.problem
+          : 'Drafts, queued answers and the RFI cache are stored unencrypted on this computer, because no data key can be kept in a keychain. They are encrypted at the next save once the keychain is available.'}
       </div>
     );
   if (vault.available || vault.dataAtRest === 'waiting') {
