@@ -39,7 +39,6 @@ export default tseslint.config(
     ignores: [
       'src/main/bank/client.ts',
       'src/main/case-files/service.ts',
-      'src/main/crypto/service.ts',
       'src/main/desk/desk.ts',
       'src/main/desk/reminders.ts',
       'src/main/locker/service.ts',
