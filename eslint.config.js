@@ -42,7 +42,6 @@ export default tseslint.config(
       'src/main/desk/desk.ts',
       'src/main/desk/reminders.ts',
       'src/main/locker/service.ts',
-      'src/main/returns/service.ts',
       'src/main/rfi-answers/files.ts',
       'src/main/rfi-answers/index.ts',
       'src/main/rfi-answers/outbox.ts',
