@@ -38,7 +38,6 @@ export default tseslint.config(
     files: ['src/**/*.{ts,tsx}'],
     ignores: [
       'src/main/bank/client.ts',
-      'src/main/case-files/service.ts',
       'src/main/desk/desk.ts',
       'src/main/desk/reminders.ts',
       'src/main/locker/service.ts',
