@@ -54,7 +54,6 @@ export default tseslint.config(
       'src/renderer/src/features/returns/TransferScreen.tsx',
       'src/renderer/src/features/rfis/DetailScreen.tsx',
       'src/renderer/src/features/rfis/QueueScreen.tsx',
-      'src/sandbox/seed.ts',
     ],
     rules: {
       'max-lines-per-function': ['error', { max: 200, skipBlankLines: true, skipComments: true }],
