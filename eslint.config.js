@@ -48,7 +48,6 @@ export default tseslint.config(
       'src/main/rfis/service.ts',
       'src/main/rfis/webhook-receiver.ts',
       'src/main/rfis/webhooks.ts',
-      'src/main/services.ts',
       'src/renderer/src/features/crypto/OrderForm.tsx',
       'src/renderer/src/features/crypto/QuoteView.tsx',
       'src/renderer/src/features/returns/TransferScreen.tsx',
