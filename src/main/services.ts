@@ -110,7 +110,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const returns = assembleReturns(f, o, b);
   const profilesService = assembleProfilesService(f, o, b, rfiAnswers, desk);
   const settingsView = settingsViewOf(f, o);
-  const { session, profiles } = o;
+  const { session } = o;
 
   const core: ServiceCore = {
     profilesService,
@@ -158,7 +158,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   disposables.add(notifications.policy);
 
   /** The default profile's session, looked up at each access (tests and diagnostics read through it). */
-  const byDefault = (): ProfileSession => profiles.get(o.defaultProfileId());
+  const byDefault = (): ProfileSession => o.defaultOwner();
   const services: Services = Object.defineProperties(
     {
       ...core,

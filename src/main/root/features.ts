@@ -123,7 +123,7 @@ export async function openJournal(f: Foundation): Promise<Journal> {
  * through, as it always had: its client is looked up at each call.
  */
 function defaultProfileBank(o: Owners): RfiAnswersDeps['bank'] {
-  const bank = (): BankClient => o.profiles.get(o.defaultProfileId()).bank;
+  const bank = (): BankClient => o.defaultOwner().bank;
   return {
     getRfi: (id) => bank().getRfi(id),
     createUploadUrl: (body) => bank().createUploadUrl(body),
@@ -156,7 +156,7 @@ export async function assembleAnswers(
     events: f.events,
     platform: f.platform,
     // Upload URLs' expiry, read by the default profile's bank time (the bank that issued them).
-    serverNow: () => profiles.get(o.defaultProfileId()).clock.now(),
+    serverNow: () => o.defaultOwner().clock.now(),
     busy: o.busy,
     sandboxMaxUploadBytes: () => o.session.sandbox?.options.maxUploadBytes ?? null,
     ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
@@ -222,8 +222,8 @@ export async function assembleDesk(
     });
   // The default profile's queue reader reads (never writes) through whichever profile is the
   // default now: the desk makes it the member for the default profile.
-  const bank = followActive(() => o.profiles.get(o.defaultProfileId()).bank);
-  const clock = followActive(() => o.profiles.get(o.defaultProfileId()).clock);
+  const bank = followActive(() => o.defaultOwner().bank);
+  const clock = followActive(() => o.defaultOwner().clock);
   const rfis = await rfiService({
     session,
     bank,
@@ -332,7 +332,7 @@ export async function assembleLocker(
     codec: f.atRest,
     report: (p) => f.stores.report(p),
     // Documents' expiry dates, by the default profile's bank time.
-    now: () => o.profiles.get(o.defaultProfileId()).clock.now(),
+    now: () => o.defaultOwner().clock.now(),
     maxBytes: () => rfiAnswers.limits().maxBytes,
     staged: (ref) => {
       const file = rfiAnswers.files.resolve(ref);

@@ -39,6 +39,8 @@ export interface Owners {
   session: SessionManager;
   /** The default profile: the UI's default for a new object, never the identity of a write. */
   defaultProfileId(): string;
+  /** The default profile's session (kept by the facade: no settings read per call). */
+  defaultOwner(): ProfileSession;
   /** The session of the profile that owns an object (a removed profile's: the default's). */
   ownerSession(profileId?: string): ProfileSession;
   /** The session of a named profile (not_found when it was removed), else the default profile's. */
@@ -76,15 +78,17 @@ export async function assembleOwners(
   });
   const session = await createSession({ settings, vault, events: f.events, destinations, profiles });
   f.disposables.add(session);
-  const defaultProfileId = (): string => session.profile.id;
+  const defaultOwner = (): ProfileSession => session.current;
+  const defaultProfileId = (): string => defaultOwner().profileId;
   const exists = (profileId: string): boolean => settings.get().profiles.some((p) => p.id === profileId);
   const ownerSession = (profileId?: string): ProfileSession =>
-    profiles.get(profileId !== undefined && exists(profileId) ? profileId : defaultProfileId());
+    profileId !== undefined && exists(profileId) ? profiles.get(profileId) : defaultOwner();
   return {
     busy,
     profiles,
     session,
     defaultProfileId,
+    defaultOwner,
     ownerSession,
     existingOwner(profileId, gone) {
       if (profileId !== undefined && !exists(profileId))
