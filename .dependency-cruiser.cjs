@@ -13,7 +13,7 @@ const floors = {
   bank: '^src/main/bank/',
   profiles: '^src/main/(profiles|session)/',
   features: '^src/main/(returns|crypto|rfis|rfi-answers|locker|activity|case-files|desk|desktop)/',
-  root: '^src/main/(services|handlers|core)\\.ts$',
+  root: '^src/main/((services|handlers|core)\\.ts$|root/)',
 };
 const electron = '^node_modules/electron/';
 

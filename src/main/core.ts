@@ -36,10 +36,7 @@ import type { DesktopSettings } from './desktop/settings';
 export interface ServiceCore {
   /** The active environment (changes when the profile is switched). */
   readonly environment: Environment;
-  bank: BankClient;
-  clock: ServerClock;
   ledger: IdempotencyLedger;
-  readAfterCreate: ReadAfterCreate;
   vault: TokenVault;
   settings: SettingsStore;
   /** Approved bank origins (analyst, allow-list) and native confirmation of destinations. */
@@ -84,6 +81,14 @@ export interface ServiceCore {
 
 export interface Services extends ServiceCore {
   handlers: Handlers;
+  /**
+   * The default profile's bank client, clock and read-after-create, looked up at each access: for
+   * tests and the shell's notification pause, never for a write of an object (each object acts
+   * through its owner, which no handler reaches through these).
+   */
+  readonly bank: BankClient;
+  readonly clock: ServerClock;
+  readAfterCreate: ReadAfterCreate;
   /** The embedded sandbox, when it runs. */
   readonly sandbox: RunningSandbox | null;
   dispose(): Promise<void>;

@@ -22,7 +22,7 @@ import { remindersHandlers } from './desk/handlers';
 export function buildHandlers(s: ServiceCore): Handlers {
   const view = s.settingsView;
   return {
-    ...sessionHandlers({ session: s.session, settings: s.settings, clock: s.clock, vault: s.vault }),
+    ...sessionHandlers({ session: s.session, settings: s.settings, vault: s.vault }),
     ...settingsHandlers({ settings: s.settings, profiles: s.profilesService, stores: s.stores, view }),
     ...vaultHandlers({ vault: s.vault, profiles: s.profilesService, events: s.events, view }),
     ...auditHandlers({ audit: s.audit, platform: s.platform }),

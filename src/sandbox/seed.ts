@@ -34,25 +34,9 @@ export const EXTRA_ENTITY_NAMES = [
   'Juniper Textiles SpA',
 ] as const;
 
-export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0): Promise<void> {
-  const now = bank.state.now();
-  const created = now - 120 * DAY;
-
-  const a = bank.parties.addLegalEntity('Alder Trade GmbH');
-  bank.parties.addCredential(a, 'admin', { first_name: 'Alex', last_name: 'Morgan' }, created);
-  bank.parties.addCredential(a, 'viewer', { first_name: 'Vera', last_name: 'Lind' }, created);
-  const aUsd = bank.parties.addAccount(a, 'Alder USD operating', 'USD', 250_000_000n);
-  const aUsdSmall = bank.parties.addAccount(a, 'Alder USD collections', 'USD', 100_000n);
-  bank.parties.addAccount(a, 'Alder USDT wallet', 'ETHEREUM-USDT', 50_000_000_000n);
-  bank.parties.addAccount(a, 'Alder USDC wallet', 'ETHEREUM-USDC', 10_000_000_000n);
-
-  const b = bank.parties.addLegalEntity('Birch Capital Ltd');
-  bank.parties.addCredential(b, 'admin', { first_name: 'Ben', last_name: 'Okafor' }, created);
-  const bUsd = bank.parties.addAccount(b, 'Birch USD main', 'USD', 80_000_000n);
-  bank.parties.addAccount(b, 'Birch USDT wallet', 'ETHEREUM-USDT', 5_000_000_000n);
-  bank.parties.addAccount(b, 'Birch USDC wallet', 'ETHEREUM-USDC', 1_000_000_000n);
-
-  // Incoming transfers. Balances above already include them: credit without changing the seed
+/** The seed's ways of writing into the bank: transfers, documents, RFIs and their responses. */
+function seeder(bank: Bank, dataDir: string, now: number) {
+  // Incoming transfers. The balances seedParties set already include them: credit without changing the seed
   // balance by booking them as not-yet-credited then restoring the balance.
   const book = (
     le: LegalEntity,
@@ -77,16 +61,6 @@ export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0):
     if (acc) acc.balance = before;
     return t;
   };
-  const t1 = book(a, aUsd.id, 1_250_000n, 3, 'Harbour Freight Ltd', 'INV-20431 freight March');
-  book(a, aUsd.id, 320_050n, 5, 'Kestrel Components SA', 'PO 7781 components');
-  book(a, aUsd.id, 9_800_000n, 8, 'Northgate Metals Inc', 'Contract NM-2209 instalment 2');
-  book(a, aUsdSmall.id, 500_000n, 2, 'Lumen Retail BV', 'Refund order 55102');
-  book(a, aUsdSmall.id, 80_000n, 1, 'Lumen Retail BV', 'Deposit refund part 1/2');
-  book(a, aUsdSmall.id, 60_000n, 1, 'Lumen Retail BV', 'Deposit refund part 2/2');
-  book(a, aUsd.id, 75_000n, 0, 'Osprey Consulting LLC', 'Advisory fee', 'in_progress');
-  const tb = book(b, bUsd.id, 2_000_000n, 4, 'Quarry Stone AG', 'Invoice QS-118');
-  book(b, bUsd.id, 450_000n, 6, 'Redwood Shipping Co', 'Demurrage settlement');
-
   // Documents referenced by seeded responses.
   const storeDoc = async (
     le: LegalEntity,
@@ -163,6 +137,50 @@ export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0):
     bank.rfis.scheduleTimeout(rfi);
   };
 
+  return { now, book, storeDoc, mk, q, respond, finish };
+}
+
+type Seeder = ReturnType<typeof seeder>;
+
+/** Legal entities A (Alder) and B (Birch): credentials, USD accounts and digital-asset wallets. */
+function seedParties(bank: Bank, created: number) {
+  const a = bank.parties.addLegalEntity('Alder Trade GmbH');
+  bank.parties.addCredential(a, 'admin', { first_name: 'Alex', last_name: 'Morgan' }, created);
+  bank.parties.addCredential(a, 'viewer', { first_name: 'Vera', last_name: 'Lind' }, created);
+  const aUsd = bank.parties.addAccount(a, 'Alder USD operating', 'USD', 250_000_000n);
+  const aUsdSmall = bank.parties.addAccount(a, 'Alder USD collections', 'USD', 100_000n);
+  bank.parties.addAccount(a, 'Alder USDT wallet', 'ETHEREUM-USDT', 50_000_000_000n);
+  bank.parties.addAccount(a, 'Alder USDC wallet', 'ETHEREUM-USDC', 10_000_000_000n);
+
+  const b = bank.parties.addLegalEntity('Birch Capital Ltd');
+  bank.parties.addCredential(b, 'admin', { first_name: 'Ben', last_name: 'Okafor' }, created);
+  const bUsd = bank.parties.addAccount(b, 'Birch USD main', 'USD', 80_000_000n);
+  bank.parties.addAccount(b, 'Birch USDT wallet', 'ETHEREUM-USDT', 5_000_000_000n);
+  bank.parties.addAccount(b, 'Birch USDC wallet', 'ETHEREUM-USDC', 1_000_000_000n);
+
+  return { a, aUsd, aUsdSmall, b, bUsd };
+}
+
+type Parties = ReturnType<typeof seedParties>;
+
+/** Settled incoming transfers (one to an account smaller than it, one not settled). */
+function seedTransfers({ book }: Seeder, { a, aUsd, aUsdSmall, b, bUsd }: Parties) {
+  const t1 = book(a, aUsd.id, 1_250_000n, 3, 'Harbour Freight Ltd', 'INV-20431 freight March');
+  book(a, aUsd.id, 320_050n, 5, 'Kestrel Components SA', 'PO 7781 components');
+  book(a, aUsd.id, 9_800_000n, 8, 'Northgate Metals Inc', 'Contract NM-2209 instalment 2');
+  book(a, aUsdSmall.id, 500_000n, 2, 'Lumen Retail BV', 'Refund order 55102');
+  book(a, aUsdSmall.id, 80_000n, 1, 'Lumen Retail BV', 'Deposit refund part 1/2');
+  book(a, aUsdSmall.id, 60_000n, 1, 'Lumen Retail BV', 'Deposit refund part 2/2');
+  book(a, aUsd.id, 75_000n, 0, 'Osprey Consulting LLC', 'Advisory fee', 'in_progress');
+  const tb = book(b, bUsd.id, 2_000_000n, 4, 'Quarry Stone AG', 'Invoice QS-118');
+  book(b, bUsd.id, 450_000n, 6, 'Redwood Shipping Co', 'Demurrage settlement');
+
+  return { t1, tb };
+}
+
+/** Alder's RFIs 1–4: action required, pending review, approved after a follow-up, closed. */
+async function seedAlderRfisOpen(s: Seeder, { a, aUsd }: Parties, t1: { id: string }): Promise<void> {
+  const { now, storeDoc, mk, q, respond, finish } = s;
   // 1. transaction: action_required, text + document question.
   const r1 = mk(a, 'transaction', t1.id, 'Incoming transfer from Harbour Freight Ltd', now - 2 * DAY, [
     { question_type: 'transaction.purpose', question_text: 'What is the purpose of this payment?' },
@@ -241,7 +259,15 @@ export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0):
   );
   respond(r4, q(r4, 0), 'staff', 'Closed at the customer’s request.', [], now - 47 * DAY, 'closed');
   finish(r4, 'closed');
+}
 
+/** Alder's RFIs 5–8: a staff follow-up, one near its deadline, rejected, timed out. */
+async function seedAlderRfisLater(
+  s: Seeder,
+  { a, aUsd, aUsdSmall }: Parties,
+  t1: { id: string },
+): Promise<void> {
+  const { now, storeDoc, mk, q, respond, finish } = s;
   // 5. segment_upgrade: action_required after a staff follow-up.
   const r5 = mk(a, 'segment_upgrade', aUsd.id, 'Upgrade to the corporate segment', now - 9 * DAY, [
     {
@@ -331,7 +357,11 @@ export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0):
     'timeout',
   );
   finish(r8, 'timeout');
+}
 
+/** Birch's RFIs. */
+function seedBirchRfis(s: Seeder, { b, bUsd }: Parties, tb: { id: string }): void {
+  const { now, mk, q, respond, finish } = s;
   // B: one action_required, one pending_review.
   const rb1 = mk(b, 'transaction', tb.id, 'Incoming transfer from Quarry Stone AG', now - DAY, [
     { question_type: 'transaction.purpose', question_text: 'What is the purpose of this payment?' },
@@ -342,7 +372,17 @@ export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0):
   ]);
   respond(rb2, q(rb2, 0), 'customer', 'Investment income.', [], now - 4 * DAY, 'pending_review');
   finish(rb2);
+}
 
+export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0): Promise<void> {
+  const now = bank.state.now();
+  const created = now - 120 * DAY;
+  const parties = seedParties(bank, created);
+  const s = seeder(bank, dataDir, now);
+  const { t1, tb } = seedTransfers(s, parties);
+  await seedAlderRfisOpen(s, parties, t1);
+  await seedAlderRfisLater(s, parties, t1);
+  seedBirchRfis(s, parties, tb);
   // Further entities of the group (option): credentials and an account each, RFIs come later.
   for (const name of EXTRA_ENTITY_NAMES.slice(0, extraLegalEntities)) {
     const le = bank.parties.addLegalEntity(name);

@@ -1,7 +1,8 @@
 /**
- * A view of the active profile's object (its bank client or clock) that always reads the one
- * active now: for what follows the default profile by design (the header's clock, the primary
- * RFI service), never for a write of an object another profile owns.
+ * A view of the default profile's object (its bank client or clock) that always reads the one
+ * that is the default now. Its one use: the desk's member for the default profile (its RFI service
+ * and webhook configuration, which act only for the default profile itself). Never for an object
+ * another profile owns: those go through their owner (the registry's session for their profileId).
  */
 export function followActive<T extends object>(current: () => T): T {
   return new Proxy({} as T, {

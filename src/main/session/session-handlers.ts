@@ -1,5 +1,4 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { ServerClock } from '../bank/clock';
 import type { SessionManager } from './session';
 import type { SettingsStore } from './settings';
 import type { TokenVault } from '../infra/vault';
@@ -8,8 +7,6 @@ export interface SessionHandlerDeps {
   /** The default profile's session (the header's connection state). */
   session: SessionManager;
   settings: Pick<SettingsStore, 'profile'>;
-  /** The default profile's bank clock. */
-  clock: ServerClock;
   /** Asked again on the analyst's "Try again": a keychain that answers now takes the tokens. */
   vault?: Pick<TokenVault, 'reprobe'>;
 }
@@ -35,11 +32,15 @@ export function sessionHandlers(
       };
     },
     'session.useSandboxCredential': ({ credential }) => core.session.useSandboxCredential(credential),
-    'session.clock': async () => ({
-      serverNow: new Date(core.clock.now()).toISOString(),
-      offsetMs: core.clock.offsetMs,
-      uncertaintyMs: Number.isFinite(core.clock.uncertaintyMs) ? core.clock.uncertaintyMs : null,
-      samples: core.clock.samples,
-    }),
+    'session.clock': async () => {
+      // The header's bank time: the default profile's clock, looked up at each call.
+      const clock = core.session.current.clock;
+      return {
+        serverNow: new Date(clock.now()).toISOString(),
+        offsetMs: clock.offsetMs,
+        uncertaintyMs: Number.isFinite(clock.uncertaintyMs) ? clock.uncertaintyMs : null,
+        samples: clock.samples,
+      };
+    },
   };
 }

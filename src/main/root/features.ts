@@ -1,0 +1,393 @@
+/**
+ * The composition root's features, one assembly function each: every feature gets the narrow
+ * dependencies it declares, and every object acts through the profile that owns it.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { DeskFailure } from '../../shared/ipc/errors';
+import { openTempArea } from '../infra/temp-area';
+import { createRfiAnswers } from '../rfi-answers';
+import { createLocker } from '../locker/service';
+import { createCaseFiles } from '../case-files/service';
+import { openCaseFileJournal } from '../case-files/journal';
+import { createCryptoService } from '../crypto/service';
+import { relatedNamesResolver } from '../rfis/related-names';
+import { createReturnsService } from '../returns/service';
+import { createRfiService, createWebhookService, removeProfileCache } from '../rfis';
+import { deskBuilder } from '../desk/desk';
+import type { RfiMember } from '../desk/desk';
+import type { RfiService } from '../rfis';
+import { bankOrigin } from '../infra/origins';
+import type { BankClient } from '../bank/client';
+import { createProfilesService } from '../profiles/service';
+import { followActive } from '../profiles/follow-active';
+import type { ProfilesService } from '../profiles/service';
+import type { CryptoService } from '../crypto/service';
+import type { ReturnsService } from '../returns/service';
+import type { CaseFiles } from '../case-files/service';
+import type { CaseFileJournal } from '../case-files/journal';
+import type { RfiAnswers, RfiAnswersDeps } from '../rfi-answers';
+import type { Desk } from '../desk/desk';
+import type { WebhookService } from '../rfis';
+import type { Locker } from '../locker/service';
+import type { Foundation } from './foundation';
+import type { BankFloor, Owners } from './owners';
+
+/** The exchange: every order through the profile it belongs to; a profile that is gone is refused. */
+export async function assembleCrypto(f: Foundation, o: Owners, b: BankFloor): Promise<CryptoService> {
+  const crypto = await createCryptoService(
+    {
+      owner: (profileId) => {
+        const ps = o.existingOwner(profileId, 'The profile this order belongs to was removed.');
+        return {
+          profileId: ps.profileId,
+          bank: ps.bank,
+          clock: ps.clock,
+          get credential() {
+            return ps.credential;
+          },
+          check: () => ps.check(),
+          kind: ps.profile.kind,
+          origin: bankOrigin(ps.environment.baseUrl),
+          readAfterCreate: b.readAfterCreateOf(ps.bank),
+        };
+      },
+      sandbox: () => o.session.sandbox,
+      stores: f.stores,
+      operations: b.operations,
+      ledger: b.ledger,
+      settings: f.settings,
+      events: f.events,
+      platform: f.platform,
+      log: f.log,
+    },
+    f.options.crypto,
+  );
+  f.disposables.add(crypto);
+  return crypto;
+}
+
+/** Returns: every transfer through the profile it belongs to; a profile that is gone is refused. */
+export function assembleReturns(f: Foundation, o: Owners, b: BankFloor): ReturnsService {
+  const returns = createReturnsService({
+    owner: (profileId) => {
+      const ps = o.existingOwner(profileId, 'The profile this transfer belongs to was removed.');
+      return {
+        profileId: ps.profileId,
+        bank: ps.bank,
+        get credential() {
+          return ps.credential;
+        },
+        check: () => ps.check(),
+        readAfterCreate: (id) => b.readAfterCreateOf(ps.bank)(id),
+      };
+    },
+    settings: f.settings,
+    platform: f.platform,
+    log: f.log,
+    operations: b.operations,
+    ledger: b.ledger,
+    events: f.events,
+    stores: f.stores,
+  });
+  f.disposables.add(returns);
+  return returns;
+}
+
+/** What case files need that the bank does not keep: uploaded documents' names, events seen. */
+export interface Journal {
+  tempArea: Awaited<ReturnType<typeof openTempArea>>;
+  caseFileJournal: CaseFileJournal;
+  journalFailed(err: unknown): void;
+}
+
+export async function openJournal(f: Foundation): Promise<Journal> {
+  const { dataDir, log, atRest, stores } = f;
+  await mkdir(path.join(dataDir, 'case-files'), { recursive: true, mode: 0o700 });
+  // Parts of interrupted uploads and exports (a kill) are removed before anything else starts.
+  const tempArea = await openTempArea({ dataDir, codec: atRest, log, report: (p) => stores.report(p) });
+  const caseFileJournal = await openCaseFileJournal({
+    dataDir,
+    log,
+    codec: atRest,
+    report: (p) => stores.report(p),
+  });
+  // Events seen (notifications, reminders) are written before the data folder is let go.
+  f.disposables.add(() => caseFileJournal.flush());
+  const journalFailed = (err: unknown): void => log.warn('case files: journal not written', { error: err });
+  return { tempArea, caseFileJournal, journalFailed };
+}
+
+/**
+ * An answer queued before answers carried their owner has only the default profile to go
+ * through, as it always had: its client is looked up at each call.
+ */
+function defaultProfileBank(o: Owners): RfiAnswersDeps['bank'] {
+  const bank = (): BankClient => o.defaultOwner().bank;
+  return {
+    getRfi: (id) => bank().getRfi(id),
+    createUploadUrl: (body) => bank().createUploadUrl(body),
+    uploadDocument: (url, file, contentType, opts) => bank().uploadDocument(url, file, contentType, opts),
+    submitRfiResponse: (rfiId, questionId, body) => bank().submitRfiResponse(rfiId, questionId, body),
+  };
+}
+
+/** RFI answers: drafts, staged files and the outbox, each answer sent through its RFI's owner. */
+export async function assembleAnswers(
+  f: Foundation,
+  o: Owners,
+  b: BankFloor,
+  j: Journal,
+): Promise<RfiAnswers> {
+  const { options, settings, profiles } = { ...f, ...o };
+  const rfiAnswers = await createRfiAnswers({
+    scope: () => o.session.scope(),
+    // Each answer goes out through the profile that owns its RFI, whatever is active.
+    owners: {
+      scope: (profileId) =>
+        settings.get().profiles.some((p) => p.id === profileId) ? profiles.get(profileId).scope() : null,
+      bank: (profileId) => profiles.get(profileId).bank,
+    },
+    codec: f.atRest,
+    report: (p) => f.stores.report(p),
+    dataDir: f.dataDir,
+    bank: defaultProfileBank(o),
+    log: f.log,
+    events: f.events,
+    platform: f.platform,
+    // Upload URLs' expiry, read by the default profile's bank time (the bank that issued them).
+    serverNow: () => o.defaultOwner().clock.now(),
+    busy: o.busy,
+    sandboxMaxUploadBytes: () => o.session.sandbox?.options.maxUploadBytes ?? null,
+    ...(options.rfiAnswers ? { options: options.rfiAnswers } : {}),
+    // Every upload and response is a write to the bank: audited like the others.
+    audit: (line) => b.operations.record(line),
+    onUploaded: (doc) => void j.caseFileJournal.upload(doc).catch(j.journalFailed),
+  });
+  f.disposables.add(rfiAnswers);
+  return rfiAnswers;
+}
+
+/** The RFI side: the default profile's queue reader, the webhook receiver and the consolidated desk. */
+interface RfiFloor {
+  rfis: RfiService;
+  webhooks: WebhookService;
+  desk: Desk;
+}
+
+export async function assembleDesk(
+  f: Foundation,
+  o: Owners,
+  j: Journal,
+  crypto: CryptoService,
+  rfiAnswers: RfiAnswers,
+): Promise<RfiFloor> {
+  const { options, settings, log, events } = f;
+  const { session } = o;
+  // The consolidated desk: the default profile's RFI service emits through it (counts and the
+  // badge cover every watched profile), then it watches every other profile with a token.
+  const deskParts = deskBuilder(events, f.platform, log);
+  const seen = ({
+    rfiId,
+    kind,
+    detail,
+  }: {
+    rfiId: string;
+    kind: 'notification' | 'webhook';
+    detail: string;
+  }) => void j.caseFileJournal.seen(rfiId, { kind, detail }).catch(j.journalFailed);
+  // One way to build a profile's RFI service, for the default profile and every watched one alike.
+  const rfiService = (member: RfiMember): Promise<RfiService> =>
+    createRfiService({
+      codec: f.atRest,
+      report: (p) => f.stores.report(p),
+      dataDir: f.dataDir,
+      bank: member.bank,
+      clock: member.clock,
+      session: member.session,
+      settings,
+      events: member.events,
+      badge: member.badge,
+      entityName: member.entityName,
+      platform: f.platform,
+      log,
+      ...(options.rfis ? { options: options.rfis } : {}),
+      relatedNames: relatedNamesResolver({
+        bank: member.bank,
+        log,
+        accountNames: async () =>
+          new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
+      }),
+      onSeen: seen,
+    });
+  // The default profile's queue reader reads (never writes) through whichever profile is the
+  // default now: the desk makes it the member for the default profile.
+  const bank = followActive(() => o.defaultOwner().bank);
+  const clock = followActive(() => o.defaultOwner().clock);
+  const rfis = await rfiService({
+    session,
+    bank,
+    clock,
+    events: deskParts.hub,
+    badge: deskParts.badge,
+    // Named once the desk covers several entities (then every notification says whose RFI it is).
+    entityName: () => (deskParts.watchingOthers() ? session.current.entityName() : null),
+  });
+  f.disposables.add(rfis);
+  // One receiver, a route per watched profile: the desk tells it which profiles it watches.
+  const webhooks = await createWebhookService({
+    bank,
+    clock,
+    session,
+    settings,
+    events,
+    log,
+    rfis,
+    dataDir: f.dataDir,
+    codec: f.atRest,
+    ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
+    onSeen: seen,
+  });
+  f.disposables.add(webhooks);
+  const desk = deskParts.start({
+    settings,
+    vault: f.vault,
+    destinations: f.destinations,
+    session,
+    profiles: o.profiles,
+    rfiService,
+    primary: () => rfis,
+    clock,
+    stores: f.stores,
+    reminders: options.reminders ?? {},
+    onReminderSeen: (rfiId, detail) => seen({ rfiId, kind: 'notification', detail }),
+    webhooks,
+    events,
+    platform: f.platform,
+    log,
+  });
+  f.disposables.add(desk);
+  // The owner's RFI cache re-reads an RFI once one of our answers landed (its status moved).
+  const offSent = rfiAnswers.onSent(
+    (rfiId, owner) =>
+      void ((owner ? desk.member(owner.profileId)?.rfis : null) ?? rfis)
+        .refresh(rfiId, 'refresh')
+        .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err })),
+  );
+  f.disposables.add(offSent);
+  // An owner's bank came back (or its credential became known): its waiting answers may go now.
+  const offOwners = o.profiles.onStatus((_profileId, status) => {
+    if (status.connection === 'connected') rfiAnswers.outbox.wake();
+  });
+  f.disposables.add(offOwners);
+  return { rfis, webhooks, desk };
+}
+
+/** Case files: each RFI and its documents read through the profile that owns it. */
+export function assembleCaseFiles(f: Foundation, o: Owners, b: BankFloor, j: Journal, desk: Desk): CaseFiles {
+  return createCaseFiles({
+    dataDir: f.dataDir,
+    temps: j.tempArea,
+    owner: async (rfiId, profileId) => {
+      const m = await desk.owner(rfiId, profileId).catch((err: unknown) => {
+        // An RFI no profile has cached: asked of the default profile's bank, as before the desk.
+        const fallback = profileId === undefined ? desk.member(o.defaultProfileId()) : null;
+        if (fallback && err instanceof DeskFailure && err.kind === 'not_found') return fallback;
+        throw err;
+      });
+      const ps = m.session;
+      return {
+        profileId: m.profileId,
+        bank: ps.bank,
+        cachedRfi: async (id) => (await m.rfis.get(id, false).catch(() => null))?.rfi ?? null,
+        environment: {
+          name: ps.environment.name,
+          kind: ps.environment.kind,
+          baseUrl: ps.environment.baseUrl,
+        },
+        entityName: ps.entityName(),
+        legalEntityId: ps.scope().legalEntityId,
+        who: ps.who(),
+      };
+    },
+    audit: b.audit,
+    journal: j.caseFileJournal,
+    platform: f.platform,
+    log: f.log,
+  });
+}
+
+/** The evidence locker: documents kept encrypted and staged into answers. */
+export async function assembleLocker(
+  f: Foundation,
+  o: Owners,
+  rfiAnswers: RfiAnswers,
+  rfis: RfiService,
+  desk: Desk,
+): Promise<Locker> {
+  const locker = await createLocker({
+    dataDir: f.dataDir,
+    log: f.log,
+    events: f.events,
+    platform: f.platform,
+    codec: f.atRest,
+    report: (p) => f.stores.report(p),
+    // Documents' expiry dates, by the default profile's bank time.
+    now: () => o.defaultOwner().clock.now(),
+    maxBytes: () => rfiAnswers.limits().maxBytes,
+    staged: (ref) => {
+      const file = rfiAnswers.files.resolve(ref);
+      return { name: file.name, sizeBytes: file.sizeBytes, open: () => rfiAnswers.files.open(ref) };
+    },
+    releaseStaged: (ref) => rfiAnswers.releaseUnused([ref]),
+    stageForAnswer: (a) => rfiAnswers.files.adopt(a),
+    // An RFI id is one bank's only: its status is read from the profile the use was recorded for.
+    rfiStatus: async (rfiId, profileId) => {
+      const owner = profileId === null ? rfis : desk.member(profileId)?.rfis;
+      return owner ? (await owner.get(rfiId, false)).rfi.status : null;
+    },
+    owner: async (rfiId, profileId) => {
+      try {
+        return (await desk.owner(rfiId, profileId)).profileId;
+      } catch (err) {
+        if (profileId === undefined) return o.session.profile.id;
+        throw err;
+      }
+    },
+    ...(f.options.locker ? f.options.locker : {}),
+  });
+  f.disposables.add(locker);
+  return locker;
+}
+
+/** Profiles as a service: add, rename, remove (with what it takes along), tokens and addresses. */
+export function assembleProfilesService(
+  f: Foundation,
+  o: Owners,
+  b: BankFloor,
+  rfiAnswers: RfiAnswers,
+  desk: Desk,
+): ProfilesService {
+  return createProfilesService({
+    settings: f.settings,
+    vault: f.vault,
+    destinations: f.destinations,
+    session: o.session,
+    profiles: o.profiles,
+    operations: b.operations,
+    log: f.log,
+    // What a removed profile takes with it: its unsent answers, drafts and RFI caches.
+    work: {
+      describe: (profileId) => {
+        const n = rfiAnswers.queuedFor(profileId).answers;
+        return n > 0 ? `${n} queued answer${n === 1 ? '' : 's'}` : null;
+      },
+      drop: async (profileId, origin) => {
+        // Its RFI service stops first (the desk no longer watches a profile that is gone).
+        await desk.reconcile();
+        await rfiAnswers.removeProfile(profileId);
+        await removeProfileCache(f.dataDir, profileId, origin);
+      },
+    },
+  });
+}
