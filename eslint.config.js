@@ -53,7 +53,6 @@ export default tseslint.config(
       'src/main/rfis/webhooks.ts',
       'src/main/services.ts',
       'src/renderer/src/features/crypto/OrderForm.tsx',
-      'src/renderer/src/features/returns/TransferScreen.tsx',
       'src/renderer/src/features/rfis/QueueScreen.tsx',
       'src/sandbox/seed.ts',
     ],
