@@ -52,8 +52,6 @@ export default tseslint.config(
       'src/main/rfis/webhook-receiver.ts',
       'src/main/rfis/webhooks.ts',
       'src/main/services.ts',
-      'src/renderer/src/features/crypto/OrderForm.tsx',
-      'src/renderer/src/features/rfis/QueueScreen.tsx',
       'src/sandbox/seed.ts',
     ],
     rules: {

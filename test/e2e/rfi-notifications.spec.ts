@@ -124,7 +124,7 @@ test.describe('Settings → Webhook', () => {
     await expect(app.getByRole('heading', { name: 'Webhook', level: 2 })).toBeVisible();
     await expect(panel.getByTestId('webhook-url')).toHaveText(receiverUrl);
     await expect(panel.getByTestId('webhook-legal-entity')).toHaveText(le.id);
-    await expect(panel.getByTestId('webhook-role')).toHaveText('admin');
+    await expect(panel.getByTestId('webhook-role')).toHaveText('Administrator');
     await expect(panel.getByTestId('webhook-name')).not.toBeEmpty();
     await expect(panel.getByTestId('webhook-fingerprint')).toHaveText(fingerprint);
     await expect(panel.getByTestId('webhook-receiver-address')).toContainText(`Listening at ${receiverUrl}`);
@@ -173,7 +173,7 @@ test.describe('Settings → Webhook', () => {
 
     // a viewer: read-only, with the reason
     await app.getByLabel('Sandbox credential').selectOption('a-viewer');
-    await expect(panel.getByTestId('webhook-role')).toHaveText('viewer');
+    await expect(panel.getByTestId('webhook-role')).toHaveText('Viewer');
     await expect(panel.getByTestId('webhook-cannot-set')).toContainText('only an admin');
     await expect(panel.getByRole('textbox', { name: 'Webhook URL' })).toBeDisabled();
     await expect(panel.getByRole('button', { name: 'Save URL' })).toBeDisabled();
