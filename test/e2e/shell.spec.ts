@@ -165,7 +165,7 @@ rigTest(
     await expect(state).toHaveAttribute('data-state', 'bank-unreachable');
     await expect(state).toContainText('The bank cannot be reached, so this transfer cannot be read now');
     await expect(state).toContainText('Nothing was sent');
-    await expect(app.getByTestId('transfer-last-seen')).toContainText('Last seen from this computer');
+    await expect(app.getByTestId('transfer-last-seen')).toContainText('Last read from this computer on');
     await expect(state.getByRole('button', { name: 'Try again now' })).toBeVisible();
     await expect(app.getByRole('alert')).toHaveCount(0);
     // The bank is back: the transfer opens by itself.

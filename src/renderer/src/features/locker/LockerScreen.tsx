@@ -121,7 +121,7 @@ function AddDocument() {
         />
         <TextField
           label="Issued on"
-          description="If it applies: year-month-day, for example 2027-03-31."
+          placeholder="e.g. 2027-03-31 (optional)"
           value={issuedOn}
           onChange={setIssuedOn}
           errorMessage={dateProblem(issuedOn)}
@@ -129,7 +129,7 @@ function AddDocument() {
         />
         <TextField
           label="Expires on"
-          description="If it applies: year-month-day, for example 2027-03-31."
+          placeholder="e.g. 2027-03-31 (optional)"
           value={expiresOn}
           onChange={setExpiresOn}
           errorMessage={dateProblem(expiresOn)}

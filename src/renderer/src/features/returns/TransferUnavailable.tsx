@@ -1,9 +1,9 @@
 import { useEffect, useRef } from 'react';
 import { CloudOff } from 'lucide-react';
 import type { RecentTransfer } from '../../../../shared/ipc/channels/returns';
-import { statusWords } from '../../../../shared/words';
+import { dateWords, statusWords } from '../../../../shared/words';
 import { Money } from '../../components/Money';
-import { Button, CopyableId, EmptyState, ErrorState, RelativeTime } from '../../components/ui';
+import { Button, CopyableId, EmptyState, ErrorState } from '../../components/ui';
 import { useStatusLine } from '../session/status-line';
 import { useReturns } from './store';
 
@@ -11,7 +11,7 @@ import { useReturns } from './store';
 function LastSeen({ known }: { known: RecentTransfer }) {
   return (
     <p data-testid="transfer-last-seen">
-      Last seen from this computer <RelativeTime value={known.viewedAt} />:{' '}
+      Last read from this computer on {dateWords(known.viewedAt)}:{' '}
       {known.debtorName ? `from ${known.debtorName}, ` : ''}
       {known.amount && known.currency ? <Money amount={known.amount} currency={known.currency} /> : null}
       {known.amount && known.currency ? ', ' : ''}
