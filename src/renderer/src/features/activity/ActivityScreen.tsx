@@ -95,7 +95,7 @@ function columnsFor(names: ActivityNames): DataColumn<AuditEntryView>[] {
       header: 'Who',
       cell: (c) => <span data-testid="audit-who">{whoWords(c.row.original, names).name}</span>,
       meta: {
-        width: 'minmax(160px, 1.4fr)',
+        width: 'minmax(140px, 1.2fr)',
         title: (e) => {
           const w = whoWords(e, names);
           return [w.name, w.detail].filter(Boolean).join(' — ');
