@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { test, expect } from './fixtures';
 import { seriousA11yViolations } from './axe';
+import { chooseOption } from './ui-controls';
 import { startHarness } from '../harness/harness';
 import type { Harness } from '../harness/harness';
 import { keyFingerprint } from '../../src/main/rfis/signature';
@@ -172,7 +173,7 @@ test.describe('Settings → Webhook', () => {
     expect(await seriousA11yViolations(app)).toEqual([]);
 
     // a viewer: read-only, with the reason
-    await app.getByLabel('Sandbox credential').selectOption('a-viewer');
+    await chooseOption(app, app, 'Sandbox credential', /^Legal entity A — viewer/);
     await expect(panel.getByTestId('webhook-role')).toHaveText('Viewer');
     await expect(panel.getByTestId('webhook-cannot-set')).toContainText('only an admin');
     await expect(panel.getByRole('textbox', { name: 'Webhook URL' })).toBeDisabled();
