@@ -29,7 +29,7 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...cryptoHandlers(s.crypto),
     ...returnsHandlers(s.returns),
     ...rfiAnswersHandlers({ answers: s.rfiAnswers, ownerScope: s.ownerScope }),
-    ...rfisHandlers(s.desk),
+    ...rfisHandlers(s.desk, s.caseFileJournal),
     ...webhookHandlers({
       webhooks: s.webhooks,
       operations: s.operations,

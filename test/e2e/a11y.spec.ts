@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { test, expect } from './fixtures';
@@ -6,6 +7,7 @@ import { seriousA11yViolations } from './axe';
 import { selectButton } from './ui-controls';
 import { repoRoot } from '../harness/harness';
 import { staffOf } from '../support/sandbox-staff';
+import { writePdf } from './rfi-workspace-support';
 import type { Harness } from '../harness/harness';
 
 /**
@@ -41,6 +43,9 @@ test.use({
     },
   },
 });
+
+const LONG_ENTITY =
+  'Consolidated Northern Hemisphere Metals, Mining and Commodity Trading Holdings International GmbH';
 
 function entityA(harness: Harness) {
   const le = harness.services.sandbox?.fixtures.legal_entities[0];
@@ -444,6 +449,73 @@ const screens: ScreenCase[] = [
     controls: (app) => [app.getByTestId('audit-export')],
   },
   {
+    // A legal entity whose name is longer than the header and the queue's columns.
+    name: 'long-entity-name',
+    svgIconsOnly: true,
+    async open(app, harness) {
+      await harness.services.rfis.ready();
+      // The embedded bank names its entities from its fixtures: this one gets a long name.
+      entityA(harness).name = LONG_ENTITY;
+      await harness.services.handlers['session.useSandboxCredential']({ credential: 'a-admin' });
+      await go(app, harness, '#/rfis');
+      await expect(app.getByTestId('connection-legal-entity')).toContainText(LONG_ENTITY.slice(0, 20));
+      await expect(app.getByTestId('rfi-row').first()).toBeVisible();
+    },
+    async settle(app, size) {
+      await expect(app.getByTestId('rfi-split')).toHaveCount(size.width >= 1200 ? 1 : 0);
+      await expect(app.getByTestId('rfi-row').first()).toBeVisible();
+    },
+    controls: (app) => [app.getByRole('grid', { name: 'RFIs' })],
+  },
+  {
+    // The bank stops answering; a transfer opened then says so, with what was last seen.
+    name: 'bank-unreachable',
+    svgIconsOnly: true,
+    async open(app, harness) {
+      await harness.services.rfis.ready();
+      const id = settledTransfer(harness);
+      await harness.services.handlers['returns.lookup']({ transactionId: id });
+      await harness.services.sandbox!.close();
+      await harness.services.bank.listRfis({ page_size: '1' }).catch(() => undefined);
+      await go(app, harness, `#/returns/${id}`);
+      await expect(app.getByTestId('connection-state')).toContainText('unreachable');
+      await expect(app.getByTestId('return-lookup-error')).toHaveAttribute('data-state', 'bank-unreachable');
+      await expect(app.getByTestId('transfer-last-seen')).toBeVisible();
+    },
+    controls: (app) => [
+      app.getByRole('button', { name: 'Try again now' }),
+      app.getByRole('link', { name: 'Back to Returns' }),
+    ],
+  },
+  {
+    // Two documents in the locker, the stored copy of one gone from disk.
+    name: 'locker-missing-copy',
+    async open(app, harness) {
+      const dir = path.join(harness.dataDir, '..', 'locker-files');
+      mkdirSync(dir, { recursive: true });
+      const added = [];
+      for (const [file, type, holder] of [
+        ['passport-ada-lovelace.pdf', 'passport', 'Ada Lovelace'],
+        ['registry-extract-2026.pdf', 'business_registry_extract', 'Alder Trade GmbH'],
+      ] as const) {
+        const at = path.join(dir, file);
+        await writePdf(at, 20_000);
+        harness.platform.nextDialogAnswers.push([at]);
+        const r = await harness.services.handlers['locker.add']({
+          source: { from: 'picker' },
+          documentType: type,
+          holder: { kind: holder === 'Ada Lovelace' ? 'person' : 'company', name: holder },
+        });
+        added.push(r.document!);
+      }
+      await rm(path.join(harness.dataDir, 'locker', 'blobs', `${added[1]!.current.versionId}.sealed`));
+      await go(app, harness, '#/locker');
+      await expect(app.getByTestId('locker-missing-copies')).toContainText('registry-extract-2026.pdf');
+      await expect(app.getByTestId('locker-item').first()).toHaveAttribute('data-problem', 'true');
+    },
+    controls: (app) => [app.getByRole('button', { name: 'Replace with the file…' })],
+  },
+  {
     name: 'connection',
     async open(app, harness) {
       await go(app, harness, '#/connection');
@@ -683,7 +755,63 @@ for (const scheme of ['light', 'dark'] as const) {
         expect(missed, `not reached by Tab: ${JSON.stringify(stops.map((s) => s.text))}`).toEqual([]);
         const unmarked = stops.filter((s) => !s.focusVisible);
         expect(unmarked, 'focused without a visible indicator').toEqual([]);
+        // The shell never scrolls as a whole: the screen scrolls inside its pane, the header stays.
+        expect(await app.evaluate(() => document.scrollingElement?.scrollTop ?? 0)).toBe(0);
+        await expect(app.locator('.app__header')).toBeInViewport();
       });
     }
   });
 }
+
+/**
+ * The first page of a case file as auditors read it, rendered to PNG (pdf.js in Chromium, from
+ * the PDF main writes), beside the screens' screenshots. Its text is words: no raw enum, ISO
+ * time or "(no text)".
+ */
+test('case file: the first page rendered to PNG reads in words', async ({ app, harness }) => {
+  await harness.services.rfis.ready();
+  const le = entityA(harness);
+  const target = path.join(harness.dataDir, '..', `case-file-${Date.now()}.pdf`);
+  harness.platform.nextSaveAnswers.push(target);
+  const saved = await harness.services.handlers['caseFiles.export']({ rfiIds: [le.rfi_ids[0]!], zip: false });
+  expect(saved.path ?? target).toBe(target);
+  const pdf = await readFile(target);
+  const build = path.resolve(repoRoot, 'node_modules/pdfjs-dist/legacy/build');
+  // A page of its own origin serves pdf.js and the PDF; the canvas it draws is the screenshot.
+  const page = await app.context().newPage();
+  await page.route('http://case-file.local/**', async (route) => {
+    const name = new URL(route.request().url()).pathname.slice(1);
+    if (name === 'case-file.pdf') return route.fulfill({ body: pdf, contentType: 'application/pdf' });
+    if (name === 'index.html')
+      return route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><html lang="en"><title>Case file, page 1</title><body style="margin:0;background:#888">
+<canvas id="page" role="img" aria-label="Case file, page 1"></canvas>
+<script type="module">
+import * as pdfjs from '/pdf.mjs';
+pdfjs.GlobalWorkerOptions.workerSrc = '/pdf.worker.mjs';
+const doc = await pdfjs.getDocument('/case-file.pdf').promise;
+const p = await doc.getPage(1);
+const viewport = p.getViewport({ scale: 1.5 });
+const canvas = document.getElementById('page');
+canvas.width = viewport.width; canvas.height = viewport.height;
+await p.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+const text = (await p.getTextContent()).items.map((i) => i.str).join(' ');
+document.body.dataset.text = text;
+document.body.dataset.done = 'true';
+</script></body></html>`,
+      });
+    if (/^pdf(\.worker)?\.mjs$/.test(name))
+      return route.fulfill({ body: await readFile(path.join(build, name)), contentType: 'text/javascript' });
+    return route.fulfill({ status: 404, body: '' });
+  });
+  await page.goto('http://case-file.local/index.html');
+  await expect(page.locator('body[data-done="true"]')).toBeAttached({ timeout: 20_000 });
+  const text = (await page.locator('body').getAttribute('data-text')) ?? '';
+  expect(text.length).toBeGreaterThan(50);
+  expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+  expect(text).not.toContain('(no text)');
+  expect(text).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
+  await page.locator('#page').screenshot({ path: path.join(screenshots, 'case-file-page1.png') });
+  await page.close();
+});

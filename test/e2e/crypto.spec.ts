@@ -246,7 +246,11 @@ test.describe('exchange: USDC liquidity', () => {
     await expect(app.getByTestId('crypto-status')).toHaveAttribute('data-status', 'failed', {
       timeout: 15_000,
     });
-    await expect(app.getByTestId('crypto-settlement-state')).toContainText('INSUFFICIENT_LIQUIDITY');
+    // The bank's reason in words; its code stays on hover.
+    await expect(app.getByTestId('crypto-settlement-state')).toContainText('Insufficient liquidity');
+    await expect(
+      app.getByTestId('crypto-settlement-state').locator('[data-reason-code="INSUFFICIENT_LIQUIDITY"]'),
+    ).toHaveAttribute('title', /INSUFFICIENT_LIQUIDITY/);
     await expect(app.getByTestId('crypto-hash')).toContainText('set at settlement');
     await expect
       .poll(() => harness.platform.notifications.map((n) => n.title))

@@ -154,10 +154,13 @@ test('add two documents, answer a passport question from the locker (same sha256
   expect(docIds).toHaveLength(1);
   expect((await staffOf(h.services).getDocument(docIds[0]!)).sha256).toBe(passportSha);
 
-  // The locker lists the open RFI that used the passport.
+  // The locker lists the open RFI that used the passport, by its subject (its id on hover).
   await page.getByRole('link', { name: 'Evidence locker' }).click();
-  await expect(page.getByRole('listitem', { name: 'Passport of Ada Lovelace' })).toContainText(
-    `Used by open RFIs: ${rfi.id}`,
+  const passportItem = page.getByRole('listitem', { name: 'Passport of Ada Lovelace' });
+  await expect(passportItem).toContainText('Used by open RFIs: Director identification');
+  await expect(passportItem.getByRole('link', { name: 'Director identification' })).toHaveAttribute(
+    'title',
+    `RFI id ${rfi.id}`,
   );
   await context.close();
   await h.close();

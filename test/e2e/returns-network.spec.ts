@@ -182,7 +182,7 @@ test.describe('returns over an unreliable network', () => {
         ['return.create_intent', 'pending', key],
       ]);
 
-      await app.getByRole('link', { name: '← Returns' }).click();
+      await app.getByRole('link', { name: 'Back to Returns' }).click();
       await expect(app.getByTestId('returns-row')).toHaveCount(1);
       await expect(app.getByTestId('returns-row-phase')).toHaveText('Intent created');
     });

@@ -152,7 +152,7 @@ test.describe('returns', () => {
     ]);
 
     // The Returns list shows it with its current status, and the transfer among the recent ones.
-    await app.getByRole('link', { name: '← Returns' }).click();
+    await app.getByRole('link', { name: 'Back to Returns' }).click();
     const row = app.getByTestId('returns-row').filter({ hasText: id });
     await expect(row).toHaveCount(1);
     await expect(row.getByTestId('returns-row-status')).toHaveText('Return completed');
@@ -189,7 +189,7 @@ test.describe('returns', () => {
       `return.create_intent succeeded ${id}`,
     ]);
 
-    await app.getByRole('link', { name: '← Returns' }).click();
+    await app.getByRole('link', { name: 'Back to Returns' }).click();
     const row = app.getByTestId('returns-row').filter({ hasText: id });
     await expect(row.getByTestId('returns-row-phase')).toHaveText('Cancelled');
     await expect(row.getByTestId('returns-row-status')).toHaveText('Completed');
@@ -214,7 +214,7 @@ test.describe('returns', () => {
     expect(await auditOperations(harness)).toEqual([`return.create_intent failed ${id}`]);
 
     await app.getByRole('button', { name: 'Back' }).click();
-    await app.getByRole('link', { name: '← Returns' }).click();
+    await app.getByRole('link', { name: 'Back to Returns' }).click();
     const row = app.getByTestId('returns-row').filter({ hasText: id });
     await expect(row.getByTestId('returns-row-phase')).toContainText('Refused by the bank');
   });

@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { test, expect } from './fixtures';
 import { seriousA11yViolations } from './axe';
+import { chooseOption } from './ui-controls';
 import { startHarness } from '../harness/harness';
 import type { Harness } from '../harness/harness';
 import { keyFingerprint } from '../../src/main/rfis/signature';
@@ -124,7 +125,7 @@ test.describe('Settings → Webhook', () => {
     await expect(app.getByRole('heading', { name: 'Webhook', level: 2 })).toBeVisible();
     await expect(panel.getByTestId('webhook-url')).toHaveText(receiverUrl);
     await expect(panel.getByTestId('webhook-legal-entity')).toHaveText(le.id);
-    await expect(panel.getByTestId('webhook-role')).toHaveText('admin');
+    await expect(panel.getByTestId('webhook-role')).toHaveText('Administrator');
     await expect(panel.getByTestId('webhook-name')).not.toBeEmpty();
     await expect(panel.getByTestId('webhook-fingerprint')).toHaveText(fingerprint);
     await expect(panel.getByTestId('webhook-receiver-address')).toContainText(`Listening at ${receiverUrl}`);
@@ -172,8 +173,8 @@ test.describe('Settings → Webhook', () => {
     expect(await seriousA11yViolations(app)).toEqual([]);
 
     // a viewer: read-only, with the reason
-    await app.getByLabel('Sandbox credential').selectOption('a-viewer');
-    await expect(panel.getByTestId('webhook-role')).toHaveText('viewer');
+    await chooseOption(app, app, 'Sandbox credential', /^Legal entity A — viewer/);
+    await expect(panel.getByTestId('webhook-role')).toHaveText('Viewer');
     await expect(panel.getByTestId('webhook-cannot-set')).toContainText('only an admin');
     await expect(panel.getByRole('textbox', { name: 'Webhook URL' })).toBeDisabled();
     await expect(panel.getByRole('button', { name: 'Save URL' })).toBeDisabled();

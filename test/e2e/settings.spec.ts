@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, expect } from './fixtures';
 import { seriousA11yViolations } from './axe';
+import { chooseOption } from './ui-controls';
 import { startHarness } from '../harness/harness';
 import { unavailableKeyringBackend } from '../../src/main/infra/keyring';
 import type { KeyringBackend } from '../../src/main/infra/keyring';
@@ -47,14 +48,14 @@ test.describe('settings', () => {
     await expect(sandboxCard).toContainText(harness.services.sandbox!.url);
     await expect(app.getByTestId('token-state-sandbox')).toHaveText('Token stored');
 
-    const select = app.getByLabel('Sandbox credential');
-    await select.selectOption('a-viewer');
+    const choose = (who: RegExp) => chooseOption(app, app, 'Sandbox credential', who);
+    await choose(/^Legal entity A — viewer/);
     await expect(app.getByTestId('connection-role')).toHaveText('viewer');
-    await select.selectOption('b-admin');
+    await choose(/^Legal entity B — admin/);
     await expect(app.getByTestId('connection-legal-entity')).toContainText(
       harness.services.sandbox!.fixtures.legal_entities[1]!.id,
     );
-    await select.selectOption('a-admin');
+    await choose(/^Legal entity A — admin/);
     await expect(app.getByTestId('connection-role')).toHaveText('admin');
     expect(await seriousA11yViolations(app)).toEqual([]);
   });

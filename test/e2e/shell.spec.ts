@@ -146,6 +146,35 @@ rigTest(
   },
 );
 
+rigTest(
+  'a transfer opened while the bank is unreachable says so, with what was last seen, and opens when the bank is back',
+  async ({ rig }) => {
+    const { app, proxy, harness, sandbox } = rig;
+    const t = sandbox.fixtures.legal_entities[0]!.incoming_transfers[0]!;
+    await expect(app.getByRole('status', { name: 'Connection' })).toContainText('Connected');
+    // Seen once while the bank answers (this computer remembers the look-up)…
+    await app.evaluate((id) => (location.hash = `#/returns/${id}`), t.transaction_id);
+    await expect(app.getByTestId('transfer-details')).toBeVisible();
+    await app.getByRole('link', { name: 'Back to Returns' }).click();
+    // …then opened again while every connection to the bank drops.
+    proxy.rules.push(() => ({ kind: 'drop' }));
+    await harness.services.bank.listRfis({ page_size: '1' }).catch(() => undefined);
+    await expect(app.getByRole('status', { name: 'Connection' })).toContainText('Bank unreachable');
+    await app.evaluate((id) => (location.hash = `#/returns/${id}`), t.transaction_id);
+    const state = app.getByTestId('return-lookup-error');
+    await expect(state).toHaveAttribute('data-state', 'bank-unreachable');
+    await expect(state).toContainText('The bank cannot be reached, so this transfer cannot be read now');
+    await expect(state).toContainText('Nothing was sent');
+    await expect(app.getByTestId('transfer-last-seen')).toContainText('Last read from this computer on');
+    await expect(state.getByRole('button', { name: 'Try again now' })).toBeVisible();
+    await expect(app.getByRole('alert')).toHaveCount(0);
+    // The bank is back: the transfer opens by itself.
+    proxy.rules.length = 0;
+    await expect(app.getByTestId('transfer-details')).toBeVisible({ timeout: 30_000 });
+    await expect(app.getByRole('heading', { level: 1 })).toContainText('Return the transfer from');
+  },
+);
+
 rigTest('offline banner when this computer has no network', async ({ rig, context }) => {
   const { app } = rig;
   await expect(app.getByRole('status', { name: 'Connection' })).toContainText('Connected');

@@ -166,12 +166,53 @@ describe('QuoteView', () => {
     };
     answer = failed;
     await show();
-    expect(screen.getByTestId('crypto-settlement-state').textContent).toContain('INSUFFICIENT_LIQUIDITY');
+    // The bank's reason in words; its code stays on hover, never as the visible text.
+    expect(screen.getByTestId('crypto-settlement-state').textContent).toContain('Insufficient liquidity');
+    expect(screen.getByTestId('crypto-settlement-state').textContent).not.toContain('INSUFFICIENT_LIQUIDITY');
+    expect(
+      screen
+        .getByTestId('crypto-settlement-state')
+        .querySelector('[data-reason-code]')
+        ?.getAttribute('title'),
+    ).toContain('INSUFFICIENT_LIQUIDITY');
     cleanup();
     useCrypto.setState({ orders: {} });
     answer = orderView({ validInMs: -1000, displayStatus: 'expired', confirmable: false });
     await show();
     expect(screen.getByTestId('crypto-status').textContent).toBe('Expired');
     expect(screen.getByTestId('crypto-expired').textContent).toContain('Expired.');
+  });
+
+  it('says how long the quote stays valid on the bank clock, never "valid until now"', async () => {
+    // The bank runs 10 minutes behind this window: 27 s remain by its clock.
+    answer = orderView({ validInMs: 27_000, serverAheadMs: -600_000 });
+    await show();
+    const validity = screen.getByTestId('crypto-validity');
+    expect(validity.getAttribute('data-state')).toBe('valid');
+    expect(validity.textContent).toMatch(/by the bank’s clock: 2[67] seconds left/);
+    expect(validity.textContent).toContain('Confirming closes 3 seconds before the end.');
+    expect(validity.textContent).not.toMatch(/until now/i);
+  });
+
+  it('says plainly when the quote expired by the bank clock and leads to a new quote', async () => {
+    // Main has not re-read it yet (still in progress), but the bank's clock is past its end.
+    answer = orderView({ validInMs: -4000 });
+    await show();
+    const validity = screen.getByTestId('crypto-validity');
+    expect(validity.getAttribute('data-state')).toBe('expired');
+    expect(validity.textContent).toMatch(/^Expired at .+ by the bank’s clock, [45] seconds ago\./);
+    expect(validity.textContent).toContain('ask for a new quote with the same details');
+    expect((screen.getByTestId('crypto-confirm') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId('crypto-confirm-hint').textContent).toContain('expired');
+    expect(screen.getByTestId('crypto-requote').textContent).toBe('New quote with the same details');
+  });
+
+  it('inside the safety margin says it is too late to confirm and what to do', async () => {
+    answer = orderView({ validInMs: 1500 });
+    await show();
+    const validity = screen.getByTestId('crypto-validity');
+    expect(validity.getAttribute('data-state')).toBe('too-late');
+    expect(validity.textContent).toMatch(/^Too late to confirm: the quote ends at .+, in [12] seconds?/);
+    expect(validity.textContent).toContain('Ask for a new quote with the same details.');
   });
 });

@@ -124,6 +124,11 @@ export const rfiDetailSchema = z.object({
   lastSeenUpdatedAt: z.string().nullable(),
   /** The profile that owns the RFI and its entity's name: answers go out with that profile's credential. */
   owner: z.object({ profileId: z.string(), entityName: z.string() }).optional(),
+  /**
+   * Documents this workstation uploaded for the RFI, by the bank's document id, with the file name
+   * and type (the bank keeps neither name): the history names them instead of showing ids.
+   */
+  documents: z.array(z.object({ id: z.string(), name: z.string(), documentType: z.string() })).optional(),
 });
 export type RfiDetailView = z.infer<typeof rfiDetailSchema>;
 

@@ -1,5 +1,6 @@
 /** The design system: thin wrappers over React Aria Components with the tokens in styles/. */
 export { AmountField } from './AmountField';
+export { BackLink } from './BackLink';
 export { Badge } from './Badge';
 export type { BadgeTone } from './Badge';
 export { Button } from './Button';

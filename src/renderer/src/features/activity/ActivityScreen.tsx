@@ -18,6 +18,11 @@ import { useSubscription } from '../../lib/events';
 import { filterActivity, noFilter } from './filter';
 import type { ActivityFilter } from './filter';
 import { activitySubscription, useActivity } from './store';
+import { activitySentence, whoWords } from './words';
+import type { ActivityNames } from './words';
+import { dateWords, plural, rfiTypeWords } from '../../../../shared/words';
+import { useQueue } from '../rfis/queue-store';
+import { useSettings } from '../settings/store';
 import './activity.css';
 
 const outcomeLabel: Record<AuditEntryView['outcome'], string> = {
@@ -60,45 +65,92 @@ function localDay(daysAgo: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-const columns: DataColumn<AuditEntryView>[] = [
-  {
-    id: 'at',
-    accessorKey: 'at',
-    header: 'When',
-    cell: (c) => <RelativeTime value={c.row.original.at} />,
-    meta: { width: '110px' },
-  },
-  {
-    id: 'summary',
-    accessorKey: 'summary',
-    header: 'What',
-    meta: { width: 'minmax(0, 5fr)' },
-  },
-  {
-    id: 'outcome',
-    accessorKey: 'outcome',
-    header: 'Outcome',
-    cell: (c) => (
-      <Badge tone={outcomeTone[c.row.original.outcome]}>{outcomeLabel[c.row.original.outcome]}</Badge>
-    ),
-    meta: { width: '200px', title: (r) => outcomeLabel[r.outcome] },
-  },
-  { id: 'who', accessorKey: 'who', header: 'Who', meta: { width: 'minmax(120px, 1fr)' } },
-  {
-    id: 'environment',
-    accessorKey: 'environmentName',
-    header: 'Environment',
-    // The entry's detail names it too; on a narrow window it gives way to the sentence.
-    meta: { width: 'minmax(140px, 1fr)', minTableWidth: 900 },
-  },
-];
+function columnsFor(names: ActivityNames): DataColumn<AuditEntryView>[] {
+  return [
+    {
+      id: 'at',
+      accessorKey: 'at',
+      header: 'When',
+      cell: (c) => <RelativeTime value={c.row.original.at} />,
+      meta: { width: '110px' },
+    },
+    {
+      id: 'summary',
+      accessorFn: (e) => activitySentence(e, names),
+      header: 'What',
+      meta: { width: 'minmax(0, 5fr)' },
+    },
+    {
+      id: 'outcome',
+      accessorKey: 'outcome',
+      header: 'Outcome',
+      cell: (c) => (
+        <Badge tone={outcomeTone[c.row.original.outcome]}>{outcomeLabel[c.row.original.outcome]}</Badge>
+      ),
+      meta: { width: '200px', title: (r) => outcomeLabel[r.outcome] },
+    },
+    {
+      id: 'who',
+      accessorFn: (e) => whoWords(e, names).name,
+      header: 'Who',
+      cell: (c) => <span data-testid="audit-who">{whoWords(c.row.original, names).name}</span>,
+      meta: {
+        width: 'minmax(140px, 1.2fr)',
+        title: (e) => {
+          const w = whoWords(e, names);
+          return [w.name, w.detail].filter(Boolean).join(' — ');
+        },
+      },
+    },
+    {
+      id: 'environment',
+      accessorKey: 'environmentName',
+      header: 'Environment',
+      // The entry's detail names it too; on a narrow window it gives way to the sentence.
+      meta: { width: 'minmax(140px, 1fr)', minTableWidth: 900 },
+    },
+  ];
+}
 
-/** The raw record of one entry: operation, idempotency key, ids, detail (nothing wraps). */
-function EntryDetail({ entry }: { entry: AuditEntryView }) {
+/** What the workstation knows by name: the queue's RFIs, the profiles, the entities they act for. */
+function useActivityNames(): ActivityNames {
+  const rows = useQueue((s) => s.rows);
+  const entities = useQueue((s) => s.entities);
+  const profiles = useSettings((s) => s.view?.profiles);
+  useEffect(() => {
+    if (!useQueue.getState().loaded) void useQueue.getState().load();
+    if (!useSettings.getState().view) void useSettings.getState().load();
+  }, []);
+  return useMemo(
+    () => ({
+      rfis: new Map(rows.map((r) => [r.id, r.description.trim() || `${rfiTypeWords(r.type)} RFI`])),
+      profiles: new Map((profiles ?? []).map((p) => [p.id, p.name])),
+      entities: new Map(entities.map((e) => [e.profileId, e.name])),
+    }),
+    [rows, entities, profiles],
+  );
+}
+
+/** The raw record of one entry: who, operation, idempotency key, ids, detail (nothing wraps). */
+function EntryDetail({ entry, names }: { entry: AuditEntryView; names: ActivityNames }) {
+  const who = whoWords(entry, names);
   return (
     <section className="activity-detail" aria-label="Entry detail" data-testid="audit-detail">
-      <h2 className="activity-detail__title">{entry.summary}</h2>
+      <h2 className="activity-detail__title">{activitySentence(entry, names)}</h2>
       <dl className="facts activity-detail__facts">
+        <dt>Who</dt>
+        <dd data-testid="audit-detail-who">
+          {who.name}
+          {who.detail && <span className="muted"> — {who.detail}</span>}
+          {who.legalEntityId && (
+            <>
+              {' '}
+              <CopyableId id={who.legalEntityId} kind="legal entity id" />
+            </>
+          )}
+        </dd>
+        <dt>Environment</dt>
+        <dd>{entry.environmentName}</dd>
         <dt>Operation</dt>
         <dd>
           <code data-testid="audit-operation">{entry.operation}</code>
@@ -111,7 +163,7 @@ function EntryDetail({ entry }: { entry: AuditEntryView }) {
         </dd>
         <dt>When</dt>
         <dd>
-          <RelativeTime value={entry.at} /> <span className="muted">({entry.at})</span>
+          <RelativeTime value={entry.at} /> <span className="muted">({dateWords(entry.at)})</span>
         </dd>
         <dt>Outcome</dt>
         <dd>{outcomeLabel[entry.outcome]}</dd>
@@ -148,6 +200,8 @@ export function ActivityScreen() {
   const [filter, setFilter] = useState<ActivityFilter>(noFilter);
   const [datePreset, setDatePreset] = useState('any');
   const [activeId, setActiveId] = useState<string | null>(null);
+  const names = useActivityNames();
+  const columns = useMemo(() => columnsFor(names), [names]);
 
   useEffect(() => {
     void load();
@@ -189,7 +243,8 @@ export function ActivityScreen() {
         )}
         {skipped > 0 && (
           <p className="notice notice--warn">
-            {skipped} damaged line(s) of the audit file could not be read and are not shown.
+            {plural(skipped, 'damaged line')} of the audit file could not be read and{' '}
+            {skipped === 1 ? 'is' : 'are'} not shown.
           </p>
         )}
       </div>
@@ -262,7 +317,7 @@ export function ActivityScreen() {
             }
           />
           {active ? (
-            <EntryDetail entry={active} />
+            <EntryDetail entry={active} names={names} />
           ) : (
             <p className="muted activity-detail__hint">Select an entry to see its operation, key and ids.</p>
           )}

@@ -1,10 +1,19 @@
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
-import { ArrowLeft, Plus, Save, Trash2 } from 'lucide-react';
+import { Plus, Save, Trash2 } from 'lucide-react';
 import { assetLongLabel, assetTitle } from '../../../../shared/activity';
 import { ACCOUNT_ASSETS } from '../../../../shared/catalogue';
 import type { AccountBookEntry } from '../../../../shared/ipc/channels/crypto';
-import { Button, CopyableId, DataTable, IconButton, Select, Skeleton, TextField } from '../../components/ui';
+import {
+  BackLink,
+  Button,
+  CopyableId,
+  DataTable,
+  IconButton,
+  Select,
+  Skeleton,
+  TextField,
+} from '../../components/ui';
 import type { DataColumn } from '../../components/ui';
 import { errorMessage } from '../../lib/desk';
 import { useCrypto } from './store';
@@ -146,11 +155,7 @@ export function AccountBook() {
 
   return (
     <section className="screen crypto-accounts" aria-labelledby={`${id}-title`}>
-      <p className="back-link">
-        <a href="#/exchange/new">
-          <ArrowLeft size={16} aria-hidden="true" /> Back to the order form
-        </a>
-      </p>
+      <BackLink href="#/exchange/new">Back to the order form</BackLink>
       <h1 id={`${id}-title`}>Account book</h1>
       <p className="muted">
         Account ids with your labels, offered in the exchange form. The bank checks that an account belongs to

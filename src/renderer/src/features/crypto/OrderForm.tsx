@@ -10,7 +10,17 @@ import { useOrderDraft } from './order-draft';
 import type { AssetSymbol } from './order-draft';
 import { useCrypto } from './store';
 import { useQueue } from '../rfis/queue-store';
-import { AmountField, Button, Select, TextArea, TextField } from '../../components/ui';
+import {
+  AmountField,
+  BackLink,
+  Button,
+  ErrorState,
+  Select,
+  Skeleton,
+  TextArea,
+  TextField,
+} from '../../components/ui';
+import type { DigitalAsset } from '../../../../shared/catalogue';
 
 const accountLabel = (a: AccountBookEntry): string => `${a.label} (${a.accountId})`;
 
@@ -37,6 +47,106 @@ function AccountField(props: {
   );
 }
 
+/** Buy or sell, from the customer's view. */
+function SideChoice({ side, onChange }: { side: 'buy' | 'sell'; onChange(side: 'buy' | 'sell'): void }) {
+  return (
+    <fieldset className="crypto-form__group">
+      <legend>Side (from the customer’s view)</legend>
+      <label>
+        <input
+          type="radio"
+          name="side"
+          value="buy"
+          checked={side === 'buy'}
+          onChange={() => onChange('buy')}
+        />{' '}
+        Buy: pay USD, receive the digital asset
+      </label>
+      <label>
+        <input
+          type="radio"
+          name="side"
+          value="sell"
+          checked={side === 'sell'}
+          onChange={() => onChange('sell')}
+        />{' '}
+        Sell: pay the digital asset, receive USD
+      </label>
+    </fieldset>
+  );
+}
+
+/** The pair the asset trades as, and the liquidity warning of USDC. */
+function PairFacts({ asset }: { asset: DigitalAsset }) {
+  return (
+    <>
+      <dl className="facts crypto-form__pair" data-testid="crypto-pair">
+        <dt>Base asset</dt>
+        <dd>{assetLongLabel(asset.base_asset)}</dd>
+        <dt>Quote asset</dt>
+        <dd>{assetLongLabel(asset.quote_asset)}</dd>
+        <dt>Symbol</dt>
+        <dd>{asset.symbol}</dd>
+        <dt>Priority / rail</dt>
+        <dd>instant / rfq (set by the app)</dd>
+      </dl>
+      {asset.name === 'USDC' && (
+        <p className="notice notice--warn" role="note" data-testid="usdc-warning">
+          <strong>Warning: limited liquidity.</strong> The bank holds little USDC; a USDC order may fail after
+          confirmation for lack of liquidity. USDT is the recommended test asset.
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The exact amount and the asset it is expressed in, converted to minor units as typed. */
+function AmountRow({
+  order,
+  touched,
+  onTouched,
+  locked,
+}: {
+  order: ReturnType<typeof useOrderDraft>;
+  touched: boolean;
+  onTouched(): void;
+  locked: boolean;
+}) {
+  const { draft, update, asset, requestedAsset, converted } = order;
+  return (
+    <div className="crypto-form__amount">
+      <AmountField
+        label="Amount"
+        value={draft.amount}
+        onChange={(amount) => update({ amount })}
+        onBlur={onTouched}
+        isDisabled={locked}
+        errorMessage={touched && 'error' in converted ? converted.error : null}
+        description={
+          'error' in converted
+            ? touched
+              ? undefined
+              : `In ${assetLabel(requestedAsset)}, up to ${decimalsOf(requestedAsset)} decimal places.`
+            : `= ${converted.minor} minor units of ${assetLabel(requestedAsset)} (${decimalsOf(requestedAsset)} decimals)`
+        }
+        data-testid="crypto-amount"
+      />
+      <Select
+        label="Amount expressed in"
+        hideLabel
+        value={draft.amountIn}
+        onChange={(v) => update({ amountIn: v === 'quote' ? 'quote' : 'base' })}
+        options={[
+          { value: 'base', label: assetLabel(asset.base_asset) },
+          { value: 'quote', label: assetLabel(asset.quote_asset) },
+        ]}
+        isDisabled={locked}
+        data-testid="crypto-amount-in"
+      />
+    </div>
+  );
+}
+
 /** New exchange quote (#/exchange/new): side, asset, exact amount, accounts; asks the bank for a quote. */
 export function OrderForm() {
   const context = useCrypto((s) => s.context);
@@ -46,7 +156,7 @@ export function OrderForm() {
   const navigate = useRouter((s) => s.navigate);
   const id = useId();
   const order = useOrderDraft(context);
-  const { draft, update, asset, requestedAsset, paysAsset, receivesAsset, converted } = order;
+  const { draft, update, asset, paysAsset, receivesAsset } = order;
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [touched, setTouched] = useState(false);
@@ -89,14 +199,29 @@ export function OrderForm() {
   if (!context) {
     return (
       <section className="screen" aria-labelledby={`${id}-title`}>
+        <BackLink href="#/exchange">Back to the exchange list</BackLink>
         <h1 id={`${id}-title`}>New exchange quote</h1>
-        {contextError ? <p role="alert">{contextError}</p> : <p role="status">Loading…</p>}
+        {contextError ? (
+          <ErrorState
+            title="The exchange form could not be prepared"
+            action={
+              <Button variant="primary" onPress={() => void loadContext(linked)}>
+                Try again
+              </Button>
+            }
+          >
+            {contextError}
+          </ErrorState>
+        ) : (
+          <Skeleton label="Loading the exchange form" lines={4} />
+        )}
       </section>
     );
   }
 
   return (
     <section className="screen crypto-form" aria-labelledby={`${id}-title`}>
+      <BackLink href="#/exchange">Back to the exchange list</BackLink>
       <h1 id={`${id}-title`}>New exchange quote</h1>
       {readOnly && (
         <p
@@ -124,29 +249,7 @@ export function OrderForm() {
               data-testid="crypto-entity"
             />
           )}
-          <fieldset className="crypto-form__group">
-            <legend>Side (from the customer’s view)</legend>
-            <label>
-              <input
-                type="radio"
-                name="side"
-                value="buy"
-                checked={draft.side === 'buy'}
-                onChange={() => update({ side: 'buy' })}
-              />{' '}
-              Buy: pay USD, receive the digital asset
-            </label>
-            <label>
-              <input
-                type="radio"
-                name="side"
-                value="sell"
-                checked={draft.side === 'sell'}
-                onChange={() => update({ side: 'sell' })}
-              />{' '}
-              Sell: pay the digital asset, receive USD
-            </label>
-          </fieldset>
+          <SideChoice side={draft.side} onChange={(side) => update({ side })} />
 
           <Select
             label="Digital asset"
@@ -156,53 +259,9 @@ export function OrderForm() {
             isDisabled={locked}
             data-testid="crypto-asset"
           />
-          <dl className="facts crypto-form__pair" data-testid="crypto-pair">
-            <dt>Base asset</dt>
-            <dd>{assetLongLabel(asset.base_asset)}</dd>
-            <dt>Quote asset</dt>
-            <dd>{assetLongLabel(asset.quote_asset)}</dd>
-            <dt>Symbol</dt>
-            <dd>{asset.symbol}</dd>
-            <dt>Priority / rail</dt>
-            <dd>instant / rfq (set by the app)</dd>
-          </dl>
-          {asset.name === 'USDC' && (
-            <p className="notice notice--warn" role="note" data-testid="usdc-warning">
-              <strong>Warning: limited liquidity.</strong> The bank holds little USDC; a USDC order may fail
-              after confirmation for lack of liquidity. USDT is the recommended test asset.
-            </p>
-          )}
+          <PairFacts asset={asset} />
 
-          <div className="crypto-form__amount">
-            <AmountField
-              label="Amount"
-              value={draft.amount}
-              onChange={(amount) => update({ amount })}
-              onBlur={() => setTouched(true)}
-              isDisabled={locked}
-              errorMessage={touched && 'error' in converted ? converted.error : null}
-              description={
-                'error' in converted
-                  ? touched
-                    ? undefined
-                    : `In ${assetLabel(requestedAsset)}, up to ${decimalsOf(requestedAsset)} decimal places.`
-                  : `= ${converted.minor} minor units of ${assetLabel(requestedAsset)} (${decimalsOf(requestedAsset)} decimals)`
-              }
-              data-testid="crypto-amount"
-            />
-            <Select
-              label="Amount expressed in"
-              hideLabel
-              value={draft.amountIn}
-              onChange={(v) => update({ amountIn: v === 'quote' ? 'quote' : 'base' })}
-              options={[
-                { value: 'base', label: assetLabel(asset.base_asset) },
-                { value: 'quote', label: assetLabel(asset.quote_asset) },
-              ]}
-              isDisabled={locked}
-              data-testid="crypto-amount-in"
-            />
-          </div>
+          <AmountRow order={order} touched={touched} onTouched={() => setTouched(true)} locked={locked} />
 
           <AccountField
             label="Paying account"
@@ -257,7 +316,6 @@ export function OrderForm() {
           <Button type="submit" variant="primary" isDisabled={locked} data-testid="crypto-get-quote">
             {submitting ? 'Requesting quote…' : 'Get quote'}
           </Button>
-          <a href="#/exchange">Back to the exchange list</a>
         </div>
       </form>
     </section>

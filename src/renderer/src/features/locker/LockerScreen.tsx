@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { DOCUMENT_TYPES, DOCUMENT_TYPE_LABELS, isDocumentType } from '../../../../shared/catalogue';
 import type { DocumentType } from '../../../../shared/catalogue';
@@ -18,7 +18,20 @@ import { useSubscription } from '../../lib/events';
 import { formatBytes } from '../rfis/format';
 import { lockerSubscription, useLocker } from './store';
 import './locker.css';
-import { dateWords } from '../../../../shared/words';
+import { dateWords, rfiTypeWords, statusWords } from '../../../../shared/words';
+import { useQueue } from '../rfis/queue-store';
+
+/** RFI id → its subject, from the queue this workstation holds (read once if not yet). */
+function useRfiNames(): Readonly<Record<string, string>> {
+  const rows = useQueue((s) => s.rows);
+  useEffect(() => {
+    if (!useQueue.getState().loaded && !useQueue.getState().loading) void useQueue.getState().load();
+  }, []);
+  return useMemo(
+    () => Object.fromEntries(rows.map((r) => [r.id, r.description.trim() || `${rfiTypeWords(r.type)} RFI`])),
+    [rows],
+  );
+}
 
 const typeOptions = DOCUMENT_TYPES.map((t) => ({ value: t, label: DOCUMENT_TYPE_LABELS[t] }));
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -38,7 +51,9 @@ export function ExpiryBadge({ doc }: { doc: LockerDocumentView }) {
 }
 
 function dateProblem(value: string): string | null {
-  return value === '' || DATE.test(value) ? null : 'Write the date as YYYY-MM-DD.';
+  return value === '' || DATE.test(value)
+    ? null
+    : 'Write the date as year-month-day, for example 2027-03-31.';
 }
 
 /** Adding a document: its type, holder, dates and note, then the native picker or a drop. */
@@ -106,7 +121,7 @@ function AddDocument() {
         />
         <TextField
           label="Issued on"
-          description="YYYY-MM-DD, if it applies"
+          placeholder="e.g. 2027-03-31 (optional)"
           value={issuedOn}
           onChange={setIssuedOn}
           errorMessage={dateProblem(issuedOn)}
@@ -114,7 +129,7 @@ function AddDocument() {
         />
         <TextField
           label="Expires on"
-          description="YYYY-MM-DD, if it applies"
+          placeholder="e.g. 2027-03-31 (optional)"
           value={expiresOn}
           onChange={setExpiresOn}
           errorMessage={dateProblem(expiresOn)}
@@ -159,9 +174,16 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
   const { replacePicked, remove } = useLocker.getState();
   const [confirming, setConfirming] = useState(false);
   const openRfis = doc.usedBy.filter((u) => u.open);
+  const rfiNames = useRfiNames();
   const label = DOCUMENT_TYPE_LABELS[doc.documentType as DocumentType] ?? doc.documentType;
   return (
-    <li className="locker__item" aria-label={`${label} of ${doc.holder.name}`} data-testid="locker-item">
+    <li
+      className="locker__item"
+      id={`locker-${doc.id}`}
+      aria-label={`${label} of ${doc.holder.name}`}
+      data-testid="locker-item"
+      data-problem={doc.problem ? 'true' : undefined}
+    >
       <div className="locker__item-head">
         <strong>{label}</strong> · {doc.holder.name}{' '}
         <span className="muted">({doc.holder.kind === 'company' ? 'company' : 'person'})</span>{' '}
@@ -174,9 +196,15 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
       </div>
       {doc.note && <p className="locker__note">{doc.note}</p>}
       {doc.problem && (
-        <p className="notice notice--bad" role="alert">
-          {doc.problem}
-        </p>
+        <div className="notice notice--bad locker__problem" data-testid="locker-item-problem">
+          <p>
+            {doc.problem} It cannot be used in an answer until you replace it with the file (its details and
+            earlier versions stay) or remove it.
+          </p>
+          <Button size="sm" variant="primary" onPress={() => void replacePicked(doc.id, {})}>
+            Replace with the file…
+          </Button>
+        </div>
       )}
       {openRfis.length > 0 && (
         <p>
@@ -184,7 +212,10 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
           {openRfis.map((u, i) => (
             <span key={`${u.rfiId}/${u.questionId}`}>
               {i > 0 && ', '}
-              <a href={`#/rfis/${u.rfiId}`}>{u.rfiId}</a> ({u.rfiStatus?.replace(/_/g, ' ')})
+              <a href={`#/rfis/${u.rfiId}`} title={`RFI id ${u.rfiId}`}>
+                {rfiNames[u.rfiId] ?? 'An RFI'}
+              </a>{' '}
+              ({statusWords(u.rfiStatus).toLowerCase()})
             </span>
           ))}
         </p>
@@ -252,6 +283,10 @@ export function LockerScreen() {
     void load();
   }, [load]);
   const expiring = documents.filter((d) => d.expiry === 'expired' || d.expiry === 'soon');
+  // A stored copy that went missing is said at the top and its document comes first in the list,
+  // with the way forward (replace it, or remove it) on the document itself.
+  const broken = documents.filter((d) => d.problem);
+  const shown = broken.length > 0 ? [...broken, ...documents.filter((d) => !d.problem)] : documents;
 
   return (
     <section aria-labelledby="locker-title" className="screen locker">
@@ -270,6 +305,18 @@ export function LockerScreen() {
           <p className="notice notice--bad" role="alert">
             {error}
           </p>
+        )}
+        {broken.length > 0 && (
+          <div className="notice notice--bad" role="alert" data-testid="locker-missing-copies">
+            <p>
+              {broken.length === 1
+                ? 'The stored copy of one document is missing or damaged'
+                : `The stored copies of ${broken.length} documents are missing or damaged`}
+              : {broken.map((d) => d.current.name).join(', ')}. Replace {broken.length === 1 ? 'it' : 'each'}{' '}
+              with the file, or remove {broken.length === 1 ? 'it' : 'them'};{' '}
+              {broken.length === 1 ? 'it is' : 'they are'} listed first below.
+            </p>
+          </div>
         )}
         {expiring.length > 0 && (
           <p className="notice notice--warn" data-testid="locker-expiry-warning">
@@ -314,7 +361,7 @@ export function LockerScreen() {
           </EmptyState>
         ) : (
           <ul className="locker__list" aria-label="Locker documents">
-            {documents.map((d) => (
+            {shown.map((d) => (
               <DocumentRow key={d.id} doc={d} />
             ))}
           </ul>

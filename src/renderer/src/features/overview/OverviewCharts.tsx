@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { DeadlineBand } from '../../../../shared/rfi-view';
 import { BAND_LABELS } from '../../../../shared/rfi-view';
+import { bankNow } from '../../lib/bank-clock';
 import { call } from '../../lib/desk';
 import { useRouter, withQuery } from '../../lib/router';
 import { Button, ErrorState, Skeleton } from '../../components/ui';
@@ -38,7 +39,8 @@ async function loadTrends(): Promise<Loaded> {
     call('returns.list', undefined),
     call('crypto.list', undefined),
   ]);
-  const now = Date.now();
+  // Weeks are the bank's: its RFIs and transfers are stamped in its clock.
+  const now = bankNow();
   return {
     weeks: weeklyRfis(list.items, now),
     volume: weeklyVolume(

@@ -1,19 +1,17 @@
 import { useEffect, useId, useRef } from 'react';
-import { describeReasonCode } from '../../../../shared/catalogue';
+import { useShallow } from 'zustand/react/shallow';
 import type { TransferView } from '../../../../shared/ipc/channels/returns';
 import { Money } from '../../components/Money';
-import { StatusBadge } from '../../components/StatusBadge';
-import { useShallow } from 'zustand/react/shallow';
+import { BackLink, Button, CopyableId, Skeleton } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
-import { useRouter, useRouteQuery } from '../../lib/router';
+import { useRouteQuery } from '../../lib/router';
+import { RelatedRfis } from '../rfis/RelatedRfis';
 import { useSession } from '../session/store';
 import { ReturnForm } from './ReturnForm';
-import { ReviewPane } from './ReviewPane';
+import { ReturnReview } from './ReturnReview';
 import { returnsSubscription, useReturns } from './store';
 import { TransferDetails } from './TransferDetails';
-import { RelatedRfis } from '../rfis/RelatedRfis';
-import { ConfirmDialog } from '../../components/ui';
-import { clockTime } from '../../lib/status-line';
+import { TransferUnavailable } from './TransferUnavailable';
 
 type WithIncoming = TransferView & { incoming: NonNullable<TransferView['incoming']> };
 
@@ -21,33 +19,84 @@ function hasIncoming(v: TransferView): v is WithIncoming {
   return v.incoming !== null;
 }
 
-/** #/returns/<transaction id>: the transfer, the return form, processing, review, confirm or cancel. */
-export function TransferScreen({ transactionId }: { transactionId: string }) {
-  const data = useReturns(
-    useShallow((r) => ({
-      actionError: r.actionError,
-      loading: r.loading,
-      lookupError: r.lookupError,
-      notice: r.notice,
-      phase: r.phase,
-      progress: r.progress,
-      review: r.review,
-      transfer: r.transfer,
-    })),
-  );
-  const { open, askConfirm, backToReview, cancel, confirm, recheck, startForm } = useReturns.getState();
-  const s = { ...data, askConfirm, backToReview, cancel, confirm, recheck, startForm };
-  const navigate = useRouter((r) => r.navigate);
-  const id = useId();
+const back = <BackLink href="#/returns">Back to Returns</BackLink>;
+const REVIEW_PHASES = ['review', 'confirm-step', 'confirming', 'cancelling', 'following', 'completed'];
 
-  // The profile the transfer belongs to, when the link says it (an RFI of another entity): every
-  // call for it goes through that profile, whatever is the default.
-  const profileId = useRouteQuery().get('profile');
+/** The transfer's name: who sent it and how much; the id is secondary (copyable, beside it). */
+function TransferTitle({ transfer, titleId }: { transfer: TransferView; titleId: string }) {
+  const inc = transfer.incoming;
+  return (
+    <>
+      <h1 id={titleId}>
+        {inc ? (
+          <>
+            Return the transfer from {inc.debtorName || 'an unnamed debtor'},{' '}
+            <Money amount={inc.amount} currency={inc.currency} />
+          </>
+        ) : (
+          'Return a transfer'
+        )}
+      </h1>
+      <p className="muted">
+        Transaction <CopyableId id={transfer.transactionId} kind="transaction id" />
+      </p>
+    </>
+  );
+}
+
+/** The transfer and the button that starts its return (or why it cannot be returned). */
+function StartReturn({ transfer, idBase }: { transfer: TransferView; idBase: string }) {
+  const startForm = useReturns((s) => s.startForm);
+  const whyId = `${idBase}-why-not`;
+  return (
+    <div className="actions">
+      <Button
+        variant="primary"
+        isDisabled={!transfer.returnable.ok}
+        aria-describedby={transfer.returnable.ok ? undefined : whyId}
+        onPress={startForm}
+        data-testid="return-start"
+      >
+        Return this transfer…
+      </Button>
+      {!transfer.returnable.ok && (
+        <p id={whyId} className="why-not" data-testid="return-why-not" data-code={transfer.returnable.code}>
+          {transfer.returnable.reason}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Processing() {
+  const progress = useReturns((s) => s.progress);
+  const actionError = useReturns((s) => s.actionError);
+  const recheck = useReturns((s) => s.recheck);
+  return (
+    <div className="notice notice--info" role="status" aria-live="polite" data-testid="return-processing">
+      <p>
+        <strong>Processing.</strong>{' '}
+        {progress?.state === 'still_processing'
+          ? 'The bank is still preparing the return intent. It was created; the app keeps checking.'
+          : 'The return intent was created. Waiting for the bank to show it (this can take several seconds)…'}
+      </p>
+      {actionError && (
+        <>
+          <p role="alert">{actionError}</p>
+          <Button onPress={() => void recheck()}>Check again</Button>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Opens the transfer through its profile, and again when the credential changes (what is allowed changes). */
+function useOpenTransfer(transactionId: string, profileId: string | null): void {
+  const open = useReturns((s) => s.open);
   useSubscription(returnsSubscription);
   useEffect(() => {
     void open(transactionId, profileId);
   }, [open, transactionId, profileId]);
-  // Re-read when the credential changes (e.g. a switch to the viewer role): what is allowed changes.
   const credentialKey = useSession((x) =>
     x.status?.credential ? `${x.status.credential.legalEntityId}/${x.status.credential.role}` : 'none',
   );
@@ -59,196 +108,70 @@ export function TransferScreen({ transactionId }: { transactionId: string }) {
     if (['idle', 'cancelled', 'form', 'review', 'completed'].includes(cur.phase))
       void open(transactionId, profileId);
   }, [open, transactionId, profileId, credentialKey]);
+}
 
-  const back = (
-    <p>
-      <a
-        href="#/returns"
-        onClick={(e) => {
-          e.preventDefault();
-          navigate('/returns');
-        }}
-      >
-        ← Returns
-      </a>
-    </p>
+/** #/returns/<transaction id>: the transfer, the return form, processing, review, confirm or cancel. */
+export function TransferScreen({ transactionId }: { transactionId: string }) {
+  const s = useReturns(
+    useShallow((r) => ({
+      loading: r.loading,
+      lookupError: r.lookupError,
+      notice: r.notice,
+      phase: r.phase,
+      review: r.review,
+      transfer: r.transfer,
+    })),
   );
+  const id = useId();
+  // The profile the transfer belongs to, when the link says it (an RFI of another entity): every
+  // call for it goes through that profile, whatever is the default.
+  const profileId = useRouteQuery().get('profile');
+  useOpenTransfer(transactionId, profileId);
 
   if (s.loading || (!s.transfer && !s.lookupError)) {
     return (
-      <section className="screen returns">
+      <section className="screen returns" aria-busy="true" aria-labelledby={`${id}-h`}>
         {back}
-        <p role="status">Reading transaction {transactionId}…</p>
+        <h1 id={`${id}-h`}>Return a transfer</h1>
+        <Skeleton label="Reading the transfer from the bank" lines={4} />
       </section>
     );
   }
   if (s.lookupError || !s.transfer) {
     return (
-      <section className="screen returns">
+      <section className="screen returns" aria-labelledby={`${id}-h`}>
         {back}
-        <h1>Transaction {transactionId}</h1>
-        <div className="notice notice--bad" role="alert" data-testid="return-lookup-error">
-          {s.lookupError}
-        </div>
-        <button type="button" onClick={() => void open(transactionId)}>
-          Try again
-        </button>
+        <h1 id={`${id}-h`}>Return a transfer</h1>
+        <TransferUnavailable transactionId={transactionId} profileId={profileId} />
       </section>
     );
   }
 
   const transfer = s.transfer;
-  const review = s.review;
-  const role = review?.role ?? transfer.role;
-  const writeBlocked = role !== 'admin';
-  const writeReason = writeBlocked
-    ? `The credential in use has the ${role ?? 'unknown'} role: it can read returns but not confirm or cancel them. Switch to an admin credential.`
-    : null;
-  const currency = review?.incoming?.currency ?? transfer.incoming?.currency ?? '';
-
+  const before = s.phase === 'idle' || s.phase === 'cancelled' || s.phase === 'form' || s.phase === 'sending';
   return (
     <section className="screen returns" aria-labelledby={`${id}-h`}>
       {back}
-      <h1 id={`${id}-h`}>Return of transaction {transfer.transactionId}</h1>
-
+      <TransferTitle transfer={transfer} titleId={`${id}-h`} />
       {s.notice && (
         <div className="notice notice--ok" role="status" data-testid="return-notice">
           {s.notice}
         </div>
       )}
-
-      {(s.phase === 'idle' || s.phase === 'cancelled' || s.phase === 'form' || s.phase === 'sending') && (
+      {before && (
         <>
           <TransferDetails view={transfer} />
           {s.phase === 'form' || s.phase === 'sending' ? (
             hasIncoming(transfer) && <ReturnForm transfer={transfer} />
           ) : (
-            <div className="actions">
-              <button
-                type="button"
-                className="primary"
-                disabled={!transfer.returnable.ok}
-                aria-describedby={transfer.returnable.ok ? undefined : `${id}-why-not`}
-                onClick={s.startForm}
-                data-testid="return-start"
-              >
-                Return this transfer…
-              </button>
-              {!transfer.returnable.ok && (
-                <p
-                  id={`${id}-why-not`}
-                  className="why-not"
-                  data-testid="return-why-not"
-                  data-code={transfer.returnable.code}
-                >
-                  {transfer.returnable.reason}
-                </p>
-              )}
-            </div>
+            <StartReturn transfer={transfer} idBase={id} />
           )}
         </>
       )}
-
-      {s.phase === 'processing' && (
-        <div className="notice notice--info" role="status" aria-live="polite" data-testid="return-processing">
-          <p>
-            <strong>Processing.</strong>{' '}
-            {s.progress?.state === 'still_processing'
-              ? 'The bank is still preparing the return intent. It was created; the app keeps checking.'
-              : 'The return intent was created. Waiting for the bank to show it (this can take several seconds)…'}
-          </p>
-          {s.actionError && (
-            <>
-              <p role="alert">{s.actionError}</p>
-              <button type="button" onClick={() => void s.recheck()}>
-                Check again
-              </button>
-            </>
-          )}
-        </div>
+      {s.phase === 'processing' && <Processing />}
+      {s.review && REVIEW_PHASES.includes(s.phase) && (
+        <ReturnReview transfer={transfer} review={s.review} idBase={id} />
       )}
-
-      {review &&
-        ['review', 'confirm-step', 'confirming', 'cancelling', 'following', 'completed'].includes(
-          s.phase,
-        ) && (
-          <>
-            <ReviewPane original={transfer.status === review.status ? review : transfer} review={review} />
-            {s.actionError && (
-              <div className="notice notice--bad" role="alert" data-testid="return-action-error">
-                {s.actionError}
-              </div>
-            )}
-            {(s.phase === 'review' || s.phase === 'confirming' || s.phase === 'cancelling') && (
-              <div className="actions">
-                <button
-                  type="button"
-                  className="primary"
-                  onClick={s.askConfirm}
-                  disabled={writeBlocked || s.phase !== 'review'}
-                  aria-describedby={writeReason ? `${id}-write-why` : undefined}
-                >
-                  {s.phase === 'confirming' ? 'Confirming…' : 'Confirm return…'}
-                </button>
-                <button
-                  type="button"
-                  onClick={() => void s.cancel()}
-                  disabled={writeBlocked || s.phase !== 'review'}
-                  aria-describedby={writeReason ? `${id}-write-why` : undefined}
-                >
-                  {s.phase === 'cancelling' ? 'Cancelling…' : 'Cancel the intent'}
-                </button>
-                {writeReason && (
-                  <p id={`${id}-write-why`} className="why-not">
-                    {writeReason}
-                  </p>
-                )}
-              </div>
-            )}
-            <ConfirmDialog
-              isOpen={s.phase === 'confirm-step'}
-              onOpenChange={(open) => {
-                if (!open) s.backToReview();
-              }}
-              title="Confirm the return?"
-              confirmLabel="Yes, confirm the return"
-              cancelLabel="Back"
-              onConfirm={() => void s.confirm()}
-            >
-              <p className="confirm-restate" data-testid="return-confirm-restate">
-                <strong>
-                  Return <Money amount={review.returnDetails?.amount} currency={currency} /> to{' '}
-                  {review.incoming?.debtorName ?? 'the debtor'}
-                </strong>
-              </p>
-              <p data-testid="return-confirm-step">
-                Currency {currency}; reason <strong>{review.returnDetails?.reasonCode}</strong> —{' '}
-                {review.returnDetails?.reasonCode ? describeReasonCode(review.returnDetails.reasonCode) : ''}.
-                The bank sends the SWIFT return message; this cannot be undone.
-              </p>
-            </ConfirmDialog>
-            {s.phase === 'following' && (
-              <p
-                className="notice notice--info"
-                role="status"
-                aria-live="polite"
-                data-testid="return-following"
-              >
-                Return confirmed. The bank is executing it (<StatusBadge status={review.status} />
-                ); this screen updates when it completes.
-              </p>
-            )}
-            {s.phase === 'completed' && (
-              <p className="outcome outcome--ok" role="status" data-testid="return-completed">
-                The return is completed: returned{' '}
-                <Money amount={review.returnDetails?.amount} currency={currency} /> to{' '}
-                {review.incoming?.debtorName ?? 'the debtor'} ({review.returnDetails?.reasonCode})
-                {review.returnDetails?.updatedAt ? ` at ${clockTime(review.returnDetails.updatedAt)}` : ''}.
-              </p>
-            )}
-          </>
-        )}
-
       <RelatedRfis objectIds={[transfer.transactionId]} what="transfer" />
     </section>
   );

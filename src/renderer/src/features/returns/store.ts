@@ -40,6 +40,11 @@ export interface PendingIntent {
   description: string;
 }
 
+/** The kind of a failed call ('offline', 'forbidden'…), null when it was not main's typed error. */
+function kindOf(err: unknown): string | null {
+  return err instanceof DeskCallError ? err.error.kind : null;
+}
+
 export interface ReturnsStore {
   transactionId: string | null;
   /** The profile the open transfer belongs to (null: the default profile's, as main decides). */
@@ -47,6 +52,8 @@ export interface ReturnsStore {
   transfer: TransferView | null;
   loading: boolean;
   lookupError: string | null;
+  /** The kind of the lookup's failure ('offline': the bank could not be reached; null: none or unknown). */
+  lookupKind: string | null;
   phase: ReturnPhase;
   operationId: string | null;
   pending: PendingIntent | null;
@@ -148,6 +155,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
     transfer: null,
     loading: false,
     lookupError: null,
+    lookupKind: null,
     phase: 'idle',
     operationId: null,
     pending: null,
@@ -170,6 +178,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         transfer: null,
         loading: true,
         lookupError: null,
+        lookupKind: null,
         phase: 'idle',
         review: null,
         sendProblem: null,
@@ -185,7 +194,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         set({ transfer: view, loading: false, phase, review: phase === 'idle' ? null : view });
       } catch (err) {
         if (get().transactionId !== transactionId) return;
-        set({ loading: false, lookupError: errorMessage(err) });
+        set({ loading: false, lookupError: errorMessage(err), lookupKind: kindOf(err) });
       }
     },
 

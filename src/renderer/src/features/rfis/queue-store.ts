@@ -7,6 +7,7 @@ import type {
 } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { call, errorMessage } from '../../lib/desk';
+import { bankClockSubscription, bankNow, useBankClock } from '../../lib/bank-clock';
 import { coalesce, onEvents, sharedSubscription } from '../../lib/events';
 
 export interface QueueFilter {
@@ -36,7 +37,7 @@ export interface QueueState {
   error: string | null;
   filter: QueueFilter;
   sort: RfiSort;
-  /** Clock for deadline bands (ticks every 30 s). */
+  /** The bank's clock for deadline bands (ticks every 30 s): the bands main computes use it too. */
   now: number;
   /** Id of the highlighted row (j/k). */
   activeId: string | null;
@@ -71,7 +72,7 @@ export const useQueue = create<QueueState>((set, get) => ({
   error: null,
   filter: initialFilter,
   sort: 'deadline',
-  now: Date.now(),
+  now: bankNow(),
   activeId: null,
   async load() {
     if (get().loading) return;
@@ -89,7 +90,7 @@ export const useQueue = create<QueueState>((set, get) => ({
           error: null,
         });
         if (first.total <= first.items.length) {
-          set({ loaded: true, now: Date.now() });
+          set({ loaded: true, now: bankNow() });
           return;
         }
       }
@@ -102,7 +103,7 @@ export const useQueue = create<QueueState>((set, get) => ({
         total: r.total,
         loaded: true,
         error: null,
-        now: Date.now(),
+        now: bankNow(),
       });
     } catch (err) {
       set({ error: errorMessage(err), loaded: true });
@@ -140,10 +141,15 @@ export const queueSubscription = sharedSubscription(() => {
     },
     'rfis.syncState': (s) => useQueue.setState({ sync: s }),
   });
-  const tick = setInterval(() => useQueue.setState({ now: Date.now() }), 30_000);
+  const tick = setInterval(() => useQueue.setState({ now: bankNow() }), 30_000);
+  // A new estimate of the bank's clock moves every band at once (not at the next tick).
+  const releaseClock = bankClockSubscription.acquire();
+  const offClock = useBankClock.subscribe(() => useQueue.setState({ now: bankNow() }));
   return () => {
     offEvents();
     clearInterval(tick);
+    offClock();
+    releaseClock();
   };
 });
 

@@ -4,7 +4,7 @@ import type { SettingsView } from '../../../../shared/ipc/channels/settings';
 import { useShallow } from 'zustand/react/shallow';
 import { useSubscription } from '../../lib/events';
 import { useSession } from '../session/store';
-import { Button, Checkbox, TextField } from '../../components/ui';
+import { Button, Checkbox, Select, TextField } from '../../components/ui';
 import { settingsPanels } from './panels';
 import { settingsSubscription, useSettings } from './store';
 
@@ -201,24 +201,20 @@ function SandboxCredentialSwitch() {
   const sandbox = useSettings((s) => s.sandbox);
   const use = useSettings((s) => s.useSandboxCredential);
   const busy = useSettings((s) => s.busy);
-  const id = useId();
   if (!sandbox?.available) return null;
   return (
     <div className="settings__row">
-      <label htmlFor={id}>Sandbox credential</label>
-      <select
-        id={id}
+      <Select
+        label="Sandbox credential"
+        options={sandbox.options.map((o) => ({
+          value: o.id,
+          label: `${credentialLabels[o.id] ?? o.id} (${o.legalEntityName})`,
+        }))}
         value={sandbox.current}
-        disabled={busy !== null}
-        onChange={(e) => void use(e.target.value as typeof sandbox.current)}
+        isDisabled={busy !== null}
+        onChange={(v) => void use(v as typeof sandbox.current)}
         data-testid="sandbox-credential"
-      >
-        {sandbox.options.map((o) => (
-          <option key={o.id} value={o.id}>
-            {credentialLabels[o.id] ?? o.id} ({o.legalEntityName})
-          </option>
-        ))}
-      </select>
+      />
     </div>
   );
 }
@@ -285,9 +281,9 @@ export function SettingsScreen() {
           {view.problems.map((p) => (
             <div key={p.id} className="notice notice--warn" role="alert" data-testid="local-problem">
               <span>{p.message}</span>{' '}
-              <button type="button" className="link" onClick={() => void dismissProblem(p.id)}>
+              <Button variant="ghost" onPress={() => void dismissProblem(p.id)}>
                 Dismiss
-              </button>
+              </Button>
             </div>
           ))}
 

@@ -4,7 +4,8 @@ import type { ReceiverStatusView, WebhookConfigView } from '../../../../shared/i
 import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
 import { onSessionChange } from '../session/store';
-import { dateWords, plural, webhookEventWords } from '../../../../shared/words';
+import { dateWords, plural, roleWords, webhookEventWords } from '../../../../shared/words';
+import { Button, TextField } from '../../components/ui';
 
 /**
  * Settings → Webhook (issue 5 item 6): the bank's configuration of our credential
@@ -74,7 +75,6 @@ export function WebhookPanel() {
   const [url, setUrl] = useState('');
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const urlId = useId();
   const reasonId = useId();
 
   const load = useCallback(
@@ -147,7 +147,7 @@ export function WebhookPanel() {
           <dt>Legal entity</dt>
           <dd data-testid="webhook-legal-entity">{c.legal_entity_id}</dd>
           <dt>Role</dt>
-          <dd data-testid="webhook-role">{c.role}</dd>
+          <dd data-testid="webhook-role">{roleWords(c.role)}</dd>
           <dt>Created</dt>
           <dd>{when(c.created_at)}</dd>
           <dt>Updated</dt>
@@ -157,43 +157,38 @@ export function WebhookPanel() {
       <Receiver r={view.receiver} />
 
       <form className="webhook__form" onSubmit={submit} noValidate aria-label="Set the webhook URL">
-        <label htmlFor={urlId}>Webhook URL</label>
-        <input
-          id={urlId}
+        <TextField
+          label="Webhook URL"
           type="url"
           inputMode="url"
-          spellCheck={false}
+          spellCheck="false"
+          mono
           value={url}
           maxLength={2000}
-          onChange={(e) => setUrl(e.target.value)}
-          disabled={!canSet || busy}
+          onChange={setUrl}
+          isDisabled={!canSet || busy}
           aria-describedby={canSet ? undefined : reasonId}
           placeholder="https://desk.example/webhooks/rfi"
+          description="Another address must use https (plain http only to this computer); the app asks you to confirm it in its own window before the bank is told."
         />
-        <p className="muted" data-testid="webhook-url-hint">
-          Another address must use https (plain http only to this computer); the app asks you to confirm it in
-          its own window before the bank is told.
-        </p>
         <div className="webhook__actions">
-          <button type="submit" className="primary" disabled={!canSet || busy}>
+          <Button type="submit" variant="primary" isDisabled={!canSet || busy}>
             Save URL
-          </button>
-          <button
-            type="button"
-            disabled={!canSet || busy || !view.receiver.url}
-            onClick={() =>
+          </Button>
+          <Button
+            isDisabled={!canSet || busy || !view.receiver.url}
+            onPress={() =>
               void run({ target: 'receiver' }, 'The bank now posts events to this app’s receiver.')
             }
           >
             Use this app’s receiver
-          </button>
-          <button
-            type="button"
-            disabled={!canSet || busy}
-            onClick={() => void run({ target: 'clear' }, 'Webhook URL cleared.')}
+          </Button>
+          <Button
+            isDisabled={!canSet || busy}
+            onPress={() => void run({ target: 'clear' }, 'Webhook URL cleared.')}
           >
             Clear
-          </button>
+          </Button>
         </div>
         {!canSet && (
           <p id={reasonId} className="notice notice--warn" data-testid="webhook-cannot-set">

@@ -1,0 +1,119 @@
+import { CircleDot } from 'lucide-react';
+import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
+import { rfiTypeWords } from '../../../../shared/words';
+import { StatusBadge, statusLabel } from '../../components/StatusBadge';
+import { RelativeTime } from '../../components/ui';
+import type { DataColumn } from '../../components/ui';
+import { entityLabel } from '../../lib/entity';
+import { DeadlineClock } from './DeadlineClock';
+import { relatedLabel } from './related-names';
+import { SnoozedMark } from './SnoozeControl';
+
+const typeLabel = rfiTypeWords;
+
+/** The unread marker, made once (rows reuse the element as it is). */
+const UNREAD_MARK = (
+  <span className="rfi-unread" title="New: not opened since it changed">
+    <CircleDot size={12} aria-hidden="true" />
+    <span className="ui-visually-hidden">New</span>
+  </span>
+);
+
+/** The queue's columns: fewer beside the detail pane, the entity when the desk watches several. */
+export function queueColumns(
+  names: Readonly<Record<string, string>>,
+  now: number,
+  compact: boolean,
+  several: boolean,
+): DataColumn<RfiSummaryView>[] {
+  const all: (DataColumn<RfiSummaryView> | false)[] = [
+    {
+      id: 'unread',
+      header: 'Unread',
+      enableSorting: false,
+      cell: (c) => (c.row.original.unread ? UNREAD_MARK : null),
+      meta: {
+        width: '28px',
+        hideHeader: true,
+        className: 'dt__cell--icon',
+        title: (r) => (r.unread ? 'New' : undefined),
+      },
+    },
+    {
+      id: 'rfi',
+      header: 'RFI',
+      enableSorting: false,
+      // The subject first (what the RFI asks about), its type after it in muted words.
+      accessorFn: (r) => `${r.description || `${typeLabel(r.type)} RFI`} · ${typeLabel(r.type)}`,
+      cell: (c) => (
+        <span className="rfi-cell">
+          <SnoozedMark rfiId={c.row.original.id} />
+          <span className="rfi-cell__subject">
+            {c.row.original.description || `${typeLabel(c.row.original.type)} RFI`}
+          </span>
+          <span className="rfi-cell__type">{typeLabel(c.row.original.type)}</span>
+        </span>
+      ),
+      meta: { width: 'minmax(180px, 3fr)' },
+    },
+    several && {
+      id: 'entity',
+      header: 'Entity',
+      enableSorting: false,
+      accessorFn: (r) => entityLabel({ name: r.entityName }),
+      cell: (c) => (
+        <span className="rfi-cell__entity">{entityLabel({ name: c.row.original.entityName })}</span>
+      ),
+      meta: { width: 'minmax(110px, 1.2fr)', title: (r) => entityLabel({ name: r.entityName }) },
+    },
+    {
+      id: 'related',
+      header: 'Related to',
+      enableSorting: false,
+      cell: (c) => {
+        const r = c.row.original;
+        const l = relatedLabel(names, r.type, r.relatedId);
+        return l.name ? (
+          <span>{l.name}</span>
+        ) : (
+          <span className="rfi-cell__related">
+            <span className="muted">{l.kind}</span> <code>{r.relatedId}</code>
+          </span>
+        );
+      },
+      meta: {
+        width: 'minmax(120px, 2fr)',
+        // Gives way first on a narrow table: the detail pane names the related object.
+        minTableWidth: several ? 860 : 700,
+        title: (r) => {
+          const l = relatedLabel(names, r.type, r.relatedId);
+          return l.name ? `${l.name} (${r.relatedId})` : `${l.kind} ${r.relatedId}`;
+        },
+      },
+    },
+    {
+      id: 'status',
+      header: 'Status',
+      enableSorting: false,
+      cell: (c) => <StatusBadge status={c.row.original.status} />,
+      meta: { width: '144px', title: (r) => statusLabel(r.status) },
+    },
+    {
+      id: 'deadline',
+      header: 'Deadline',
+      // An accessor makes the header a sort button (TanStack sorts only columns with a value);
+      // the queue sorts itself (manualSorting), by the shared rules.
+      accessorFn: (r) => r.deadline ?? '',
+      cell: (c) => <DeadlineClock deadline={c.row.original.deadline} now={now} />,
+      meta: { width: compact ? '150px' : '170px', title: () => undefined },
+    },
+    !compact && {
+      id: 'updated',
+      header: 'Updated',
+      accessorFn: (r) => r.updatedAt,
+      cell: (c) => <RelativeTime value={c.row.original.updatedAt} now={now} />,
+      meta: { width: '112px', align: 'end', title: () => undefined, minTableWidth: several ? 900 : 760 },
+    },
+  ];
+  return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);
+}
