@@ -1,5 +1,5 @@
 /**
- * Import rules of Treasury Desk, checked by dependency-cruiser in `npm test` (npm run lint:deps).
+ * Import rules of Treasury EntityWatch, checked by dependency-cruiser in `npm test` (npm run lint:deps).
  * Type-only imports count: a cycle through types is still a cycle a reader has to untangle.
  */
 const shell = '^src/main/(index\\.ts|electron/)';
@@ -12,7 +12,7 @@ const floors = {
   infra: '^src/main/(infra|ipc)/',
   bank: '^src/main/bank/',
   profiles: '^src/main/(profiles|session)/',
-  features: '^src/main/(returns|crypto|rfis|rfi-answers|locker|activity|case-files|desk|desktop)/',
+  features: '^src/main/(returns|crypto|rfis|rfi-answers|locker|activity|case-files|watch|desktop)/',
   root: '^src/main/((services|handlers|core)\\.ts$|root/)',
 };
 const electron = '^node_modules/electron/';

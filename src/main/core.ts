@@ -2,7 +2,7 @@
  * The shape of the built services: what every handler can reach (ServiceCore) and what the
  * composition root (services.ts) hands the shell, the harness and the tests (Services).
  */
-import type { Desk } from './desk/desk';
+import type { EntityWatch } from './watch/entity-watch';
 import type { RunningSandbox } from '../sandbox';
 import type { SettingsView } from '../shared/ipc/channels/settings';
 import type { AuditLog } from './bank/audit';
@@ -57,7 +57,7 @@ export interface ServiceCore {
   /** The RFI cache, sync, polling, notifications and unread markers. */
   rfis: RfiService;
   /** Every watched profile's RFIs as one queue (the active profile's service is one member). */
-  desk: Desk;
+  entityWatch: EntityWatch;
   /** The local webhook receiver and the bank's webhook configuration. */
   webhooks: WebhookService;
   /** Digital-asset exchange. */

@@ -17,7 +17,7 @@ import { sessionHandlers } from './session/session-handlers';
 import { settingsHandlers } from './session/settings-handlers';
 import { vaultHandlers } from './session/vault-handlers';
 import { desktopHandlers } from './desktop/handlers';
-import { remindersHandlers } from './desk/handlers';
+import { remindersHandlers } from './watch/handlers';
 
 export function buildHandlers(s: ServiceCore): Handlers {
   const view = s.settingsView;
@@ -29,7 +29,7 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...cryptoHandlers(s.crypto),
     ...returnsHandlers(s.returns),
     ...rfiAnswersHandlers({ answers: s.rfiAnswers, ownerScope: s.ownerScope }),
-    ...rfisHandlers(s.desk, s.caseFileJournal),
+    ...rfisHandlers(s.entityWatch, s.caseFileJournal),
     ...webhookHandlers({
       webhooks: s.webhooks,
       operations: s.operations,
@@ -39,6 +39,6 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...lockerHandlers(s.locker),
     ...caseFilesHandlers(s.caseFiles),
     ...desktopHandlers(s.desktop),
-    ...remindersHandlers(s.desk),
+    ...remindersHandlers(s.entityWatch),
   };
 }

@@ -134,8 +134,8 @@ if (!app.requestSingleInstanceLock()) {
   const refreshTray = async (): Promise<void> => {
     if (!services || !tray) return;
     try {
-      const { counts } = await services.desk.counts();
-      const { items } = await services.desk.list({
+      const { counts } = await services.entityWatch.counts();
+      const { items } = await services.entityWatch.list({
         status: ['action_required'],
         sort: 'deadline',
         limit: 10,
@@ -271,7 +271,7 @@ if (!app.requestSingleInstanceLock()) {
       updates = await startUpdates({ busy: running.busy, log, getWindow: () => mainWindow });
     })
     .catch((err: unknown) => {
-      console.error('Treasury Desk failed to start', err);
+      console.error('Treasury EntityWatch failed to start', err);
       app.exit(1);
     });
 

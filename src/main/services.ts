@@ -20,7 +20,7 @@ import {
   assembleAnswers,
   assembleCaseFiles,
   assembleCrypto,
-  assembleDesk,
+  assembleEntityWatch,
   assembleLocker,
   assembleProfilesService,
   assembleReturns,
@@ -104,12 +104,12 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const crypto = await assembleCrypto(f, o, b);
   const j = await openJournal(f);
   const rfiAnswers = await assembleAnswers(f, o, b, j);
-  const { rfis, webhooks, desk } = await assembleDesk(f, o, j, crypto, rfiAnswers);
-  const caseFiles = assembleCaseFiles(f, o, b, j, desk);
-  const locker = await assembleLocker(f, o, rfiAnswers, rfis, desk);
+  const { rfis, webhooks, entityWatch } = await assembleEntityWatch(f, o, j, crypto, rfiAnswers);
+  const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch);
+  const locker = await assembleLocker(f, o, rfiAnswers, rfis, entityWatch);
   const desktop = await createDesktopSettings(f.stores, options.platform);
   const returns = assembleReturns(f, o, b);
-  const profilesService = assembleProfilesService(f, o, b, rfiAnswers, desk);
+  const profilesService = assembleProfilesService(f, o, b, rfiAnswers, entityWatch);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -132,16 +132,16 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     rfiAnswers,
     ownerScope: async (rfiId, profileId) => {
       try {
-        return (await desk.owner(rfiId, profileId)).session.scope();
+        return (await entityWatch.owner(rfiId, profileId)).session.scope();
       } catch (err) {
         // Not named by the page and not found (or the caches cannot tell now): the default
-        // profile's scope, as before the desk; a named profile must hold the RFI.
+        // profile's scope, as before the entity watch; a named profile must hold the RFI.
         if (profileId === undefined) return undefined;
         throw err;
       }
     },
     rfis,
-    desk,
+    entityWatch,
     webhooks,
     crypto,
     locker,

@@ -15,14 +15,14 @@
  * A read never has side effects, so it is never ambiguous: what would be ambiguous for a write is
  * transient for a read when waiting may help (offline, 5xx, 429), refused otherwise.
  */
-import type { DeskError } from './ipc/errors';
+import type { AppError } from './ipc/errors';
 
 export type FailureClass = 'transient' | 'ambiguous' | 'refused';
 
 /** A read (GET: no side effect) or a write (anything that may change the bank's state). */
 export type CallKind = 'read' | 'write';
 
-type Failure = Pick<DeskError, 'kind' | 'status'>;
+type Failure = Pick<AppError, 'kind' | 'status'>;
 
 /** A 2xx answer that could not be read (cut, not JSON, wrong shape): `invalid` without a 4xx. */
 export function isUnreadableAnswer(error: Failure): boolean {

@@ -101,7 +101,7 @@ export const shortcuts: readonly Shortcut[] = [
   },
   {
     id: 'app.quit',
-    label: 'Quit Treasury Desk',
+    label: 'Quit Treasury EntityWatch',
     group: 'General',
     accelerator: 'CmdOrCtrl+Q',
     handledBy: 'menu',

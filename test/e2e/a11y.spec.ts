@@ -324,7 +324,7 @@ const screens: ScreenCase[] = [
       await harness.services.rfis.ready();
       // An RFI awaiting action whose last reminder is still ahead, its reminders snoozed.
       const now = harness.services.clock.now();
-      const { items } = await harness.services.desk.list({});
+      const { items } = await harness.services.entityWatch.list({});
       const rfi = items.find(
         (r) => r.awaitingAction && r.deadline && Date.parse(r.deadline) - now > 2 * 86_400_000,
       );

@@ -65,7 +65,9 @@ test('with Alder the default, Birch’s RFI is answered, exported, its transfer 
   proxy = await startFaultProxy(sandbox.url);
   await harness.services.rfis.ready();
   const birchId = await addBirch(harness, proxy.url, tokenB);
-  await expect.poll(() => harness.services.desk.watched().has(birchId), { timeout: 10_000 }).toBe(true);
+  await expect
+    .poll(() => harness.services.entityWatch.watched().has(birchId), { timeout: 10_000 })
+    .toBe(true);
   expect(harness.services.session.profile.id).toBe('sandbox'); // Alder stays the default throughout
 
   // A new RFI for Birch about its incoming transfer: a text question and a document question.
@@ -123,7 +125,7 @@ test('with Alder the default, Birch’s RFI is answered, exported, its transfer 
 
   // One case file of every RFI of both entities, from the consolidated queue.
   await app.goto(`${harness.url}#/rfis`);
-  const total = (await harness.services.desk.list({})).total;
+  const total = (await harness.services.entityWatch.list({})).total;
   await expect(app.getByTestId('rfi-visible-count')).toContainText(`${total} of ${total}`, {
     timeout: 10_000,
   });

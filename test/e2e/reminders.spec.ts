@@ -43,7 +43,7 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
   });
   const profileB = view.profiles.find((p) => p.name === 'Group entity B')!.id;
   await services.handlers['vault.setToken']({ profileId: profileB, token: leB.tokens.admin });
-  await expect.poll(() => services.desk.watched().has(profileB), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => services.entityWatch.watched().has(profileB), { timeout: 30_000 }).toBe(true);
 
   const rfi = await staff.createRfi({
     type: 'account',
@@ -65,7 +65,7 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
     .poll(
       async () => {
         await services.handlers['rfis.sync'](undefined);
-        const ids = (await services.desk.list({})).items.map((i) => i.id);
+        const ids = (await services.entityWatch.list({})).items.map((i) => i.id);
         return ids.includes(rfi.id) && ids.includes(rfiB.id);
       },
       { timeout: 30_000 },
@@ -88,7 +88,7 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
     .evaluateAll((els) => els.map((e) => e.getAttribute('data-rfi-id')));
   expect(order.indexOf(rfi.id)).toBeLessThan(order.indexOf(rfiB.id));
   // Soonest first, as main's bank-time list says, and only RFIs awaiting action within 7 days.
-  const main = await services.desk.reminders().then((r) => r.dueSoon());
+  const main = await services.entityWatch.reminders().then((r) => r.dueSoon());
   expect(main.items.map((i) => i.rfiId)).toContain(rfi.id);
   const deadlines = main.items.map((i) => Date.parse(i.deadline));
   expect(deadlines).toEqual([...deadlines].sort((a, b) => a - b));
@@ -123,7 +123,7 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
   await expect(reminders).toContainText('Reminders snoozed: they resume in 3d');
   await expect(reminders.getByRole('button', { name: 'Cancel snooze' })).toBeVisible();
   // Main holds it, three days on the bank's clock (which is 23 days ahead of this computer's).
-  const held = await services.desk.reminders().then((r) => r.snoozes());
+  const held = await services.entityWatch.reminders().then((r) => r.snoozes());
   expect(held.map((s) => s.rfiId)).toEqual([rfi.id]);
   expect(Math.abs(Date.parse(held[0]!.until) - services.clock.now() - 3 * DAY * 1000)).toBeLessThan(120_000);
   const title = await reminders.locator('time').getAttribute('title');
@@ -172,5 +172,5 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
   await app.goto(`${harness.url}#/rfis/${rfi.id}`);
   await reminders.getByRole('button', { name: 'Cancel snooze' }).click();
   await expect(reminders).toContainText('Reminders not snoozed');
-  expect(await services.desk.reminders().then((r) => r.snoozes())).toEqual([]);
+  expect(await services.entityWatch.reminders().then((r) => r.snoozes())).toEqual([]);
 });

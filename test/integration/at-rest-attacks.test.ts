@@ -7,7 +7,7 @@ import { isSealed } from '../../src/main/infra/at-rest';
 import { DATA_KEY_ACCOUNT } from '../../src/main/infra/data-key';
 import { GENERATION_ACCOUNT } from '../../src/main/infra/generations';
 import { unavailableKeyringBackend } from '../../src/main/infra/keyring';
-import { DeskFailure } from '../../src/shared/ipc/errors';
+import { AppFailure } from '../../src/shared/ipc/errors';
 import { startServices, tempDir } from '../support/services';
 import { filesUnder } from '../support/files';
 
@@ -137,7 +137,7 @@ describe('keychain trouble', () => {
       // A write through the durable store (the audit log) is refused, in words.
       await expect(
         t.services.audit.record({ operation: 'test.write', outcome: 'succeeded', target: 'Plain Bank' }),
-      ).rejects.toBeInstanceOf(DeskFailure);
+      ).rejects.toBeInstanceOf(AppFailure);
     } finally {
       await t.stop();
     }
@@ -170,7 +170,7 @@ describe('keychain trouble', () => {
       t.services.settings.addProfile({ name: 'Garbled Bank', baseUrl: 'https://garbled.bank.example' });
       await expect(
         t.services.audit.record({ operation: 'test.write', outcome: 'succeeded', target: 'Garbled Bank' }),
-      ).rejects.toBeInstanceOf(DeskFailure);
+      ).rejects.toBeInstanceOf(AppFailure);
     } finally {
       await t.stop();
     }

@@ -53,7 +53,7 @@ it('a normal session leaves no customer string, id, name or bank address in plai
   const view = await h['settings.addProfile']({ name: `Entity B ${tag}`, baseUrl: sandbox.url });
   const idB = view.profiles.find((p) => p.name === `Entity B ${tag}`)!.id;
   await h['vault.setToken']({ profileId: idB, token: leB!.tokens.admin });
-  await expect.poll(() => s.services.desk.watched().has(idB), { timeout: 10_000 }).toBe(true);
+  await expect.poll(() => s.services.entityWatch.watched().has(idB), { timeout: 10_000 }).toBe(true);
 
   // An RFI answered with text and a document.
   const staff = staffOf(s.services);
@@ -174,7 +174,7 @@ it('a normal session leaves no customer string, id, name or bank address in plai
   });
 
   // Reminders ran over both entities (the seeded RFIs include one near its timeout).
-  await (await s.services.desk.reminders()).check();
+  await (await s.services.entityWatch.reminders()).check();
   await s.stop();
 
   for (const [what, v] of [

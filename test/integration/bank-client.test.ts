@@ -9,8 +9,8 @@ import type { RunningSandbox } from '../../src/sandbox';
 import { BankClient } from '../../src/main/bank/client';
 import { createServerClock } from '../../src/main/bank/clock';
 import { createLogger, memorySink } from '../../src/main/infra/log';
-import { DeskFailure } from '../../src/shared/ipc/errors';
-import type { DeskErrorKind } from '../../src/shared/ipc/errors';
+import { AppFailure } from '../../src/shared/ipc/errors';
+import type { AppErrorKind } from '../../src/shared/ipc/errors';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import { sandboxStaff } from '../support/sandbox-staff';
@@ -46,17 +46,17 @@ function client(
 /** The sandbox's staff endpoints (test support, not the app's client). */
 const staff = () => sandboxStaff(sandbox);
 
-async function failure(p: Promise<unknown>): Promise<DeskFailure> {
+async function failure(p: Promise<unknown>): Promise<AppFailure> {
   try {
     await p;
   } catch (err) {
-    if (err instanceof DeskFailure) return err;
+    if (err instanceof AppFailure) return err;
     throw err;
   }
   throw new Error('expected a failure');
 }
 
-async function expectKind(p: Promise<unknown>, kind: DeskErrorKind): Promise<DeskFailure> {
+async function expectKind(p: Promise<unknown>, kind: AppErrorKind): Promise<AppFailure> {
   const f = await failure(p);
   expect(f.kind, f.message).toBe(kind);
   return f;
@@ -516,7 +516,7 @@ describe('bank client: error kinds', () => {
       ]);
       const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(rejected).toHaveLength(1);
-      expect((rejected[0]!.reason as DeskFailure).kind).toBe('conflict');
+      expect((rejected[0]!.reason as AppFailure).kind).toBe('conflict');
     } finally {
       await slow.close();
     }

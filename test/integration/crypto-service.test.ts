@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMinor, parseMinor } from '../../src/shared/money';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import type { Dispatch } from '../../src/main/ipc/dispatcher';
-import type { Envelope, DeskError } from '../../src/shared/ipc/errors';
+import type { Envelope, AppError } from '../../src/shared/ipc/errors';
 import type { CryptoContext, OrderView } from '../../src/shared/ipc/channels/crypto';
 import { channels } from '../../src/shared/ipc/contract';
 import { startSandbox } from '../../src/sandbox/index';
@@ -23,7 +23,7 @@ async function call<T>(channel: string, args?: unknown): Promise<T> {
   return env.value;
 }
 
-async function callError(channel: string, args?: unknown): Promise<DeskError> {
+async function callError(channel: string, args?: unknown): Promise<AppError> {
   const env = (await dispatch(channel, args, sender)) as Envelope<unknown>;
   if (env.ok) throw new Error(`${channel} succeeded`);
   return env.error;

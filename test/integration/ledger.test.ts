@@ -5,7 +5,7 @@ import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
 import { canonicalJson, hashBody, openLedger } from '../../src/main/bank/ledger';
 import { createLogger, memorySink } from '../../src/main/infra/log';
-import { DeskFailure } from '../../src/shared/ipc/errors';
+import { AppFailure } from '../../src/shared/ipc/errors';
 import { startFaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
 
@@ -33,7 +33,7 @@ describe('idempotency ledger (disk)', () => {
     expect(again).toMatchObject({ key: first.key, reused: true, state: 'pending' });
 
     const changed = l2.begin('op-1', 'return_intent', { ...body, return_amount: '101' });
-    await expect(changed).rejects.toBeInstanceOf(DeskFailure);
+    await expect(changed).rejects.toBeInstanceOf(AppFailure);
     await expect(changed).rejects.toMatchObject({ reason: 'IDEMPOTENCY_BODY_CHANGED' });
 
     // An ambiguous failure keeps the key; a success answers the transaction without a new send.

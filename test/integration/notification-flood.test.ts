@@ -110,7 +110,7 @@ describe('notification floods', () => {
     t = await startServices({ reminders: {}, notifications: { intervalMs: 0 } });
     const due = () => t!.platform.notifications.filter((n) => n.title.startsWith('RFI due'));
     await t.services.handlers['rfis.sync'](undefined);
-    await (await t.services.desk.reminders()).check();
+    await (await t.services.entityWatch.reminders()).check();
     const before = due().length;
     expect(before).toBeGreaterThan(0);
     // Thresholds at or looser than the tightest already shown: each set crosses one again, none may fire.
@@ -119,7 +119,7 @@ describe('notification floods', () => {
       await t.services.handlers['settings.update']({
         reminders: { enabled: true, hours: cycle[i % cycle.length]! },
       });
-      await (await t.services.desk.reminders()).check();
+      await (await t.services.entityWatch.reminders()).check();
     }
     expect(due().length).toBe(before);
   });

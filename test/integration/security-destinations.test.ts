@@ -13,7 +13,7 @@ import { createAtRestCodec } from '../../src/main/infra/at-rest';
 import { memoryKeyring } from '../support/memory-keyring';
 import { channels } from '../../src/shared/ipc/contract';
 import type { ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
-import type { DeskError, Envelope } from '../../src/shared/ipc/errors';
+import type { AppError, Envelope } from '../../src/shared/ipc/errors';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import { startServices, tempDir } from '../support/services';
@@ -116,7 +116,7 @@ async function call<C extends ChannelName>(
   return env.value;
 }
 
-async function refused(channel: ChannelName, args?: unknown, d = dispatch): Promise<DeskError> {
+async function refused(channel: ChannelName, args?: unknown, d = dispatch): Promise<AppError> {
   const env = (await d(channel, args, sender)) as Envelope<unknown>;
   if (env.ok) throw new Error(`${channel} was accepted`);
   return env.error;

@@ -65,7 +65,7 @@ it("a file staged for one entity's answer is refused in another's, and goes to i
   const view = await h['settings.addProfile']({ name: 'Birch', baseUrl: sandbox.url });
   const idB = view.profiles.find((p) => p.name === 'Birch')!.id;
   await h['vault.setToken']({ profileId: idB, token: leB!.tokens.admin });
-  await expect.poll(() => s.services.desk.watched().has(idB), { timeout: 15_000 }).toBe(true);
+  await expect.poll(() => s.services.entityWatch.watched().has(idB), { timeout: 15_000 }).toBe(true);
 
   const staff = staffOf(s.services);
   const ask = (accountId: string) =>
@@ -78,7 +78,7 @@ it("a file staged for one entity's answer is refused in another's, and goes to i
   const rfiA = await ask(leA!.accounts[0]!.id);
   const rfiB = await ask(leB!.accounts[0]!.id);
   await expect
-    .poll(() => s.services.desk.owner(rfiB.id).then((m) => m.profileId), { timeout: 15_000 })
+    .poll(() => s.services.entityWatch.owner(rfiB.id).then((m) => m.profileId), { timeout: 15_000 })
     .toBe(idB);
 
   // Dropped for Birch's answer (the row's profile is named when staging begins).
@@ -130,7 +130,7 @@ it("a file staged for one entity's answer is refused in another's, and goes to i
   // In Birch's answer it goes, and the bank shows it on Birch's RFI.
   const sent = await answer(rfiB.id, rfiB.questions[0]!.id, idB, [file.ref]);
   await waitSent(s, sent.id);
-  const atBank = await s.services.desk.member(idB)!.session.bank.getRfi(rfiB.id);
+  const atBank = await s.services.entityWatch.member(idB)!.session.bank.getRfi(rfiB.id);
   const docs = atBank.questions[0]!.responses.flatMap((r) =>
     Object.values(r.response).flatMap((c) => c.document_ids),
   );
@@ -188,9 +188,9 @@ it('two banks with the same RFI id: the locker keeps each use with its own profi
   const view = await h['settings.addProfile']({ name: 'Other bank', baseUrl: other.url });
   const idC = view.profiles.find((p) => p.name === 'Other bank')!.id;
   await h['vault.setToken']({ profileId: idC, token: other.fixtures.legal_entities[0]!.tokens.admin });
-  await expect.poll(() => s.services.desk.watched().has(idC), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => s.services.entityWatch.watched().has(idC), { timeout: 30_000 }).toBe(true);
   const statusOf = async (profileId: string) =>
-    (await s.services.desk.member(profileId)!.rfis.get(rfiId, true)).rfi;
+    (await s.services.entityWatch.member(profileId)!.rfis.get(rfiId, true)).rfi;
   const atA = await statusOf(idA);
   const atC = await statusOf(idC);
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
 import type { Dispatch } from '../../src/main/ipc/dispatcher';
 import { channelNames, channels } from '../../src/shared/ipc/contract';
-import { deskErrorKinds } from '../../src/shared/ipc/errors';
+import { appErrorKinds } from '../../src/shared/ipc/errors';
 import type { Envelope } from '../../src/shared/ipc/errors';
 import { recordFigures } from './support/figures';
 import { runSeed, trials } from '../support/rng';
@@ -22,7 +22,7 @@ import { pdfDocument } from '../support/documents';
  * Every IPC channel of the contract (channels added later included) through the real dispatcher
  * and the real handlers, against the in-process sandbox, with random and hostile arguments that
  * crossed a structured clone like Electron IPC: every answer is an envelope, every failure a typed
- * DeskError, nothing is thrown out of the dispatcher, Object.prototype stays clean, no handler
+ * AppError, nothing is thrown out of the dispatcher, Object.prototype stays clean, no handler
  * answers `internal`, and no file appears outside the data folder.
  */
 
@@ -219,7 +219,7 @@ async function probe(channel: unknown, args: unknown, from = sender): Promise<st
   }
   const e = env.error;
   tally.kinds[e.kind] = (tally.kinds[e.kind] ?? 0) + 1;
-  if (!deskErrorKinds.includes(e.kind) || typeof e.message !== 'string' || e.message.length > 4000) {
+  if (!appErrorKinds.includes(e.kind) || typeof e.message !== 'string' || e.message.length > 4000) {
     return `${String(channel)} answered an untyped error ${describeArgs(e)}`;
   }
   if (e.kind === 'internal') {

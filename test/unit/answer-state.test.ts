@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RfiQuestion } from '../../src/shared/api/rfis';
-import type { DeskError } from '../../src/shared/ipc/errors';
+import type { AppError } from '../../src/shared/ipc/errors';
 import {
   OTHER_BANK,
   afterReRead,
@@ -85,7 +85,7 @@ const response = (
     response: { 'transaction.purpose': { response_text: text, document_ids: docs } },
   }) as unknown as RfiQuestion['responses'][number];
 
-const err = (e: Partial<DeskError> & Pick<DeskError, 'kind'>): DeskError => ({ message: 'm', ...e });
+const err = (e: Partial<AppError> & Pick<AppError, 'kind'>): AppError => ({ message: 'm', ...e });
 
 describe('answer state: finished, restart and older files', () => {
   it('sent, failed and conflict are finished; the rest are on their way', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deskErrorKinds } from '../../src/shared/ipc/errors';
-import type { DeskErrorKind } from '../../src/shared/ipc/errors';
+import { appErrorKinds } from '../../src/shared/ipc/errors';
+import type { AppErrorKind } from '../../src/shared/ipc/errors';
 import {
   auditOutcomeOf,
   classifyFailure,
@@ -11,7 +11,7 @@ import {
 import type { FailureClass } from '../../src/shared/failure-policy';
 
 /** Every kind, for a read and for a write (`invalid` as a 400 refusal; the unreadable 2xx below). */
-const expected: Record<DeskErrorKind, { read: FailureClass; write: FailureClass }> = {
+const expected: Record<AppErrorKind, { read: FailureClass; write: FailureClass }> = {
   invalid_argument: { read: 'refused', write: 'refused' },
   forbidden_sender: { read: 'refused', write: 'refused' },
   unknown_channel: { read: 'refused', write: 'refused' },
@@ -30,7 +30,7 @@ const expected: Record<DeskErrorKind, { read: FailureClass; write: FailureClass 
   internal: { read: 'refused', write: 'ambiguous' },
 };
 
-const statusOf: Partial<Record<DeskErrorKind, number>> = {
+const statusOf: Partial<Record<AppErrorKind, number>> = {
   invalid: 400,
   unauthenticated: 401,
   forbidden: 403,
@@ -42,11 +42,11 @@ const statusOf: Partial<Record<DeskErrorKind, number>> = {
 };
 
 describe('failure policy', () => {
-  it('has an expectation for every DeskError kind', () => {
-    expect(Object.keys(expected).sort()).toEqual([...deskErrorKinds].sort());
+  it('has an expectation for every AppError kind', () => {
+    expect(Object.keys(expected).sort()).toEqual([...appErrorKinds].sort());
   });
 
-  for (const kind of deskErrorKinds) {
+  for (const kind of appErrorKinds) {
     for (const call of ['read', 'write'] as const) {
       it(`${kind} on a ${call} is ${expected[kind][call]}`, () => {
         const status = statusOf[kind];
@@ -67,7 +67,7 @@ describe('failure policy', () => {
   });
 
   it('the ledger, the audit and the renderer agree: the key is kept exactly when the write was not refused', () => {
-    for (const kind of deskErrorKinds) {
+    for (const kind of appErrorKinds) {
       const e = { kind, ...(statusOf[kind] !== undefined ? { status: statusOf[kind] } : {}) };
       const kept = expected[kind].write !== 'refused';
       expect(keepsIdempotencyKey(e)).toBe(kept);

@@ -3,7 +3,7 @@ import { createDispatcher, createSenderPolicy } from '../../src/main/ipc/dispatc
 import { originOf } from '../../src/main/infra/origins';
 import type { Handlers } from '../../src/main/ipc/dispatcher';
 import { createLogger, memorySink } from '../../src/main/infra/log';
-import { DeskFailure } from '../../src/shared/ipc/errors';
+import { AppFailure } from '../../src/shared/ipc/errors';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
 
 const status: SessionStatus = {
@@ -95,9 +95,9 @@ describe('IPC dispatcher', () => {
     expect(logs.some((r) => r.message === 'ipc: contract channel without a handler')).toBe(true);
   });
 
-  it('passes a DeskFailure through as its DeskError', async () => {
+  it('passes a AppFailure through as its AppError', async () => {
     const { dispatch } = setup(async () => {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'precondition',
         message: 'No.',
         reason: 'INSUFFICIENT_BALANCE',

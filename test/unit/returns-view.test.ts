@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { explainReturnFailure, returnability, toTransferView } from '../../src/main/returns/view';
 import type { Transaction } from '../../src/shared/api';
-import { DeskFailure } from '../../src/shared/ipc/errors';
+import { AppFailure } from '../../src/shared/ipc/errors';
 
 const incoming = {
   amount: '125000',
@@ -91,12 +91,12 @@ describe('returns view', () => {
 
   it('re-words refusals with what to do and keeps kind, reason and status', () => {
     const e = explainReturnFailure(
-      new DeskFailure({ kind: 'precondition', reason: 'INSUFFICIENT_BALANCE', status: 422, message: 'raw' }),
-    ) as DeskFailure;
-    expect(e).toBeInstanceOf(DeskFailure);
+      new AppFailure({ kind: 'precondition', reason: 'INSUFFICIENT_BALANCE', status: 422, message: 'raw' }),
+    ) as AppFailure;
+    expect(e).toBeInstanceOf(AppFailure);
     expect(e).toMatchObject({ kind: 'precondition', reason: 'INSUFFICIENT_BALANCE', status: 422 });
     expect(e.message).toContain('Fund the account or return a smaller amount');
-    const offline = explainReturnFailure(new DeskFailure({ kind: 'offline', message: 'x' })) as DeskFailure;
+    const offline = explainReturnFailure(new AppFailure({ kind: 'offline', message: 'x' })) as AppFailure;
     expect(offline.message).toContain('the same key is used, so no second return is created');
     const other = new Error('boom');
     expect(explainReturnFailure(other)).toBe(other);

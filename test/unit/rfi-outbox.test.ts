@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Rfi } from '../../src/shared/api/rfis';
 import type { AnswerView } from '../../src/shared/ipc/channels/rfi-answers';
-import { DeskFailure } from '../../src/shared/ipc/errors';
+import { AppFailure } from '../../src/shared/ipc/errors';
 import type { RfiResponseBody } from '../../src/main/bank/client';
 import type { BankScope } from '../../src/main/bank/scope';
 import { createLogger, memorySink } from '../../src/main/infra/log';
@@ -73,29 +73,29 @@ class FakeBank implements OutboxBank {
     switch (f) {
       case 'offline':
       case 'lose-answer':
-        throw new DeskFailure({ kind: 'offline', message: 'The bank could not be reached.' });
+        throw new AppFailure({ kind: 'offline', message: 'The bank could not be reached.' });
       case 'server':
-        throw new DeskFailure({ kind: 'server', status: 502, message: 'bad gateway' });
+        throw new AppFailure({ kind: 'server', status: 502, message: 'bad gateway' });
       case 'expired':
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'forbidden',
           status: 403,
           reason: 'UPLOAD_URL_EXPIRED',
           message: 'expired',
         });
       case 'not-awaiting':
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'precondition',
           status: 422,
           reason: 'QUESTION_NOT_AWAITING_RESPONSE',
           message: 'not awaiting',
         });
       case 'invalid':
-        throw new DeskFailure({ kind: 'invalid', status: 400, message: 'q.response_text: required' });
+        throw new AppFailure({ kind: 'invalid', status: 400, message: 'q.response_text: required' });
       case 'rate-limited':
-        throw new DeskFailure({ kind: 'rate_limited', status: 429, message: 'slow down', retryAfterMs: 0 });
+        throw new AppFailure({ kind: 'rate_limited', status: 429, message: 'slow down', retryAfterMs: 0 });
       case 'in-flight':
-        throw new DeskFailure({ kind: 'conflict', status: 409, message: 'still being processed' });
+        throw new AppFailure({ kind: 'conflict', status: 409, message: 'still being processed' });
     }
   }
 
@@ -521,7 +521,7 @@ describe('outbox: a staged file that disappeared', () => {
     bank = new FakeBank('transaction.supporting_documents');
     bank.uploadDocument = async (_url, file) => {
       const where = typeof file === 'string' ? file : '/home/analyst/data/rfi-answers/staging/f_1.bin';
-      throw new DeskFailure({ kind: 'local', message: `The file ${where} cannot be read.` });
+      throw new AppFailure({ kind: 'local', message: `The file ${where} cannot be read.` });
     };
     const o = await open();
     const a = await o.enqueue(await docAnswer());

@@ -7,7 +7,7 @@ import { ChangeDetector, newsOf } from '../../src/main/rfis/notifier';
 import { openRfiRepository, sameJson, SHARD_COUNT, shardOf } from '../../src/main/rfis/repository';
 import { syncRepository } from '../../src/main/rfis/sync';
 import type { Rfi } from '../../src/shared/api/rfis';
-import { DeskFailure } from '../../src/shared/ipc/errors';
+import { AppFailure } from '../../src/shared/ipc/errors';
 import { deriveRfiStatus, TIMEOUT_MS } from '../../src/shared/rfi-rules';
 import {
   AT_RISK_MS,
@@ -269,7 +269,7 @@ function fakeBank(all: () => unknown[], mode: 'supported' | 'refused' | 'ignored
       const q = query;
       calls.push(q);
       if (q.updated_since && mode === 'refused') {
-        throw new DeskFailure({ kind: 'invalid', status: 400, message: 'updated_since: unknown parameter' });
+        throw new AppFailure({ kind: 'invalid', status: 400, message: 'updated_since: unknown parameter' });
       }
       let rows = all();
       if (q.updated_since && mode === 'supported') {

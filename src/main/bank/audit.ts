@@ -21,7 +21,7 @@ import { activityFactsSchema, auditEntryViewSchema } from '../../shared/ipc/chan
 import type { AuditEntryView } from '../../shared/ipc/channels/audit';
 import { describeActivity } from '../../shared/activity';
 import type { ActivityFacts } from '../../shared/activity';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
 import {
@@ -224,14 +224,14 @@ export function openAuditLog(options: {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         text = '';
       } else {
-        throw new DeskFailure({ kind: 'local', message: 'The audit log could not be read.' }, { cause: err });
+        throw new AppFailure({ kind: 'local', message: 'The audit log could not be read.' }, { cause: err });
       }
     }
     let v;
     try {
       v = verifyAuditLines(text, codec, file);
     } catch (err) {
-      throw new DeskFailure(
+      throw new AppFailure(
         { kind: 'keychain_unavailable', message: 'The audit log is encrypted and waiting for the keychain.' },
         { cause: err },
       );
@@ -293,7 +293,7 @@ export function openAuditLog(options: {
           tail = { n: at.n + 1, hash: lineHash(line) };
         } catch (err) {
           options.log.error('audit: could not append', { error: err });
-          throw new DeskFailure(
+          throw new AppFailure(
             { kind: 'local', message: 'The audit log could not be written.' },
             { cause: err },
           );
@@ -323,7 +323,7 @@ export function openAuditLog(options: {
       try {
         await writeFile(target, toCsv(entries), { mode: privateFileMode });
       } catch (err) {
-        throw new DeskFailure(
+        throw new AppFailure(
           { kind: 'local', message: `The CSV file could not be written to ${target}.` },
           { cause: err },
         );

@@ -23,7 +23,7 @@ import type { Readable } from 'node:stream';
 import got from 'got';
 import type { Response } from 'got';
 import type { z } from 'zod';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { fillRoutePath, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_RE, routes } from '../../shared/api';
 import { BANK_ID_RE, BANK_ID_RULE } from '../../shared/api/common';
 import { isLoopbackHost, originOf } from '../infra/origins';
@@ -121,7 +121,7 @@ type Res<K extends RouteId> = RouteResponse<K>;
 /** An id that becomes one path segment: the shared id rule (no `.`/`..`, no `/`), encoded. */
 export function pathParam(value: string, name: string): string {
   if (typeof value !== 'string' || !BANK_ID_RE.test(value)) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: name,
       message: `${name} ${BANK_ID_RULE}.`,
@@ -140,7 +140,7 @@ function signedUrl(url: string, baseUrl: string, purpose: 'upload' | 'download')
   try {
     target = new URL(url, `${baseUrl}/`);
   } catch {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'url',
       message: `The ${purpose} URL is not a URL.`,
@@ -151,7 +151,7 @@ function signedUrl(url: string, baseUrl: string, purpose: 'upload' | 'download')
     target.username ||
     target.password
   ) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'url',
       message: `The ${purpose} URL must use https (plain http only to this machine) and carry no credentials.`,
@@ -181,7 +181,7 @@ export async function* followPages<P extends { next_page_token?: string | null }
     const next = page.next_page_token;
     if (!next) return;
     if (seen.has(next)) {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'server',
         message: 'The bank repeated a page token while listing RFIs.',
       });
@@ -220,7 +220,7 @@ export class BankClient {
     const r = (schema as z.ZodType).safeParse(body);
     if (!r.success) {
       const { field, message } = describeIssues(r.error);
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'invalid_argument',
         field,
         message: `${field ? `${field}: ` : ''}${message}`,
@@ -236,13 +236,13 @@ export class BankClient {
     const identity = await this.identity(auth);
     const base = identity.baseUrl;
     if (!base) {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'offline',
         message: 'No bank is configured for this environment (or the embedded sandbox is not running).',
       });
     }
     if (!req.path.startsWith('/') || /(^|\/)\.{1,2}(\/|$)/.test(req.path)) {
-      throw new DeskFailure({ kind: 'invalid_argument', field: 'path', message: 'Not a bank API path.' });
+      throw new AppFailure({ kind: 'invalid_argument', field: 'path', message: 'Not a bank API path.' });
     }
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) qs.set(k, v);
@@ -250,7 +250,7 @@ export class BankClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (auth) {
       if (!identity.token) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'unauthenticated',
           message: 'No token is stored for this environment. Enter a token in Settings.',
         });
@@ -262,7 +262,7 @@ export class BankClient {
           origin,
           tokenOrigin: identity.tokenOrigin,
         });
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'unauthenticated',
           reason: 'TOKEN_ORIGIN_MISMATCH',
           message: `The stored token was entered for another address, not ${origin ?? 'this one'}. Enter the token for this environment in Settings.`,
@@ -374,7 +374,7 @@ export class BankClient {
     try {
       body = response.body ? JSON.parse(response.body) : null;
     } catch {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'invalid',
         status: response.statusCode,
         message: `The bank's answer to ${req.method} ${req.path} is not JSON.`,
@@ -388,7 +388,7 @@ export class BankClient {
         path: req.path,
         issues: parsed.error.issues.slice(0, 5),
       });
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'invalid',
         status: response.statusCode,
         field,
@@ -433,7 +433,7 @@ export class BankClient {
 
   private static key(idempotencyKey: string): string {
     if (!IDEMPOTENCY_KEY_RE.test(idempotencyKey)) {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'invalid_argument',
         field: 'idempotencyKey',
         message: 'An idempotency key is 1 to 255 visible ASCII characters.',
@@ -504,7 +504,7 @@ export class BankClient {
     const q = routes.listRfis.query.safeParse(query);
     if (!q.success) {
       const { field, message } = describeIssues(q.error);
-      throw new DeskFailure({ kind: 'invalid_argument', field, message: `${field}: ${message}` });
+      throw new AppFailure({ kind: 'invalid_argument', field, message: `${field}: ${message}` });
     }
     return this.call('listRfis', { query: q.data as Record<string, string | undefined>, ...o });
   }
@@ -583,7 +583,7 @@ export class BankClient {
     try {
       size = await source.size();
     } catch (err) {
-      throw new DeskFailure({ kind: 'local', message: 'The file to upload cannot be read.' }, { cause: err });
+      throw new AppFailure({ kind: 'local', message: 'The file to upload cannot be read.' }, { cause: err });
     }
     const sentAt = this.options.clock.localNow();
     let response: Response<string>;
@@ -606,7 +606,7 @@ export class BankClient {
       // The stored bytes were refused on the way (changed on disk): not the network's doing.
       const refused = source.failure?.();
       if (refused) {
-        throw new DeskFailure(
+        throw new AppFailure(
           { kind: 'local', message: 'The file to upload cannot be read.' },
           { cause: refused },
         );
@@ -645,7 +645,7 @@ export class BankClient {
     const target = signedUrl(url, identity.baseUrl, 'download');
     if (target.protocol !== 'https:' && target.origin !== (this.options.embeddedOrigin?.() ?? null)) {
       this.options.log.warn('bank: a plain-http document URL was refused', { host: target.host });
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'invalid_argument',
         field: 'url',
         message:
@@ -677,7 +677,7 @@ export class BankClient {
       });
     } catch (err) {
       stream.destroy();
-      if (err instanceof DeskFailure) throw err;
+      if (err instanceof AppFailure) throw err;
       if (linked.signal?.aborted) throw abortedBy(linked.signal, err);
       throw offlineFailure(err);
     }

@@ -18,8 +18,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DeskError } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
+import type { AppError } from '../../shared/ipc/errors';
 import { keepsIdempotencyKey } from '../../shared/failure-policy';
 import { createSerialQueue } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
@@ -74,10 +74,7 @@ export interface LedgerBegin {
 
 export interface IdempotencyLedger {
   begin(operationId: string, kind: OperationKind, body: unknown): Promise<LedgerBegin>;
-  settle(
-    operationId: string,
-    outcome: { transactionId: string } | { error: DeskError },
-  ): Promise<LedgerEntry>;
+  settle(operationId: string, outcome: { transactionId: string } | { error: AppError }): Promise<LedgerEntry>;
   get(operationId: string): LedgerEntry | undefined;
   list(): LedgerEntry[];
   /** Where the ledger lives (tests, diagnostics). */
@@ -149,7 +146,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
     begin(operationId, kind, body) {
       return queue(async () => {
         if (!operationId || operationId.length > 200) {
-          throw new DeskFailure({
+          throw new AppFailure({
             kind: 'local',
             message: 'An operation needs an id of 1 to 200 characters.',
           });
@@ -158,7 +155,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
         const existing = entries.get(operationId);
         if (existing && existing.state !== 'failed') {
           if (existing.kind !== kind || existing.bodyHash !== bodyHash) {
-            throw new DeskFailure({
+            throw new AppFailure({
               kind: 'local',
               reason: 'IDEMPOTENCY_BODY_CHANGED',
               message:
@@ -166,7 +163,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
             });
           }
           if (existing.state === 'pending' && now() - Date.parse(existing.createdAt) > retention) {
-            throw new DeskFailure({
+            throw new AppFailure({
               kind: 'local',
               reason: 'IDEMPOTENCY_KEY_EXPIRED',
               message:
@@ -200,7 +197,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
         } catch (err) {
           if (existing) entries.set(operationId, existing);
           else entries.delete(operationId);
-          throw new DeskFailure(
+          throw new AppFailure(
             { kind: 'local', message: 'The operation could not be recorded on disk, so it was not sent.' },
             { cause: err },
           );
@@ -219,7 +216,7 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
       return queue(async () => {
         const existing = entries.get(operationId);
         if (!existing)
-          throw new DeskFailure({ kind: 'local', message: `No operation ${operationId} in the ledger.` });
+          throw new AppFailure({ kind: 'local', message: `No operation ${operationId} in the ledger.` });
         let next: LedgerEntry;
         if ('transactionId' in outcome) {
           next = {

@@ -1,7 +1,7 @@
 import type { CryptoOrderRequest, ReturnIntentRequest } from '../../shared/api';
 import { auditOutcomeOf } from '../../shared/failure-policy';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DeskError } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
+import type { AppError } from '../../shared/ipc/errors';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { ActivityFacts } from '../../shared/activity';
@@ -71,8 +71,8 @@ export interface OperationsDeps {
   beforeRecord(profileId?: string): Promise<void>;
 }
 
-function toDeskError(err: unknown): DeskError {
-  return err instanceof DeskFailure ? err.toDeskError() : { kind: 'internal', message: 'Unexpected error' };
+function toAppError(err: unknown): AppError {
+  return err instanceof AppFailure ? err.toAppError() : { kind: 'internal', message: 'Unexpected error' };
 }
 
 /**
@@ -95,7 +95,7 @@ export function createOperations(deps: OperationsDeps): Operations {
   };
 
   const outcomeOf = (err: unknown): { outcome: 'failed' | 'pending'; detail: string } => {
-    const e = toDeskError(err);
+    const e = toAppError(err);
     return {
       outcome: auditOutcomeOf(e),
       detail: `${e.kind}${e.reason ? ` ${e.reason}` : ''}: ${e.message}`,
@@ -131,7 +131,7 @@ export function createOperations(deps: OperationsDeps): Operations {
       return { transactionId: res.transaction_id, idempotencyKey: begun.key, alreadyDone: false };
     } catch (err) {
       await ledger
-        .settle(operationId, { error: toDeskError(err) })
+        .settle(operationId, { error: toAppError(err) })
         .catch((e: unknown) => log.error('ledger: settle failed', { error: e }));
       await record({
         operation,

@@ -6,7 +6,7 @@
  * never leads to a second POST: this only ever reads.
  */
 
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { isTransientRead } from '../../shared/failure-policy';
 import { backoffDelay } from '../infra/backoff';
 import type { Transaction } from '../../shared/api';
@@ -105,14 +105,14 @@ export function createReadAfterCreate(deps: {
       } catch (err) {
         if (options.signal?.aborted) throw err;
         // 404 is the visibility window; offline / 5xx (after the client's own retries) are waited out.
-        const waitable = err instanceof DeskFailure && (err.kind === 'not_found' || isTransientRead(err));
+        const waitable = err instanceof AppFailure && (err.kind === 'not_found' || isTransientRead(err));
         if (!waitable) {
-          report('failed', err instanceof DeskFailure ? err.message : 'The transaction could not be read.');
+          report('failed', err instanceof AppFailure ? err.message : 'The transaction could not be read.');
           throw err;
         }
         const elapsed = now() - started;
         if (elapsed >= timing.giveUpAfterMs) {
-          const failure = new DeskFailure({
+          const failure = new AppFailure({
             kind: 'not_found',
             message: `The bank has not shown transaction ${transactionId} after ${Math.round(elapsed / 60_000)} minutes. It was created; check it later in the transaction list.`,
           });

@@ -3,7 +3,7 @@
  * shared/failure-policy): how many attempts, how long between them, and which request may repeat.
  */
 
-import type { DeskFailure } from '../../shared/ipc/errors';
+import type { AppFailure } from '../../shared/ipc/errors';
 import { classifyFailure } from '../../shared/failure-policy';
 import { backoffDelay } from '../infra/backoff';
 
@@ -40,7 +40,7 @@ export const retryableStatus = new Set([409, 500, 502, 503, 504]);
  * write unless refused (the same key makes a repeat safe); an unkeyed write only when nothing
  * happened.
  */
-export function mayRetry(mode: RetryMode, failure: DeskFailure): boolean {
+export function mayRetry(mode: RetryMode, failure: AppFailure): boolean {
   if (mode === 'safe') return classifyFailure(failure, 'read') === 'transient';
   const cls = classifyFailure(failure, 'write');
   return mode === 'idempotent' ? cls !== 'refused' : cls === 'transient';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Rfi } from '../../shared/api/rfis';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
 import { privateFileMode } from '../infra/durable-file';
 import type { JournalUpload } from './journal';
@@ -118,7 +118,7 @@ export async function fetchDocument(
   try {
     meta = await bank.getDocument(ref.documentId);
   } catch (err) {
-    info.problem = `not readable at the bank (${err instanceof DeskFailure ? err.message : 'error'})`;
+    info.problem = `not readable at the bank (${err instanceof AppFailure ? err.message : 'error'})`;
     return { info, temp: null };
   }
   info.contentType = meta.content_type;
@@ -146,7 +146,7 @@ export async function fetchDocument(
     );
   } catch (err) {
     await rm(temp, { force: true });
-    info.problem = `could not be downloaded (${err instanceof DeskFailure ? err.message : 'error'})`;
+    info.problem = `could not be downloaded (${err instanceof AppFailure ? err.message : 'error'})`;
     return { info, temp: null };
   }
   info.sha256 = hash.digest('hex');

@@ -16,7 +16,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Rfi } from '../../shared/api/rfis';
 import { isTransientRead } from '../../shared/failure-policy';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { AuditLog } from '../bank/audit';
 import type { BankClient } from '../bank/client';
 import type { Logger } from '../infra/log';
@@ -96,7 +96,7 @@ async function readRfi(id: string, owner: CaseFileOwner): Promise<ReadRfi & { ow
   try {
     return { rfi: await owner.bank.getRfi(id), fromCache: false, owner };
   } catch (err) {
-    if (err instanceof DeskFailure && isTransientRead(err.toDeskError())) {
+    if (err instanceof AppFailure && isTransientRead(err.toAppError())) {
       const cached = await owner.cachedRfi(id);
       if (cached) return { rfi: cached, fromCache: true, owner };
     }
@@ -142,7 +142,7 @@ async function placeFiles(
   } catch (err) {
     await rm(pdfTemp, { force: true });
     if (zipTemp) await rm(zipTemp, { force: true });
-    throw new DeskFailure(
+    throw new AppFailure(
       { kind: 'local', message: `The case file could not be written (${path.basename(pdfPath)}).` },
       { cause: err },
     );
@@ -185,7 +185,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     } catch (err) {
       zip?.destroy();
       if (zipTemp) await rm(zipTemp, { force: true });
-      throw new DeskFailure(
+      throw new AppFailure(
         {
           kind: 'local',
           message: `The case file could not be written (${path.basename(zipPath ?? pdfPath)}).`,
@@ -223,7 +223,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     showInFolder(file) {
       // Only a case file this run saved: the page cannot point the file manager anywhere else.
       if (!saved.has(file))
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           message: 'That file is not a case file saved here.',
         });

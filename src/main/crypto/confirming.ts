@@ -5,10 +5,10 @@
  */
 
 import type { OrderView } from '../../shared/ipc/channels/crypto';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { Operations } from '../bank/operations';
 import { ConfirmRefused, guardedConfirm } from './guard';
-import { deskErrorOf, orderFacts, requireTrade, validUntilOf } from './order-book';
+import { appErrorOf, orderFacts, requireTrade, validUntilOf } from './order-book';
 import type { OrderBook } from './order-book';
 import type { OrderTracking } from './tracking';
 
@@ -24,7 +24,7 @@ export interface ConfirmingDeps {
 /** The guard's refusal or the bank's offline answer, said for the analyst. */
 function confirmFailure(err: unknown): never {
   if (err instanceof ConfirmRefused) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'precondition',
       reason:
         err.reason === 'EXPIRED'
@@ -37,8 +37,8 @@ function confirmFailure(err: unknown): never {
       message: err.message,
     });
   }
-  if (err instanceof DeskFailure && err.kind === 'offline') {
-    throw new DeskFailure(
+  if (err instanceof AppFailure && err.kind === 'offline') {
+    throw new AppFailure(
       {
         kind: 'offline',
         message:
@@ -58,7 +58,7 @@ export function createConfirming(deps: ConfirmingDeps): (orderId: string) => Pro
     const { bank, clock } = owner;
     const transactionId = r.transactionId;
     if (!transactionId || r.phase !== 'visible') {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'precondition',
         reason: 'QUOTE_NOT_CONFIRMABLE',
         message: 'The bank has not shown this quote yet; it cannot be confirmed.',
@@ -72,7 +72,7 @@ export function createConfirming(deps: ConfirmingDeps): (orderId: string) => Pro
         reason: 'OFFLINE',
       };
       book.update(orderId, { error });
-      throw new DeskFailure({ kind: 'offline', ...error });
+      throw new AppFailure({ kind: 'offline', ...error });
     }
     try {
       await deps.operations.audited(
@@ -102,7 +102,7 @@ export function createConfirming(deps: ConfirmingDeps): (orderId: string) => Pro
           }).catch(confirmFailure),
       );
     } catch (err) {
-      book.update(orderId, { error: deskErrorOf(err) });
+      book.update(orderId, { error: appErrorOf(err) });
       // Learn the real state (expired, or confirmed after all) without sending anything.
       tracking
         .read(orderId, transactionId)

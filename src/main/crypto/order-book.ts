@@ -6,7 +6,7 @@
 
 import type { z } from 'zod';
 import type { OrderView } from '../../shared/ipc/channels/crypto';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { ActivityFacts } from '../../shared/activity';
 import { formatMinor, parseMinor } from '../../shared/money';
 import type { BankClient } from '../bank/client';
@@ -50,8 +50,8 @@ const FINAL = new Set([
 ]);
 export const isFinalStatus = (status: string | null): boolean => status !== null && FINAL.has(status);
 
-export function deskErrorOf(err: unknown): { message: string; reason: string | null } {
-  if (err instanceof DeskFailure) return { message: err.message, reason: err.reason ?? null };
+export function appErrorOf(err: unknown): { message: string; reason: string | null } {
+  if (err instanceof AppFailure) return { message: err.message, reason: err.reason ?? null };
   return { message: 'Unexpected error; see the log.', reason: null };
 }
 
@@ -97,7 +97,7 @@ export function canTrade(owner: CryptoOwner): { ok: boolean; reason: string | nu
 export async function requireTrade(owner: CryptoOwner): Promise<void> {
   if (!owner.credential) await owner.check().catch(() => undefined);
   const trade = canTrade(owner);
-  if (!trade.ok) throw new DeskFailure({ kind: 'forbidden', message: trade.reason ?? 'Not allowed.' });
+  if (!trade.ok) throw new AppFailure({ kind: 'forbidden', message: trade.reason ?? 'Not allowed.' });
 }
 
 export const validUntilOf = (r: OrderRecord): number =>
@@ -210,7 +210,7 @@ export function createOrderBook(deps: OrderBookDeps): OrderBook {
 
   const update = (id: string, patch: Partial<OrderRecord>): OrderRecord => {
     const current = find(id);
-    if (!current) throw new DeskFailure({ kind: 'not_found', message: `No exchange order ${id} here.` });
+    if (!current) throw new AppFailure({ kind: 'not_found', message: `No exchange order ${id} here.` });
     const next = put({ ...current, ...patch });
     deps.events.emit('crypto.orderChanged', view(next));
     return next;
@@ -247,7 +247,7 @@ export function createOrderBook(deps: OrderBookDeps): OrderBook {
     find,
     get(id) {
       const r = find(id);
-      if (!r) throw new DeskFailure({ kind: 'not_found', message: `No exchange order ${id} here.` });
+      if (!r) throw new AppFailure({ kind: 'not_found', message: `No exchange order ${id} here.` });
       return r;
     },
     put,

@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { CryptoOrderRequest } from '../../shared/api';
 import { digitalAssetBySymbol } from '../../shared/catalogue';
 import type { OrderView, QuoteArgs } from '../../shared/ipc/channels/crypto';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { isPositiveMinorUnits } from '../../shared/money';
 import type { IdempotencyLedger } from '../bank/ledger';
 import type { Operations } from '../bank/operations';
-import { deskErrorOf, orderFacts, requireTrade } from './order-book';
+import { appErrorOf, orderFacts, requireTrade } from './order-book';
 import type { CryptoOwner, OrderBook, OrderRecord } from './order-book';
 import type { OrderTracking } from './tracking';
 
@@ -26,21 +26,21 @@ export interface QuotingDeps {
 export function bodyOf(args: QuoteArgs): CryptoOrderRequest {
   const asset = digitalAssetBySymbol(args.symbol);
   if (!asset) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'symbol',
       message: `symbol: ${args.symbol} is not supported.`,
     });
   }
   if (args.requestedAsset !== asset.base_asset && args.requestedAsset !== asset.quote_asset) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'requestedAsset',
       message: `requestedAsset: must be ${asset.base_asset} or ${asset.quote_asset}.`,
     });
   }
   if (!isPositiveMinorUnits(args.requestedAmount)) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'requestedAmount',
       message: 'requestedAmount: must be a positive amount.',
@@ -129,7 +129,7 @@ export function createQuoting(
       deps.tracking.awaitVisible(id, res.transactionId);
       return book.view(r);
     } catch (err) {
-      const error = deskErrorOf(err);
+      const error = appErrorOf(err);
       if (deps.ledger.get(id)?.state === 'pending') {
         // Ambiguous (offline, 5xx): the bank may have made the quote. It moves no funds unless
         // confirmed, and it expires by itself, so a new quote is safe.

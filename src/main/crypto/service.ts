@@ -21,7 +21,7 @@ import { cryptoAccountsFormat, cryptoOrdersFormat } from './stored';
 import { createAccountBook } from './accounts';
 import type { StoredAccount } from './accounts';
 import { createConfirming } from './confirming';
-import { createOrderBook, deskErrorOf, isFinalStatus } from './order-book';
+import { createOrderBook, appErrorOf, isFinalStatus } from './order-book';
 import type { CryptoOwner, OrdersFile } from './order-book';
 import { bodyOfRecord, bodyOf, createQuoting } from './quoting';
 import { createOrderTracking } from './tracking';
@@ -133,7 +133,7 @@ export async function createCryptoService(
           r = await tracking.read(orderId, r.transactionId);
         } catch (err) {
           // The last known state is still worth showing; say why it is not fresh.
-          r = book.update(orderId, { error: deskErrorOf(err) });
+          r = book.update(orderId, { error: appErrorOf(err) });
         }
       }
       return book.view(r);

@@ -5,13 +5,13 @@
  */
 
 import type { Transaction } from '../../shared/api';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { createFollower } from '../bank/follower';
 import type { FollowPolicy, FollowUpdate } from '../bank/follower';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { SettingsStore } from '../session/settings';
-import { deskErrorOf, isFinalStatus, validUntilOf } from './order-book';
+import { appErrorOf, isFinalStatus, validUntilOf } from './order-book';
 import type { CryptoOwner, OrderBook, OrderRecord } from './order-book';
 
 /** The quote-expiry reminder comes this long before quote_valid_until. */
@@ -86,7 +86,7 @@ export function createOrderTracking(deps: OrderTrackingDeps): OrderTracking {
       })
       .catch((err: unknown) => {
         if (stop.aborted) return;
-        book.update(id, { error: deskErrorOf(err) });
+        book.update(id, { error: appErrorOf(err) });
       })
       .finally(() => awaiting.delete(id));
   };
@@ -225,7 +225,7 @@ function createSettlementFollower(deps: OrderTrackingDeps & { expiry: ExpiryWatc
   const followOwner = (transactionId: string): CryptoOwner => {
     const orderId = followedOrders.get(transactionId);
     const r = orderId ? book.find(orderId) : undefined;
-    if (!r) throw new DeskFailure({ kind: 'not_found', message: 'This order is no longer kept here.' });
+    if (!r) throw new AppFailure({ kind: 'not_found', message: 'This order is no longer kept here.' });
     return book.ownerOf(r);
   };
   const follower = createFollower<Transaction>({
@@ -244,7 +244,7 @@ function createSettlementFollower(deps: OrderTrackingDeps & { expiry: ExpiryWatc
     onBatchError: (err) => log.warn('crypto: recording re-read orders failed', { error: err }),
     onError: (transactionId, err) => {
       // Not this credential's or this bank's order (switched meanwhile): the list follows it again.
-      if (err instanceof DeskFailure && (err.kind === 'not_found' || err.kind === 'forbidden')) {
+      if (err instanceof AppFailure && (err.kind === 'not_found' || err.kind === 'forbidden')) {
         followedOrders.delete(transactionId);
         return 'stop';
       }

@@ -13,7 +13,7 @@ import { chmod } from 'node:fs/promises';
 import path from 'node:path';
 import Conf from 'conf';
 import type { z } from 'zod';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { AtRestWaiting, plainCodec } from './at-rest';
 import type { AtRestCodec } from './at-rest';
 import { asideName, privateFileMode } from './durable-file';
@@ -249,23 +249,23 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
         const r = format.schema.safeParse(stored(value as object));
         if (!r.success) {
           const { field, message } = firstIssue(r.error);
-          throw new DeskFailure({ kind: 'invalid_argument', field, message: `Not saved: ${message}` });
+          throw new AppFailure({ kind: 'invalid_argument', field, message: `Not saved: ${message}` });
         }
         try {
           engine.store = r.data as Record<string, unknown>;
           codec.written(file);
         } catch (err) {
           if (err instanceof AtRestWaiting) {
-            throw new DeskFailure(
+            throw new AppFailure(
               {
                 kind: 'keychain_unavailable',
-                message: `Not saved: waiting for the keychain (${err.message}). Unlock it and restart Treasury Desk.`,
+                message: `Not saved: waiting for the keychain (${err.message}). Unlock it and restart Treasury EntityWatch.`,
               },
               { cause: err },
             );
           }
           log.error('local state: write failed', { file: rel(engine.path), error: err });
-          throw new DeskFailure(
+          throw new AppFailure(
             { kind: 'local', message: `${path.basename(engine.path)} could not be written.` },
             { cause: err },
           );

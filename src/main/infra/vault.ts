@@ -9,7 +9,7 @@
  * into it. It never writes a token to disk itself.
  */
 
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { DataKey } from './at-rest';
 import { loadDataKey } from './data-key';
 import type { KeyringBackend } from './keyring';
@@ -76,7 +76,7 @@ const memoryStatus = (keychainName: string, err: unknown): VaultStatus => ({
   backend: 'memory',
   available: false,
   keychainName,
-  problem: `The ${keychainName} keychain is not available (${describe(err)}). Tokens are kept in memory until it answers (the app asks it again every minute and on “Try again”); entered now, they must be entered again if Treasury Desk closes first.`,
+  problem: `The ${keychainName} keychain is not available (${describe(err)}). Tokens are kept in memory until it answers (the app asks it again every minute and on “Try again”); entered now, they must be entered again if Treasury EntityWatch closes first.`,
   dataAtRest: 'unencrypted',
 });
 
@@ -143,7 +143,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
 
   const check = (profileId: string): void => {
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(profileId)) {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'invalid_argument',
         field: 'profileId',
         message: 'Unknown environment profile.',
@@ -151,9 +151,9 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
     }
   };
 
-  const keychainFailure = (what: string, err: unknown): DeskFailure => {
+  const keychainFailure = (what: string, err: unknown): AppFailure => {
     log.error(`vault: keychain ${what} failed`, { error: describe(err) });
-    return new DeskFailure({
+    return new AppFailure({
       kind: 'keychain_unavailable',
       message: `The ${backend.name} keychain refused to ${what} the token (${describe(err)}). Unlock the keychain and try again.`,
     });
@@ -201,7 +201,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       problem:
         status.dataAtRest === 'encrypted'
           ? null
-          : `Tokens are now kept in the ${backend.name} keychain. Drafts, the outbox and the other files on disk are encrypted from the next start of Treasury Desk.`,
+          : `Tokens are now kept in the ${backend.name} keychain. Drafts, the outbox and the other files on disk are encrypted from the next start of Treasury EntityWatch.`,
     };
     log.info('vault: the keychain answers again; tokens moved into it', { count: moved.length });
     for (const id of moved) changed(id);
@@ -228,7 +228,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       status = {
         ...status,
         dataAtRest: 'waiting',
-        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved to disk until it answers (changes made now last until Treasury Desk closes); unlock the keychain and restart Treasury Desk.`,
+        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved to disk until it answers (changes made now last until Treasury EntityWatch closes); unlock the keychain and restart Treasury EntityWatch.`,
       };
     },
     onToken(listener) {
@@ -262,7 +262,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       check(profileId);
       const trimmed = token.trim();
       if (!tokenPattern.test(trimmed)) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'token',
           message: 'A token is 8 to 4096 visible characters without spaces.',

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { channels, isChannelName } from '../../shared/ipc/contract';
 import type { ChannelName, ChannelResult, ParsedArgs } from '../../shared/ipc/contract';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DeskError, Envelope } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
+import type { AppError, Envelope } from '../../shared/ipc/errors';
 import type { Logger } from '../infra/log';
 import { originOf } from '../infra/origins';
 
@@ -43,7 +43,7 @@ export interface DispatcherOptions {
 
 /**
  * The main side of the contract, independent of the transport: sender check, argument validation,
- * handler, and every failure turned into a DeskError the renderer can show.
+ * handler, and every failure turned into a AppError the renderer can show.
  */
 export function createDispatcher({ handlers, isTrustedSender, log }: DispatcherOptions): Dispatch {
   return async (channelName, rawArgs, sender) => {
@@ -75,7 +75,7 @@ export function createDispatcher({ handlers, isTrustedSender, log }: DispatcherO
       const value = await handler(parsed.data);
       return { ok: true, value: value === undefined ? null : value };
     } catch (err) {
-      if (err instanceof DeskFailure) return fail(err.toDeskError());
+      if (err instanceof AppFailure) return fail(err.toAppError());
       log.error('ipc: handler failed', { channel: channelName, error: err });
       return fail({
         kind: 'internal',
@@ -85,6 +85,6 @@ export function createDispatcher({ handlers, isTrustedSender, log }: DispatcherO
   };
 }
 
-function fail(error: DeskError): Envelope<never> {
+function fail(error: AppError): Envelope<never> {
   return { ok: false, error };
 }

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { cleanFileName } from '../../shared/names';
 import type { AtRestCodec } from '../infra/at-rest';
 import { checkStructure } from '../infra/file-structure';
@@ -60,13 +60,13 @@ const unreadable = 'The file cannot be read (it was moved, deleted or is not rea
 export function lockerCopies(deps: LockerCopiesDeps): LockerCopies {
   const blobPath = (v: Pick<Version, 'versionId' | 'blob'>): string =>
     path.join(deps.dir, v.blob ? `${v.versionId}.bin` : `${v.versionId}.sealed`);
-  const missing = (v: Version): DeskFailure =>
-    new DeskFailure({
+  const missing = (v: Version): AppFailure =>
+    new AppFailure({
       kind: 'local',
       message: `${v.name} is missing from the locker's folder (deleted on disk). Replace it with a new copy.`,
     });
-  const damaged = (v: Version): DeskFailure =>
-    new DeskFailure({
+  const damaged = (v: Version): AppFailure =>
+    new AppFailure({
       kind: 'local',
       message: `${v.name} in the locker cannot be opened (damaged, or sealed with another key). Replace it with a new copy.`,
     });
@@ -152,7 +152,7 @@ export function lockerCopies(deps: LockerCopiesDeps): LockerCopies {
   const copies: LockerCopies = {
     async ingest(source, dates) {
       if (dates.issuedOn && dates.expiresOn && dates.expiresOn < dates.issuedOn) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'expiresOn',
           message: 'The expiry date is before the issue date.',
@@ -219,7 +219,7 @@ export function lockerCopies(deps: LockerCopiesDeps): LockerCopies {
         }
       }
       if (createHash('sha256').update(bytes).digest('hex') !== v.sha256) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'local',
           message: `${v.name} in the locker changed on disk since it was added. Replace it with a new copy.`,
         });

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DOCUMENT_TYPES, EXPIRY_WARNING_DAYS, UPLOAD_CONTENT_TYPES } from '../../shared/catalogue';
 import type { DocumentType } from '../../shared/catalogue';
 import type { LockerDocumentView } from '../../shared/ipc/channels/locker';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { cleanName } from '../../shared/names';
 
 const DAY_MS = 86_400_000;
@@ -76,7 +76,7 @@ export type VersionDates = { issuedOn?: string | null | undefined; expiresOn?: s
 export function holderName(name: string): string {
   const clean = cleanName(name, 200);
   if (!clean) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'holder.name',
       message: 'The holder’s name has no visible characters.',

@@ -21,7 +21,7 @@ import { DOCUMENT_TYPE_LABELS, documentTypesFor } from '../../shared/catalogue';
 import type { DocumentType } from '../../shared/catalogue';
 import type { LockerDocumentView } from '../../shared/ipc/channels/locker';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
 import { createSerialQueue } from '../infra/durable-file';
@@ -132,8 +132,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
   const view = (d: LockerDocument) => viewOf(d, deps, (v) => copies.exists(v));
   const get = (id: string): LockerDocument => {
     const d = docs.get(id);
-    if (!d)
-      throw new DeskFailure({ kind: 'not_found', message: 'That document is no longer in the locker.' });
+    if (!d) throw new AppFailure({ kind: 'not_found', message: 'That document is no longer in the locker.' });
     return d;
   };
   const expiry = (): Promise<number> =>

@@ -1,6 +1,6 @@
 /**
  * A view of the default profile's object (its bank client or clock) that always reads the one
- * that is the default now. Its one use: the desk's member for the default profile (its RFI service
+ * that is the default now. Its one use: the entity watch's member for the default profile (its RFI service
  * and webhook configuration, which act only for the default profile itself). Never for an object
  * another profile owns: those go through their owner (the registry's session for their profileId).
  */

@@ -7,7 +7,7 @@
 
 import type { SessionStatus } from '../../shared/ipc/channels/session';
 import type { Profile } from '../../shared/ipc/channels/settings';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { BankClient } from '../bank/client';
 import type { BankIdentity, RetryPolicy } from '../bank/client';
 import { createServerClock } from '../bank/clock';
@@ -125,7 +125,7 @@ export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
     const baseUrl = environment().baseUrl;
     const origin = bankOrigin(baseUrl);
     if (p.kind === 'remote' && (!origin || !deps.destinations.approval(origin))) {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'not_approved',
         reason: 'DESTINATION_NOT_APPROVED',
         message: `The bank address ${origin ?? baseUrl} has not been approved on this computer. Approve it in Settings.`,
@@ -171,7 +171,7 @@ export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
     try {
       status = await askWhoWeAre(bank, base, (leId) => deps.legalEntityName(profileId, leId));
     } catch (err) {
-      if (!(err instanceof DeskFailure)) throw err;
+      if (!(err instanceof AppFailure)) throw err;
       const connection =
         err.kind === 'offline'
           ? 'offline'
@@ -273,7 +273,7 @@ export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
       const old = controller;
       controller = new AbortController();
       old.abort(
-        new DeskFailure({
+        new AppFailure({
           kind: 'offline',
           reason: 'ENVIRONMENT_CHANGED',
           message: `The request was stopped: ${why}.`,
@@ -283,7 +283,7 @@ export function createProfileSession(deps: ProfileSessionDeps): ProfileSession {
     },
     dispose() {
       state.dispose();
-      controller.abort(new DeskFailure({ kind: 'offline', message: 'This profile is no longer in use.' }));
+      controller.abort(new AppFailure({ kind: 'offline', message: 'This profile is no longer in use.' }));
     },
   };
   return session;
@@ -306,7 +306,7 @@ async function askWhoWeAre(
     return { ...base, connection: 'connected', credential, problem: null };
   } catch (err) {
     // GET /v1/webhook/url exists only in sandbox and development environments (spec 4.13).
-    if (!(err instanceof DeskFailure) || err.kind !== 'not_found') throw err;
+    if (!(err instanceof AppFailure) || err.kind !== 'not_found') throw err;
     await bank.listRfis({ page_size: '1' });
     return {
       ...base,

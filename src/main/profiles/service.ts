@@ -13,7 +13,7 @@
  * IPC handlers only translate to these calls.
  */
 
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { Operations } from '../bank/operations';
 import type { Logger } from '../infra/log';
 import type { TokenVault } from '../infra/vault';
@@ -84,7 +84,7 @@ export function createProfilesService(deps: ProfilesDeps): ProfilesService {
       approveLabel: 'Replace the token',
     });
     if (!ok) {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'not_approved',
         reason: 'TOKEN_REPLACE_DECLINED',
         message: 'The stored token was kept: replacing it was not confirmed in the app’s dialog.',
@@ -169,7 +169,7 @@ export function createProfilesService(deps: ProfilesDeps): ProfilesService {
       const p = settings.profile(profileId);
       const origin = profileOrigin(profileId);
       if (!origin) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'profileId',
           message: 'This profile has no valid bank address.',

@@ -5,7 +5,7 @@
 
 import { isTransientRead } from '../../shared/failure-policy';
 import type { TransferView } from '../../shared/ipc/channels/returns';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { formatMinor, parseMinor } from '../../shared/money';
 import { createFollower } from '../bank/follower';
 import type { FollowUpdate } from '../bank/follower';
@@ -87,7 +87,7 @@ export function createReturnsFollowing(deps: {
     onBatchError: (err) => deps.log.warn('returns: recording followed statuses failed', { error: err }),
     onError: (transactionId, err) => {
       // not_found: the transaction is not visible yet (read-after-create window).
-      if (err instanceof DeskFailure && (err.kind === 'not_found' || isTransientRead(err))) return 'retry';
+      if (err instanceof AppFailure && (err.kind === 'not_found' || isTransientRead(err))) return 'retry';
       deps.log.warn('returns: following stopped', { transactionId, error: err });
       return 'stop';
     },

@@ -7,7 +7,7 @@
 
 import type { Transaction } from '../../shared/api';
 import type { TransferView } from '../../shared/ipc/channels/returns';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
 import type { Operations } from '../bank/operations';
 import type { ReturnsRecord } from './record';
@@ -57,17 +57,17 @@ export function createReturnsOwners(deps: {
   record: ReturnsRecord;
   operations: Operations;
 }): ReturnsOwners {
-  const roleFailure = async (owner: ReturnsOwner): Promise<DeskFailure | null> => {
+  const roleFailure = async (owner: ReturnsOwner): Promise<AppFailure | null> => {
     const r = await roleOf(owner);
     if (r === null) {
-      return new DeskFailure({
+      return new AppFailure({
         kind: 'unauthenticated',
         message:
           'The bank has not confirmed which credential is in use, so nothing was sent. Check the connection and re-check.',
       });
     }
     if (r !== 'admin') {
-      return new DeskFailure({
+      return new AppFailure({
         kind: 'forbidden',
         reason: 'ROLE_VIEWER',
         message: `The credential in use has the ${r} role: it can read transfers but not return them. Nothing was sent. Switch to an admin credential to make a return.`,

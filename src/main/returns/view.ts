@@ -6,8 +6,8 @@
 import { describeReasonCode } from '../../shared/catalogue';
 import type { Transaction } from '../../shared/api';
 import type { TransferView } from '../../shared/ipc/channels/returns';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DeskError } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
+import type { AppError } from '../../shared/ipc/errors';
 
 /** Statuses during which a return exists on the transfer (spec 3.1). */
 export const RETURN_ACTIVE_STATUSES = ['intent_created', 'in_progress', 'return_completed'] as const;
@@ -154,8 +154,8 @@ const refusalWords: Record<string, string> = {
  * reason, field and status so the renderer can still tell refusals apart.
  */
 export function explainReturnFailure(err: unknown): unknown {
-  if (!(err instanceof DeskFailure)) return err;
-  const e: DeskError = err.toDeskError();
+  if (!(err instanceof AppFailure)) return err;
+  const e: AppError = err.toAppError();
   let message = e.message;
   if (e.reason && refusalWords[e.reason]) message = refusalWords[e.reason] ?? message;
   else if (e.kind === 'forbidden')
@@ -171,5 +171,5 @@ export function explainReturnFailure(err: unknown): unknown {
     message = `${e.message} It is not known whether the request took effect: send again (the same key is used, so no second return is created).`;
   else if (e.kind === 'invalid' && e.field === undefined && e.status === 400)
     message = `The bank refused the request: ${e.message}`;
-  return new DeskFailure({ ...e, message }, { cause: err });
+  return new AppFailure({ ...e, message }, { cause: err });
 }

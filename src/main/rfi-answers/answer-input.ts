@@ -5,7 +5,7 @@
 
 import { questionTypeInfo } from '../../shared/catalogue';
 import type { DraftView } from '../../shared/ipc/channels/rfi-answers';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { BankScope } from '../bank/scope';
 import type { DraftRecord } from './drafts';
 import type { FileArea } from './files';
@@ -21,8 +21,8 @@ export interface DraftInput {
   files: string[];
 }
 
-const invalid = (field: string, message: string): DeskFailure =>
-  new DeskFailure({ kind: 'invalid_argument', field, message });
+const invalid = (field: string, message: string): AppFailure =>
+  new AppFailure({ kind: 'invalid_argument', field, message });
 
 /**
  * Throws the analyst's reason when the input cannot be kept: a file main never issued or listed

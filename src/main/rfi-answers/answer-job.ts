@@ -11,8 +11,8 @@
 import type { Rfi, RfiQuestion } from '../../shared/api/rfis';
 import { classifyFailure } from '../../shared/failure-policy';
 import type { DocumentType, UploadContentType } from '../../shared/catalogue';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DeskError } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
+import type { AppError } from '../../shared/ipc/errors';
 import type { RfiResponseBody } from '../bank/client';
 import type { UploadSource } from '../infra/sealed-blob';
 import type { JobContext, JobKind } from '../infra/job-queue';
@@ -88,7 +88,7 @@ export interface AnswerJobDeps {
   /** Upload progress per answer (shown in its view while uploading). */
   progress: Map<string, { sentBytes: number; totalBytes: number }>;
   /** The last failure of any answer (null once one is sent). */
-  setLastError(e: DeskError | null): void;
+  setLastError(e: AppError | null): void;
   audit?(line: OutboxAuditLine): Promise<void>;
   onProgress?(p: { answerId: string; sentBytes: number; totalBytes: number }): void;
   onUploaded?(doc: UploadedDocument): void;
@@ -96,13 +96,13 @@ export interface AnswerJobDeps {
   busy?: Pick<BusyGuard, 'run'>;
 }
 
-export function asDeskError(err: unknown): DeskError {
-  if (err instanceof DeskFailure) return err.toDeskError();
+export function asAppError(err: unknown): AppError {
+  if (err instanceof AppFailure) return err.toAppError();
   return { kind: 'internal', message: err instanceof Error ? err.message : 'Unexpected error' };
 }
 
 /** The audit outcome and wording of a failed write (the failure policy's pending/failed). */
-function failedOutcome(de: DeskError): { outcome: 'failed' | 'pending'; why: string } {
+function failedOutcome(de: AppError): { outcome: 'failed' | 'pending'; why: string } {
   return {
     outcome: classifyFailure(de, 'write') === 'refused' ? 'failed' : 'pending',
     why: `${de.kind}${de.reason ? ` ${de.reason}` : ''}: ${de.message}`,
@@ -128,7 +128,7 @@ const uploadDetail = (e: OutboxEntry, d: OutboxDocument): string =>
 function question(rfi: Rfi, e: OutboxEntry): RfiQuestion {
   const q = rfi.questions.find((x) => x.id === e.questionId);
   if (!q) {
-    throw new DeskFailure({ kind: 'not_found', message: `The RFI no longer has question ${e.questionId}.` });
+    throw new AppFailure({ kind: 'not_found', message: `The RFI no longer has question ${e.questionId}.` });
   }
   return q;
 }
@@ -137,7 +137,7 @@ function question(rfi: Rfi, e: OutboxEntry): RfiQuestion {
 function bankFor(deps: AnswerJobDeps, e: OutboxEntry): OutboxBank {
   const ensure = (): void => {
     if (!deps.mine(e)) {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'local',
         reason: OTHER_BANK,
         message: `Waiting for ${e.scope?.origin ?? 'its bank'}: this answer is sent only to the bank it was written for.`,
@@ -201,7 +201,7 @@ async function uploadDocument(
       }
       const hashed = await hashing;
       if ('err' in hashed) {
-        throw new DeskFailure({ kind: 'local', message: 'unreadable' }, { cause: hashed.err });
+        throw new AppFailure({ kind: 'local', message: 'unreadable' }, { cause: hashed.err });
       }
       await auditLine(deps, {
         operation: 'rfi.upload',
@@ -227,7 +227,7 @@ async function uploadDocument(
       }
       return;
     } catch (err) {
-      const de = asDeskError(err);
+      const de = asAppError(err);
       if (de.reason !== OTHER_BANK) {
         const f = failedOutcome(
           de.kind === 'local'
@@ -254,7 +254,7 @@ async function uploadDocument(
       }
       if (de.kind === 'local' && de.reason !== OTHER_BANK) {
         // The client's message names the path; the analyst gets the file's name only.
-        throw new DeskFailure(
+        throw new AppFailure(
           { kind: 'local', message: `${d.name} can no longer be read. Remove it and add the file again.` },
           { cause: err },
         );
@@ -324,7 +324,7 @@ async function send(deps: AnswerJobDeps, e: OutboxEntry, ctx: JobContext<OutboxE
     const resp = await bank.submitRfiResponse(e.rfiId, e.questionId, body);
     return await sent(deps, e, resp.id);
   } catch (err) {
-    const de = asDeskError(err);
+    const de = asAppError(err);
     if (de.reason === OTHER_BANK) return afterSendFailure(e, de);
     const f = failedOutcome(de);
     await auditLine(deps, {
@@ -389,9 +389,9 @@ async function runAnswer(
     await upload(deps, e, ctx);
     return await send(deps, e, ctx);
   } catch (err) {
-    if (!(err instanceof DeskFailure))
+    if (!(err instanceof AppFailure))
       deps.log.error('rfi-answers: unexpected failure', { answerId: e.id, error: err });
-    return afterRunFailure(e, asDeskError(err));
+    return afterRunFailure(e, asAppError(err));
   }
 }
 

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import type { RfiQuestion } from '../../shared/api/rfis';
 import type { AnswerState } from '../../shared/ipc/channels/rfi-answers';
 import { classifyFailure } from '../../shared/failure-policy';
-import type { DeskError } from '../../shared/ipc/errors';
+import type { AppError } from '../../shared/ipc/errors';
 import type { BankScope } from '../bank/scope';
 import type { JobResult } from '../infra/job-queue';
 
@@ -82,7 +82,7 @@ type Conflict = NonNullable<OutboxEntry['conflict']>;
  * What happens next to an answer: the job queue's result (its patch is the answer's new state),
  * with the error the outbox reports as its last one, if any.
  */
-export type AnswerStep = JobResult<OutboxEntry> & { error?: DeskError };
+export type AnswerStep = JobResult<OutboxEntry> & { error?: AppError };
 
 /** Thrown by a bank call of an entry whose bank is not its profile's any more: nothing was sent. */
 export const OTHER_BANK = 'ANSWER_FOR_ANOTHER_BANK';
@@ -91,7 +91,7 @@ const FINISHED: ReadonlySet<AnswerState> = new Set(['sent', 'failed', 'conflict'
 
 export const isFinished = (state: AnswerState): boolean => FINISHED.has(state);
 
-export function shortError(e: DeskError): OutboxEntry['lastError'] {
+export function shortError(e: AppError): OutboxEntry['lastError'] {
   return { kind: e.kind, message: e.message, ...(e.reason ? { reason: e.reason } : {}) };
 }
 
@@ -202,7 +202,7 @@ export function sentStep(e: OutboxEntry, responseId: string): AnswerStep {
 
 const retryLater = (
   state: 'queued' | 'verifying',
-  de: DeskError,
+  de: AppError,
   patch: Partial<OutboxEntry> = {},
 ): AnswerStep => ({
   outcome: state === 'verifying' ? 'verify' : 'retry',
@@ -211,21 +211,21 @@ const retryLater = (
   error: de,
 });
 
-const failed = (de: DeskError, patch: Partial<OutboxEntry> = {}): AnswerStep => ({
+const failed = (de: AppError, patch: Partial<OutboxEntry> = {}): AnswerStep => ({
   outcome: 'failed',
   patch: { ...patch, state: 'failed', lastError: shortError(de) },
   error: de,
 });
 
 /** A refusal of the POST that means the question moved on: the RFI is re-read to show what changed. */
-export const isNotAwaiting = (de: DeskError): boolean =>
+export const isNotAwaiting = (de: AppError): boolean =>
   de.kind === 'precondition' && de.reason === 'QUESTION_NOT_AWAITING_RESPONSE';
 
 /**
  * The POST failed. `q` is the question re-read after a "not awaiting" refusal (null when it could
  * not be read).
  */
-export function afterSendFailure(e: OutboxEntry, de: DeskError, q: RfiQuestion | null = null): AnswerStep {
+export function afterSendFailure(e: OutboxEntry, de: AppError, q: RfiQuestion | null = null): AnswerStep {
   if (de.reason === OTHER_BANK) {
     // Nothing left: the POST may have gone in an earlier attempt, so re-read before sending.
     return { outcome: 'wait', patch: { state: e.attempts > 1 ? 'verifying' : 'queued' } };
@@ -276,7 +276,7 @@ export function afterReRead(
 }
 
 /** Anything else failed during a run (a read, an upload, the bank changed). */
-export function afterRunFailure(e: OutboxEntry, de: DeskError): AnswerStep {
+export function afterRunFailure(e: OutboxEntry, de: AppError): AnswerStep {
   const state = e.state === 'verifying' || e.state === 'sending' ? 'verifying' : 'queued';
   // The profile's bank changed under this entry: it waits for its own (no failure counted).
   if (de.reason === OTHER_BANK) return { outcome: 'wait', patch: { state } };

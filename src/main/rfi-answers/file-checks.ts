@@ -1,7 +1,7 @@
 /** The checks every staged file passes, in the words every refusal of a type uses. */
 import { rm } from 'node:fs/promises';
 import type { UploadContentType } from '../../shared/catalogue';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { checkStructure } from '../infra/file-structure';
 import type { BlobCodec } from '../infra/sealed-blob';
 
@@ -32,7 +32,7 @@ export async function checkStored(
   }
   if (!checked.ok) {
     await rm(file, { force: true });
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field,
       message: `${name}: ${notAccepted(checked.reason)}`,

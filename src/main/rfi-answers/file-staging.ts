@@ -8,7 +8,7 @@ import path from 'node:path';
 import { UPLOAD_CONTENT_TYPES } from '../../shared/catalogue';
 import type { DocumentType } from '../../shared/catalogue';
 import { cleanFileName } from '../../shared/names';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { BlobCodec, BlobWriter } from '../infra/sealed-blob';
 import { blobWriter } from '../infra/sealed-blob';
 import { checkStored } from './file-checks';
@@ -50,8 +50,8 @@ export interface DroppedFiles {
   dispose(): Promise<void>;
 }
 
-const noSuchFile = (): DeskFailure =>
-  new DeskFailure({ kind: 'invalid_argument', field: 'stagingId', message: 'No such file being added.' });
+const noSuchFile = (): AppFailure =>
+  new AppFailure({ kind: 'invalid_argument', field: 'stagingId', message: 'No such file being added.' });
 
 export function droppedFiles(o: {
   stagingDir: string;
@@ -59,7 +59,7 @@ export function droppedFiles(o: {
   maxBytes: () => number;
   tooLarge: (size: number) => string;
   /** The refusal when `adding` more bytes would pass the staging quota, else null. */
-  overQuota: (adding: number) => DeskFailure | null;
+  overQuota: (adding: number) => AppFailure | null;
 }): DroppedFiles {
   const arriving = new Map<string, Arriving>();
   const get = (stagingId: string): Arriving => {
@@ -70,7 +70,7 @@ export function droppedFiles(o: {
   const files: DroppedFiles = {
     async begin(b) {
       if (b.sizeBytes > o.maxBytes()) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'sizeBytes',
           message: o.tooLarge(b.sizeBytes),
@@ -78,14 +78,14 @@ export function droppedFiles(o: {
       }
       const declared = b.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
       if (declared !== '' && !(UPLOAD_CONTENT_TYPES as readonly string[]).includes(declared)) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'contentType',
           message: `${cleanFileName(b.name)} is ${declared}; the bank accepts PDF, PNG and JPEG files only.`,
         });
       }
       if (arriving.size >= MAX_ARRIVING) {
-        throw new DeskFailure({ kind: 'local', message: 'Too many files are being added at once.' });
+        throw new AppFailure({ kind: 'local', message: 'Too many files are being added at once.' });
       }
       const full = o.overQuota(b.sizeBytes);
       if (full) throw full;
@@ -108,7 +108,7 @@ export function droppedFiles(o: {
     async chunk(stagingId, offset, base64) {
       const s = get(stagingId);
       if (offset !== s.writer.received) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'offset',
           message: `Expected the chunk at ${s.writer.received}, got ${offset}.`,
@@ -116,7 +116,7 @@ export function droppedFiles(o: {
       }
       const bytes = Buffer.from(base64, 'base64');
       if (bytes.length === 0 || bytes.length > CHUNK_BYTES) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'data',
           message: `A chunk holds 1 to ${CHUNK_BYTES} bytes.`,
@@ -124,7 +124,7 @@ export function droppedFiles(o: {
       }
       if (s.writer.received + bytes.length > s.sizeBytes) {
         await files.abort(stagingId);
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'data',
           message: 'More bytes than the declared size.',
@@ -136,7 +136,7 @@ export function droppedFiles(o: {
     async commit(stagingId) {
       const s = get(stagingId);
       if (s.writer.received !== s.sizeBytes) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'stagingId',
           message: `Only ${s.writer.received} of ${s.sizeBytes} bytes arrived.`,

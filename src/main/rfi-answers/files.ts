@@ -14,7 +14,7 @@ import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { cleanFileName } from '../../shared/names';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
@@ -115,9 +115,9 @@ export async function openFileArea(o: {
     for (const f of files.values()) if (f.kind === 'dropped') sum += f.sizeBytes;
     return sum;
   };
-  const overQuota = (adding: number): DeskFailure | null =>
+  const overQuota = (adding: number): AppFailure | null =>
     stagedBytes() + adding > quota
-      ? new DeskFailure({
+      ? new AppFailure({
           kind: 'local',
           message: `Staged files would take more than ${(quota / (1024 * 1024)).toFixed(quota < 10 * 1024 * 1024 ? 1 : 0)} MiB on this computer. Send or remove answers with files first.`,
         })
@@ -160,7 +160,7 @@ export async function openFileArea(o: {
     async adopt(a) {
       const shown = cleanFileName(a.name);
       if (a.sizeBytes === 0 || a.sizeBytes > o.maxBytes()) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'files',
           message: `${shown}: ${tooLarge(a.sizeBytes)}`,
@@ -175,7 +175,7 @@ export async function openFileArea(o: {
         written = await writeBlob(codec.blobs, final, a.bytes, a.sizeBytes);
       } catch (err) {
         if (err instanceof BlobTooLarge) {
-          throw new DeskFailure({
+          throw new AppFailure({
             kind: 'local',
             message: `${shown} is larger than recorded; it was not added.`,
           });
@@ -184,7 +184,7 @@ export async function openFileArea(o: {
       }
       if ((a.sha256 !== undefined && written.sha256 !== a.sha256) || written.sizeBytes !== a.sizeBytes) {
         await area.release([ref]);
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'local',
           message: `${shown} changed on disk since it was stored; it was not added.`,
         });
@@ -207,7 +207,7 @@ export async function openFileArea(o: {
     resolve(ref) {
       const f = files.get(ref);
       if (!f) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'files',
           message: 'A file reference was not issued by this app (add the file again).',
@@ -219,7 +219,7 @@ export async function openFileArea(o: {
     checkOwner(ref, profileId) {
       const f = area.resolve(ref);
       if (profileId !== null && f.profileId && f.profileId !== profileId) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'files',
           reason: 'file_of_another_profile',

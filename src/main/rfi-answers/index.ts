@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DEFAULT_MAX_UPLOAD_BYTES, UPLOAD_CONTENT_TYPES } from '../../shared/catalogue';
 import type { DocumentType } from '../../shared/catalogue';
 import type { AnswerView, DraftView } from '../../shared/ipc/channels/rfi-answers';
-import type { DeskError } from '../../shared/ipc/errors';
+import type { AppError } from '../../shared/ipc/errors';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
 import { bankKey } from '../bank/scope';
@@ -272,7 +272,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     status() {
       const counts: Record<string, number> = {};
       for (const a of outbox.list()) counts[a.state] = (counts[a.state] ?? 0) + 1;
-      const e: DeskError | null = outbox.lastError();
+      const e: AppError | null = outbox.lastError();
       return {
         counts,
         lastError: e ? { kind: e.kind, message: e.message, ...(e.reason ? { reason: e.reason } : {}) } : null,

@@ -18,8 +18,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { AnswerView, StagedFileView } from '../../shared/ipc/channels/rfi-answers';
-import { DeskFailure } from '../../shared/ipc/errors';
-import type { DeskError } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
+import type { AppError } from '../../shared/ipc/errors';
 import type { AtRestCodec } from '../infra/at-rest';
 import { scopeAllows } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
@@ -116,7 +116,7 @@ export interface Outbox {
   runDue(): Promise<void>;
   /** Resolves when the runner is idle. */
   idle(): Promise<void>;
-  lastError(): DeskError | null;
+  lastError(): AppError | null;
   dispose(): Promise<void>;
 }
 
@@ -188,13 +188,13 @@ function viewOf(
   };
 }
 
-const notFound = (): DeskFailure =>
-  new DeskFailure({ kind: 'not_found', message: 'No such answer in the outbox.' });
+const notFound = (): AppFailure =>
+  new AppFailure({ kind: 'not_found', message: 'No such answer in the outbox.' });
 
 export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   const activeScope = options.scope ?? defaultScope;
   const progress = new Map<string, { sentBytes: number; totalBytes: number }>();
-  let lastError: DeskError | null = null;
+  let lastError: AppError | null = null;
 
   /** The bank scope the entry's own profile has now. */
   const ownerScope = (profileId: string): BankScope | null => {
@@ -239,7 +239,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     async enqueue(a, owner) {
       const scope = owner ?? activeScope();
       if (outbox.active(a.rfiId, a.questionId, scope)) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'local',
           message: 'An answer to this question is already on its way. Wait for it, or dismiss it first.',
         });
@@ -262,7 +262,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
       // gone for good).
       const waiting = !mine(e) && queue.running() !== id;
       if (!isFinished(e.state) && !waiting) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'local',
           message: 'This answer is still being sent; it cannot be dismissed now.',
         });

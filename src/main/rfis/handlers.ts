@@ -1,5 +1,5 @@
 import type { Handlers } from '../ipc/dispatcher';
-import type { Desk } from '../desk/desk';
+import type { EntityWatch } from '../watch/entity-watch';
 
 type RfiChannels = 'rfis.list' | 'rfis.get' | 'rfis.sync' | 'rfis.markSeen' | 'rfis.counts';
 
@@ -8,20 +8,20 @@ export interface UploadNames {
   uploadsOf(rfiId: string): ReadonlyArray<{ documentId: string; name: string; documentType: string }>;
 }
 
-/** The consolidated RFI desk: queue rows of every watched entity, one RFI, sync now, read markers, counts. */
-export function rfisHandlers(desk: Desk, uploads?: UploadNames): Pick<Handlers, RfiChannels> {
+/** The consolidated RFI entityWatch: queue rows of every watched entity, one RFI, sync now, read markers, counts. */
+export function rfisHandlers(entityWatch: EntityWatch, uploads?: UploadNames): Pick<Handlers, RfiChannels> {
   return {
-    'rfis.list': (args) => desk.list(args ?? {}),
+    'rfis.list': (args) => entityWatch.list(args ?? {}),
     'rfis.get': async ({ id, refresh }) => {
-      const detail = await desk.get(id, refresh ?? false);
+      const detail = await entityWatch.get(id, refresh ?? false);
       if (!uploads) return detail;
       const documents = uploads
         .uploadsOf(id)
         .map((u) => ({ id: u.documentId, name: u.name, documentType: u.documentType }));
       return { ...detail, documents };
     },
-    'rfis.sync': (args) => desk.sync(args?.full ?? false),
-    'rfis.markSeen': ({ id, updatedAt }) => desk.markSeen(id, updatedAt),
-    'rfis.counts': () => desk.counts(),
+    'rfis.sync': (args) => entityWatch.sync(args?.full ?? false),
+    'rfis.markSeen': ({ id, updatedAt }) => entityWatch.markSeen(id, updatedAt),
+    'rfis.counts': () => entityWatch.counts(),
   };
 }

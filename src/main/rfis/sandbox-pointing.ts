@@ -5,7 +5,7 @@
  * only, and the state says why. Other banks are never pointed automatically.
  */
 
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { Logger } from '../infra/log';
 import { bankOrigin } from '../infra/origins';
 import { maskRouteUrl } from './route-mask';
@@ -64,7 +64,7 @@ export function createSandboxPointing(deps: SandboxPointingDeps): SandboxPointin
     } catch (err) {
       set({
         state: 'failed',
-        message: err instanceof DeskFailure ? err.message : 'The webhook URL could not be set (see the log).',
+        message: err instanceof AppFailure ? err.message : 'The webhook URL could not be set (see the log).',
       });
       deps.log.warn('webhook: sandbox webhook URL not set', { profileId: m.profileId, error: err });
     }

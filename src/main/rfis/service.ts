@@ -16,7 +16,7 @@ import type {
   RfiSummaryView,
   RfiSyncStateView,
 } from '../../shared/ipc/channels/rfis';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { isTransientRead } from '../../shared/failure-policy';
 import { countSummaries } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
@@ -63,7 +63,7 @@ export interface RfiServiceDeps {
   report?(problem: StateFileProblem): void;
   /** Names of the objects a few RFIs are about (for notifications); ids are shown without it. */
   relatedNames?(rfis: readonly Rfi[]): Promise<ReadonlyMap<string, string>>;
-  /** Where the awaiting-action count goes (default: the app badge; the desk sums every profile's). */
+  /** Where the awaiting-action count goes (default: the app badge; the entity watch sums every profile's). */
   badge?(count: number): void;
   /** The legal entity's name, added to notification titles (null: not said, one entity only). */
   entityName?(): string | null;
@@ -155,7 +155,7 @@ function detailOf(
   bankUnreachable: boolean,
 ): RfiDetailView {
   const summary = r.summary(rfi.id, nowMs);
-  if (!summary) throw new DeskFailure({ kind: 'not_found', message: `No RFI ${rfi.id} in the cache.` });
+  if (!summary) throw new AppFailure({ kind: 'not_found', message: `No RFI ${rfi.id} in the cache.` });
   return { rfi, summary, fromCache, bankUnreachable, lastSeenUpdatedAt: r.lastSeen(rfi.id) ?? null };
 }
 
@@ -234,7 +234,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
         await runner.run('poll', false);
         return state.state === 'offline' ? 'unreachable' : 'ok';
       } catch (err) {
-        if (err instanceof DeskFailure && err.kind === 'offline') return 'unreachable';
+        if (err instanceof AppFailure && err.kind === 'offline') return 'unreachable';
         throw err;
       }
     },
@@ -273,19 +273,19 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     async get(id, refresh) {
       const r = await currentRepo();
       if (!r)
-        throw new DeskFailure({ kind: 'not_found', message: 'No RFIs are cached for this environment yet.' });
+        throw new AppFailure({ kind: 'not_found', message: 'No RFIs are cached for this environment yet.' });
       let unreachable = false;
       if (refresh) {
         try {
           const fresh = await service.refresh(id, 'refresh');
           if (fresh) return detailOf(r, r.get(id) ?? fresh, now(), false, false);
         } catch (err) {
-          if (!(err instanceof DeskFailure) || !isTransientRead(err)) throw err;
+          if (!(err instanceof AppFailure) || !isTransientRead(err)) throw err;
           unreachable = true;
         }
       }
       const cached = r.get(id);
-      if (!cached) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+      if (!cached) throw new AppFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
       return detailOf(r, cached, now(), true, unreachable || syncState().state === 'offline');
     },
     async sync(source, full = false) {
@@ -299,7 +299,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       try {
         rfi = await bank.getRfi(rfiId);
       } catch (err) {
-        if (err instanceof DeskFailure && err.kind === 'not_found') {
+        if (err instanceof AppFailure && err.kind === 'not_found') {
           const removed = r.remove([rfiId]);
           if (removed.length > 0) {
             await r.flush();
@@ -318,13 +318,13 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       if (!r) return { summary: null, counts: emptyCounts() };
       const rfi = r.get(id);
       const at = updatedAt ?? rfi?.updated_at;
-      if (!at) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+      if (!at) throw new AppFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
       try {
         const changed = await r.markSeen(id, at);
         if (changed) changes.emitChanged('seen', [], [], [id]);
       } catch (err) {
         log.error('rfis: seen marker not saved', { error: err });
-        throw new DeskFailure(
+        throw new AppFailure(
           { kind: 'local', message: 'The read marker could not be saved on disk.' },
           { cause: err },
         );

@@ -6,7 +6,7 @@
  */
 
 import type { RfiSyncStateView } from '../../shared/ipc/channels/rfis';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
 import type { Logger } from '../infra/log';
 import type { SessionManager } from '../session/session';
@@ -80,7 +80,7 @@ export function createSyncRunner(deps: SyncRunnerDeps): SyncRunner {
       });
       return outcome;
     } catch (err) {
-      const e = err instanceof DeskFailure ? err : null;
+      const e = err instanceof AppFailure ? err : null;
       if (!e) log.error('rfis: sync failed', { error: err });
       deps.publishState({
         state: e?.kind === 'offline' ? 'offline' : 'error',

@@ -12,7 +12,7 @@
 
 import { z } from 'zod';
 import { Rfi } from '../../shared/api/rfis';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { followPages } from '../bank/client';
 import type { BankClient } from '../bank/client';
 import type { RfiDiff, RfiRepository } from './repository';
@@ -129,7 +129,7 @@ export async function syncRepository(
       got = await fetchAll(bank, { updated_since: since }, options.signal);
     } catch (err) {
       // A server without the extension may refuse the unknown parameter: fall back to full.
-      if (!(err instanceof DeskFailure && (err.kind === 'invalid' || err.kind === 'invalid_argument')))
+      if (!(err instanceof AppFailure && (err.kind === 'invalid' || err.kind === 'invalid_argument')))
         throw err;
       repo.setMeta({ updatedSinceSupported: false });
     }

@@ -1,4 +1,4 @@
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { checkWebhookUrl } from '../session/destinations';
 import { maskRouteUrl } from './route-mask';
 import type { Handlers } from '../ipc/dispatcher';
@@ -38,7 +38,7 @@ export function webhookHandlers(core: WebhookHandlerDeps): Pick<Handlers, Webhoo
         const url = checkWebhookUrl(args.url);
         if (core.session.credential?.role === 'viewer') {
           // No dialog for a change the bank refuses anyway.
-          throw new DeskFailure({
+          throw new AppFailure({
             kind: 'forbidden',
             message: 'This credential is a viewer: only an admin credential may set the webhook URL.',
           });

@@ -1,5 +1,5 @@
 /**
- * Who the webhook routes serve: the active profile and every profile the desk watches, each with
+ * Who the webhook routes serve: the active profile and every profile the entity watch watches, each with
  * its own session, bank client and RFI service. Shared by the webhook service's parts.
  */
 
@@ -7,7 +7,7 @@ import type { ReceiverStatusView } from '../../shared/ipc/channels/webhook';
 import type { BankClient } from '../bank/client';
 import type { RfiService, RfiSession } from './service';
 
-/** A profile the desk watches besides the active one: its own session, bank client and RFI service. */
+/** A profile the entity watch watches besides the active one: its own session, bank client and RFI service. */
 export interface WatchedWebhookProfile {
   profileId: string;
   session: RfiSession;

@@ -1,10 +1,10 @@
 /**
- * What the webhook service shows: one profile's route, key and mode (the desk's entity list), and
+ * What the webhook service shows: one profile's route, key and mode (the entity watch's entity list), and
  * the bank's webhook configuration of the active credential (Settings → Webhook).
  */
 
 import type { ReceiverStatusView, WebhookConfigView } from '../../shared/ipc/channels/webhook';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
 import type { Logger } from '../infra/log';
 import type { RouteCounters } from './receiver-routes';
@@ -13,7 +13,7 @@ import { keyFingerprint } from './signature';
 import type { PinnedKey } from './webhook-keys';
 import type { AutoState } from './webhook-members';
 
-/** How one profile's events reach the desk (the desk's entity list says it). */
+/** How one profile's events reach the entity watch (the entity watch's entity list says it). */
 export interface ProfileWebhookState {
   profileId: string;
   /** This profile's route (null: not listening). */
@@ -100,12 +100,12 @@ export async function readWebhookConfig(
     };
   } catch (err) {
     const message =
-      err instanceof DeskFailure && err.kind === 'not_found'
+      err instanceof AppFailure && err.kind === 'not_found'
         ? 'This bank does not offer GET /v1/webhook/url (the spec has it in sandbox and development environments only).'
-        : err instanceof DeskFailure
+        : err instanceof AppFailure
           ? err.message
           : 'The webhook configuration could not be read.';
-    if (!(err instanceof DeskFailure)) log.error('webhook: config read failed', { error: err });
+    if (!(err instanceof AppFailure)) log.error('webhook: config read failed', { error: err });
     return {
       config: null,
       error: message,

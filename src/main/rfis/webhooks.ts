@@ -1,6 +1,6 @@
 /**
  * Webhooks: one local receiver with a route per watched profile (the active one and every profile
- * the desk watches). Each route has its own unguessable path, verifies signatures with the key
+ * the entity watch watches). Each route has its own unguessable path, verifies signatures with the key
  * pinned for THAT profile's environment, drops duplicate event ids per profile, and hands an
  * accepted event to THAT profile's RFI service only (a re-read with that profile's own token,
  * through the same change detector as polling). For the embedded sandbox, each admin credential
@@ -16,7 +16,7 @@ import { maskRouteUrl } from './route-mask';
 import type { AtRestCodec } from '../infra/at-rest';
 import path from 'node:path';
 import type { ReceiverStatusView, WebhookConfigView } from '../../shared/ipc/channels/webhook';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
 import type { EventHub } from '../infra/events';
@@ -79,7 +79,7 @@ export interface WebhookService {
   /** Points the embedded sandbox's active credential at its route (no-op elsewhere). */
   autoConfigure(): Promise<void>;
   /**
-   * The profiles the desk watches besides the active one (called on every change of the set or
+   * The profiles the entity watch watches besides the active one (called on every change of the set or
    * of a watched profile's credential). Routes follow: a profile no longer listed loses its route.
    */
   watch(profiles: readonly WatchedWebhookProfile[]): void;
@@ -165,7 +165,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
 
   /**
    * The profile that was active until a switch: its route is held (503, the bank retries) until
-   * the desk says whether it watches it now (same path, nothing to re-point) or not (removed). It
+   * the entity watch says whether it watches it now (same path, nothing to re-point) or not (removed). It
    * is never bound to the active RFI service, which now serves another profile.
    */
   const held = new Map<string, NodeJS.Timeout>();
@@ -181,7 +181,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     pointer.forget(id);
     keys.forget(id);
   };
-  /** Just stopped being active: held until the desk has reconciled (at most 10 s). */
+  /** Just stopped being active: held until the entity watch has reconciled (at most 10 s). */
   const hold = (id: string): void => {
     members.delete(id);
     receiver.pauseRoute(id);
@@ -247,7 +247,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     config,
     async setUrl({ url, useReceiver }) {
       if ((url === undefined) === (useReceiver !== true)) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'url',
           message: 'Give either a URL ("" clears it) or useReceiver: true.',
@@ -255,7 +255,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
       }
       const target = useReceiver ? activeUrl() : url;
       if (target === null || target === undefined) {
-        throw new DeskFailure({ kind: 'local', message: 'The local receiver is not listening.' });
+        throw new AppFailure({ kind: 'local', message: 'The local receiver is not listening.' });
       }
       await bank.setWebhookUrl(target);
       return config();

@@ -4,7 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { openTempArea } from '../infra/temp-area';
 import { createRfiAnswers } from '../rfi-answers';
 import { createLocker } from '../locker/service';
@@ -14,8 +14,8 @@ import { createCryptoService } from '../crypto/service';
 import { relatedNamesResolver } from '../rfis/related-names';
 import { createReturnsService } from '../returns/service';
 import { createRfiService, createWebhookService, removeProfileCache } from '../rfis';
-import { deskBuilder } from '../desk/desk';
-import type { RfiMember } from '../desk/desk';
+import { entityWatchBuilder } from '../watch/entity-watch';
+import type { RfiMember } from '../watch/entity-watch';
 import type { RfiService } from '../rfis';
 import { bankOrigin } from '../infra/origins';
 import type { BankClient } from '../bank/client';
@@ -27,7 +27,7 @@ import type { ReturnsService } from '../returns/service';
 import type { CaseFiles } from '../case-files/service';
 import type { CaseFileJournal } from '../case-files/journal';
 import type { RfiAnswers, RfiAnswersDeps } from '../rfi-answers';
-import type { Desk } from '../desk/desk';
+import type { EntityWatch } from '../watch/entity-watch';
 import type { WebhookService } from '../rfis';
 import type { Locker } from '../locker/service';
 import type { Foundation } from './foundation';
@@ -168,14 +168,14 @@ export async function assembleAnswers(
   return rfiAnswers;
 }
 
-/** The RFI side: the default profile's queue reader, the webhook receiver and the consolidated desk. */
+/** The RFI side: the default profile's queue reader, the webhook receiver and the entity watch. */
 interface RfiFloor {
   rfis: RfiService;
   webhooks: WebhookService;
-  desk: Desk;
+  entityWatch: EntityWatch;
 }
 
-export async function assembleDesk(
+export async function assembleEntityWatch(
   f: Foundation,
   o: Owners,
   j: Journal,
@@ -184,9 +184,9 @@ export async function assembleDesk(
 ): Promise<RfiFloor> {
   const { options, settings, log, events } = f;
   const { session } = o;
-  // The consolidated desk: the default profile's RFI service emits through it (counts and the
+  // The entity watch: the default profile's RFI service emits through it (counts and the
   // badge cover every watched profile), then it watches every other profile with a token.
-  const deskParts = deskBuilder(events, f.platform, log);
+  const entityWatchParts = entityWatchBuilder(events, f.platform, log);
   const seen = ({
     rfiId,
     kind,
@@ -221,20 +221,20 @@ export async function assembleDesk(
       onSeen: seen,
     });
   // The default profile's queue reader reads (never writes) through whichever profile is the
-  // default now: the desk makes it the member for the default profile.
+  // default now: the entity watch makes it the member for the default profile.
   const bank = followActive(() => o.defaultOwner().bank);
   const clock = followActive(() => o.defaultOwner().clock);
   const rfis = await rfiService({
     session,
     bank,
     clock,
-    events: deskParts.hub,
-    badge: deskParts.badge,
-    // Named once the desk covers several entities (then every notification says whose RFI it is).
-    entityName: () => (deskParts.watchingOthers() ? session.current.entityName() : null),
+    events: entityWatchParts.hub,
+    badge: entityWatchParts.badge,
+    // Named once the entity watch covers several entities (then every notification says whose RFI it is).
+    entityName: () => (entityWatchParts.watchingOthers() ? session.current.entityName() : null),
   });
   f.disposables.add(rfis);
-  // One receiver, a route per watched profile: the desk tells it which profiles it watches.
+  // One receiver, a route per watched profile: the entity watch tells it which profiles it watches.
   const webhooks = await createWebhookService({
     bank,
     clock,
@@ -249,7 +249,7 @@ export async function assembleDesk(
     onSeen: seen,
   });
   f.disposables.add(webhooks);
-  const desk = deskParts.start({
+  const entityWatch = entityWatchParts.start({
     settings,
     vault: f.vault,
     destinations: f.destinations,
@@ -266,11 +266,11 @@ export async function assembleDesk(
     platform: f.platform,
     log,
   });
-  f.disposables.add(desk);
+  f.disposables.add(entityWatch);
   // The owner's RFI cache re-reads an RFI once one of our answers landed (its status moved).
   const offSent = rfiAnswers.onSent(
     (rfiId, owner) =>
-      void ((owner ? desk.member(owner.profileId)?.rfis : null) ?? rfis)
+      void ((owner ? entityWatch.member(owner.profileId)?.rfis : null) ?? rfis)
         .refresh(rfiId, 'refresh')
         .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err })),
   );
@@ -280,19 +280,25 @@ export async function assembleDesk(
     if (status.connection === 'connected') rfiAnswers.outbox.wake();
   });
   f.disposables.add(offOwners);
-  return { rfis, webhooks, desk };
+  return { rfis, webhooks, entityWatch };
 }
 
 /** Case files: each RFI and its documents read through the profile that owns it. */
-export function assembleCaseFiles(f: Foundation, o: Owners, b: BankFloor, j: Journal, desk: Desk): CaseFiles {
+export function assembleCaseFiles(
+  f: Foundation,
+  o: Owners,
+  b: BankFloor,
+  j: Journal,
+  entityWatch: EntityWatch,
+): CaseFiles {
   return createCaseFiles({
     dataDir: f.dataDir,
     temps: j.tempArea,
     owner: async (rfiId, profileId) => {
-      const m = await desk.owner(rfiId, profileId).catch((err: unknown) => {
-        // An RFI no profile has cached: asked of the default profile's bank, as before the desk.
-        const fallback = profileId === undefined ? desk.member(o.defaultProfileId()) : null;
-        if (fallback && err instanceof DeskFailure && err.kind === 'not_found') return fallback;
+      const m = await entityWatch.owner(rfiId, profileId).catch((err: unknown) => {
+        // An RFI no profile has cached: asked of the default profile's bank, as before the entity watch.
+        const fallback = profileId === undefined ? entityWatch.member(o.defaultProfileId()) : null;
+        if (fallback && err instanceof AppFailure && err.kind === 'not_found') return fallback;
         throw err;
       });
       const ps = m.session;
@@ -323,7 +329,7 @@ export async function assembleLocker(
   o: Owners,
   rfiAnswers: RfiAnswers,
   rfis: RfiService,
-  desk: Desk,
+  entityWatch: EntityWatch,
 ): Promise<Locker> {
   const locker = await createLocker({
     dataDir: f.dataDir,
@@ -343,12 +349,12 @@ export async function assembleLocker(
     stageForAnswer: (a) => rfiAnswers.files.adopt(a),
     // An RFI id is one bank's only: its status is read from the profile the use was recorded for.
     rfiStatus: async (rfiId, profileId) => {
-      const owner = profileId === null ? rfis : desk.member(profileId)?.rfis;
+      const owner = profileId === null ? rfis : entityWatch.member(profileId)?.rfis;
       return owner ? (await owner.get(rfiId, false)).rfi.status : null;
     },
     owner: async (rfiId, profileId) => {
       try {
-        return (await desk.owner(rfiId, profileId)).profileId;
+        return (await entityWatch.owner(rfiId, profileId)).profileId;
       } catch (err) {
         if (profileId === undefined) return o.session.profile.id;
         throw err;
@@ -366,7 +372,7 @@ export function assembleProfilesService(
   o: Owners,
   b: BankFloor,
   rfiAnswers: RfiAnswers,
-  desk: Desk,
+  entityWatch: EntityWatch,
 ): ProfilesService {
   return createProfilesService({
     settings: f.settings,
@@ -383,8 +389,8 @@ export function assembleProfilesService(
         return n > 0 ? `${n} queued answer${n === 1 ? '' : 's'}` : null;
       },
       drop: async (profileId, origin) => {
-        // Its RFI service stops first (the desk no longer watches a profile that is gone).
-        await desk.reconcile();
+        // Its RFI service stops first (the entity watch no longer watches a profile that is gone).
+        await entityWatch.reconcile();
         await rfiAnswers.removeProfile(profileId);
         await removeProfileCache(f.dataDir, profileId, origin);
       },

@@ -3,7 +3,7 @@
  * owner is found, then the ledger, the audit log and the writes, each through the owner's client.
  */
 import type { SandboxOptions } from '../../sandbox';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { openAuditLog } from '../bank/audit';
 import { createOperations } from '../bank/operations';
 import type { OriginDecision } from '../session/destinations';
@@ -92,7 +92,7 @@ export async function assembleOwners(
     ownerSession,
     existingOwner(profileId, gone) {
       if (profileId !== undefined && !exists(profileId))
-        throw new DeskFailure({ kind: 'not_found', message: gone });
+        throw new AppFailure({ kind: 'not_found', message: gone });
       return ownerSession(profileId);
     },
   };

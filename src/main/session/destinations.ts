@@ -17,7 +17,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { Logger } from '../infra/log';
 import type { DestinationApproval, Platform } from '../infra/platform';
 import { bankOrigin, isLoopbackHost } from '../infra/origins';
@@ -84,7 +84,7 @@ export function checkWebhookUrl(raw: string): string {
   try {
     u = new URL(raw.trim());
   } catch {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'url',
       message: 'The webhook URL is not a URL.',
@@ -92,7 +92,7 @@ export function checkWebhookUrl(raw: string): string {
   }
   const ok = u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
   if (!ok || u.username || u.password || u.hash) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'url',
       message:
@@ -110,9 +110,13 @@ export function defaultBankAllowListPath(
   const fromEnv = env['TREASURY_DESK_BANK_ALLOWLIST'];
   if (fromEnv) return fromEnv;
   if (platform === 'win32') {
-    return path.win32.join(env['ProgramData'] ?? 'C:\\ProgramData', 'Treasury Desk', 'bank-allowlist.json');
+    return path.win32.join(
+      env['ProgramData'] ?? 'C:\\ProgramData',
+      'Treasury EntityWatch',
+      'bank-allowlist.json',
+    );
   }
-  if (platform === 'darwin') return '/Library/Application Support/Treasury Desk/bank-allowlist.json';
+  if (platform === 'darwin') return '/Library/Application Support/Treasury EntityWatch/bank-allowlist.json';
   return '/etc/treasury-desk/bank-allowlist.json';
 }
 
@@ -186,8 +190,8 @@ export interface OriginDecision {
   decision: 'approved-by-analyst' | 'approved-by-main' | 'declined' | 'revoked';
 }
 
-const notApproved = (what: string): DeskFailure =>
-  new DeskFailure({
+const notApproved = (what: string): AppFailure =>
+  new AppFailure({
     kind: 'not_approved',
     reason: 'DESTINATION_NOT_APPROVED',
     message: `${what} was not approved in the app's confirmation dialog. Nothing was sent there.`,
@@ -214,7 +218,7 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
   let asking = false;
   const ask = async (request: Parameters<Platform['confirmDestination']>[0]): Promise<boolean> => {
     if (asking) {
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'not_approved',
         reason: 'APPROVAL_PENDING',
         message: 'Another confirmation is waiting for your answer. Answer it first, then try again.',

@@ -8,7 +8,7 @@
 import type { RunningSandbox } from '../../sandbox';
 import type { SessionStatus } from '../../shared/ipc/channels/session';
 import type { Profile, SandboxCredential } from '../../shared/ipc/channels/settings';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type { BankIdentity } from '../bank/client';
 import type { BankScope } from '../bank/scope';
 import type { EventHub } from '../infra/events';
@@ -74,7 +74,7 @@ const credentialIndex: Record<SandboxCredential, { entity: number; role: 'admin'
 export function sandboxToken(sandbox: RunningSandbox, choice: SandboxCredential): string {
   const { entity, role } = credentialIndex[choice];
   const token = sandbox.fixtures.legal_entities[entity]?.tokens[role];
-  if (!token) throw new DeskFailure({ kind: 'local', message: `The sandbox has no ${choice} credential.` });
+  if (!token) throw new AppFailure({ kind: 'local', message: `The sandbox has no ${choice} credential.` });
   return token;
 }
 
@@ -126,7 +126,7 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
       else {
         const origin = bankOrigin(next.baseUrl);
         if (!origin) {
-          throw new DeskFailure({
+          throw new AppFailure({
             kind: 'invalid_argument',
             field: 'profileId',
             message: 'This profile has no valid bank address.',
@@ -142,7 +142,7 @@ export async function createSession(deps: SessionDeps): Promise<SessionManager> 
     async useSandboxCredential(choice) {
       const sandbox = profiles.sandbox;
       if (current.profile.kind !== 'embedded-sandbox' || !sandbox) {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'credential',
           message:

@@ -6,7 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { p256PublicKey } from '../infra/p256';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import type {
   NotificationPrefs,
   Profile,
@@ -69,7 +69,7 @@ export function checkBaseUrl(raw: string): string {
   try {
     u = new URL(raw);
   } catch {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'baseUrl',
       message: 'The base URL is not a URL.',
@@ -77,14 +77,14 @@ export function checkBaseUrl(raw: string): string {
   }
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
   if (!(u.protocol === 'https:' || (u.protocol === 'http:' && loopback))) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'baseUrl',
       message: 'The base URL must use https (plain http is allowed only for 127.0.0.1 / localhost).',
     });
   }
   if (u.username || u.password || u.search || u.hash) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'baseUrl',
       message: 'The base URL must not carry credentials, a query or a fragment.',
@@ -97,7 +97,7 @@ export function checkBaseUrl(raw: string): string {
 export function checkWebhookPublicKey(pem: string): string {
   const key = p256PublicKey(pem);
   if (!key) {
-    throw new DeskFailure({
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'publicKeyPem',
       message:
@@ -151,7 +151,7 @@ export async function openSettings(stores: MainStores, dataDir: string): Promise
   const find = (s: SettingsFile, id: string): Profile => {
     const p = s.profiles.find((x) => x.id === id);
     if (!p)
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'not_found',
         field: 'profileId',
         message: `There is no environment profile "${id}".`,
@@ -221,7 +221,7 @@ export async function openSettings(stores: MainStores, dataDir: string): Promise
     removeProfile(id) {
       const p = find(store.get(), id);
       if (p.kind === 'embedded-sandbox') {
-        throw new DeskFailure({
+        throw new AppFailure({
           kind: 'invalid_argument',
           field: 'profileId',
           message: 'The embedded sandbox profile cannot be removed.',

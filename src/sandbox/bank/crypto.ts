@@ -14,7 +14,7 @@ import { badRequest, forbidden, notFound, precondition } from '../errors';
 import { CRYPTO_TYPE, type Account, type Credential, type Txn } from '../model';
 import type { BankState } from './state';
 
-export class CryptoDesk {
+export class CryptoExchange {
   constructor(private readonly s: BankState) {}
 
   private accountOf(cred: Credential, field: string, id: string): Account {

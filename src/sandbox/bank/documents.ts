@@ -5,7 +5,7 @@ import { ApiError, notFound } from '../errors';
 import type { Credential, Doc } from '../model';
 import type { BankState } from './state';
 
-export class DocumentDesk {
+export class Documents {
   constructor(private readonly s: BankState) {}
 
   createUploadUrl(cred: Credential, body: UploadUrlRequest): { id: string; url: string; expires_at: string } {

@@ -6,14 +6,14 @@ import type { Clock, Scheduler } from '../clock';
 import type { IdGen } from '../ids';
 import type { Txn } from '../model';
 import type { SandboxOptions } from '../options';
-import { CryptoDesk } from './crypto';
-import { DocumentDesk } from './documents';
+import { CryptoExchange } from './crypto';
+import { Documents } from './documents';
 import { Parties } from './parties';
-import { RfiDesk } from './rfis';
+import { Rfis } from './rfis';
 import { BankState } from './state';
 import { serializeTxn } from './transactions';
 import { Transfers } from './transfers';
-import { WebhookConfigDesk } from './webhook-config';
+import { WebhookConfig } from './webhook-config';
 
 export type { EventSink, UrlSigner } from './state';
 export { serializeResponse } from './rfis';
@@ -22,19 +22,19 @@ export class Bank {
   readonly state: BankState;
   readonly parties: Parties;
   readonly transfers: Transfers;
-  readonly crypto: CryptoDesk;
-  readonly rfis: RfiDesk;
-  readonly documents: DocumentDesk;
-  readonly webhookConfig: WebhookConfigDesk;
+  readonly crypto: CryptoExchange;
+  readonly rfis: Rfis;
+  readonly documents: Documents;
+  readonly webhookConfig: WebhookConfig;
 
   constructor(options: SandboxOptions, clock: Clock, scheduler: Scheduler, ids: IdGen) {
     this.state = new BankState(options, clock, scheduler, ids);
     this.parties = new Parties(this.state);
     this.transfers = new Transfers(this.state);
-    this.crypto = new CryptoDesk(this.state);
-    this.rfis = new RfiDesk(this.state);
-    this.documents = new DocumentDesk(this.state);
-    this.webhookConfig = new WebhookConfigDesk(this.state);
+    this.crypto = new CryptoExchange(this.state);
+    this.rfis = new Rfis(this.state);
+    this.documents = new Documents(this.state);
+    this.webhookConfig = new WebhookConfig(this.state);
   }
 
   /** The wire view of any transaction of this bank. */

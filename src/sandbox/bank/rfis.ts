@@ -15,7 +15,7 @@ import { badRequest, notFound, precondition } from '../errors';
 import type { Credential, Question, RfiRec, RfiResp } from '../model';
 import type { BankState } from './state';
 
-export class RfiDesk {
+export class Rfis {
   constructor(private readonly s: BankState) {}
 
   private ownerOf(relatedId: string): string | undefined {

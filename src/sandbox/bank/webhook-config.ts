@@ -3,7 +3,7 @@ import { iso } from '../clock';
 import type { Credential } from '../model';
 import type { BankState } from './state';
 
-export class WebhookConfigDesk {
+export class WebhookConfig {
   constructor(private readonly s: BankState) {}
 
   webhookConfig(cred: Credential): Record<string, unknown> {

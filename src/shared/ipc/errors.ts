@@ -1,9 +1,9 @@
 /**
  * The one error shape that crosses the process boundary. Every failure a channel can produce is
- * turned into a DeskError so the renderer can explain it; nothing else (stack traces, raw server
+ * turned into a AppError so the renderer can explain it; nothing else (stack traces, raw server
  * bodies, tokens) ever crosses.
  */
-export const deskErrorKinds = [
+export const appErrorKinds = [
   /** The argument did not match the channel's schema. */
   'invalid_argument',
   /** The call did not come from the app's own main frame. */
@@ -40,10 +40,10 @@ export const deskErrorKinds = [
   'internal',
 ] as const;
 
-export type DeskErrorKind = (typeof deskErrorKinds)[number];
+export type AppErrorKind = (typeof appErrorKinds)[number];
 
-export interface DeskError {
-  kind: DeskErrorKind;
+export interface AppError {
+  kind: AppErrorKind;
   /** A sentence an analyst can read. */
   message: string;
   /** Machine-readable refusal word (e.g. INSUFFICIENT_BALANCE), when the bank gave one. */
@@ -56,17 +56,17 @@ export interface DeskError {
   retryAfterMs?: number;
 }
 
-/** An Error subclass main-side code throws; the dispatcher turns it into a DeskError. */
-export class DeskFailure extends Error {
-  readonly kind: DeskErrorKind;
+/** An Error subclass main-side code throws; the dispatcher turns it into a AppError. */
+export class AppFailure extends Error {
+  readonly kind: AppErrorKind;
   readonly reason?: string;
   readonly field?: string;
   readonly status?: number;
   readonly retryAfterMs?: number;
 
-  constructor(error: DeskError, options?: { cause?: unknown }) {
+  constructor(error: AppError, options?: { cause?: unknown }) {
     super(error.message, options);
-    this.name = 'DeskFailure';
+    this.name = 'AppFailure';
     this.kind = error.kind;
     if (error.reason !== undefined) this.reason = error.reason;
     if (error.field !== undefined) this.field = error.field;
@@ -74,8 +74,8 @@ export class DeskFailure extends Error {
     if (error.retryAfterMs !== undefined) this.retryAfterMs = error.retryAfterMs;
   }
 
-  toDeskError(): DeskError {
-    const out: DeskError = { kind: this.kind, message: this.message };
+  toAppError(): AppError {
+    const out: AppError = { kind: this.kind, message: this.message };
     if (this.reason !== undefined) out.reason = this.reason;
     if (this.field !== undefined) out.field = this.field;
     if (this.status !== undefined) out.status = this.status;
@@ -84,9 +84,9 @@ export class DeskFailure extends Error {
   }
 }
 
-export function isDeskFailure(value: unknown): value is DeskFailure {
-  return value instanceof DeskFailure;
+export function isAppFailure(value: unknown): value is AppFailure {
+  return value instanceof AppFailure;
 }
 
-/** What every channel answers: the value, or a DeskError. Plain data, safe for structured clone. */
-export type Envelope<T> = { ok: true; value: T } | { ok: false; error: DeskError };
+/** What every channel answers: the value, or a AppError. Plain data, safe for structured clone. */
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: AppError };

@@ -142,20 +142,20 @@ const suite: BenchSuite = {
       const expected = PER_ENTITY * 3;
       const deadline = Date.now() + 300_000;
       for (;;) {
-        await services.desk.reconcile();
-        if (services.desk.watched().size === 2) {
-          const total = (await services.desk.list({ limit: 1 })).counts.total;
+        await services.entityWatch.reconcile();
+        if (services.entityWatch.watched().size === 2) {
+          const total = (await services.entityWatch.list({ limit: 1 })).counts.total;
           if (total >= expected) break;
         }
         if (Date.now() > deadline) {
-          const l = await services.desk.list({ limit: 1 });
+          const l = await services.entityWatch.list({ limit: 1 });
           throw new Error(
             `the three profiles did not finish their first sync: ${JSON.stringify(l.entities.map((e) => ({ name: e.name, total: e.total, sync: e.sync, connection: e.connection, problem: e.problem })))}`,
           );
         }
         await new Promise((r) => setTimeout(r, 500));
       }
-      const members = [services.rfis, ...[...services.desk.watched().values()].map((w) => w.rfis)];
+      const members = [services.rfis, ...[...services.entityWatch.watched().values()].map((w) => w.rfis)];
 
       // (b) poll rounds, before the browser opens (nothing else runs in this process then).
       const incremental = await pollCosts(members, false, INCREMENTAL_ROUNDS);

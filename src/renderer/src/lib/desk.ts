@@ -1,6 +1,6 @@
 /**
  * The renderer's typed access to main through the preload bridge (`window.desk`): channel calls,
- * push events, DeskCallError for failures and the message to show for one.
+ * push events, MainCallError for failures and the message to show for one.
  */
 
 import type {
@@ -10,14 +10,14 @@ import type {
   EventName,
   EventPayload,
 } from '../../../shared/ipc/contract';
-import type { DeskError } from '../../../shared/ipc/errors';
+import type { AppError } from '../../../shared/ipc/errors';
 
-/** A failed call, carrying the DeskError main sent. */
-export class DeskCallError extends Error {
-  readonly error: DeskError;
-  constructor(error: DeskError) {
+/** A failed call, carrying the AppError main sent. */
+export class MainCallError extends Error {
+  readonly error: AppError;
+  constructor(error: AppError) {
     super(error.message);
-    this.name = 'DeskCallError';
+    this.name = 'MainCallError';
     this.error = error;
   }
 }
@@ -25,18 +25,18 @@ export class DeskCallError extends Error {
 function api(): Window['desk'] {
   const d = (globalThis as { desk?: Window['desk'] }).desk;
   if (!d)
-    throw new DeskCallError({ kind: 'internal', message: 'The app core is not connected to this window.' });
+    throw new MainCallError({ kind: 'internal', message: 'The app core is not connected to this window.' });
   return d;
 }
 
-/** Calls a channel; resolves with its value or throws DeskCallError. */
+/** Calls a channel; resolves with its value or throws MainCallError. */
 export async function call<C extends ChannelName>(
   channel: C,
   args: ChannelArgs<C>,
 ): Promise<ChannelResult<C>> {
   const answer = await api().invoke(channel, args);
   if (answer.ok) return answer.value;
-  throw new DeskCallError(answer.error);
+  throw new MainCallError(answer.error);
 }
 
 /** Subscribes to a push event; returns the unsubscribe function. */
@@ -46,7 +46,7 @@ export function on<E extends EventName>(event: E, listener: (payload: EventPaylo
 
 /** The message to show for any failure. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof DeskCallError) return err.error.message;
+  if (err instanceof MainCallError) return err.error.message;
   if (err instanceof Error) return err.message;
   return 'Something went wrong.';
 }

@@ -82,7 +82,7 @@ export const rfiListArgsSchema = z
   .optional();
 
 /** One watched profile of the consolidated desk: its entity and how its watch goes. */
-export const deskEntitySchema = z.object({
+export const watchedEntitySchema = z.object({
   profileId: z.string(),
   /** The legal entity by name (the profile's name while the bank has not said). */
   name: z.string(),
@@ -106,7 +106,7 @@ export const deskEntitySchema = z.object({
   /** How this entity's changes arrive: signed webhook events at its own route, or polling only (and why). */
   events: z.object({ mode: z.enum(['webhook', 'polling']), reason: z.string().nullable() }).optional(),
 });
-export type DeskEntityView = z.infer<typeof deskEntitySchema>;
+export type WatchedEntityView = z.infer<typeof watchedEntitySchema>;
 
 export const rfiDetailSchema = z.object({
   /** The RFI as the bank sent it (unknown fields kept). */
@@ -166,7 +166,7 @@ export const rfisChannels = {
       counts: rfiCountsSchema,
       sync: rfiSyncStateSchema,
       /** Every profile the desk watches (the active one first). */
-      entities: z.array(deskEntitySchema).optional(),
+      entities: z.array(watchedEntitySchema).optional(),
     }),
   }),
   'rfis.get': channel({

@@ -10,7 +10,7 @@
 import { startSandbox } from '../../../../src/sandbox';
 import type { RunningSandbox } from '../../../../src/sandbox';
 import type { CryptoOrderRequest, ReturnIntentRequest } from '../../../../src/shared/api';
-import { DeskFailure } from '../../../../src/shared/ipc/errors';
+import { AppFailure } from '../../../../src/shared/ipc/errors';
 import { startServices, tempDir } from '../../../support/services';
 import type { TestServices } from '../../../support/services';
 import { randomPlan, startFaultProxy } from '../../../support/fault-proxy';
@@ -159,17 +159,17 @@ export async function runCreatesScenario(options: {
           // The analyst tries again unless the bank clearly refused (a 4xx other than 409/429):
           // a network error, a 5xx, or an answer that could not be read leaves the outcome open.
           const refusedByBank =
-            err instanceof DeskFailure &&
+            err instanceof AppFailure &&
             err.status !== undefined &&
             err.status >= 400 &&
             err.status < 500 &&
             err.status !== 409 &&
             err.status !== 429;
-          const ambiguous = err instanceof DeskFailure && !refusedByBank && err.kind !== 'local';
+          const ambiguous = err instanceof AppFailure && !refusedByBank && err.kind !== 'local';
           if (!ambiguous || op.attempts >= 40) {
             failures.push(
               `trial ${i} (${op.id}, ${kind}): gave up after ${op.attempts} attempts: ${
-                err instanceof DeskFailure ? `${err.kind} ${err.reason ?? ''} ${err.message}` : String(err)
+                err instanceof AppFailure ? `${err.kind} ${err.reason ?? ''} ${err.message}` : String(err)
               }`,
             );
             op.key = app.services.ledger.get(op.id)?.key ?? null;

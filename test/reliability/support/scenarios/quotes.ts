@@ -6,7 +6,7 @@
  * after its quote_valid_until, and what the app told the analyst matches the bank.
  */
 import { startSandbox } from '../../../../src/sandbox';
-import { DeskFailure } from '../../../../src/shared/ipc/errors';
+import { AppFailure } from '../../../../src/shared/ipc/errors';
 import type { OrderView } from '../../../../src/shared/ipc/channels/crypto';
 import { startServices, tempDir } from '../../../support/services';
 import { startFaultProxy } from '../../../support/fault-proxy';
@@ -124,7 +124,7 @@ export async function runQuoteScenario(options: {
         failures.push(`trial ${i}: confirm answered status ${after.status}`);
       }
     } catch (err) {
-      if (err instanceof DeskFailure && err.kind === 'precondition') {
+      if (err instanceof AppFailure && err.kind === 'precondition') {
         if (err.status === 422) refusedByBank++;
         else refusedByGuard[err.reason ?? 'none'] = (refusedByGuard[err.reason ?? 'none'] ?? 0) + 1;
         outcomes.push({ trial: i, txId: view.transactionId, said: 'refused' });

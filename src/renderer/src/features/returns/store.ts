@@ -4,7 +4,7 @@ import type { RecentTransfer, ReturnEntry, TransferView } from '../../../../shar
 import { isReturnReasonCode } from '../../../../shared/catalogue';
 import type { ReturnReasonCode } from '../../../../shared/catalogue';
 import { maySendAgain } from '../../../../shared/failure-policy';
-import { DeskCallError, call, errorMessage } from '../../lib/desk';
+import { MainCallError, call, errorMessage } from '../../lib/desk';
 import { onEvents, sharedSubscription } from '../../lib/events';
 
 /**
@@ -42,7 +42,7 @@ export interface PendingIntent {
 
 /** The kind of a failed call ('offline', 'forbidden'…), null when it was not main's typed error. */
 function kindOf(err: unknown): string | null {
-  return err instanceof DeskCallError ? err.error.kind : null;
+  return err instanceof MainCallError ? err.error.kind : null;
 }
 
 export interface ReturnsStore {
@@ -125,7 +125,7 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         ...owner(),
       });
     } catch (err) {
-      const e = err instanceof DeskCallError ? err.error : null;
+      const e = err instanceof MainCallError ? err.error : null;
       set({
         phase: 'form',
         sendProblem: {

@@ -2,7 +2,7 @@ import { memo, useMemo } from 'react';
 import type { RefObject } from 'react';
 import { RefreshCw, X } from 'lucide-react';
 import { RFI_STATUSES, RFI_TYPES } from '../../../../shared/catalogue';
-import type { DeskEntityView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
+import type { WatchedEntityView, RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
 import type { DeadlineBand, RfiSort } from '../../../../shared/rfi-view';
 import { BAND_LABELS } from '../../../../shared/rfi-view';
 import { plural, rfiTypeWords } from '../../../../shared/words';
@@ -283,7 +283,7 @@ export const WeekChip = memo(function WeekChip({ routeWeek }: { routeWeek: strin
 const QueueDensity = memo(DensityToggle);
 
 /** One entity's watch in words: its outage or revoked token shows here, on it alone. */
-function entityState(e: DeskEntityView): string {
+function entityState(e: WatchedEntityView): string {
   switch (e.connection) {
     case 'connected':
       return e.sync === 'error' ? `sync problem: ${e.problem ?? 'unknown'}` : 'connected';

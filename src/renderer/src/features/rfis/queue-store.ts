@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type {
-  DeskEntityView,
+  WatchedEntityView,
   RfiCountsView,
   RfiSummaryView,
   RfiSyncStateView,
@@ -28,7 +28,7 @@ export interface QueueState {
   counts: RfiCountsView | null;
   sync: RfiSyncStateView | null;
   /** Every watched profile's entity and how its watch goes (the consolidated desk). */
-  entities: DeskEntityView[];
+  entities: WatchedEntityView[];
   /** Every row is here (the first page may arrive before the rest). */
   loaded: boolean;
   /** Rows in the cache (known from the first page on). */

@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import type { DueSoonView, SnoozeView } from '../../shared/ipc/channels/reminders';
 import type { RfiSummaryView } from '../../shared/ipc/channels/rfis';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import {
   DEFAULT_DUE_SOON_HOURS,
   HOUR_MS,
@@ -214,11 +214,11 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
       return serial(async () => {
         const found = await find(rfiId);
         if (!found) {
-          throw new DeskFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
+          throw new AppFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
         }
         const { m, row } = found;
         if (!row.awaitingAction) {
-          throw new DeskFailure({
+          throw new AppFailure({
             kind: 'precondition',
             reason: 'NOT_AWAITING_ACTION',
             message: 'This RFI is not waiting for an answer from us: it has no reminders to snooze.',
@@ -251,7 +251,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
       return serial(async () => {
         const had = snoozes.remove(rfiId);
         if (!had && !(await find(rfiId))) {
-          throw new DeskFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
+          throw new AppFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
         }
         if (had) {
           deps.log.info('reminders: snooze cancelled', { rfiId });
@@ -353,8 +353,8 @@ function showReminder(
 }
 
 /** Why a snooze cannot be set, as the analyst reads it. */
-function snoozeRefused(reason: 'no_deadline' | 'nothing_left', hours: readonly number[]): DeskFailure {
-  return new DeskFailure({
+function snoozeRefused(reason: 'no_deadline' | 'nothing_left', hours: readonly number[]): AppFailure {
+  return new AppFailure({
     kind: 'precondition',
     reason: reason === 'no_deadline' ? 'NO_DEADLINE' : 'LAST_REMINDER_DUE',
     message:

@@ -68,7 +68,7 @@ describe('one watch per legal entity', () => {
 
     // Active: the sandbox profile (A, admin). The A viewer is covered by it, B is watched.
     let l = await settled([sandboxProfile, adminB], idsA.length + idsB.length);
-    expect(services.desk.watched().has(viewerA)).toBe(false);
+    expect(services.entityWatch.watched().has(viewerA)).toBe(false);
     let a = l.entities!.find((e) => e.profileId === sandboxProfile)!;
     expect(a.name).toBe(leA!.name);
     expect(a.sharedWith).toEqual([{ profileId: viewerA, profileName: 'Alder viewer', role: 'viewer' }]);
@@ -86,7 +86,7 @@ describe('one watch per legal entity', () => {
     a = l.entities!.find((e) => e.profileId === viewerA)!;
     expect(a.active).toBe(true);
     expect(a.sharedWith?.map((s) => s.profileId)).toEqual([sandboxProfile]);
-    expect(services.desk.watched().has(sandboxProfile)).toBe(false);
+    expect(services.entityWatch.watched().has(sandboxProfile)).toBe(false);
 
     // B becomes active: of the two A profiles the admin one is watched, the viewer covered by it.
     await h['settings.activateProfile']({ profileId: adminB });
@@ -94,6 +94,6 @@ describe('one watch per legal entity', () => {
     a = l.entities!.find((e) => e.profileId === sandboxProfile)!;
     expect(a.active).toBe(false);
     expect(a.sharedWith?.map((s) => s.profileId)).toEqual([viewerA]);
-    expect(services.desk.watched().has(viewerA)).toBe(false);
+    expect(services.entityWatch.watched().has(viewerA)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Which profiles the desk watches. Every profile with a token for an approved bank address is
+ * Which profiles the entity watch watches. Every profile with a token for an approved bank address is
  * identified first (who the bank says its token is); each (bank origin, legal entity) is then
  * watched by one profile only (the active profile, else an admin credential, else the first in
  * the settings), with its own RFI service and webhook route; the others are parked, listed with
@@ -25,7 +25,7 @@ import type { SessionManager } from '../session/session';
 import type { SettingsStore } from '../session/settings';
 import type { ProfileRegistry } from '../profiles/registry';
 
-/** What differs between the RFI services of the desk's members. */
+/** What differs between the RFI services of the entity watch's members. */
 export interface RfiMember {
   session: RfiSession;
   bank: BankClient;
@@ -131,7 +131,7 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
         if (!origin || origin !== p.tokenOrigin || !destinations.approval(origin)) continue;
       }
       // A token is bound to its origin just before the keychain stores it; the vault's change
-      // event (below) brings the desk back here once it is stored.
+      // event (below) brings the entity watch back here once it is stored.
       if (!(await vault.has(p.id).catch(() => false))) continue;
       out.push(p.id);
     }

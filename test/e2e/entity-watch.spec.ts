@@ -46,7 +46,9 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   const staff = staffOf(harness.services);
   await harness.services.rfis.ready();
   const profileB = await addEntityB(harness);
-  await expect.poll(() => harness.services.desk.watched().has(profileB), { timeout: 10_000 }).toBe(true);
+  await expect
+    .poll(() => harness.services.entityWatch.watched().has(profileB), { timeout: 10_000 })
+    .toBe(true);
 
   await app.goto(`${harness.url}#/rfis`);
   const entities = app.getByRole('list', { name: 'Legal entities watched' });
@@ -59,7 +61,7 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   const rows = app.getByTestId('rfi-row');
   await expect(rows.filter({ hasText: leA!.name }).first()).toBeVisible();
   await expect(rows.filter({ hasText: leB!.name }).first()).toBeVisible();
-  const all = (await harness.services.desk.list({})).total;
+  const all = (await harness.services.entityWatch.list({})).total;
   expect(all).toBe(leA!.rfi_ids.length + leB!.rfi_ids.length);
 
   // Filter by entity: only B's rows.
@@ -174,6 +176,6 @@ test('an entity held by two profiles is listed once, and the entity list says wh
   });
   const viewerIds = ((await res.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id).sort();
   expect(viewerIds).toEqual([...leA!.rfi_ids].sort());
-  expect(harness.services.desk.watched().has(viewer)).toBe(false);
+  expect(harness.services.entityWatch.watched().has(viewer)).toBe(false);
   await app.screenshot({ path: testInfo.outputPath('desk-entities.png') });
 });

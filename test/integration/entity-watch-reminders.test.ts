@@ -55,7 +55,7 @@ it('one reminder per threshold per RFI on the bank clock, across a restart and t
   });
   const second = view.profiles.find((p) => p.name === 'Alder again')!.id;
   await t.services.handlers['vault.setToken']({ profileId: second, token });
-  await expect.poll(() => t!.services.desk.watched().has(second), { timeout: 5000 }).toBe(true);
+  await expect.poll(() => t!.services.entityWatch.watched().has(second), { timeout: 5000 }).toBe(true);
 
   const staff = sandboxStaff(sandbox);
   await staff.createRfi({
@@ -99,7 +99,7 @@ it('one reminder per threshold per RFI on the bank clock, across a restart and t
   // Restart on the same data folder: nothing repeated.
   await t.stop();
   t = await start();
-  await expect.poll(() => t!.services.desk.watched().has(second), { timeout: 5000 }).toBe(true);
+  await expect.poll(() => t!.services.entityWatch.watched().has(second), { timeout: 5000 }).toBe(true);
   await sync();
   expect(about('Reminder probe')).toEqual([]);
 

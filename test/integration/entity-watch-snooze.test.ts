@@ -13,7 +13,7 @@ import { afterEach, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
 import { createDispatcher } from '../../src/main/ipc/dispatcher';
-import type { DeskError, Envelope } from '../../src/shared/ipc/errors';
+import type { AppError, Envelope } from '../../src/shared/ipc/errors';
 import type { ChannelArgs, ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
 import { channels } from '../../src/shared/ipc/contract';
 import { sandboxStaff } from '../support/sandbox-staff';
@@ -52,11 +52,11 @@ async function ipc<C extends ChannelName>(
   return env.value;
 }
 
-async function ipcError(s: TestServices, channel: ChannelName, args: unknown): Promise<DeskError> {
+async function ipcError(s: TestServices, channel: ChannelName, args: unknown): Promise<AppError> {
   try {
     await ipc(s, channel, args);
   } catch (err) {
-    return (err as { desk: DeskError }).desk;
+    return (err as { desk: AppError }).desk;
   }
   throw new Error(`${channel} succeeded`);
 }
@@ -115,7 +115,7 @@ it('a snooze holds reminders back across a restart; the threshold crossed meanwh
   const due = await ipc(t, 'reminders.dueSoon', undefined);
   const row = due.items.find((i) => i.rfiId === rfi.id)!;
   // Named as the queue names its entity.
-  const queued = (await t.services.desk.list({})).items.find((i) => i.id === rfi.id)!;
+  const queued = (await t.services.entityWatch.list({})).items.find((i) => i.id === rfi.id)!;
   expect(row).toMatchObject({
     entityName: queued.entityName,
     snoozedUntil: snooze.until,

@@ -14,7 +14,7 @@ import type { StoreFormat, Stores, TypedStore } from '../infra/stores';
 
 const snoozeSchema = z.object({
   rfiId: z.string().max(200),
-  /** The bank's origin (the desk's scope of the RFI). */
+  /** The bank's origin (the entity watch's scope of the RFI). */
   scope: z.string().max(2000),
   /** The deadline the snooze was set for (ms). */
   deadline: z.number(),

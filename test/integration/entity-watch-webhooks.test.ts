@@ -84,14 +84,14 @@ async function twoProfiles() {
   const view = await h['settings.addProfile']({ name: 'Entity B', baseUrl: sandbox.url });
   const profileB = view.profiles.find((p) => p.name === 'Entity B')!.id;
   await h['vault.setToken']({ profileId: profileB, token: leB!.tokens.admin });
-  await expect.poll(() => services.desk.watched().has(profileB), { timeout: 10_000 }).toBe(true);
+  await expect.poll(() => services.entityWatch.watched().has(profileB), { timeout: 10_000 }).toBe(true);
   await expect
     .poll(() => services.webhooks.profile(profileB)?.autoConfigure?.state, { timeout: 10_000 })
     .toBe('done');
   await expect
     .poll(() => services.webhooks.profile(profileA)?.autoConfigure?.state, { timeout: 10_000 })
     .toBe('done');
-  await services.desk.watched().get(profileB)!.rfis.ready();
+  await services.entityWatch.watched().get(profileB)!.rfis.ready();
   return { services, sandbox, leA: leA!, leB: leB!, profileA, profileB, h, staff: staffOf(services) };
 }
 
@@ -110,7 +110,7 @@ describe('webhooks for every watched profile', () => {
     const entities = (await h['rfis.list'](undefined)).entities!;
     expect(entities.find((e) => e.profileId === profileB)?.events?.mode).toBe('webhook');
 
-    const watcherB = services.desk.watched().get(profileB)!;
+    const watcherB = services.entityWatch.watched().get(profileB)!;
     const pollsB = watcherB.rfis.poller.polls;
     const pollsA = services.rfis.poller.polls;
     const acceptedA = services.webhooks.profile(profileA)!.counters!.accepted;
@@ -191,7 +191,7 @@ describe('webhooks for every watched profile', () => {
     // B becomes the active profile; A is watched now. Both keep their paths, so the bank's URLs
     // need no change, and a new RFI for A still arrives through A's route (polling is off).
     await h['settings.activateProfile']({ profileId: profileB });
-    await expect.poll(() => services.desk.watched().has(profileA), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => services.entityWatch.watched().has(profileA), { timeout: 10_000 }).toBe(true);
     await expect.poll(() => services.webhooks.profile(profileA)?.url ?? null, { timeout: 10_000 }).toBe(urlA);
     expect(services.webhooks.status().url).toBe(`${new URL(urlB).origin}/webhooks/rfi/…`);
     expect(services.webhooks.profile(profileB)!.url).toBe(urlB);
@@ -227,7 +227,7 @@ describe('webhooks for every watched profile', () => {
 
     // B's token is removed: its watcher stops, its route goes, events for it are refused.
     await h['vault.deleteToken']({ profileId: profileB });
-    await expect.poll(() => services.desk.watched().has(profileB), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => services.entityWatch.watched().has(profileB), { timeout: 10_000 }).toBe(false);
     expect(services.webhooks.profile(profileB)).toBeNull();
     expect(await post(urlB, signedEvent(leB.rfi_ids[0]!, bankKey.privateKey, now))).toBe(404);
 
@@ -237,7 +237,7 @@ describe('webhooks for every watched profile', () => {
     const v = await h['settings.addProfile']({ name: 'C viewer', baseUrl: sandbox.url });
     const viewerId = v.profiles.find((p) => p.name === 'C viewer')!.id;
     await h['vault.setToken']({ profileId: viewerId, token: leC.tokens.viewer! });
-    await expect.poll(() => services.desk.watched().has(viewerId), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => services.entityWatch.watched().has(viewerId), { timeout: 10_000 }).toBe(true);
     await expect
       .poll(() => services.webhooks.profile(viewerId)?.autoConfigure?.state, { timeout: 10_000 })
       .toBe('failed');

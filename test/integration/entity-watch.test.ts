@@ -53,7 +53,7 @@ async function twoEntities() {
   const profileB = view.profiles.find((p) => p.name === 'Entity B')!.id;
   view = await h['vault.setToken']({ profileId: profileB, token: tokenB });
   const profileA = view.activeProfileId;
-  await expect.poll(() => t!.services.desk.watched().has(profileB), { timeout: 5000 }).toBe(true);
+  await expect.poll(() => t!.services.entityWatch.watched().has(profileB), { timeout: 5000 }).toBe(true);
   const staff = sandboxStaff(sandbox);
   return { leA: leA!, leB: leB!, tokenA, tokenB, proxyA, proxyB, profileA, profileB, staff, h };
 }

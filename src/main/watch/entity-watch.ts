@@ -1,5 +1,5 @@
 /**
- * The consolidated desk: every profile with a stored token is watched at the same time. The
+ * The entity watch: every profile with a stored token is watched at the same time. The
  * active profile's RFI service is one member; every other profile with a token gets its own
  * session (its own bank client and token), its own RFI service (its own cache folder, keyed by
  * environment, origin and legal entity as always; its own poller with its own floor and jitter)
@@ -15,14 +15,14 @@
  */
 
 import type {
-  DeskEntityView,
+  WatchedEntityView,
   RfiChangedView,
   RfiCountsView,
   RfiDetailView,
   RfiSummaryView,
   RfiSyncStateView,
 } from '../../shared/ipc/channels/rfis';
-import { DeskFailure } from '../../shared/ipc/errors';
+import { AppFailure } from '../../shared/ipc/errors';
 import { compareSummaries, countSummaries, matchesFilter } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
 import type { ServerClock } from '../bank/clock';
@@ -41,36 +41,36 @@ import type { ListResult, RfiService } from '../rfis/service';
 import type { WebhookService } from '../rfis/webhooks';
 import type { ProfileSession } from '../profiles/profile-session';
 
-export interface DeskListArgs extends RfiFilter {
+export interface WatchListArgs extends RfiFilter {
   profileId?: string;
   sort?: RfiSort;
   offset?: number;
   limit?: number;
 }
 
-export interface DeskListResult extends ListResult {
-  entities: DeskEntityView[];
+export interface WatchListResult extends ListResult {
+  entities: WatchedEntityView[];
 }
 
-/** One profile the desk watches: its own session (bank client, clock, name) and RFI service. */
-export interface DeskMember {
+/** One profile the entity watch watches: its own session (bank client, clock, name) and RFI service. */
+export interface WatchedEntity {
   profileId: string;
   session: ProfileSession;
   rfis: RfiService;
   now: () => number;
   entityName: () => string;
-  status: () => { connection: DeskEntityView['connection']; problem: string | null };
+  status: () => { connection: WatchedEntityView['connection']; problem: string | null };
 }
 
-export interface Desk {
+export interface EntityWatch {
   /**
    * The profile that owns an RFI (named by the caller, or the one whose cache holds it): every
    * write and read for the RFI goes through its session, whatever profile is active.
    */
-  owner(rfiId: string, profileId?: string): Promise<DeskMember>;
+  owner(rfiId: string, profileId?: string): Promise<WatchedEntity>;
   /** The member a profile reads through (null: not watched). */
-  member(profileId: string): DeskMember | null;
-  list(args: DeskListArgs): Promise<DeskListResult>;
+  member(profileId: string): WatchedEntity | null;
+  list(args: WatchListArgs): Promise<WatchListResult>;
   get(id: string, refresh: boolean): Promise<RfiDetailView>;
   markSeen(
     id: string,
@@ -92,9 +92,9 @@ export interface Desk {
 /**
  * The watch set's dependencies (its `rfiService` builds the active profile's and every watched
  * one's RFI service alike: the root wires the case-file journal, related names and options in
- * once), and the desk's own.
+ * once), and the entity watch's own.
  */
-export interface DeskDeps extends WatchSetDeps {
+export interface EntityWatchDeps extends WatchSetDeps {
   /** The active profile's RFI service (built with `hub` below as its event hub). */
   primary(): RfiService;
   platform: Platform;
@@ -114,18 +114,18 @@ export interface DeskDeps extends WatchSetDeps {
 
 const ACTIVE = '\u0000active';
 
-export interface DeskBuilder {
-  /** The event hub the active profile's RFI service emits through (its rfis.* go via the desk). */
+export interface EntityWatchBuilder {
+  /** The event hub the active profile's RFI service emits through (its rfis.* go via the entity watch). */
   hub: EventHub;
   /** The active profile's badge count goes here; the app badge shows the sum. */
   badge(count: number): void;
-  /** Whether the started desk watches profiles besides the active one (false before it starts). */
+  /** Whether the started entityWatch watches profiles besides the active one (false before it starts). */
   watchingOthers(): boolean;
-  start(deps: DeskDeps): Desk;
+  start(deps: EntityWatchDeps): EntityWatch;
 }
 
-/** Built in two steps: the hub and badge first (the active RFI service needs them), then the desk. */
-export function deskBuilder(main: EventHub, platform: Platform, log: Logger): DeskBuilder {
+/** Built in two steps: the hub and badge first (the active RFI service needs them), then the entity watch. */
+export function entityWatchBuilder(main: EventHub, platform: Platform, log: Logger): EntityWatchBuilder {
   const badges = new Map<string, number>();
   let lastBadge = -1;
   const publishBadge = (): void => {
@@ -144,12 +144,12 @@ export function deskBuilder(main: EventHub, platform: Platform, log: Logger): De
     else badges.set(key, count);
     publishBadge();
   };
-  let desk: (Pick<Desk, 'watched'> & { changed(payload: RfiChangedView): void }) | null = null;
+  let entityWatch: (Pick<EntityWatch, 'watched'> & { changed(payload: RfiChangedView): void }) | null = null;
 
   const hub: EventHub = {
     emit(event, payload) {
-      if (event === 'rfis.changed' && desk) {
-        desk.changed(payload as RfiChangedView);
+      if (event === 'rfis.changed' && entityWatch) {
+        entityWatch.changed(payload as RfiChangedView);
         return;
       }
       main.emit(event, payload);
@@ -160,23 +160,23 @@ export function deskBuilder(main: EventHub, platform: Platform, log: Logger): De
   return {
     hub,
     badge: (count) => setBadge(ACTIVE, count),
-    watchingOthers: () => (desk?.watched().size ?? 0) > 0,
+    watchingOthers: () => (entityWatch?.watched().size ?? 0) > 0,
     start(deps) {
-      const d = startDesk(deps, setBadge);
-      desk = d;
+      const d = startEntityWatch(deps, setBadge);
+      entityWatch = d;
       return d;
     },
   };
 }
 
-function startDesk(
-  deps: DeskDeps,
+function startEntityWatch(
+  deps: EntityWatchDeps,
   setBadge: (key: string, count: number | null) => void,
-): Desk & { changed(payload: RfiChangedView): void } {
+): EntityWatch & { changed(payload: RfiChangedView): void } {
   const { settings, vault, session, events, log } = deps;
   let disposed = false;
 
-  const members = (): DeskMember[] => [
+  const members = (): WatchedEntity[] => [
     {
       profileId: session.profile.id,
       session: session.current,
@@ -275,18 +275,18 @@ function startDesk(
 
   /** The member whose cache holds the RFI (the active profile first). */
   /** The member whose cache holds the RFI (the active profile first). */
-  const ownerOf = async (id: string): Promise<DeskMember | null> => {
+  const ownerOf = async (id: string): Promise<WatchedEntity | null> => {
     for (const m of members()) {
       if (await holds(m, id)) return m;
     }
     return null;
   };
-  const holds = async (m: DeskMember, id: string): Promise<boolean> => {
+  const holds = async (m: WatchedEntity, id: string): Promise<boolean> => {
     try {
       await m.rfis.get(id, false);
       return true;
     } catch (err) {
-      if (err instanceof DeskFailure && err.kind === 'not_found') return false;
+      if (err instanceof AppFailure && err.kind === 'not_found') return false;
       throw err;
     }
   };
@@ -296,32 +296,32 @@ function startDesk(
    * watched profile whose cache holds the RFI; not named, the one profile that holds it.
    */
   /** The member a profile reads through (a duplicate of a watched entity: the one watching it). */
-  const member = (profileId: string): DeskMember | null => {
+  const member = (profileId: string): WatchedEntity | null => {
     const by = parked.get(profileId)?.watchedBy ?? profileId;
     return members().find((x) => x.profileId === by) ?? null;
   };
-  const owner = async (id: string, profileId?: string): Promise<DeskMember> => {
+  const owner = async (id: string, profileId?: string): Promise<WatchedEntity> => {
     const all = members();
     if (profileId !== undefined) {
       const m = member(profileId);
       if (m && (await holds(m, id))) return m;
-      throw new DeskFailure({
+      throw new AppFailure({
         kind: 'not_found',
         message: `The RFI ${id} is not one of ${m ? m.entityName() : 'this profile'}’s RFIs.`,
       });
     }
-    const found: DeskMember[] = [];
+    const found: WatchedEntity[] = [];
     for (const m of all) if (await holds(m, id)) found.push(m);
     if (found.length === 1) return found[0]!;
-    if (found.length === 0) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
-    throw new DeskFailure({
+    if (found.length === 0) throw new AppFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+    throw new AppFailure({
       kind: 'invalid_argument',
       field: 'profileId',
       message: `Several entities have an RFI ${id} (${found.map((m) => m.entityName()).join(', ')}): say which.`,
     });
   };
 
-  const desk: Desk & { changed(payload: RfiChangedView): void } = {
+  const entityWatch: EntityWatch & { changed(payload: RfiChangedView): void } = {
     changed,
     owner,
     member,
@@ -343,7 +343,7 @@ function startDesk(
     },
     async markSeen(id, updatedAt) {
       const owner = (await ownerOf(id)) ?? members()[0];
-      if (!owner) throw new DeskFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+      if (!owner) throw new AppFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
       const r = await owner.rfis.markSeen(id, updatedAt);
       return {
         summary: r.summary
@@ -374,19 +374,19 @@ function startDesk(
       await watchSet.dispose();
     },
   };
-  return desk;
+  return entityWatch;
 }
 
 /** The queue over every member: rows with their owner, counts, and the entities watched. */
 async function consolidatedList(
-  deps: Pick<DeskDeps, 'settings' | 'session' | 'webhooks' | 'primary'>,
-  members: DeskMember[],
+  deps: Pick<EntityWatchDeps, 'settings' | 'session' | 'webhooks' | 'primary'>,
+  members: WatchedEntity[],
   parked: WatchSet['parked'],
-  args: DeskListArgs,
-): Promise<DeskListResult> {
+  args: WatchListArgs,
+): Promise<WatchListResult> {
   const sort = args.sort ?? 'deadline';
   const rows: RfiSummaryView[] = [];
-  const entities: DeskEntityView[] = [];
+  const entities: WatchedEntityView[] = [];
   const activeId = deps.session.profile.id;
   let sync: RfiSyncStateView | null = null;
   for (const m of members) {
@@ -454,11 +454,11 @@ export function sumCounts(all: readonly RfiCountsView[]): RfiCountsView {
   return out;
 }
 
-/** A session's connection and problem as the desk's entity list shows them. */
+/** A session's connection and problem as the entity watch's entity list shows them. */
 function connectionOf(s: {
-  lastStatus: { connection: DeskEntityView['connection']; problem: string | null } | null;
+  lastStatus: { connection: WatchedEntityView['connection']; problem: string | null } | null;
 }): {
-  connection: DeskEntityView['connection'];
+  connection: WatchedEntityView['connection'];
   problem: string | null;
 } {
   return { connection: s.lastStatus?.connection ?? null, problem: s.lastStatus?.problem ?? null };
