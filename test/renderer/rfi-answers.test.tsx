@@ -176,6 +176,36 @@ describe('AnswerComposer', () => {
     expect(screen.getByRole('group', { name: 'Documents for this answer' })).toBeTruthy();
   });
 
+  it('files picked for an answer are staged for the profile that owns the RFI', async () => {
+    const base = (globalThis as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk;
+    (globalThis as { desk?: unknown }).desk = {
+      ...base,
+      async invoke(channel: string, args: unknown) {
+        if (channel === 'files.pick') {
+          calls.push({ channel, args });
+          return { ok: true, value: { files: [], refused: [] } };
+        }
+        return base.invoke(channel, args);
+      },
+    };
+    render(
+      <AnswerComposer
+        rfiId="rfi_1"
+        profileId="p_birch"
+        questionId="q_2"
+        questionType="identification.individual.passport"
+        awaiting
+        draft={undefined}
+        answer={undefined}
+        limits={null}
+      />,
+    );
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Choose files…' }));
+    });
+    expect(calls.find((c) => c.channel === 'files.pick')?.args).toMatchObject({ profileId: 'p_birch' });
+  });
+
   it('an unknown question type gets a text box and a file picker', () => {
     render(
       <AnswerComposer

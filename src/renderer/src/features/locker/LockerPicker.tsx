@@ -9,6 +9,8 @@ import { ExpiryBadge } from './LockerScreen';
 
 export interface LockerPickerProps {
   rfiId: string;
+  /** The profile that owns the RFI: the copy is staged for its answer. */
+  profileId?: string;
   questionId: string;
   questionType: string;
   disabled: boolean;
@@ -24,6 +26,7 @@ export interface LockerPickerProps {
  */
 export function LockerPicker({
   rfiId,
+  profileId,
   questionId,
   questionType,
   disabled,
@@ -53,7 +56,9 @@ export function LockerPicker({
   const use = async (doc: LockerDocumentView): Promise<void> => {
     setBusy(doc.id);
     try {
-      onAttached(await call('locker.attach', { id: doc.id, rfiId, questionId }));
+      onAttached(
+        await call('locker.attach', { id: doc.id, rfiId, questionId, ...(profileId ? { profileId } : {}) }),
+      );
       setOpen(false);
     } catch (err) {
       onProblem(errorMessage(err));

@@ -231,7 +231,7 @@ export function AnswerComposer({
   const [documentType, setDocumentType] = useState<DocumentType>(info.defaultDocumentType);
   const answerDraft = useDraftAutosave({ rfiId, profileId, questionId, questionType }, draft, setProblem);
   const { text, files, savedAt, saving } = answerDraft;
-  const staging = useFileStaging(limits);
+  const staging = useFileStaging(limits, profileId);
   const upsert = useAnswers((s) => s.upsert);
   const remove = useAnswers((s) => s.remove);
 
@@ -361,6 +361,7 @@ export function AnswerComposer({
           {wantsFiles && (
             <LockerPicker
               rfiId={rfiId}
+              {...(profileId ? { profileId } : {})}
               questionId={questionId}
               questionType={questionType}
               disabled={locked}

@@ -87,6 +87,8 @@ export async function stageDroppedFile(
   documentType: DocumentType,
   chunkBytes: number,
   onProgress?: (sent: number, total: number) => void,
+  /** The profile whose answer the file is for (absent: main binds it on first use). */
+  profileId?: string,
 ): Promise<StagedFileView> {
   const begun = await call('files.stageDropped', {
     op: 'begin',
@@ -94,6 +96,7 @@ export async function stageDroppedFile(
     contentType: file.type,
     sizeBytes: file.size,
     documentType,
+    ...(profileId ? { profileId } : {}),
   });
   const stagingId = begun.stagingId ?? '';
   try {

@@ -103,14 +103,17 @@ export function useDraftAutosave(
   };
 }
 
-/** Staging of files for an answer: the native picker (paths stay in main) or dropped files. */
-export function useFileStaging(limits: UploadLimits | null) {
+/**
+ * Staging of files for an answer: the native picker (paths stay in main) or dropped files, each
+ * staged for the profile that owns the RFI (main refuses it in another profile's answer).
+ */
+export function useFileStaging(limits: UploadLimits | null, profileId?: string) {
   const [staging, setStaging] = useState<string | null>(null);
 
   const pick = async (
     documentType: DocumentType,
   ): Promise<{ files: StagedFileView[]; refusals: string[] }> => {
-    const r = await call('files.pick', { documentType, multiple: true });
+    const r = await call('files.pick', { documentType, multiple: true, ...(profileId ? { profileId } : {}) });
     return { files: r.files, refusals: r.refused.map((x) => `${x.name}: ${x.message}`) };
   };
 
@@ -137,8 +140,12 @@ export function useFileStaging(limits: UploadLimits | null) {
       try {
         setStaging(`Adding ${f.name}…`);
         files.push(
-          await stageDroppedFile(f, documentType, limits?.chunkBytes ?? 512 * 1024, (s, t) =>
-            setStaging(`Adding ${f.name}: ${Math.floor((s / t) * 100)}%`),
+          await stageDroppedFile(
+            f,
+            documentType,
+            limits?.chunkBytes ?? 512 * 1024,
+            (s, t) => setStaging(`Adding ${f.name}: ${Math.floor((s / t) * 100)}%`),
+            profileId,
           ),
         );
       } catch (err) {
