@@ -22,7 +22,7 @@ import type { RfiService } from '../../../src/main/rfis/service';
 import { staffOf } from '../../support/sandbox-staff';
 import type { BenchResult, BenchSuite } from '../types';
 import { benchCount, SMOKE } from '../support/scale';
-import { FRAME_MS, LOADED_SCRIPT, median, p95, run, timedSearch } from '../support/queue-page';
+import { FRAME_MS, waitForLoaded, median, p95, run, timedSearch } from '../support/queue-page';
 
 const PER_ENTITY = benchCount('BENCH_DESK_RFIS', 10_000, 40);
 const INCREMENTAL_ROUNDS = benchCount('BENCH_DESK_ROUNDS', 40, 2);
@@ -168,7 +168,7 @@ const suite: BenchSuite = {
       page.on('pageerror', (e) => console.error('[page error]', e.message));
       await page.goto(`${harness.url}#/rfis`);
       await page.waitForSelector('[data-testid="rfi-row"]');
-      await page.waitForFunction(`(${LOADED_SCRIPT(expected)})()`, undefined, { timeout: 120_000 });
+      await waitForLoaded(page, expected);
       const entityCount = await run<number>(
         page,
         `() => document.querySelectorAll('[data-testid="rfi-entities"] li').length`,

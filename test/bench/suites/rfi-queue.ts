@@ -16,7 +16,7 @@ import {
   FRAME_MS,
   IDLE_FRAME_SCRIPT,
   LIST_SCRIPT,
-  LOADED_SCRIPT,
+  waitForLoaded,
   MARKS_SCRIPT,
   SCROLL_SCRIPT,
   markQueueLoad,
@@ -110,7 +110,7 @@ const suite: BenchSuite = {
       });
       await page.goto(`${harness.url}#/rfis`);
       await page.waitForSelector('[data-testid="rfi-row"]');
-      await page.waitForFunction(`(${LOADED_SCRIPT(counts.counts.total)})()`);
+      await waitForLoaded(page, counts.counts.total);
       const { firstRows, firstRender } = await run<{ firstRows: number; firstRender: number }>(
         page,
         MARKS_SCRIPT,

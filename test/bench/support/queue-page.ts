@@ -76,8 +76,30 @@ export const LIST_SCRIPT = `async () => {
   return performance.now() - t;
 }`;
 export const MARKS_SCRIPT = `() => ({ firstRows: window.__firstRowAt, firstRender: window.__allRowsAt })`;
-export const LOADED_SCRIPT = (n: number) =>
-  `() => (document.querySelector('[data-testid="rfi-visible-count"]')?.textContent ?? '').includes('of ${n}')`;
+/** How many RFIs the queue says it holds once loaded ("… of 10,000 RFIs": grouped as shown), or null. */
+const LOADED_COUNT_SCRIPT = `() => {
+  const text = document.querySelector('[data-testid="rfi-visible-count"]')?.textContent ?? '';
+  const m = /of ([\\d.,\\u00a0\\u202f ]+) RFI/.exec(text);
+  return m ? Number(m[1].replace(/[^0-9]/g, '')) : null;
+}`;
+
+/**
+ * Waits until the queue says all `n` RFIs are loaded. Polled through page.evaluate (the page's CSP
+ * allows no eval, which a string predicate given to waitForFunction would need), and the count is
+ * read as shown, with its digit grouping.
+ */
+export async function waitForLoaded(page: Page, n: number, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last: number | null = null;
+  while (Date.now() < until) {
+    last = await run<number | null>(page, LOADED_COUNT_SCRIPT);
+    if (last === n) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(
+    `the queue did not load its ${n} RFIs within ${timeoutMs} ms (it says ${last ?? 'nothing yet'})`,
+  );
+}
 
 export function run<T>(page: Page, script: string, arg?: unknown): Promise<T> {
   return page.evaluate(`(${script})(${arg === undefined ? '' : JSON.stringify(arg)})`) as Promise<T>;
