@@ -125,6 +125,29 @@ export function roleWords(role: string | null | undefined): string {
   return lookup(ROLE_WORDS, role);
 }
 
+/** A credential as main records who acted: "<label> (<role>, <legal entity id>)". */
+export function parseWho(who: string): { label: string; role: string; legalEntityId: string } | null {
+  const m = /^(.*) \(([^,()]+), ([^()]+)\)$/.exec(who);
+  return m ? { label: m[1]!, role: m[2]!, legalEntityId: m[3]! } : null;
+}
+
+/** Who acted, in words for a reader far from this computer: the credential's name and its role. */
+export function credentialInWords(who: string): string {
+  const w = parseWho(who);
+  if (w) return `${w.label} (${roleWords(w.role).toLowerCase()})`;
+  return who === '' || /^unknown/i.test(who) ? 'a credential the bank had not confirmed yet' : who;
+}
+
+/** Which kind of bank a profile reaches. */
+export const ENVIRONMENT_KIND_WORDS: Record<string, string> = {
+  'embedded-sandbox': 'the sandbox bank built into the app',
+  remote: 'a bank reached over the network',
+};
+
+export function environmentKindWords(kind: string | null | undefined): string {
+  return lookup(ENVIRONMENT_KIND_WORDS, kind);
+}
+
 /** Related-object kinds of an RFI. */
 export const OBJECT_KIND_WORDS: Record<string, string> = {
   transaction: 'Transfer',

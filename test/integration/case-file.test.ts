@@ -177,9 +177,12 @@ describe('case file export', () => {
     // Footer: export time, environment, legal entity.
     expect(text).toMatch(
       new RegExp(
-        `Exported \\d{1,2} \\w{3} \\d{4}, \\d{2}:\\d{2}:\\d{2} UTC · environment Embedded sandbox \\(embedded-sandbox\\) · legal entity ${le.name}`,
+        `Exported \\d{1,2} \\w{3} \\d{4}, \\d{2}:\\d{2}:\\d{2} UTC · environment Embedded sandbox · legal entity ${le.name}`,
       ),
     );
+    // Who read it, in words: the credential's name and its role, not the raw role code and entity id.
+    expect(text).toMatch(new RegExp(`${le.name}: read by .+ \\(administrator\\)\\sfrom Embedded sandbox`));
+    expect(text).not.toMatch(/\(admin, |embedded-sandbox/);
 
     // The ZIP: documents named by sha256 prefix and original name, a manifest that lists them.
     const files = unzipSync(new Uint8Array(await readFile(result.zipPath!)));

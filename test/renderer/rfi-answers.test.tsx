@@ -177,7 +177,8 @@ describe('AnswerComposer', () => {
   });
 
   it('files picked for an answer are staged for the profile that owns the RFI', async () => {
-    const base = (globalThis as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk;
+    const base = (globalThis as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } })
+      .desk;
     (globalThis as { desk?: unknown }).desk = {
       ...base,
       async invoke(channel: string, args: unknown) {

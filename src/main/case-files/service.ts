@@ -168,7 +168,6 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     );
     const env = {
       name: [...new Set(sources.map((o) => o.environment.name))].join(', '),
-      kind: [...new Set(sources.map((o) => o.environment.kind))].join(', '),
     };
     const legalEntity = entities.join(', ') || null;
 
@@ -200,7 +199,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     const bytes = await renderCaseFilePdf(blocks, {
       title: blocks[0]!.kind === 'title' ? (blocks[0] as { text: string }).text : 'Case file',
       subject: ids.join(', '),
-      footer: `Exported ${pdfTime(exportedAt)} · environment ${env.name} (${env.kind}) · legal entity ${sources.map((o) => o.entityName).join(', ')}`,
+      footer: `Exported ${pdfTime(exportedAt)} · environment ${env.name} · legal entity ${sources.map((o) => o.entityName).join(', ')}`,
     });
     await placeFiles(bytes, { pdfPath, pdfTemp, zipPath, zipTemp }, temps);
     return { path: pdfPath, zipPath, rfis: ids.length, documents: docIds.size };

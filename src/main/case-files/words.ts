@@ -8,6 +8,7 @@ import type { Rfi } from '../../shared/api/rfis';
 import { DOCUMENT_TYPES, QUESTION_TYPE_LIST } from '../../shared/catalogue';
 import { describeActivity } from '../../shared/activity';
 import {
+  credentialInWords,
   dateWords,
   documentTypeWords,
   formatBytes,
@@ -117,7 +118,7 @@ export function detailInWords(detail: string): string {
 }
 
 export function auditLine(e: AuditEntry): string {
-  return `${pdfTime(e.at)} · ${e.who} · ${describeActivity(e)}${e.detail ? ` · ${detailInWords(e.detail)}` : ''}`;
+  return `${pdfTime(e.at)} · ${credentialInWords(e.who)} · ${describeActivity(e)}${e.detail ? ` · ${detailInWords(e.detail)}` : ''}`;
 }
 
 export function seenLine(s: { at: string; kind: string; detail: string }): string {

@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AppFailure } from '../../shared/ipc/errors';
+import { credentialInWords } from '../../shared/words';
 import { openTempArea } from '../infra/temp-area';
 import { createRfiAnswers } from '../rfi-answers';
 import { createLocker } from '../locker/service';
@@ -313,7 +314,7 @@ export function assembleCaseFiles(
         },
         entityName: ps.entityName(),
         legalEntityId: ps.scope().legalEntityId,
-        who: ps.who(),
+        who: credentialInWords(ps.who()),
       };
     },
     audit: b.audit,

@@ -7,7 +7,7 @@
 
 import type { AuditEntryView } from '../../../../shared/ipc/channels/audit';
 import { activityKindOf, describeActivity } from '../../../../shared/activity';
-import { roleWords } from '../../../../shared/words';
+import { parseWho, roleWords } from '../../../../shared/words';
 
 export interface ActivityNames {
   /** RFI id → its subject (description, else its type in words). */
@@ -20,11 +20,7 @@ export interface ActivityNames {
 
 export const noNames: ActivityNames = { rfis: new Map(), profiles: new Map(), entities: new Map() };
 
-/** The credential as main records it: "<label> (<role>, <legal entity id>)". */
-export function parseWho(who: string): { label: string; role: string; legalEntityId: string } | null {
-  const m = /^(.*) \(([^,()]+), ([^()]+)\)$/.exec(who);
-  return m ? { label: m[1]!, role: m[2]!, legalEntityId: m[3]! } : null;
-}
+export { parseWho };
 
 /**
  * Who made the write, in words: the entity the credential acts for and its role ("Northgate
