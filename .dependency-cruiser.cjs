@@ -1,5 +1,5 @@
 /**
- * Import rules of Treasury EntityWatch, checked by dependency-cruiser in `npm test` (npm run lint:deps).
+ * Import rules of Treasury Desk, checked by dependency-cruiser in `npm test` (npm run lint:deps).
  * Type-only imports count: a cycle through types is still a cycle a reader has to untangle.
  */
 const shell = '^src/main/(index\\.ts|electron/)';

@@ -271,7 +271,7 @@ if (!app.requestSingleInstanceLock()) {
       updates = await startUpdates({ busy: running.busy, log, getWindow: () => mainWindow });
     })
     .catch((err: unknown) => {
-      console.error('Treasury EntityWatch failed to start', err);
+      console.error('Treasury Desk failed to start', err);
       app.exit(1);
     });
 

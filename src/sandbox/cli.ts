@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   }
   const sb = await startSandbox(options);
   const out: string[] = [];
-  out.push(`Treasury EntityWatch sandbox bank listening on ${sb.url}`);
+  out.push(`Treasury Desk sandbox bank listening on ${sb.url}`);
   out.push('');
   out.push(`Control secret (header Sandbox-Control-Secret, for /v1/sandbox/*): ${sb.controlSecret}`);
   out.push('');

@@ -101,7 +101,7 @@ export const shortcuts: readonly Shortcut[] = [
   },
   {
     id: 'app.quit',
-    label: 'Quit Treasury EntityWatch',
+    label: 'Quit Treasury Desk',
     group: 'General',
     accelerator: 'CmdOrCtrl+Q',
     handledBy: 'menu',

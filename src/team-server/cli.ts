@@ -63,7 +63,7 @@ async function main(): Promise<void> {
       ? { https: { key: readFileSync(tlsKey, 'utf8'), cert: readFileSync(tlsCert, 'utf8') } }
       : {}),
   });
-  process.stdout.write(`Treasury EntityWatch team server listening on ${server.url}\n`);
+  process.stdout.write(`Treasury Desk team server listening on ${server.url}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

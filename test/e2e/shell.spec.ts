@@ -196,7 +196,7 @@ test('opened in a browser without the app core, the page says what it is and how
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(harness.url);
     await expect(
-      page.getByRole('heading', { name: 'Treasury EntityWatch is not running in this window' }),
+      page.getByRole('heading', { name: 'Treasury Desk is not running in this window' }),
     ).toBeVisible();
     await expect(page.getByText('npm run start:browser')).toBeVisible();
     expect(errors).toEqual([]);

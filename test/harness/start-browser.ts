@@ -30,7 +30,7 @@ const context = await browser.newContext({ viewport: { width: 1360, height: 880 
 await harness.attach(context);
 const page = await harness.open(context);
 
-console.log(`Treasury EntityWatch (browser harness) at ${harness.url}`);
+console.log(`Treasury Desk (browser harness) at ${harness.url}`);
 console.log(
   'Use the Chromium window this command opened: the app core is attached only there (the address in another browser shows how to run the app).',
 );

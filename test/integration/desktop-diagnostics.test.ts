@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 const info: DiagnosticsInfo = {
-  app: { name: 'Treasury EntityWatch', version: '0.1.0', packaged: false },
+  app: { name: 'Treasury Desk', version: '0.1.0', packaged: false },
   runtime: { node: process.versions.node },
   os: { platform: process.platform, release: os.release(), arch: process.arch },
   exportedAt: '2026-11-23T15:00:00.000Z',

@@ -94,7 +94,7 @@ async function updaterFor(feedUrl: string) {
   const quits: string[] = [];
   const app: AppAdapter = {
     version: '0.1.0',
-    name: 'Treasury EntityWatch',
+    name: 'Treasury Desk',
     isPackaged: true,
     appUpdateConfigPath: configPath,
     userDataPath: path.join(dir, 'userData'),
@@ -118,7 +118,7 @@ const log = { info: () => {}, warn: () => {} };
 
 describe('updates on a loopback generic feed', () => {
   it('finds, downloads and sha512-checks the update, then asks and installs', async () => {
-    const artifact = Buffer.from('a fake .deb of Treasury EntityWatch 0.2.0\n'.repeat(2000));
+    const artifact = Buffer.from('a fake .deb of Treasury Desk 0.2.0\n'.repeat(2000));
     const f = await feed(artifact, artifact);
     expect(checkFeedUrl(f.url, { allowLoopbackHttp: true })).toEqual({ ok: true, url: f.url });
     // The packaged app's check (no loopback allowance) refuses the same plain-http feed.

@@ -137,7 +137,7 @@ describe('no keychain available', () => {
     expect(status.available).toBe(false);
     expect(status.problem).toContain('not available');
     expect(status.problem).toContain('kept in memory until it answers');
-    expect(status.problem).toContain('entered again if Treasury EntityWatch closes first');
+    expect(status.problem).toContain('entered again if Treasury Desk closes first');
     await vault.set('bank-1', 'memory-token-cccccccc');
     expect(await vault.get('bank-1')).toBe('memory-token-cccccccc');
     await vault.set('bank-1', 'memory-token-dddddddd');

@@ -196,7 +196,7 @@ describe('background mode, tray, links and diagnostics on the built shell', () =
     );
     for (const r of urgent) expect(menu.join('\n')).not.toContain(r.id);
     expect(menu.slice(-5)).toEqual([
-      'Open Treasury EntityWatch',
+      'Open Treasury Desk',
       'Sync now',
       'Pause notifications for an hour',
       '(separator)',
@@ -257,7 +257,7 @@ describe('background mode, tray, links and diagnostics on the built shell', () =
     const rfi = await raise('Linked from an email');
     await shell.call({
       op: 'second-instance',
-      argv: ['/opt/Treasury EntityWatch/treasury-desk', '--no-sandbox', `treasury-desk://rfis/${rfi.id}`],
+      argv: ['/opt/Treasury Desk/treasury-desk', '--no-sandbox', `treasury-desk://rfis/${rfi.id}`],
     });
     s = await waitForState(shell, (x) => linkEvents(x).length > 0);
     expect(linkEvents(s)).toEqual([{ screen: 'rfi', id: rfi.id }]);
@@ -304,7 +304,7 @@ describe('background mode, tray, links and diagnostics on the built shell', () =
     expect(text).not.toContain(le().tokens.admin);
     expect(text).not.toContain(bank.controlSecret);
     expect(JSON.parse(strFromU8(entries['versions.json']!))).toMatchObject({
-      app: { name: 'Treasury EntityWatch', version: '0.1.0' },
+      app: { name: 'Treasury Desk', version: '0.1.0' },
     });
   });
 

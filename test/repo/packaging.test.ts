@@ -80,7 +80,7 @@ describe('electron-builder configuration', () => {
 
 describe('links, tray icon and update feed in the packaging', () => {
   it('registers the treasury-desk:// scheme the shell parses', () => {
-    expect(config['protocols']).toEqual([{ name: 'Treasury EntityWatch link', schemes: [linkScheme] }]);
+    expect(config['protocols']).toEqual([{ name: 'Treasury Desk link', schemes: [linkScheme] }]);
   });
 
   it('ships the tray icon outside the ASAR, where the shell looks for it', () => {
@@ -137,14 +137,14 @@ describe('fuses after packing', () => {
 
   it('finds the packed executable on each platform', () => {
     const packager = {
-      appInfo: { productFilename: 'Treasury EntityWatch' },
+      appInfo: { productFilename: 'Treasury Desk' },
       executableName: 'treasury-desk',
     };
     expect(hook.executablePath({ appOutDir: '/o', electronPlatformName: 'darwin', packager })).toBe(
-      path.join('/o', 'Treasury EntityWatch.app'),
+      path.join('/o', 'Treasury Desk.app'),
     );
     expect(hook.executablePath({ appOutDir: '/o', electronPlatformName: 'win32', packager })).toBe(
-      path.join('/o', 'Treasury EntityWatch.exe'),
+      path.join('/o', 'Treasury Desk.exe'),
     );
     expect(hook.executablePath({ appOutDir: '/o', electronPlatformName: 'linux', packager })).toBe(
       path.join('/o', 'treasury-desk'),

@@ -143,7 +143,7 @@ describe('treasury-desk:// links', () => {
   });
 
   it('finds the link in a command line, and only one with the scheme', () => {
-    expect(linkInArgv(['/opt/Treasury EntityWatch/treasury-desk', '--flag', 'treasury-desk://rfis/r1'])).toBe(
+    expect(linkInArgv(['/opt/Treasury Desk/treasury-desk', '--flag', 'treasury-desk://rfis/r1'])).toBe(
       'treasury-desk://rfis/r1',
     );
     expect(linkInArgv(['app', '--hidden'])).toBeNull();

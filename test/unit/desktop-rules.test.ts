@@ -52,7 +52,7 @@ describe('the tray menu', () => {
 
   it('shows the count, the three most urgent deadlines by name, then the actions', () => {
     const menu = buildTrayMenu(
-      { productName: 'Treasury EntityWatch', awaitingAction: 4, urgent, pausedUntil: null },
+      { productName: 'Treasury Desk', awaitingAction: 4, urgent, pausedUntil: null },
       noop,
     );
     expect(menu.map((i) => i.label ?? i.type)).toEqual([
@@ -61,7 +61,7 @@ describe('the tray menu', () => {
       `Account: ${'x'.repeat(39)}… — due 2026-11-24 09:00 UTC`,
       'Transaction — overdue 2026-11-25 09:00 UTC',
       'separator',
-      'Open Treasury EntityWatch',
+      'Open Treasury Desk',
       'Sync now',
       'Pause notifications for an hour',
       'separator',
@@ -180,8 +180,8 @@ describe('the busy guard', () => {
 
 describe('crash reports', () => {
   it('stay local without a policy, with a URL alone, and until the analyst agreed for that URL', () => {
-    expect(crashReporterOptions(null, 'Treasury EntityWatch')).toEqual({
-      options: { productName: 'Treasury EntityWatch', submitURL: '', uploadToServer: false, compress: true },
+    expect(crashReporterOptions(null, 'Treasury Desk')).toEqual({
+      options: { productName: 'Treasury Desk', submitURL: '', uploadToServer: false, compress: true },
       problem: null,
       ask: null,
     });
@@ -221,7 +221,7 @@ describe('crash reports', () => {
     }
     expect(crashPolicyPath('linux', {})).toBe('/etc/treasury-desk/crash-reports.json');
     expect(crashPolicyPath('win32', { ProgramData: 'D:\\PD' })).toBe(
-      'D:\\PD\\Treasury EntityWatch\\crash-reports.json',
+      'D:\\PD\\Treasury Desk\\crash-reports.json',
     );
     expect(crashPolicyPath('darwin', { TREASURY_DESK_CRASH_POLICY: '/x.json' })).toBe('/x.json');
   });

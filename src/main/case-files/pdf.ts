@@ -32,8 +32,8 @@ export async function renderCaseFilePdf(
   const doc = await PDFDocument.create();
   doc.setTitle(meta.title);
   doc.setSubject(meta.subject);
-  doc.setProducer('Treasury EntityWatch');
-  doc.setCreator('Treasury EntityWatch');
+  doc.setProducer('Treasury Desk');
+  doc.setCreator('Treasury Desk');
   const sans = await doc.embedFont(StandardFonts.Helvetica);
   const bold = await doc.embedFont(StandardFonts.HelveticaBold);
   const mono = await doc.embedFont(StandardFonts.Courier);

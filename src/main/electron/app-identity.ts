@@ -3,4 +3,4 @@
  * config (electron-builder.yml `appId`, checked by test/repo/packaging.test.ts) and the logs.
  */
 export const appId = 'com.treasurydesk.desktop';
-export const productName = 'Treasury EntityWatch';
+export const productName = 'Treasury Desk';

@@ -56,7 +56,7 @@ export async function startUpdates(options: {
       const opts = {
         type: 'info' as const,
         title: 'Update ready',
-        message: `Treasury EntityWatch ${version} is downloaded and verified. Restart now to install it?`,
+        message: `Treasury Desk ${version} is downloaded and verified. Restart now to install it?`,
         detail: notes ? `What's new:\n${notes}` : 'No release notes were published.',
         buttons: ['Later', 'Restart now'],
         defaultId: 0,

@@ -137,7 +137,7 @@ export async function loadStateFile<T>(
         o.report?.({
           file,
           movedTo: null,
-          message: `${o.label}: ${path.basename(file)} is encrypted and waiting for the keychain (${err.message}). It was left as it is; unlock the keychain and restart Treasury EntityWatch.`,
+          message: `${o.label}: ${path.basename(file)} is encrypted and waiting for the keychain (${err.message}). It was left as it is; unlock the keychain and restart Treasury Desk.`,
         });
       }
       return null;

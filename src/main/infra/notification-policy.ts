@@ -57,7 +57,7 @@ export function createNotificationPolicy(
 
   const out = (n: NativeNotification): void => {
     show({
-      title: cleanName(n.title, TITLE_MAX) || 'Treasury EntityWatch',
+      title: cleanName(n.title, TITLE_MAX) || 'Treasury Desk',
       body: cleanText(n.body, BODY_MAX),
       ...(n.onClick ? { onClick: n.onClick } : {}),
     });

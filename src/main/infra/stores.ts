@@ -259,7 +259,7 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
             throw new AppFailure(
               {
                 kind: 'keychain_unavailable',
-                message: `Not saved: waiting for the keychain (${err.message}). Unlock it and restart Treasury EntityWatch.`,
+                message: `Not saved: waiting for the keychain (${err.message}). Unlock it and restart Treasury Desk.`,
               },
               { cause: err },
             );

@@ -76,7 +76,7 @@ const memoryStatus = (keychainName: string, err: unknown): VaultStatus => ({
   backend: 'memory',
   available: false,
   keychainName,
-  problem: `The ${keychainName} keychain is not available (${describe(err)}). Tokens are kept in memory until it answers (the app asks it again every minute and on “Try again”); entered now, they must be entered again if Treasury EntityWatch closes first.`,
+  problem: `The ${keychainName} keychain is not available (${describe(err)}). Tokens are kept in memory until it answers (the app asks it again every minute and on “Try again”); entered now, they must be entered again if Treasury Desk closes first.`,
   dataAtRest: 'unencrypted',
 });
 
@@ -201,7 +201,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       problem:
         status.dataAtRest === 'encrypted'
           ? null
-          : `Tokens are now kept in the ${backend.name} keychain. Drafts, the outbox and the other files on disk are encrypted from the next start of Treasury EntityWatch.`,
+          : `Tokens are now kept in the ${backend.name} keychain. Drafts, the outbox and the other files on disk are encrypted from the next start of Treasury Desk.`,
     };
     log.info('vault: the keychain answers again; tokens moved into it', { count: moved.length });
     for (const id of moved) changed(id);
@@ -228,7 +228,7 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       status = {
         ...status,
         dataAtRest: 'waiting',
-        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved to disk until it answers (changes made now last until Treasury EntityWatch closes); unlock the keychain and restart Treasury EntityWatch.`,
+        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved to disk until it answers (changes made now last until Treasury Desk closes); unlock the keychain and restart Treasury Desk.`,
       };
     },
     onToken(listener) {

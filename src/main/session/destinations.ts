@@ -110,13 +110,9 @@ export function defaultBankAllowListPath(
   const fromEnv = env['TREASURY_DESK_BANK_ALLOWLIST'];
   if (fromEnv) return fromEnv;
   if (platform === 'win32') {
-    return path.win32.join(
-      env['ProgramData'] ?? 'C:\\ProgramData',
-      'Treasury EntityWatch',
-      'bank-allowlist.json',
-    );
+    return path.win32.join(env['ProgramData'] ?? 'C:\\ProgramData', 'Treasury Desk', 'bank-allowlist.json');
   }
-  if (platform === 'darwin') return '/Library/Application Support/Treasury EntityWatch/bank-allowlist.json';
+  if (platform === 'darwin') return '/Library/Application Support/Treasury Desk/bank-allowlist.json';
   return '/etc/treasury-desk/bank-allowlist.json';
 }
 

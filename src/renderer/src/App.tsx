@@ -50,7 +50,7 @@ export function App() {
   return (
     <div className="app">
       <header className="app__header">
-        <span className="app__title">Treasury EntityWatch</span>
+        <span className="app__title">Treasury Desk</span>
         {/* A plain button keeps React Aria out of the first chunk; styled as the design system's. */}
         <button
           type="button"

@@ -7,9 +7,9 @@
 export function NotAttached() {
   return (
     <main className="not-attached" data-testid="not-attached">
-      <h1>Treasury EntityWatch is not running in this window</h1>
+      <h1>Treasury Desk is not running in this window</h1>
       <p>
-        This address serves Treasury EntityWatch&rsquo;s screens, but the app&rsquo;s core &mdash; the bank
+        This address serves Treasury Desk&rsquo;s screens, but the app&rsquo;s core &mdash; the bank
         connection, the keychain holding your token and your saved work &mdash; is attached only to the window
         the app opens itself. A browser tab opened on this address cannot reach it, by design: no page outside
         the app is given your token or your data.

@@ -118,7 +118,7 @@ export function buildOpenApi(): JsonObject {
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Treasury EntityWatch bank interface (sandbox)',
+      title: 'Treasury Desk bank interface (sandbox)',
       version: '1',
       description:
         'Returns of incoming SWIFT transfers, digital asset exchange quotes, RFIs with documents, webhook configuration, and the sandbox-only control endpoints (x-sandbox-only). Amounts are strings of integer minor units. Errors: {"error": {code, status, message, reason?}}. Generated from src/shared/api by `npm run openapi`.',

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     cleanups.push(() => server.close());
     await seedTeam(server.db, DEMO_TEAM);
     const out: string[] = [];
-    out.push(`Treasury EntityWatch team server (development) listening on ${server.url}`);
+    out.push(`Treasury Desk team server (development) listening on ${server.url}`);
     out.push('');
     out.push(`PostgreSQL (throwaway, removed on exit): DATABASE_URL=${cluster.url}`);
     out.push(

@@ -32,7 +32,7 @@ function loginPage(uid: string, error?: string): string {
   const options = DEMO_ANALYSTS.map(
     (a) => `<option value="${html(a.subject)}">${html(a.name)}</option>`,
   ).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Treasury EntityWatch team sign-in (development)</title></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Treasury Desk team sign-in (development)</title></head>
 <body><main><h1>Sign in to the team (development provider)</h1>
 ${error ? `<p role="alert">${html(error)}</p>` : ''}
 <form method="post" action="/interaction/${html(uid)}">
@@ -51,8 +51,8 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 function consentPage(uid: string, name: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Allow Treasury EntityWatch (development)</title></head>
-<body><main><h1>Allow Treasury EntityWatch to act for ${html(name)} in the team?</h1>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Allow Treasury Desk (development)</title></head>
+<body><main><h1>Allow Treasury Desk to act for ${html(name)} in the team?</h1>
 <p>It will read and change the team's assignments, approvals, send jobs and activity in your name.</p>
 <form method="post" action="/interaction/${html(uid)}"><input type="hidden" name="decision" value="allow">
 <button type="submit">Allow</button></form></main></body></html>`;

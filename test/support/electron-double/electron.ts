@@ -596,7 +596,7 @@ const appParts = {
         throw new Error(`Failed to get '${name}' path`);
     }
   },
-  getName: (): string => 'Treasury EntityWatch',
+  getName: (): string => 'Treasury Desk',
   getVersion: (): string => '0.1.0',
   setLoginItemSettings: (settings: LoginItemSettingsInput): void => {
     s.loginItem = settings;

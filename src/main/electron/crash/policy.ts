@@ -8,7 +8,7 @@
  *     `{"submitURL": "https://…", "uploadMinidumps": true}` (a URL alone is not enough), at
  *     `TREASURY_DESK_CRASH_POLICY` (environment of the main process), else
  *     /etc/treasury-desk/crash-reports.json (Linux), /Library/Application Support/Treasury
- *     EntityWatch/crash-reports.json (macOS), %ProgramData%\Treasury EntityWatch\crash-reports.json (Windows):
+ *     EntityWatch/crash-reports.json (macOS), %ProgramData%\Treasury Desk\crash-reports.json (Windows):
  *     places an administrator writes and the analyst's processes usually cannot; https only;
  *   - and the analyst agreed once, in main's native dialog, to uploads to that very URL (the answer
  *     is kept in `crash-consent.json` in the data folder; a new URL asks again).
@@ -24,12 +24,8 @@ export function crashPolicyPath(
   const fromEnv = env['TREASURY_DESK_CRASH_POLICY'];
   if (fromEnv) return fromEnv;
   if (platform === 'win32')
-    return path.win32.join(
-      env['ProgramData'] ?? 'C:\\ProgramData',
-      'Treasury EntityWatch',
-      'crash-reports.json',
-    );
-  if (platform === 'darwin') return '/Library/Application Support/Treasury EntityWatch/crash-reports.json';
+    return path.win32.join(env['ProgramData'] ?? 'C:\\ProgramData', 'Treasury Desk', 'crash-reports.json');
+  if (platform === 'darwin') return '/Library/Application Support/Treasury Desk/crash-reports.json';
   return '/etc/treasury-desk/crash-reports.json';
 }
 
@@ -82,7 +78,7 @@ export function crashConsentQuestion(url: string): { message: string; detail: st
   return {
     message: `Send crash reports to ${new URL(url).host}?`,
     detail:
-      'Your administrator asks that crash reports of Treasury EntityWatch be sent to ' +
+      'Your administrator asks that crash reports of Treasury Desk be sent to ' +
       `${url}. A crash report of the app's main process holds what it had in memory at the time: ` +
       'your bank access tokens, the key that encrypts your data on this computer, and customer data ' +
       '(RFIs, answers, documents). Reports stay on this computer unless you agree.',

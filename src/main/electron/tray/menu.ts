@@ -77,7 +77,7 @@ export function buildTrayMenu(m: TrayModel, actions: TrayActions): MenuItemSpec[
   }
   items.push(
     { type: 'separator' },
-    { id: 'tray.open', label: 'Open Treasury EntityWatch', click: actions.openWindow },
+    { id: 'tray.open', label: 'Open Treasury Desk', click: actions.openWindow },
     { id: 'tray.sync', label: 'Sync now', click: actions.syncNow },
     m.pausedUntil
       ? {

@@ -68,7 +68,7 @@ export function mainWindowOptions(input: MainWindowInput): MainWindowOptions {
     minWidth: minWindowSize.width,
     minHeight: minWindowSize.height,
     show: false,
-    title: 'Treasury EntityWatch',
+    title: 'Treasury Desk',
     backgroundColor: input.dark ? themeBackground.dark : themeBackground.light,
     ...(input.iconPath ? { icon: input.iconPath } : {}),
     webPreferences: {
