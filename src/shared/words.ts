@@ -138,16 +138,6 @@ export function credentialInWords(who: string): string {
   return who === '' || /^unknown/i.test(who) ? 'a credential the bank had not confirmed yet' : who;
 }
 
-/** Which kind of bank a profile reaches. */
-export const ENVIRONMENT_KIND_WORDS: Record<string, string> = {
-  'embedded-sandbox': 'the sandbox bank built into the app',
-  remote: 'a bank reached over the network',
-};
-
-export function environmentKindWords(kind: string | null | undefined): string {
-  return lookup(ENVIRONMENT_KIND_WORDS, kind);
-}
-
 /** Related-object kinds of an RFI. */
 export const OBJECT_KIND_WORDS: Record<string, string> = {
   transaction: 'Transfer',

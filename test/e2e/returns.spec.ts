@@ -136,7 +136,7 @@ test.describe('returns', () => {
     // and a toast says so, with a link to the transfer
     const toasts = app.getByRole('status', { name: 'Notifications' });
     await expect(toasts.getByText('Return completed')).toBeVisible();
-    await expect(toasts).toContainText('100.50 USD returned (AC03)');
+    await expect(toasts).toContainText('100.50 USD returned: Invalid creditor account number');
     await expect(toasts.getByRole('link', { name: 'Open the transfer' })).toHaveAttribute(
       'href',
       `#/returns/${id}`,

@@ -91,7 +91,7 @@ describe('toasts from background outcomes', () => {
     } satisfies EventPayload<'returns.changed'>;
     expect(returnToast(entry, memory)).toMatchObject({
       title: 'Return completed',
-      body: '12,500.00 USD returned (AC03)',
+      body: '12,500.00 USD returned: Invalid creditor account number: wrong or unknown creditor account',
       link: { to: '/returns/txn_1' },
     });
     expect(returnToast(entry, memory)).toBeNull();

@@ -5,7 +5,7 @@
 
 import type { EventPayload } from '../../../shared/ipc/contract';
 import { describeActivity } from '../../../shared/activity';
-import { questionTypeInfo } from '../../../shared/catalogue';
+import { describeReasonCode, questionTypeInfo } from '../../../shared/catalogue';
 import { formatMinor, isMinorUnits, parseMinor } from '../../../shared/money';
 import type { ToastInput } from './toasts';
 import { onEvents, sharedSubscription } from './events';
@@ -63,7 +63,8 @@ export function returnToast(r: EventPayload<'returns.changed'>, memory: ToastMem
     key: `return:${r.operationId}`,
     tone: 'ok',
     title: 'Return completed',
-    body: `${amount ? `${amount} returned` : 'The funds were returned'} (${r.reasonCode})`,
+    // Which transfer it was, in the analyst's words: the amount and why it went back.
+    body: `${amount ? `${amount} returned` : 'The funds were returned'}: ${describeReasonCode(r.reasonCode)}`,
     link: { to: `/returns/${encodeURIComponent(r.transactionId)}`, label: 'Open the transfer' },
   };
 }
