@@ -69,6 +69,16 @@ describe('draft store', () => {
     expect(await again.get('rfi_1')).toEqual({});
     expect(problems).toHaveLength(1);
     expect((await readdir(dir)).some((n) => n.includes('.corrupt-'))).toBe(true);
+
+    // The copy moved aside is kept as it is: later starts and folder-wide reads never take it for
+    // drafts again (it was moved aside once more at every start, each time reported anew).
+    const aside = (await readdir(dir)).filter((n) => n.includes('.corrupt-'));
+    const later: string[] = [];
+    const third = await openDraftStore({ dir, log, onProblem: (m) => later.push(m) });
+    expect(await third.referencedFiles()).toEqual(new Set());
+    expect(await third.removeProfile('p_other')).toEqual({ drafts: 0, files: [] });
+    expect(later).toEqual([]);
+    expect((await readdir(dir)).filter((n) => n.includes('.corrupt-'))).toEqual(aside);
   });
 });
 

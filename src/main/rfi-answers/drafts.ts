@@ -83,6 +83,11 @@ export async function openDraftStore(o: {
   const serial = createSerialQueue();
   /** Keyed by scope + RFI id. */
   const cache = new Map<string, DraftFile>();
+  /**
+   * A draft file's own name (`<32 hex>.json`): a file moved aside as unreadable
+   * (`<name>.corrupt-<time>.json`) or anything else in the folder is never read as drafts again.
+   */
+  const isDraftFileName = (name: string): boolean => /^[0-9a-f]{32}\.json$/.test(name);
   const hashName = (s: string): string => `${createHash('sha256').update(s).digest('hex').slice(0, 32)}.json`;
   const legacyFileOf = (rfiId: string): string => path.join(o.dir, hashName(rfiId));
   const keyOf = (scope: string, rfiId: string): string => (scope === '' ? rfiId : `${scope}\u0000${rfiId}`);
@@ -140,7 +145,7 @@ export async function openDraftStore(o: {
   // now that a key is there; nothing else uses the store yet.
   if (o.codec?.encrypted) {
     for (const name of await readdir(o.dir)) {
-      if (!name.endsWith('.json') || name.startsWith('.')) continue;
+      if (!isDraftFileName(name)) continue;
       const file = path.join(o.dir, name);
       const found = await peek(file);
       if (found?.stale) await store.write(file, found.value);
@@ -184,7 +189,7 @@ export async function openDraftStore(o: {
     async referencedFiles() {
       const out = new Set<string>();
       for (const name of await readdir(o.dir)) {
-        if (!name.endsWith('.json') || name.startsWith('.')) continue;
+        if (!isDraftFileName(name)) continue;
         const found = await peek(path.join(o.dir, name));
         if (!found) continue;
         const f = cache.get(keyOf(found.value.scope ?? '', found.value.rfiId)) ?? found.value;
@@ -197,7 +202,7 @@ export async function openDraftStore(o: {
         let drafts = 0;
         const files: string[] = [];
         for (const name of await readdir(o.dir)) {
-          if (!name.endsWith('.json') || name.startsWith('.')) continue;
+          if (!isDraftFileName(name)) continue;
           const found = await peek(path.join(o.dir, name));
           if (!found?.value.scope?.startsWith(`${profileId}|`)) continue;
           const f = found.value;
