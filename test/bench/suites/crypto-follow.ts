@@ -35,6 +35,7 @@ import { createLogger, memorySink } from '../../../src/main/infra/log';
 import type { Logger } from '../../../src/main/infra/log';
 import { confStoreFactory, createStores } from '../../../src/main/infra/stores';
 import type { StoreFactory } from '../../../src/main/infra/stores';
+import { isFinalStatus } from '../../../src/main/crypto/order-book';
 import { cryptoOrdersFormat, storedOrdersSchema } from '../../../src/main/crypto/stored';
 import type { storedOrderRecordSchema } from '../../../src/main/crypto/stored';
 import type { z } from 'zod';
@@ -336,15 +337,6 @@ async function followerSide(s: Side): Promise<{ settled(): number; stop(): Promi
 async function loopSide(s: Side): Promise<{ settled(): number; stop(): Promise<void> }> {
   const stores = createStores({ dataDir: s.dataDir, factory: s.counting.factory, log: s.log });
   const orders = await stores.open('crypto-orders', cryptoOrdersFormat, { orders: [] });
-  const FINAL = new Set([
-    'completed',
-    'failed',
-    'expired',
-    'declined',
-    'cancelled',
-    'refund_completed',
-    'return_completed',
-  ]);
   const stop = new AbortController();
   // Every read in flight listens on this one signal (as in the old service); no warning for it here.
   setMaxListeners(0, stop.signal);
@@ -355,7 +347,7 @@ async function loopSide(s: Side): Promise<{ settled(): number; stop(): Promise<v
       const rest = file.orders.filter((o) => o.id !== next.id);
       const all = [next, ...rest];
       while (all.length > 500) {
-        const i = all.map((o) => o.status !== null && FINAL.has(o.status)).lastIndexOf(true);
+        const i = all.map((o) => isFinalStatus(o.status)).lastIndexOf(true);
         if (i < 0) break;
         all.splice(i, 1);
       }
@@ -411,7 +403,7 @@ async function loopSide(s: Side): Promise<{ settled(): number; stop(): Promise<v
           const tx = await s.bank.getTransaction(r.transactionId, { signal: stop.signal });
           if (stop.signal.aborted) return;
           const next = apply(id, tx);
-          if (next.status !== null && FINAL.has(next.status)) return;
+          if (isFinalStatus(next.status)) return;
         } catch {
           if (stop.signal.aborted) return;
         }
