@@ -14,6 +14,7 @@ import type { Rfi } from '../../shared/api/rfis';
 import { AppFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
 import { privateFileMode } from '../infra/durable-file';
+import type { BlobCodec } from '../infra/sealed-blob';
 import type { JournalUpload } from './journal';
 
 export interface DocRef {
@@ -102,7 +103,8 @@ export async function fetchDocument(
   known: JournalUpload | undefined,
   bank: DocumentBank,
   tmpDir: string,
-): Promise<{ info: DocInfo; temp: string | null }> {
+  blobs: BlobCodec | null = null,
+): Promise<{ info: DocInfo; temp: { file: string; sealed: boolean } | null }> {
   const info: DocInfo = {
     ...ref,
     name: known?.name ?? ref.documentId,
@@ -131,6 +133,9 @@ export async function fetchDocument(
   const temp = path.join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
   const hash = createHash('sha256');
   let bytes = 0;
+  // Sealed with the data key as it arrives (bound to the temp file's path): a bank document never
+  // sits in the data folder in clear, even while the export runs.
+  const sealer = blobs?.sealing ? blobs.sealer(temp) : null;
   try {
     const body = await bank.downloadDocument(meta.url);
     await pipeline(
@@ -139,7 +144,13 @@ export async function fetchDocument(
         transform(chunk: Buffer, _enc, done) {
           hash.update(chunk);
           bytes += chunk.length;
-          done(null, chunk);
+          if (!sealer) return done(null, chunk);
+          for (const out of sealer.push(chunk)) this.push(out);
+          done();
+        },
+        flush(done) {
+          if (sealer) for (const out of sealer.end()) this.push(out);
+          done();
         },
       }),
       createWriteStream(temp, { mode: privateFileMode }),
@@ -154,5 +165,5 @@ export async function fetchDocument(
   if (known && known.sha256 && known.sha256 !== info.sha256) {
     info.problem = `the bank's bytes differ from what this workstation uploaded (sha256 ${known.sha256})`;
   }
-  return { info, temp };
+  return { info, temp: { file: temp, sealed: sealer !== null } };
 }

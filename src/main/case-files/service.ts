@@ -12,6 +12,7 @@
  * size; both files are written under a temporary name and renamed when complete.
  */
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Rfi } from '../../shared/api/rfis';
@@ -23,6 +24,7 @@ import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import { privateFileMode } from '../infra/durable-file';
 import type { TempArea } from '../infra/temp-area';
+import type { BlobCodec } from '../infra/sealed-blob';
 import { auditLinesFor, caseFileBlocks } from './content';
 import type { ReadRfi } from './content';
 import { documentRefs, fetchDocument } from './documents';
@@ -57,6 +59,11 @@ export interface CaseFileDeps {
   dataDir: string;
   /** Records the ZIP and PDF parts written beside the analyst's file, so a kill leaves none behind. */
   temps?: Pick<TempArea, 'track' | 'untrack'>;
+  /**
+   * Seals the documents downloaded for the ZIP while they wait in the data folder's temp area
+   * (plain without a data key, as every other file then).
+   */
+  blobs?: () => BlobCodec;
   /** The owner of an RFI: the named profile, else the one profile that holds it. */
   owner(rfiId: string, profileId?: string): Promise<CaseFileOwner>;
   audit: Pick<AuditLog, 'list'>;
@@ -104,22 +111,46 @@ async function readRfi(id: string, owner: CaseFileOwner): Promise<ReadRfi & { ow
   }
 }
 
+/** A downloaded document's plain bytes, a chunk at a time (through the seal when it was sealed). */
+async function openTemp(
+  temp: { file: string; sealed: boolean },
+  blobs: BlobCodec | null,
+): Promise<AsyncIterable<Buffer>> {
+  if (!temp.sealed || !blobs) return createReadStream(temp.file, { highWaterMark: 256 * 1024 });
+  const reader = await blobs.open(temp.file, true);
+  return (async function* () {
+    try {
+      yield* reader.chunks();
+    } finally {
+      await reader.close();
+    }
+  })();
+}
+
 /** Every RFI's documents read through its owner, each put in the ZIP (when one is written). */
 async function collectDocuments(
   rfis: Array<ReadRfi & { owner: CaseFileOwner }>,
   zip: ZipSink | null,
   journal: CaseFileJournal,
   tmpDir: string,
+  blobs: BlobCodec | null,
 ): Promise<Map<string, DocInfo[]>> {
   const docsByRfi = new Map<string, DocInfo[]>();
   for (const { rfi, owner } of rfis) {
     const list: DocInfo[] = [];
     for (const ref of documentRefs(rfi)) {
-      const { info, temp } = await fetchDocument(ref, journal.uploadOf(ref.documentId), owner.bank, tmpDir);
+      const { info, temp } = await fetchDocument(
+        ref,
+        journal.uploadOf(ref.documentId),
+        owner.bank,
+        tmpDir,
+        blobs,
+      );
       try {
-        if (zip && temp && info.sha256) info.file = await zip.add(info, info.sha256, temp);
+        if (zip && temp && info.sha256)
+          info.file = await zip.add(info, info.sha256, await openTemp(temp, blobs));
       } finally {
-        if (temp) await rm(temp, { force: true });
+        if (temp) await rm(temp.file, { force: true });
       }
       list.push(info);
     }
@@ -179,7 +210,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     const zip = zipTemp ? openZipSink(zipTemp) : null;
     let docsByRfi: Map<string, DocInfo[]>;
     try {
-      docsByRfi = await collectDocuments(rfis, zip, deps.journal, tmpDir);
+      docsByRfi = await collectDocuments(rfis, zip, deps.journal, tmpDir, deps.blobs?.() ?? null);
       await zip?.finish({ exportedAt, environment: env.name, legalEntity, rfis: ids });
     } catch (err) {
       zip?.destroy();

@@ -4,7 +4,7 @@
  * with backpressure so memory stays flat, and a manifest.json listing them at the end.
  */
 
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { Zip, ZipPassThrough } from 'fflate';
 import { privateFileMode } from '../infra/durable-file';
@@ -25,8 +25,8 @@ export interface ManifestEntry {
 }
 
 export interface ZipSink {
-  /** Adds a downloaded document (its bytes in `temp`, hashed as `sha256`); answers its name in the ZIP. */
-  add(info: DocInfo, sha256: string, temp: string): Promise<string>;
+  /** Adds a downloaded document (its plain bytes, hashed as `sha256`); answers its name in the ZIP. */
+  add(info: DocInfo, sha256: string, bytes: AsyncIterable<Buffer | Uint8Array>): Promise<string>;
   /** Writes manifest.json (with `head` before the document list) and closes the file. */
   finish(head: Record<string, unknown>): Promise<void>;
   /** Stops writing (the caller removes the file). */
@@ -67,14 +67,14 @@ export function openZipSink(file: string): ZipSink {
   const manifest: ManifestEntry[] = [];
 
   return {
-    async add(info, sha256, temp) {
+    async add(info, sha256, bytes) {
       let name = `${sha256.slice(0, 12)}-${cleanName(info.name)}`;
       if (used.has(name)) name = `${sha256.slice(0, 12)}-${info.documentId}-${cleanName(info.name)}`;
       used.add(name);
       const entry = new ZipPassThrough(name);
       zip.add(entry);
-      for await (const chunk of createReadStream(temp, { highWaterMark: 256 * 1024 })) {
-        entry.push(chunk as Buffer);
+      for await (const chunk of bytes) {
+        entry.push(chunk);
         await flush();
       }
       entry.push(new Uint8Array(0), true);

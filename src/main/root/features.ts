@@ -295,6 +295,7 @@ export function assembleCaseFiles(
   return createCaseFiles({
     dataDir: f.dataDir,
     temps: j.tempArea,
+    blobs: () => f.atRest.blobs,
     owner: async (rfiId, profileId) => {
       const m = await entityWatch.owner(rfiId, profileId).catch((err: unknown) => {
         // An RFI no profile has cached: asked of the default profile's bank, as before the entity watch.
