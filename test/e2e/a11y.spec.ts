@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { test, expect } from './fixtures';
@@ -508,7 +508,12 @@ const screens: ScreenCase[] = [
         });
         added.push(r.document!);
       }
-      await rm(path.join(harness.dataDir, 'locker', 'blobs', `${added[1]!.current.versionId}.sealed`));
+      // The stored copy goes missing on disk (whatever form it is kept in: a sealed blob or an older copy).
+      const blobs = path.join(harness.dataDir, 'locker', 'blobs');
+      const versionId: string = added[1]!.current.versionId;
+      const copies = (await readdir(blobs)).filter((n) => n.startsWith(`${versionId}.`));
+      expect(copies).toHaveLength(1);
+      await rm(path.join(blobs, copies[0]!));
       await go(app, harness, '#/locker');
       await expect(app.getByTestId('locker-missing-copies')).toContainText('registry-extract-2026.pdf');
       await expect(app.getByTestId('locker-item').first()).toHaveAttribute('data-problem', 'true');
