@@ -25,6 +25,7 @@ import {
   assembleProfilesService,
   assembleReturns,
   openJournal,
+  ownerOrDefault,
 } from './root/features';
 
 export type { EnvironmentChoice, ServicesOptions } from './root/options';
@@ -130,16 +131,8 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     log,
     platform: options.platform,
     rfiAnswers,
-    ownerScope: async (rfiId, profileId) => {
-      try {
-        return (await entityWatch.owner(rfiId, profileId)).session.scope();
-      } catch (err) {
-        // Not named by the page and not found (or the caches cannot tell now): the default
-        // profile's scope, as before the entity watch; a named profile must hold the RFI.
-        if (profileId === undefined) return undefined;
-        throw err;
-      }
-    },
+    ownerScope: async (rfiId, profileId) =>
+      (await ownerOrDefault(entityWatch, rfiId, profileId))?.session.scope(),
     rfis,
     entityWatch,
     webhooks,

@@ -28,7 +28,26 @@ import type { ReturnsService } from '../returns/service';
 import type { CaseFiles } from '../case-files/service';
 import type { CaseFileJournal } from '../case-files/journal';
 import type { RfiAnswers, RfiAnswersDeps } from '../rfi-answers';
-import type { EntityWatch } from '../watch/entity-watch';
+import type { EntityWatch, WatchedEntity } from '../watch/entity-watch';
+
+/**
+ * The profile an RFI belongs to, for a write the page may not tie to a profile: the one it names
+ * (which must hold the RFI), else the one whose caches hold it. Not named and not found (or the
+ * caches cannot tell now, as under faults): null, and the write goes through the default profile,
+ * as before the entity watch.
+ */
+export async function ownerOrDefault(
+  entityWatch: Pick<EntityWatch, 'owner'>,
+  rfiId: string,
+  profileId: string | undefined,
+): Promise<WatchedEntity | null> {
+  try {
+    return await entityWatch.owner(rfiId, profileId);
+  } catch (err) {
+    if (profileId === undefined) return null;
+    throw err;
+  }
+}
 import type { WebhookService } from '../rfis';
 import type { Locker } from '../locker/service';
 import type { Foundation } from './foundation';
@@ -354,14 +373,8 @@ export async function assembleLocker(
       const owner = profileId === null ? rfis : entityWatch.member(profileId)?.rfis;
       return owner ? (await owner.get(rfiId, false)).rfi.status : null;
     },
-    owner: async (rfiId, profileId) => {
-      try {
-        return (await entityWatch.owner(rfiId, profileId)).profileId;
-      } catch (err) {
-        if (profileId === undefined) return o.session.profile.id;
-        throw err;
-      }
-    },
+    owner: async (rfiId, profileId) =>
+      (await ownerOrDefault(entityWatch, rfiId, profileId))?.profileId ?? o.session.profile.id,
     ...(f.options.locker ? f.options.locker : {}),
   });
   f.disposables.add(locker);
