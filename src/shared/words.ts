@@ -131,11 +131,14 @@ export function parseWho(who: string): { label: string; role: string; legalEntit
   return m ? { label: m[1]!, role: m[2]!, legalEntityId: m[3]! } : null;
 }
 
+/** Whether main recorded the write before the bank confirmed the credential (no name to show). */
+export const isUnconfirmedWho = (who: string): boolean => who === '' || /^unknown/i.test(who);
+
 /** Who acted, in words for a reader far from this computer: the credential's name and its role. */
 export function credentialInWords(who: string): string {
   const w = parseWho(who);
   if (w) return `${w.label} (${roleWords(w.role).toLowerCase()})`;
-  return who === '' || /^unknown/i.test(who) ? 'a credential the bank had not confirmed yet' : who;
+  return isUnconfirmedWho(who) ? 'a credential the bank had not confirmed yet' : who;
 }
 
 /** Related-object kinds of an RFI. */

@@ -7,7 +7,7 @@
 
 import type { AuditEntryView } from '../../../../shared/ipc/channels/audit';
 import { activityKindOf, describeActivity } from '../../../../shared/activity';
-import { parseWho, roleWords } from '../../../../shared/words';
+import { isUnconfirmedWho, parseWho, roleWords } from '../../../../shared/words';
 
 export interface ActivityNames {
   /** RFI id → its subject (description, else its type in words). */
@@ -33,7 +33,7 @@ export function whoWords(
   const who = parseWho(entry.who);
   const entity = names.entities.get(entry.environmentId) ?? null;
   if (!who) {
-    const unknown = entry.who === '' || /^unknown/i.test(entry.who);
+    const unknown = isUnconfirmedWho(entry.who);
     return {
       name: entity ?? (unknown ? `${entry.environmentName} (credential not checked yet)` : entry.who),
       detail: unknown ? null : entry.who,
