@@ -160,10 +160,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ),
     async close() {
       detachers.forEach((d) => d());
-      await services.dispose();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // No new call may start a write once disposal begins: the page's transport closes first.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
+      await closed;
+      await services.dispose();
+      // A write the bank's last answer started may still be renaming its temp file: retry, as
+      // rm's own ENOTEMPTY/EBUSY retries are meant for.
+      if (ownDataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     },
   };
   return harness;
