@@ -54,9 +54,7 @@ export interface ServiceCore {
   ownerScope(rfiId: string, profileId?: string): Promise<BankScope | undefined>;
   /** RFI answer drafts, staged files and the answer outbox. */
   rfiAnswers: RfiAnswers;
-  /** The RFI cache, sync, polling, notifications and unread markers. */
-  rfis: RfiService;
-  /** Every watched profile's RFIs as one queue (the active profile's service is one member). */
+  /** Every watched profile's RFIs as one queue (the default profile is one member). */
   entityWatch: EntityWatch;
   /** The local webhook receiver and the bank's webhook configuration. */
   webhooks: WebhookService;
@@ -88,6 +86,12 @@ export interface Services extends ServiceCore {
    */
   readonly bank: BankClient;
   readonly clock: ServerClock;
+  /**
+   * The RFI service of the default profile's member of the entity watch (cache, sync, polling,
+   * notifications, unread markers), looked up at each access: that service stays bound to its
+   * profile when another profile becomes the default.
+   */
+  readonly rfis: RfiService;
   readAfterCreate: ReadAfterCreate;
   /** The embedded sandbox, when it runs. */
   readonly sandbox: RunningSandbox | null;

@@ -11,6 +11,7 @@ import { buildHandlers } from './handlers';
 import { createDesktopSettings } from './desktop/settings';
 import { consoleSink, createLogger } from './infra/log';
 import type { ProfileSession } from './profiles/profile-session';
+import type { RfiService } from './rfis';
 import type { ServicesOptions } from './root/options';
 import { chooseEnvironment, openFoundation } from './root/foundation';
 import type { Foundation } from './root/foundation';
@@ -105,9 +106,9 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const crypto = await assembleCrypto(f, o, b);
   const j = await openJournal(f);
   const rfiAnswers = await assembleAnswers(f, o, b, j);
-  const { rfis, webhooks, entityWatch } = await assembleEntityWatch(f, o, j, crypto, rfiAnswers);
+  const { webhooks, entityWatch } = await assembleEntityWatch(f, o, j, crypto, rfiAnswers);
   const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch);
-  const locker = await assembleLocker(f, o, rfiAnswers, rfis, entityWatch);
+  const locker = await assembleLocker(f, o, rfiAnswers, entityWatch);
   const desktop = await createDesktopSettings(f.stores, options.platform);
   const returns = assembleReturns(f, o, b);
   const profilesService = assembleProfilesService(f, o, b, rfiAnswers, entityWatch);
@@ -133,7 +134,6 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     rfiAnswers,
     ownerScope: async (rfiId, profileId) =>
       (await ownerOrDefault(entityWatch, rfiId, profileId))?.session.scope(),
-    rfis,
     entityWatch,
     webhooks,
     crypto,
@@ -153,6 +153,12 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
 
   /** The default profile's session, looked up at each access (tests and diagnostics read through it). */
   const byDefault = (): ProfileSession => o.defaultOwner();
+  /** The default profile's member of the entity watch (its RFI service is bound to that profile). */
+  const defaultRfis = (): RfiService => {
+    const m = entityWatch.defaultMember();
+    if (!m) throw new Error('The default profile is not watched yet.');
+    return m.rfis;
+  };
   const services: Services = Object.defineProperties(
     {
       ...core,
@@ -167,6 +173,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
       sandbox: { get: () => session.sandbox, enumerable: true },
       bank: { get: () => byDefault().bank, enumerable: true },
       clock: { get: () => byDefault().clock, enumerable: true },
+      rfis: { get: defaultRfis, enumerable: true },
     },
   );
   return services;

@@ -229,4 +229,40 @@ describe('state files of their owners', () => {
     expect(await readFile(problems[0]!.movedTo!, 'utf8')).toBe('{"version":1,"bounds":');
     expect(await readdir(dir)).toEqual([path.basename(problems[0]!.movedTo!)]);
   });
+
+  it('writes a batch of files, each whole and sealed; a failed rename fails the batch and leaves the others written', async () => {
+    const dir = await tempDir();
+    const files = ['a', 'b', 'c', 'd', 'e'].map((n) => path.join(dir, `${n}.json`));
+    const codec = createAtRestCodec({ id: 'k1', key: randomBytes(32) });
+    const { store } = setup({ codec });
+    await store.writeMany(
+      files.map((file, i) => ({ file, value: { version: 2, names: [`v1-${i}`] } })),
+      2,
+    );
+    for (const [i, file] of files.entries()) {
+      expect(isSealed(await readFile(file, 'utf8'))).toBe(true);
+      expect((await store.read(file))?.value).toEqual({ version: 2, names: [`v1-${i}`] });
+    }
+    // A second batch whose rename of c.json fails: the batch rejects, c keeps its old content
+    // (and still reads: its generation was not taken as written), the others have the new one.
+    const failing = setup({
+      codec,
+      rename: async (from, to) => {
+        if (path.basename(to) === 'c.json')
+          throw Object.assign(new Error('EIO: rename failed'), { code: 'EIO' });
+        await fsRename(from, to);
+      },
+    });
+    await expect(
+      failing.store.writeMany(
+        files.map((file, i) => ({ file, value: { version: 2, names: [`v2-${i}`] } })),
+        3,
+      ),
+    ).rejects.toThrow(/EIO/);
+    for (const [i, file] of files.entries()) {
+      const want = path.basename(file) === 'c.json' ? `v1-${i}` : `v2-${i}`;
+      expect((await store.read(file))?.value).toEqual({ version: 2, names: [want] });
+    }
+    expect((await readdir(dir)).sort()).toEqual(['a.json', 'b.json', 'c.json', 'd.json', 'e.json']);
+  });
 });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AtRestError, AtRestWaiting, createAtRestCodec } from '../../src/main/infra/at-rest';
-import { BLOB_CHUNK_BYTES, blobSource, writeBlob } from '../../src/main/infra/sealed-blob';
+import { BLOB_CHUNK_BYTES, blobSource, pathSource, writeBlob } from '../../src/main/infra/sealed-blob';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -109,5 +109,30 @@ describe('sealed document blobs', () => {
     await expect(
       writeBlob(waiting.blobs, path.join(root, 'x.bin'), pieces(Buffer.from('x'), 1)),
     ).rejects.toBeInstanceOf(AtRestWaiting);
+  });
+});
+
+describe('a picked file as an upload source', () => {
+  it('hashes the bytes as they are read for sending; a stream stopped early has no hash of what was sent', async () => {
+    const { root } = await setup();
+    const file = path.join(root, 'picked.pdf');
+    const bytes = randomBytes(3 * BLOB_CHUNK_BYTES + 17);
+    await writeFile(file, bytes);
+    const source = pathSource(file);
+    const whole = createHash('sha256').update(bytes).digest('hex');
+    expect(source.sentSha256?.()).toBeNull();
+    const sent: Buffer[] = [];
+    for await (const chunk of source.open()) sent.push(chunk as Buffer);
+    expect(Buffer.concat(sent).equals(bytes)).toBe(true);
+    expect(source.sentSha256?.()).toBe(whole);
+    expect(await source.sha256()).toBe(whole);
+
+    // Opened again and given up after the first chunk: no hash of bytes that were not all sent.
+    const early = source.open();
+    for await (const chunk of early) {
+      expect((chunk as Buffer).length).toBeGreaterThan(0);
+      break;
+    }
+    expect(source.sentSha256?.()).toBeNull();
   });
 });

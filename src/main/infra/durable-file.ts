@@ -56,7 +56,15 @@ export async function renameWithRetry(
 export interface DurableWriteOptions {
   /** The rename used (tests inject a failing one). */
   rename?: RenameFile;
+  /**
+   * False: the folder is not fsync'd here; the caller writing several files into it calls
+   * `syncDirectory` once after the last rename, before it reports them written.
+   */
+  syncDir?: boolean;
 }
+
+/** Makes the renames into a folder durable (one fsync of the folder for a batch of writes). */
+export const syncDirectory = (dir: string): Promise<void> => fsyncDir(dir);
 
 /**
  * Writes a whole file so that after a crash it holds either the old or the new content, never a
@@ -86,7 +94,7 @@ export async function writeFileDurable(
     await rm(tmp, { force: true });
     throw err;
   }
-  await fsyncDir(dir);
+  if (options.syncDir !== false) await fsyncDir(dir);
 }
 
 /** The temp-file name writeFileDurable uses: `.<target>.<12 hex>.tmp` beside the target. */

@@ -25,7 +25,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { AtRestWaiting, plainCodec } from './at-rest';
 import type { AtRestCodec } from './at-rest';
-import { moveAside, writeFileDurable } from './durable-file';
+import { moveAside, syncDirectory, writeFileDurable } from './durable-file';
 import type { RenameFile } from './durable-file';
 import type { Logger } from './log';
 
@@ -93,6 +93,11 @@ export interface StateFile<T> {
   read(file: string, check?: (value: T) => string | null): Promise<LoadedState<T> | null>;
   /** Writes the whole content durably (sealed when the codec has a key). */
   write(file: string, value: T): Promise<void>;
+  /**
+   * Writes several files, each whole and atomically as `write` does, `concurrency` at a time, and
+   * fsyncs their folders once at the end (not once per file); resolves when every one is durable.
+   */
+  writeMany(entries: ReadonlyArray<{ file: string; value: T }>, concurrency: number): Promise<void>;
 }
 
 /** Why a content was refused; thrown inside a read, caught there. */
@@ -217,7 +222,61 @@ export function stateFile<T>(format: StateFileFormat<T>, o: StateFileOptions): S
       const text = JSON.stringify(value, null, format.indent);
       return writeSealed(codec, file, text, o.rename ? { rename: o.rename } : {});
     },
+    writeMany(entries, concurrency) {
+      return writeSealedBatch(
+        codec,
+        entries.map((e) => ({ file: e.file, plain: () => JSON.stringify(e.value, null, format.indent) })),
+        { concurrency, ...(o.rename ? { rename: o.rename } : {}) },
+      );
+    },
   };
+}
+
+/**
+ * Several sealed files written as one batch: each sealed for its path and written atomically
+ * (temp file, fsync, rename), `concurrency` at a time; then each folder is fsync'd once, and only
+ * then the generations are recorded (a rename the folder's fsync has not made durable is never
+ * taken for the expected generation). Files that were renamed before a failure stay written.
+ * Each file's text is made in its turn, so the batch never holds every text at once.
+ */
+export function writeSealedBatch(
+  codec: AtRestCodec,
+  entries: ReadonlyArray<{ file: string; plain: () => string }>,
+  options: { concurrency: number; rename?: RenameFile },
+): Promise<void> {
+  // After any write of these files still under way (the same order as writeSealed keeps).
+  const earlier = entries.map((e) =>
+    (writesInFlight.get(e.file) ?? Promise.resolve()).catch(() => undefined),
+  );
+  const run = (async () => {
+    await Promise.all(earlier);
+    const work = [...entries];
+    const renamed: string[] = [];
+    const writer = async (): Promise<void> => {
+      for (let e = work.shift(); e; e = work.shift()) {
+        await writeFileDurable(e.file, codec.seal(e.plain(), e.file), {
+          ...(options.rename ? { rename: options.rename } : {}),
+          syncDir: false,
+        });
+        renamed.push(e.file);
+      }
+    };
+    const results = await Promise.allSettled(
+      Array.from({ length: Math.max(1, Math.min(options.concurrency, entries.length)) }, writer),
+    );
+    for (const dir of new Set(renamed.map((f) => path.dirname(f)))) await syncDirectory(dir);
+    for (const f of renamed) codec.written(f);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  })();
+  const tail = run.catch(() => undefined);
+  for (const { file } of entries) {
+    writesInFlight.set(file, tail);
+    void tail.then(() => {
+      if (writesInFlight.get(file) === tail) writesInFlight.delete(file);
+    });
+  }
+  return run;
 }
 
 /**

@@ -24,12 +24,17 @@ import { checkBaseUrl } from '../session/settings';
 import type { SettingsStore } from '../session/settings';
 import type { ProfileRegistry } from './registry';
 
-/** What a profile's removal drops besides its settings, token and approval (the features own it). */
+/**
+ * What the features hold per profile: what a profile's removal drops besides its settings, token
+ * and approval, and the watch of a new default profile.
+ */
 export interface ProfileWork {
   /** Unsent work that would be lost, in words (null: none). */
   describe(profileId: string): string | null;
   /** Drops it (after the analyst agreed). */
   drop(profileId: string, origin: string): Promise<void>;
+  /** Another profile became the default: its RFIs are watched (when they were not) before this resolves. */
+  defaultChanged(): Promise<void>;
 }
 
 export interface ProfilesDeps {
@@ -128,7 +133,10 @@ export function createProfilesService(deps: ProfilesDeps): ProfilesService {
         const wasActive = session.profile.id === profileId;
         // Gone from the settings first: nothing is sent for it from here on.
         settings.removeProfile(profileId);
-        if (wasActive) await session.activate(settings.get().activeProfileId);
+        if (wasActive) {
+          await session.activate(settings.get().activeProfileId);
+          await deps.work.defaultChanged();
+        }
         await vault
           .delete(profileId)
           .catch((err: unknown) => log.warn('profiles: token not removed', { error: err }));
@@ -146,6 +154,7 @@ export function createProfilesService(deps: ProfilesDeps): ProfilesService {
       await operations.audited({ operation: 'profile.activate', target: profileId, profileId }, () =>
         session.activate(profileId),
       );
+      await deps.work.defaultChanged();
     },
     async setToken(profileId, token) {
       settings.profile(profileId);

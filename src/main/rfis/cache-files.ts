@@ -135,17 +135,15 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
     },
     writeMeta: (meta) => metaFile.write(path.join(dir, 'meta.json'), meta),
     writeSeen: (seen) => seenFile.write(path.join(dir, 'seen.json'), { version: CACHE_FORMAT, seen }),
-    async writeShards(shards) {
-      const work = [...shards];
-      const writer = async (): Promise<void> => {
-        for (let next = work.shift(); next; next = work.shift()) {
-          const [n, rfis] = next;
-          await shardFile.write(path.join(dir, shardName(n)), { version: CACHE_FORMAT, rfis });
-        }
-      };
-      const results = await Promise.allSettled(Array.from({ length: WRITE_CONCURRENCY }, writer));
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
-    },
+    // One batch: every shard whole and atomic, the folder fsync'd once after the last rename
+    // (64 folder fsyncs were a third of a full sync's write time).
+    writeShards: (shards) =>
+      shardFile.writeMany(
+        [...shards].map(([n, rfis]) => ({
+          file: path.join(dir, shardName(n)),
+          value: { version: CACHE_FORMAT, rfis },
+        })),
+        WRITE_CONCURRENCY,
+      ),
   };
 }

@@ -17,6 +17,8 @@ export interface ReceiverRoute {
   /** The key pinned for this route's environment (null: every request to it is refused). */
   publicKey(): KeyObject | null;
   onEvent(event: WebhookEvent): void;
+  /** Now in ms on THIS route's bank clock (each bank signs with its own); else the receiver's. */
+  nowMs?(): number;
 }
 
 export interface RouteCounters {
@@ -70,6 +72,8 @@ export function createRouteTable(): RouteTable {
       if (live) {
         live.publicKey = route.publicKey;
         live.onEvent = route.onEvent;
+        if (route.nowMs) live.nowMs = route.nowMs;
+        else delete live.nowMs;
         live.paused = false;
         return live.path;
       }

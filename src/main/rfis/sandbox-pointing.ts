@@ -19,8 +19,8 @@ export interface SandboxPointingDeps {
   /** The running embedded sandbox's origin, or null. */
   sandboxOrigin(): string | null;
   routeUrl(profileId: string): string | null;
-  /** The active profile's state changed (Settings is told). */
-  onActiveChange(): void;
+  /** A profile's pointing state changed (Settings is told when it is the default profile's). */
+  onStateChange(profileId: string): void;
   log: Logger;
 }
 
@@ -73,11 +73,11 @@ export function createSandboxPointing(deps: SandboxPointingDeps): SandboxPointin
   const configure = async (m: WebhookMember): Promise<void> => {
     const id = m.profileId;
     const set = (state: AutoState): void => {
-      // No longer served by this session (not watched any more, or it switched between active
-      // and watched): the newer member's own pointing, queued behind this one, says what holds.
+      // No longer served by this session (not watched any more, or watched anew): the newer
+      // member's own pointing, queued behind this one, says what holds.
       if (deps.member(id)?.session !== m.session) return;
       autoState.set(id, state);
-      if (m.active) deps.onActiveChange();
+      deps.onStateChange(id);
     };
     if (!isEmbeddedSandbox(m)) {
       set({

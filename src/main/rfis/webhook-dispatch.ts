@@ -17,7 +17,7 @@ export interface EventDispatch {
 
 export function createEventDispatch(deps: {
   member(profileId: string): WebhookMember | undefined;
-  /** Told of every accepted event of the active profile (the case file lists them). */
+  /** Told of every accepted event, whichever profile it came for (the case file lists them). */
   onSeen?(seen: { rfiId: string; kind: 'webhook'; detail: string }): void;
   log: Logger;
 }): EventDispatch {
@@ -28,13 +28,11 @@ export function createEventDispatch(deps: {
       const m = deps.member(profileId);
       if (!m) return; // removed between the check and now: nothing is read for it
       const id = event.data.rfi_id;
-      if (m.active) {
-        deps.onSeen?.({
-          rfiId: id,
-          kind: 'webhook',
-          detail: `${event.type} ${event.id} (${event.data.question_id ? `question ${event.data.question_id} ` : ''}${event.data.status}, sent ${event.created_at})`,
-        });
-      }
+      deps.onSeen?.({
+        rfiId: id,
+        kind: 'webhook',
+        detail: `${event.type} ${event.id} (${event.data.question_id ? `question ${event.data.question_id} ` : ''}${event.data.status}, sent ${event.created_at})`,
+      });
       const key = `${profileId}\u0000${id}`;
       if (pending.has(key)) return;
       pending.add(key);

@@ -59,7 +59,10 @@ export interface ReceiverOptions {
   toleranceSeconds?: number;
   /** The fixed route's key (null: none pinned, everything is refused); no fixed route without it. */
   publicKey?(): KeyObject | null;
-  /** Now in ms, on the bank's clock. */
+  /**
+   * Now in ms, on the bank's clock: for a route without a clock of its own, and for forgetting
+   * seen event ids (give the earliest of the banks' clocks: an id is kept, never dropped, early).
+   */
   nowMs(): number;
   /** The fixed route's handler. */
   onEvent?(event: WebhookEventBody): void;
@@ -248,7 +251,7 @@ export function createWebhookReceiver(options: ReceiverOptions): WebhookReceiver
       header: Array.isArray(header) ? header.join(',') : header,
       body,
       publicKey: route.publicKey(),
-      nowMs: options.nowMs(),
+      nowMs: route.nowMs ? route.nowMs() : options.nowMs(),
       toleranceSeconds: tolerance,
     });
     if (!check.ok) {

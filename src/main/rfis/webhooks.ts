@@ -1,11 +1,13 @@
 /**
- * Webhooks: one local receiver with a route per watched profile (the active one and every profile
- * the entity watch watches). Each route has its own unguessable path, verifies signatures with the key
- * pinned for THAT profile's environment, drops duplicate event ids per profile, and hands an
- * accepted event to THAT profile's RFI service only (a re-read with that profile's own token,
- * through the same change detector as polling). For the embedded sandbox, each admin credential
- * is pointed at its own route; Settings shows the active profile's route and the bank's
- * configuration of the active credential.
+ * Webhooks: one local receiver with a route per watched profile (the entity watch watches every
+ * profile with a token, the default profile included). Each route has its own unguessable path,
+ * verifies signatures with the key pinned for THAT profile's environment against THAT profile's
+ * bank clock, drops duplicate event ids per profile, and hands an accepted event to THAT profile's
+ * RFI service only (a re-read with that profile's own token, through the same change detector as
+ * polling). A route is bound to its profile for as long as the profile is watched: changing the
+ * default profile moves no route. For the embedded sandbox, each admin credential is pointed at
+ * its own route; Settings shows the default profile's route and the bank's configuration of the
+ * default profile's credential (looked up at each call).
  *
  * Its parts: the receiver (`webhook-receiver.ts`), the pinned keys (`webhook-keys.ts`), the event
  * dispatch to each profile's RFI service (`webhook-dispatch.ts`), the sandbox pointing
@@ -18,13 +20,11 @@ import path from 'node:path';
 import type { ReceiverStatusView, WebhookConfigView } from '../../shared/ipc/channels/webhook';
 import { AppFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
-import type { ServerClock } from '../bank/clock';
 import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import { bankOrigin } from '../infra/origins';
 import type { SessionManager } from '../session/session';
 import type { SettingsStore } from '../session/settings';
-import type { RfiService } from './service';
 import { keyFingerprint } from './signature';
 import { createSandboxPointing, memberOrigin } from './sandbox-pointing';
 import { createEventDispatch } from './webhook-dispatch';
@@ -50,54 +50,72 @@ export interface WebhookServiceOptions {
 }
 
 export interface WebhookServiceDeps {
-  bank: BankClient;
-  clock: ServerClock;
-  session: SessionManager;
+  /** The default profile (Settings → Webhook is about it) and the embedded sandbox. */
+  session: Pick<SessionManager, 'profile' | 'environment' | 'sandbox'>;
+  /** Each profile's own bank client: Settings reads and sets the webhook URL of the profile it names. */
+  owner(profileId: string): { bank: BankClient };
   settings: SettingsStore;
   events: EventHub;
   log: Logger;
-  rfis: RfiService;
   /** The data folder: seen event ids are kept in `webhook-seen-events.json` there. */
   dataDir?: string;
   /** Seals the seen event ids at rest. */
   codec?: AtRestCodec;
   options?: WebhookServiceOptions;
-  /** Told of every accepted event of the active profile (the case file lists the events seen for an RFI). */
+  /** Told of every accepted event, whichever profile it came for (the case file lists the events seen for an RFI). */
   onSeen?(seen: { rfiId: string; kind: 'webhook'; detail: string }): void;
 }
 
 export interface WebhookService {
-  /** The receiver as Settings sees it: `url` is the active profile's route. */
+  /** The receiver as Settings sees it: `url` is the default profile's route. */
   readonly receiver: {
     readonly url: string | null;
     readonly startedAt: string | null;
     counters(): ReceiverCounters;
   };
   status(): ReceiverStatusView;
-  config(): Promise<WebhookConfigView>;
-  setUrl(args: { url?: string; useReceiver?: boolean }): Promise<WebhookConfigView>;
-  /** Points the embedded sandbox's active credential at its route (no-op elsewhere). */
+  /** The bank's webhook configuration of a profile's credential (default: the default profile's). */
+  config(profileId?: string): Promise<WebhookConfigView>;
+  /**
+   * Sets the webhook URL of a profile's credential (default: the default profile's), through that
+   * profile's own client; `useReceiver` is that profile's own route.
+   */
+  setUrl(args: { url?: string; useReceiver?: boolean; profileId?: string }): Promise<WebhookConfigView>;
+  /** Points the embedded sandbox's credential of the default profile at its route (no-op elsewhere). */
   autoConfigure(): Promise<void>;
   /**
-   * The profiles the entity watch watches besides the active one (called on every change of the set or
-   * of a watched profile's credential). Routes follow: a profile no longer listed loses its route.
+   * The profiles the entity watch watches (called on every change of the set or of a watched
+   * profile's credential). Routes follow: a profile no longer listed loses its route.
    */
   watch(profiles: readonly WatchedWebhookProfile[]): void;
-  /** One profile's route, key and mode (the active one or a watched one); null when it has none. */
+  /** One watched profile's route, key and mode; null when it has none. */
   profile(profileId: string): ProfileWebhookState | null;
   /** Resolves when every received event so far has been applied and every re-pointing is done (tests). */
   idle(): Promise<void>;
   dispose(): Promise<void>;
 }
 
-/** The receiver of the service: one server, a route per member (not listening yet). */
-function receiverOf(deps: WebhookServiceDeps, onStatus: () => void): WebhookReceiver {
+/**
+ * The receiver of the service: one server, a route per member (not listening yet). Each route
+ * checks signature times on its own bank's clock; seen event ids are forgotten by the earliest of
+ * the members' clocks (kept a little longer, never dropped early).
+ */
+function receiverOf(
+  deps: WebhookServiceDeps,
+  members: () => Iterable<WebhookMember>,
+  onStatus: () => void,
+): WebhookReceiver {
+  const earliest = (): number => {
+    let now = Number.POSITIVE_INFINITY;
+    for (const m of members()) now = Math.min(now, m.clock.now());
+    return Number.isFinite(now) ? now : Date.now();
+  };
   return createWebhookReceiver({
     ...(deps.options?.port !== undefined ? { port: deps.options.port } : {}),
     ...(deps.options?.maxBodyBytes !== undefined ? { maxBodyBytes: deps.options.maxBodyBytes } : {}),
     toleranceSeconds:
       deps.options?.toleranceSeconds ?? deps.session.sandbox?.options.webhookTimestampToleranceSeconds ?? 300,
-    nowMs: () => deps.clock.now(),
+    nowMs: earliest,
     onStatus,
     log: deps.log,
     ...(deps.dataDir ? { seenIdsFile: path.join(deps.dataDir, SEEN_EVENTS_FILE) } : {}),
@@ -106,13 +124,14 @@ function receiverOf(deps: WebhookServiceDeps, onStatus: () => void): WebhookRece
 }
 
 export async function createWebhookService(deps: WebhookServiceDeps): Promise<WebhookService> {
-  const { bank, session, settings, events, log, rfis } = deps;
+  const { session, settings, events, log } = deps;
   let disposed = false;
   let watchedProfiles: readonly WatchedWebhookProfile[] = [];
-  /** Profile id → the member its route serves now (the active one wins over a watcher). */
+  /** Profile id → the member its route serves: bound to that profile for as long as it is watched. */
   const members = new Map<string, WebhookMember>();
   const member = (id: string): WebhookMember | undefined => members.get(id);
   const sandboxOrigin = (): string | null => (session.sandbox ? bankOrigin(session.sandbox.url) : null);
+  const defaultId = (): string => session.profile.id;
 
   const keys = createPinnedKeys({
     settings,
@@ -127,8 +146,9 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
   const pinned = (profileId: string) => (members.has(profileId) ? keys.of(profileId).key : null);
   const dispatch = createEventDispatch({ member, ...(deps.onSeen ? { onSeen: deps.onSeen } : {}), log });
 
+  /** Settings → Webhook: the default profile's route and key (looked up at each call). */
   const activeStatus = (): ReceiverStatusView => {
-    const id = session.profile.id;
+    const id = defaultId();
     const k = members.has(id) ? keys.of(id) : { key: null, problem: null };
     return {
       listening: receiver.origin !== null,
@@ -148,13 +168,15 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     if (!disposed) events.emit('webhook.receiverChanged', activeStatus());
   };
 
-  const receiver = receiverOf(deps, push);
+  const receiver = receiverOf(deps, () => members.values(), push);
   const pointer = createSandboxPointing({
     enabled: deps.options?.autoConfigureSandbox !== false,
     member,
     sandboxOrigin,
     routeUrl: (id) => receiver.routeUrl(id),
-    onActiveChange: push,
+    onStateChange: (id) => {
+      if (id === defaultId()) push();
+    },
     log,
   });
   try {
@@ -163,80 +185,49 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     log.error('webhook: receiver could not start; polling only', { error: err });
   }
 
-  /**
-   * The profile that was active until a switch: its route is held (503, the bank retries) until
-   * the entity watch says whether it watches it now (same path, nothing to re-point) or not (removed). It
-   * is never bound to the active RFI service, which now serves another profile.
-   */
-  const held = new Map<string, NodeJS.Timeout>();
-  const release = (id: string): void => {
-    const timer = held.get(id);
-    if (timer) clearTimeout(timer);
-    held.delete(id);
-  };
   const drop = (id: string): void => {
-    release(id);
     members.delete(id);
     receiver.removeRoute(id);
     pointer.forget(id);
     keys.forget(id);
   };
-  /** Just stopped being active: held until the entity watch has reconciled (at most 10 s). */
-  const hold = (id: string): void => {
-    members.delete(id);
-    receiver.pauseRoute(id);
-    // Whoever takes it next points the bank again (a pointing in flight was cut by the switch).
-    pointer.again(id);
-    if (held.has(id)) return;
-    const timer = setTimeout(() => {
-      held.delete(id);
-      if (!members.has(id)) drop(id);
-    }, 10_000);
-    timer.unref?.();
-    held.set(id, timer);
-  };
 
-  /** Routes follow the members: the active profile plus every watched one. */
-  const rebind = (fromDesk: boolean): void => {
+  /** Routes follow the watched profiles; a profile keeps its route (same path) while it is watched. */
+  const rebind = (): void => {
     if (disposed) return;
-    const next = new Map<string, WebhookMember>();
-    next.set(session.profile.id, { profileId: session.profile.id, session, bank, rfis, active: true });
-    for (const w of watchedProfiles) {
-      if (!next.has(w.profileId)) next.set(w.profileId, { ...w, active: false });
-    }
-    for (const id of [...members.keys()]) {
-      if (next.has(id)) continue;
-      if (!fromDesk && members.get(id)?.active) hold(id);
-      // No longer watched: its route goes, events for it are refused (404) from now on.
-      else drop(id);
-    }
-    if (fromDesk) {
-      for (const id of [...held.keys()]) if (!next.has(id)) drop(id);
-    }
+    const next = new Map(watchedProfiles.map((w) => [w.profileId, w] as const));
+    // No longer watched: its route goes, events for it are refused (404) from now on.
+    for (const id of [...members.keys()]) if (!next.has(id)) drop(id);
     for (const [id, m] of next) {
-      release(id);
       const prev = members.get(id);
       members.set(id, m);
-      // Same path as before when the profile only changed role (active ↔ watched).
-      receiver.addRoute({ scope: id, publicKey: () => pinned(id), onEvent: (e) => dispatch.onEvent(id, e) });
-      if (prev && prev.active !== m.active) pointer.again(id);
+      if (prev?.rfis !== m.rfis || prev.session !== m.session) {
+        receiver.addRoute({
+          scope: id,
+          publicKey: () => pinned(id),
+          onEvent: (e) => dispatch.onEvent(id, e),
+          nowMs: () => m.clock.now(),
+        });
+      }
       void pointer.maybeConfigure(m);
     }
+    push();
   };
-  rebind(false);
 
+  // The default profile's credential or environment moved: its pointing may be due; Settings is told.
   const offEvents = events.attach((msg) => {
-    if (msg.event === 'session.changed') rebind(false);
+    if (msg.event === 'session.changed') rebind();
   });
 
-  const config = (): Promise<WebhookConfigView> => readWebhookConfig(bank, activeStatus, log);
-  const activeUrl = (): string | null => receiver.routeUrl(session.profile.id);
+  const ownRouteOf = (profileId: string): string | null => receiver.routeUrl(profileId);
+  const config = (profileId = defaultId()): Promise<WebhookConfigView> =>
+    readWebhookConfig(deps.owner(profileId).bank, activeStatus, log);
   const inFlight = (): Promise<void>[] => [...dispatch.inFlight(), ...pointer.inFlight()];
 
   return {
     receiver: {
       get url() {
-        return activeUrl();
+        return ownRouteOf(defaultId());
       },
       get startedAt() {
         return receiver.startedAt;
@@ -245,7 +236,7 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     },
     status: activeStatus,
     config,
-    async setUrl({ url, useReceiver }) {
+    async setUrl({ url, useReceiver, profileId = defaultId() }) {
       if ((url === undefined) === (useReceiver !== true)) {
         throw new AppFailure({
           kind: 'invalid_argument',
@@ -253,20 +244,20 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
           message: 'Give either a URL ("" clears it) or useReceiver: true.',
         });
       }
-      const target = useReceiver ? activeUrl() : url;
+      const target = useReceiver ? ownRouteOf(profileId) : url;
       if (target === null || target === undefined) {
         throw new AppFailure({ kind: 'local', message: 'The local receiver is not listening.' });
       }
-      await bank.setWebhookUrl(target);
-      return config();
+      await deps.owner(profileId).bank.setWebhookUrl(target);
+      return config(profileId);
     },
     autoConfigure: () => {
-      const m = members.get(session.profile.id);
+      const m = members.get(defaultId());
       return m ? pointer.maybeConfigure(m, true) : Promise.resolve();
     },
     watch(profiles) {
-      watchedProfiles = profiles.filter((p) => p.profileId !== session.profile.id);
-      rebind(true);
+      watchedProfiles = profiles;
+      rebind();
     },
     profile(profileId): ProfileWebhookState | null {
       if (!members.has(profileId)) return null;
@@ -289,7 +280,6 @@ export async function createWebhookService(deps: WebhookServiceDeps): Promise<We
     async dispose() {
       disposed = true;
       offEvents();
-      for (const id of [...held.keys()]) release(id);
       await receiver.close();
       await Promise.all(inFlight().map((c) => c.catch(() => undefined)));
     },

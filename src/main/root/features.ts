@@ -15,13 +15,12 @@ import { createCryptoService } from '../crypto/service';
 import { relatedNamesResolver } from '../rfis/related-names';
 import { createReturnsService } from '../returns/service';
 import { createRfiService, createWebhookService, removeProfileCache } from '../rfis';
-import { entityWatchBuilder } from '../watch/entity-watch';
+import { startEntityWatch } from '../watch/entity-watch';
 import type { RfiMember } from '../watch/entity-watch';
 import type { RfiService } from '../rfis';
 import { bankOrigin } from '../infra/origins';
 import type { BankClient } from '../bank/client';
 import { createProfilesService } from '../profiles/service';
-import { followActive } from '../profiles/follow-active';
 import type { ProfilesService } from '../profiles/service';
 import type { CryptoService } from '../crypto/service';
 import type { ReturnsService } from '../returns/service';
@@ -188,9 +187,8 @@ export async function assembleAnswers(
   return rfiAnswers;
 }
 
-/** The RFI side: the default profile's queue reader, the webhook receiver and the entity watch. */
+/** The RFI side: the webhook receiver and the entity watch (the default profile is one member). */
 interface RfiFloor {
-  rfis: RfiService;
   webhooks: WebhookService;
   entityWatch: EntityWatch;
 }
@@ -204,9 +202,6 @@ export async function assembleEntityWatch(
 ): Promise<RfiFloor> {
   const { options, settings, log, events } = f;
   const { session } = o;
-  // The entity watch: the default profile's RFI service emits through it (counts and the
-  // badge cover every watched profile), then it watches every other profile with a token.
-  const entityWatchParts = entityWatchBuilder(events, f.platform, log);
   const seen = ({
     rfiId,
     kind,
@@ -216,7 +211,8 @@ export async function assembleEntityWatch(
     kind: 'notification' | 'webhook';
     detail: string;
   }) => void j.caseFileJournal.seen(rfiId, { kind, detail }).catch(j.journalFailed);
-  // One way to build a profile's RFI service, for the default profile and every watched one alike.
+  // One way to build a profile's RFI service, for every member alike (the default profile's too):
+  // its bank client, clock and session are the registry's for that profile id.
   const rfiService = (member: RfiMember): Promise<RfiService> =>
     createRfiService({
       codec: f.atRest,
@@ -240,44 +236,26 @@ export async function assembleEntityWatch(
       }),
       onSeen: seen,
     });
-  // The default profile's queue reader reads (never writes) through whichever profile is the
-  // default now: the entity watch makes it the member for the default profile.
-  const bank = followActive(() => o.defaultOwner().bank);
-  const clock = followActive(() => o.defaultOwner().clock);
-  const rfis = await rfiService({
-    session,
-    bank,
-    clock,
-    events: entityWatchParts.hub,
-    badge: entityWatchParts.badge,
-    // Named once the entity watch covers several entities (then every notification says whose RFI it is).
-    entityName: () => (entityWatchParts.watchingOthers() ? session.current.entityName() : null),
-  });
-  f.disposables.add(rfis);
   // One receiver, a route per watched profile: the entity watch tells it which profiles it watches.
   const webhooks = await createWebhookService({
-    bank,
-    clock,
     session,
+    owner: (profileId) => o.profiles.get(profileId),
     settings,
     events,
     log,
-    rfis,
     dataDir: f.dataDir,
     codec: f.atRest,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
     onSeen: seen,
   });
   f.disposables.add(webhooks);
-  const entityWatch = entityWatchParts.start({
+  const entityWatch = await startEntityWatch({
     settings,
     vault: f.vault,
     destinations: f.destinations,
     session,
     profiles: o.profiles,
     rfiService,
-    primary: () => rfis,
-    clock,
     stores: f.stores,
     reminders: options.reminders ?? {},
     onReminderSeen: (rfiId, detail) => seen({ rfiId, kind: 'notification', detail }),
@@ -288,19 +266,19 @@ export async function assembleEntityWatch(
   });
   f.disposables.add(entityWatch);
   // The owner's RFI cache re-reads an RFI once one of our answers landed (its status moved).
-  const offSent = rfiAnswers.onSent(
-    (rfiId, owner) =>
-      void ((owner ? entityWatch.member(owner.profileId)?.rfis : null) ?? rfis)
-        .refresh(rfiId, 'refresh')
-        .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err })),
-  );
+  const offSent = rfiAnswers.onSent((rfiId, owner) => {
+    const m = owner ? entityWatch.member(owner.profileId) : entityWatch.defaultMember();
+    void m?.rfis
+      .refresh(rfiId, 'refresh')
+      .catch((err: unknown) => log.warn('rfis: refresh after an answer failed', { error: err }));
+  });
   f.disposables.add(offSent);
   // An owner's bank came back (or its credential became known): its waiting answers may go now.
   const offOwners = o.profiles.onStatus((_profileId, status) => {
     if (status.connection === 'connected') rfiAnswers.outbox.wake();
   });
   f.disposables.add(offOwners);
-  return { rfis, webhooks, entityWatch };
+  return { webhooks, entityWatch };
 }
 
 /** Case files: each RFI and its documents read through the profile that owns it. */
@@ -349,7 +327,6 @@ export async function assembleLocker(
   f: Foundation,
   o: Owners,
   rfiAnswers: RfiAnswers,
-  rfis: RfiService,
   entityWatch: EntityWatch,
 ): Promise<Locker> {
   const locker = await createLocker({
@@ -368,9 +345,10 @@ export async function assembleLocker(
     },
     releaseStaged: (ref) => rfiAnswers.releaseUnused([ref]),
     stageForAnswer: (a) => rfiAnswers.files.adopt(a),
-    // An RFI id is one bank's only: its status is read from the profile the use was recorded for.
+    // An RFI id is one bank's only: its status is read from the profile the use was recorded for
+    // (a use recorded before uses named their profile: the default profile's).
     rfiStatus: async (rfiId, profileId) => {
-      const owner = profileId === null ? rfis : entityWatch.member(profileId)?.rfis;
+      const owner = (profileId === null ? entityWatch.defaultMember() : entityWatch.member(profileId))?.rfis;
       return owner ? (await owner.get(rfiId, false)).rfi.status : null;
     },
     owner: async (rfiId, profileId) =>
@@ -403,6 +381,8 @@ export function assembleProfilesService(
         const n = rfiAnswers.queuedFor(profileId).answers;
         return n > 0 ? `${n} queued answer${n === 1 ? '' : 's'}` : null;
       },
+      // The new default profile is watched before the switch is answered (its queue is there).
+      defaultChanged: () => entityWatch.watchDefault(),
       drop: async (profileId, origin) => {
         // Its RFI service stops first (the entity watch no longer watches a profile that is gone).
         await entityWatch.reconcile();

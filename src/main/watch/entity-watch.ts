@@ -1,15 +1,18 @@
 /**
- * The entity watch: every profile with a stored token is watched at the same time. The
- * active profile's RFI service is one member; every other profile with a token gets its own
- * session (its own bank client and token), its own RFI service (its own cache folder, keyed by
- * environment, origin and legal entity as always; its own poller with its own floor and jitter)
- * and its own clock. The queue, the counts and the badge are the union of the members; each row
- * carries its profile and its entity's name. Watched profiles only read (apart from the embedded
- * sandbox's webhook URL, see rfis/webhooks.ts): a write goes through the active session, and the RFI detail says which profile owns an RFI so the analyst acts as it.
+ * The entity watch: every profile with a stored token is watched at the same time, the default
+ * profile as one of them (watched whatever its token). Each member has its own session from the
+ * profile registry (its own bank client and token), its own RFI service (its own cache folder,
+ * keyed by environment, origin and legal entity as always; its own poller with its own floor and
+ * jitter), its own clock and its own webhook route, all bound to that profile id for the member's
+ * whole life: making another profile the default changes which profile new objects default to,
+ * never the identity behind a member. The queue, the counts and the badge are the union of the
+ * members; each row carries its profile and its entity's name. Members only read (apart from the
+ * embedded sandbox's webhook URL, see rfis/webhooks.ts): a write goes through the session of the
+ * profile that owns its object.
  *
  * Each (bank origin, legal entity) is watched once: a profile is first identified (who the bank
  * says its token is), and when several profiles hold credentials for the same entity only one is
- * watched (the active profile, else an admin credential, else the first in the settings); the
+ * watched (the default profile, else an admin credential, else the first in the settings); the
  * others are listed with the entity that covers them. Every member gets its own webhook route
  * (the webhook service is told the watched set after each change).
  */
@@ -25,16 +28,14 @@ import type {
 import { AppFailure } from '../../shared/ipc/errors';
 import { compareSummaries, countSummaries, matchesFilter } from '../../shared/rfi-view';
 import type { RfiFilter, RfiSort } from '../../shared/rfi-view';
-import type { ServerClock } from '../bank/clock';
 import type { Stores } from '../infra/stores';
 import { createReminders } from './reminders';
 import { createWatchSet, roleOf } from './watch-set';
-import type { WatchSet, WatchSetDeps } from './watch-set';
+import type { Watcher, WatchSet, WatchSetDeps } from './watch-set';
 
 export type { RfiMember } from './watch-set';
 import type { Reminders } from './reminders';
 import { scopeOrigin } from '../bank/scope';
-import type { EventHub } from '../infra/events';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
 import type { ListResult, RfiService } from '../rfis/service';
@@ -78,8 +79,12 @@ export interface EntityWatch {
   ): Promise<{ summary: RfiSummaryView | null; counts: RfiCountsView }>;
   counts(): Promise<{ counts: RfiCountsView; sync: RfiSyncStateView }>;
   sync(full: boolean): Promise<{ sync: RfiSyncStateView; counts: RfiCountsView }>;
-  /** Watched profiles other than the active one (tests, diagnostics). */
+  /** Watched profiles other than the default one (tests, diagnostics). */
   watched(): ReadonlyMap<string, { session: ProfileSession; rfis: RfiService }>;
+  /** The default profile's member (null only while a new default is being watched). */
+  defaultMember(): WatchedEntity | null;
+  /** Watches the default profile now if it is not watched yet (after it changed). */
+  watchDefault(): Promise<void>;
   /** Deadline reminders over every member now (also after each change and once a minute). */
   checkReminders(): Promise<number>;
   /** Snoozes and the "due soon" list (also when notifications are off for a test run). */
@@ -90,16 +95,12 @@ export interface EntityWatch {
 }
 
 /**
- * The watch set's dependencies (its `rfiService` builds the active profile's and every watched
- * one's RFI service alike: the root wires the case-file journal, related names and options in
+ * The watch set's dependencies (its `rfiService` builds every member's RFI service alike, the
+ * default profile's included: the root wires the case-file journal, related names and options in
  * once), and the entity watch's own.
  */
 export interface EntityWatchDeps extends WatchSetDeps {
-  /** The active profile's RFI service (built with `hub` below as its event hub). */
-  primary(): RfiService;
   platform: Platform;
-  /** The active profile's bank clock (reminders follow each entity's bank time). */
-  clock: ServerClock;
   stores: Stores;
   /** Told of reminders shown and snoozes set or cancelled, per RFI (the case file lists them). */
   onReminderSeen?(rfiId: string, detail: string): void;
@@ -112,23 +113,13 @@ export interface EntityWatchDeps extends WatchSetDeps {
   webhooks?: Pick<WebhookService, 'watch' | 'profile'>;
 }
 
-const ACTIVE = '\u0000active';
-
-export interface EntityWatchBuilder {
-  /** The event hub the active profile's RFI service emits through (its rfis.* go via the entity watch). */
-  hub: EventHub;
-  /** The active profile's badge count goes here; the app badge shows the sum. */
-  badge(count: number): void;
-  /** Whether the started entityWatch watches profiles besides the active one (false before it starts). */
-  watchingOthers(): boolean;
-  start(deps: EntityWatchDeps): EntityWatch;
-}
-
-/** Built in two steps: the hub and badge first (the active RFI service needs them), then the entity watch. */
-export function entityWatchBuilder(main: EventHub, platform: Platform, log: Logger): EntityWatchBuilder {
+/** The app badge: the sum of every member's awaiting-action count. */
+function badgeOf(platform: Platform, log: Logger): (key: string, count: number | null) => void {
   const badges = new Map<string, number>();
   let lastBadge = -1;
-  const publishBadge = (): void => {
+  return (key, count) => {
+    if (count === null) badges.delete(key);
+    else badges.set(key, count);
     let sum = 0;
     for (const n of badges.values()) sum += n;
     if (sum === lastBadge) return;
@@ -139,61 +130,48 @@ export function entityWatchBuilder(main: EventHub, platform: Platform, log: Logg
       log.warn('desk: badge not set', { error: err });
     }
   };
-  const setBadge = (key: string, count: number | null): void => {
-    if (count === null) badges.delete(key);
-    else badges.set(key, count);
-    publishBadge();
-  };
-  let entityWatch: (Pick<EntityWatch, 'watched'> & { changed(payload: RfiChangedView): void }) | null = null;
-
-  const hub: EventHub = {
-    emit(event, payload) {
-      if (event === 'rfis.changed' && entityWatch) {
-        entityWatch.changed(payload as RfiChangedView);
-        return;
-      }
-      main.emit(event, payload);
-    },
-    attach: (listener) => main.attach(listener),
-  };
-
-  return {
-    hub,
-    badge: (count) => setBadge(ACTIVE, count),
-    watchingOthers: () => (entityWatch?.watched().size ?? 0) > 0,
-    start(deps) {
-      const d = startEntityWatch(deps, setBadge);
-      entityWatch = d;
-      return d;
-    },
-  };
 }
 
-function startEntityWatch(
+/**
+ * Starts the entity watch: the default profile's member is built before this answers (its queue
+ * is there at once), every other profile is identified and watched in the background.
+ */
+export async function startEntityWatch(deps: EntityWatchDeps): Promise<EntityWatch> {
+  const entityWatch = entityWatchOf(deps, badgeOf(deps.platform, deps.log));
+  await entityWatch.watchDefault();
+  void entityWatch.reconcile();
+  return entityWatch;
+}
+
+function entityWatchOf(
   deps: EntityWatchDeps,
   setBadge: (key: string, count: number | null) => void,
-): EntityWatch & { changed(payload: RfiChangedView): void } {
+): EntityWatch {
   const { settings, vault, session, events, log } = deps;
   let disposed = false;
 
-  const members = (): WatchedEntity[] => [
-    {
-      profileId: session.profile.id,
-      session: session.current,
-      rfis: deps.primary(),
-      now: () => deps.clock.now(),
-      entityName: () => session.current.entityName(),
-      status: () => connectionOf(session),
-    },
-    ...[...watchers.entries()].map(([profileId, w]) => ({
-      profileId,
-      session: w.session,
-      rfis: w.rfis,
-      now: () => w.clock.now(),
-      entityName: () => w.session.entityName(),
-      status: () => connectionOf(w.session),
-    })),
-  ];
+  const memberOf = (profileId: string, w: Watcher): WatchedEntity => ({
+    profileId,
+    session: w.session,
+    rfis: w.rfis,
+    now: () => w.clock.now(),
+    entityName: () => w.session.entityName(),
+    status: () => connectionOf(w.session),
+  });
+  /** Every member, the default profile's first. */
+  const members = (): WatchedEntity[] => {
+    const defaultId = session.profile.id;
+    const first = watchers.get(defaultId);
+    const out = first ? [memberOf(defaultId, first)] : [];
+    for (const [profileId, w] of watchers) if (profileId !== defaultId) out.push(memberOf(profileId, w));
+    return out;
+  };
+  const defaultMember = (): WatchedEntity | null => {
+    const w = watchers.get(session.profile.id);
+    return w ? memberOf(session.profile.id, w) : null;
+  };
+  /** The header's sync state: the default profile's. */
+  const defaultSync = (): RfiSyncStateView => defaultMember()?.rfis.syncState() ?? notWatchedYet();
 
   const consolidatedCounts = async (): Promise<RfiCountsView> => {
     const all: RfiCountsView[] = [];
@@ -233,14 +211,9 @@ function startEntityWatch(
         profileId: m.profileId,
         rows: async () => (await m.rfis.list({})).items,
         now: m.now,
-        entityName: () => (watchers.size > 0 ? m.entityName() : null),
+        entityName: () => (watchers.size > 1 ? m.entityName() : null),
         displayName: m.entityName,
-        scope: () =>
-          scopeOrigin(
-            m.profileId === session.profile.id
-              ? session.environment
-              : (watchers.get(m.profileId)?.session.environment ?? session.environment),
-          ),
+        scope: () => scopeOrigin(m.session.environment),
       })),
   });
   const checkReminders = async (): Promise<number> => {
@@ -252,7 +225,11 @@ function startEntityWatch(
 
   let lastThresholds = JSON.stringify(settings.get().reminders);
   const offSettings = settings.onChange((next) => {
-    void reconcile();
+    // Another default profile is watched at once (the others are identified in the background).
+    void watchSet
+      .watchDefault()
+      .catch((err: unknown) => log.warn('desk: the default profile is not watched yet', { error: err }))
+      .then(reconcile);
     const t = JSON.stringify(next.reminders);
     if (t === lastThresholds) return;
     lastThresholds = t;
@@ -271,10 +248,8 @@ function startEntityWatch(
     if (m.event !== 'session.changed') return;
     void reconcile();
   });
-  void reconcile();
 
-  /** The member whose cache holds the RFI (the active profile first). */
-  /** The member whose cache holds the RFI (the active profile first). */
+  /** The member whose cache holds the RFI (the default profile first). */
   const ownerOf = async (id: string): Promise<WatchedEntity | null> => {
     for (const m of members()) {
       if (await holds(m, id)) return m;
@@ -321,18 +296,23 @@ function startEntityWatch(
     });
   };
 
-  const entityWatch: EntityWatch & { changed(payload: RfiChangedView): void } = {
-    changed,
+  const entityWatch: EntityWatch = {
     owner,
     member,
     checkReminders,
     reminders: () => reminders,
-    watched: () => watchers,
+    watched: () => new Map([...watchers].filter(([id]) => id !== session.profile.id)),
+    defaultMember,
+    watchDefault: () => watchSet.watchDefault(),
     reconcile,
-    list: (args) => consolidatedList(deps, members(), parked, args),
+    list: (args) => consolidatedList(deps, members(), parked, args, defaultSync),
     async get(id, refresh) {
       const owner = await ownerOf(id);
-      if (!owner) return deps.primary().get(id, refresh);
+      if (!owner) {
+        const d = defaultMember();
+        if (!d) throw new AppFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+        return d.rfis.get(id, refresh);
+      }
       const detail = await owner.rfis.get(id, refresh);
       const entityName = owner.entityName();
       return {
@@ -353,7 +333,7 @@ function startEntityWatch(
       };
     },
     async counts() {
-      return { counts: await consolidatedCounts(), sync: deps.primary().syncState() };
+      return { counts: await consolidatedCounts(), sync: defaultSync() };
     },
     async sync(full) {
       // One entity failing does not stop the others: each syncs on its own.
@@ -362,7 +342,7 @@ function startEntityWatch(
       const first = results[0];
       if (first?.status === 'rejected' && all.length === 1) throw first.reason;
       await checkReminders();
-      return { sync: deps.primary().syncState(), counts: await consolidatedCounts() };
+      return { sync: defaultSync(), counts: await consolidatedCounts() };
     },
     async dispose() {
       disposed = true;
@@ -379,10 +359,11 @@ function startEntityWatch(
 
 /** The queue over every member: rows with their owner, counts, and the entities watched. */
 async function consolidatedList(
-  deps: Pick<EntityWatchDeps, 'settings' | 'session' | 'webhooks' | 'primary'>,
+  deps: Pick<EntityWatchDeps, 'settings' | 'session' | 'webhooks'>,
   members: WatchedEntity[],
   parked: WatchSet['parked'],
   args: WatchListArgs,
+  defaultSync: () => RfiSyncStateView,
 ): Promise<WatchListResult> {
   const sort = args.sort ?? 'deadline';
   const rows: RfiSummaryView[] = [];
@@ -432,7 +413,7 @@ async function consolidatedList(
     items,
     total: filtered.length,
     counts,
-    sync: sync ?? deps.primary().syncState(),
+    sync: sync ?? defaultSync(),
     entities,
   };
 }
@@ -462,4 +443,17 @@ function connectionOf(s: {
   problem: string | null;
 } {
   return { connection: s.lastStatus?.connection ?? null, problem: s.lastStatus?.problem ?? null };
+}
+
+/** The sync state shown while a new default profile's member is being built. */
+function notWatchedYet(): RfiSyncStateView {
+  return {
+    state: 'idle',
+    lastSyncedAt: null,
+    lastError: null,
+    lastMode: null,
+    updatedSinceSupported: null,
+    polling: 'stopped',
+    pollIntervalSeconds: 0,
+  };
 }

@@ -1,9 +1,12 @@
 /**
- * Which profiles the entity watch watches. Every profile with a token for an approved bank address is
- * identified first (who the bank says its token is); each (bank origin, legal entity) is then
- * watched by one profile only (the active profile, else an admin credential, else the first in
- * the settings), with its own RFI service and webhook route; the others are parked, listed with
- * the entity that covers them. `reconcile` brings the set in line after every change (settings,
+ * Which profiles the entity watch watches: the default profile always, and every other profile
+ * with a token for an approved bank address, identified first (who the bank says its token is).
+ * Each (bank origin, legal entity) is watched by one profile only (the default profile, else an
+ * admin credential, else the first in the settings), with its own RFI service, clock and webhook
+ * route, all built from the registry's session for that profile id; the others are parked, listed
+ * with the entity that covers them. A watcher is bound to its profile for its whole life: changing
+ * the default profile only changes which profile is watched for sure (and wins its entity), never
+ * the identity behind a watcher. `reconcile` brings the set in line after every change (settings,
  * tokens, sessions), one run at a time.
  */
 
@@ -57,7 +60,7 @@ export interface WatchSetDeps {
   session: SessionManager;
   /** Every profile's own session: a watched profile reads through its own. */
   profiles: ProfileRegistry;
-  /** Builds a watched profile's RFI service. */
+  /** Builds a watched profile's RFI service (the default profile's alike). */
   rfiService(member: RfiMember): Promise<RfiService>;
   events: EventHub;
   log: Logger;
@@ -74,12 +77,14 @@ export interface WatchSetHooks {
 }
 
 export interface WatchSet {
-  /** Watched profiles other than the active one. */
+  /** Watched profiles, the default profile's included. */
   readonly watchers: ReadonlyMap<string, Watcher>;
   /** Profiles not watched because another profile watches the same entity. */
   readonly parked: ReadonlyMap<string, Probe & { watchedBy: string }>;
   /** Starts and stops watchers to match the profiles with a token. */
   reconcile(): Promise<void>;
+  /** Watches the default profile now if it is not watched yet (at start, and when it changes). */
+  watchDefault(): Promise<void>;
   /** Lets a reconcile under way end, then stops every watcher. */
   dispose(): Promise<void>;
 }
@@ -117,9 +122,10 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
   const { settings, vault, destinations, session, events, log } = deps;
   const watchers = new Map<string, Watcher>();
 
+  /** The default profile first (watched whatever its token: its queue says why it cannot sync). */
   const wanted = async (): Promise<string[]> => {
     const activeId = session.profile.id;
-    const out: string[] = [];
+    const out: string[] = [activeId];
     for (const p of settings.get().profiles) {
       if (p.id === activeId) continue;
       if (!p.tokenOrigin) continue;
@@ -151,13 +157,19 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
       clock: ps.clock,
       events: hub,
       badge: (n) => hooks.setBadge(profileId, n),
-      entityName: () => ps.entityName(),
+      // Named once several entities are watched (then every notification says whose RFI it is).
+      entityName: () => (watchers.size > 1 ? ps.entityName() : null),
     });
     let lastState = '';
     const off = hub.attach((m: PushMessage) => {
       if (m.event === 'rfis.changed') hooks.changed(m.payload as RfiChangedView);
       else if (m.event === 'rfis.openRequested') events.emit('rfis.openRequested', m.payload as never);
       else if (m.event === 'rfis.syncState' || m.event === 'session.changed') {
+        // The header's sync state is the default profile's (its session.changed reaches the
+        // window through the session facade).
+        if (m.event === 'rfis.syncState' && profileId === session.profile.id) {
+          events.emit('rfis.syncState', m.payload as never);
+        }
         // The entity's own state moved (an outage, a revoked token): the queue's entity list
         // follows. Every poll passes through 'syncing'; only a different outcome is news.
         const sync = rfis.syncState();
@@ -169,6 +181,22 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
       }
     });
     return { session: ps, clock, rfis, hub, off };
+  };
+
+  /** One start per profile at a time (reconcile and watchDefault may ask together). */
+  const starting = new Map<string, Promise<void>>();
+  const startOnce = (profileId: string, p: Probe): Promise<void> => {
+    if (watchers.has(profileId)) return Promise.resolve();
+    let run = starting.get(profileId);
+    if (!run) {
+      run = (async () => {
+        parked.delete(profileId);
+        identities.set(profileId, identityOf(p.session));
+        watchers.set(profileId, await startWatcher(profileId, p));
+      })().finally(() => starting.delete(profileId));
+      starting.set(profileId, run);
+    }
+    return run;
   };
 
   /** Stops polling the profile; its session is kept (a duplicate stays identified) or disposed. */
@@ -206,6 +234,7 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
           profileId,
           session: w.session,
           bank: w.session.bank,
+          clock: w.clock,
           rfis: w.rfis,
         })),
       );
@@ -223,7 +252,8 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
         const want = new Set(wantList);
         let moved = false;
         for (const id of [...watchers.keys()]) {
-          if (!want.has(id)) {
+          // The default profile of now is never stopped (it may have become default meanwhile).
+          if (!want.has(id) && id !== session.profile.id) {
             await stopWatcher(id);
             identities.delete(id);
             moved = true;
@@ -246,7 +276,9 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
             continue;
           }
           const p = parked.get(id) ?? probe(id);
-          await p.session.check().catch(() => undefined);
+          // The default profile is watched whoever it is (the first check of its session runs
+          // in the background; its entity wins once known).
+          if (id !== session.profile.id) await p.session.check().catch(() => undefined);
           sessions.set(id, p);
         }
         // One member per (origin, legal entity): the active profile, else an admin, else the first.
@@ -265,9 +297,7 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
           const by = k ? winner.get(k) : id;
           if (by === undefined || by === id) {
             if (watchers.has(id)) continue;
-            parked.delete(id);
-            identities.set(id, identityOf(p.session));
-            watchers.set(id, await startWatcher(id, p));
+            await startOnce(id, p);
             moved = true;
           } else {
             const kept = watchers.has(id) ? await stopWatcher(id, true) : null;
@@ -284,12 +314,22 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
     return reconciling;
   };
 
+  const watchDefault = async (): Promise<void> => {
+    const id = session.profile.id;
+    if (hooks.disposed() || watchers.has(id)) return;
+    await startOnce(id, parked.get(id) ?? probe(id));
+    tellWebhooks();
+    hooks.changed(emptyChange('load'));
+  };
+
   return {
     watchers,
     parked,
     reconcile,
+    watchDefault,
     async dispose() {
       await reconciling.catch(() => undefined);
+      await Promise.all([...starting.values()].map((r) => r.catch(() => undefined)));
       for (const id of [...watchers.keys()]) await stopWatcher(id);
       for (const id of [...parked.keys()]) dropParked(id);
     },
