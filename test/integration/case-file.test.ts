@@ -110,9 +110,11 @@ describe('case file export', () => {
     });
     // The bank's webhook events for this RFI reach the app's receiver (the embedded sandbox posts them there).
     await expect
-      .poll(() => t.services.caseFileJournal.seenOf(rfi.id).length, { timeout: 10_000 })
+      .poll(() => t.services.caseFileJournal.seenOf(t.services.session.profile.id, rfi.id).length, {
+        timeout: 10_000,
+      })
       .toBeGreaterThan(0);
-    const seen = t.services.caseFileJournal.seenOf(rfi.id);
+    const seen = t.services.caseFileJournal.seenOf(t.services.session.profile.id, rfi.id);
 
     const target = path.join(dir, 'out', 'case.pdf');
     await rm(path.dirname(target), { recursive: true, force: true });

@@ -179,7 +179,9 @@ it('a snooze holds reminders back across a restart; the threshold crossed meanwh
   // The RFI's case file lists every reminder shown and every snooze decision, in order.
   await expect
     .poll(() =>
-      t!.services.caseFileJournal.seenOf(rfi.id).map((e) => e.detail.replace(/ \(bank time [^)]*\)$/, '')),
+      t!.services.caseFileJournal
+        .seenOf(t!.services.session.profile.id, rfi.id)
+        .map((e) => e.detail.replace(/ \(bank time [^)]*\)$/, '')),
     )
     .toEqual([
       'Deadline reminder: less than 7 days left',

@@ -128,7 +128,7 @@ function rfiBlocks(
     blocks.push({ kind: 'text', text: auditLine(e) });
     blocks.push({ kind: 'mono', text: `audit entry ${e.id}` });
   }
-  const seen = journal.seenOf(rfi.id);
+  const seen = journal.seenOf(owner.profileId, rfi.id);
   blocks.push({ kind: 'subheading', text: `Notifications and webhook events seen (${seen.length})` });
   if (seen.length === 0) blocks.push({ kind: 'text', text: 'None seen on this computer.' });
   for (const s of seen) blocks.push({ kind: 'text', text: seenLine(s) });

@@ -3,6 +3,11 @@
  * uploaded from this workstation (the bank keeps only type and size), and the notifications and
  * webhook events seen for each RFI. One small state file (`case-files/journal.json`), sealed at
  * rest like the other stores; bounded (the newest 5,000 uploads, 200 events per RFI, 2,000 RFIs).
+ *
+ * Every entry carries the profile it belongs to: bank-side ids are unique only within one bank, so
+ * an upload or an event is found by (profile, id), never by the id alone. Entries written before
+ * the journal recorded owners (format 1) carry none (`profileId: ''`) and are shown for the RFI of
+ * that id whoever owns it, as they were.
  */
 import path from 'node:path';
 import { z } from 'zod';
@@ -13,6 +18,7 @@ import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 
 const uploadSchema = z.object({
+  profileId: z.string(),
   documentId: z.string(),
   name: z.string(),
   sha256: z.string(),
@@ -31,23 +37,42 @@ const seenSchema = z.object({
   detail: z.string(),
 });
 export type JournalSeen = z.infer<typeof seenSchema>;
+const seenListSchema = z.object({ profileId: z.string(), rfiId: z.string(), events: z.array(seenSchema) });
+/** An owner no entry of format 1 recorded. */
+const UNKNOWN_OWNER = '';
 const format = {
   label: 'The case-file journal (names of uploaded documents, events seen)',
   consequence: 'Case files list the documents by id and type only, and the events from now on.',
-  version: 1,
+  version: 2,
   schema: z.object({
-    version: z.literal(1),
+    version: z.literal(2),
     uploads: z.array(uploadSchema),
-    seen: z.record(z.string(), z.array(seenSchema)),
+    seen: z.array(seenListSchema),
   }),
+  migrations: {
+    // Format 1 kept uploads and events by bank-side id only: their owner is not known.
+    1: (c: Record<string, unknown>) => ({
+      uploads: Array.isArray(c['uploads'])
+        ? (c['uploads'] as Array<Record<string, unknown>>).map((u) => ({ ...u, profileId: UNKNOWN_OWNER }))
+        : [],
+      seen: Object.entries((c['seen'] ?? {}) as Record<string, unknown>).map(([rfiId, events]) => ({
+        profileId: UNKNOWN_OWNER,
+        rfiId,
+        events,
+      })),
+    }),
+  },
 };
+
+const keyOf = (profileId: string, id: string): string => `${profileId}\u0000${id}`;
 
 export interface CaseFileJournal {
   upload(u: JournalUpload): Promise<void>;
-  seen(rfiId: string, e: Omit<JournalSeen, 'at'>): Promise<void>;
-  uploadsOf(rfiId: string): JournalUpload[];
-  uploadOf(documentId: string): JournalUpload | undefined;
-  seenOf(rfiId: string): JournalSeen[];
+  seen(profileId: string, rfiId: string, e: Omit<JournalSeen, 'at'>): Promise<void>;
+  /** The documents uploaded for the profile's RFI (and those of format 1 for that id). */
+  uploadsOf(profileId: string, rfiId: string): JournalUpload[];
+  uploadOf(profileId: string, documentId: string): JournalUpload | undefined;
+  seenOf(profileId: string, rfiId: string): JournalSeen[];
   /** Resolves once every write asked for so far is on disk (services wait for it when they stop). */
   flush(): Promise<void>;
 }
@@ -65,31 +90,44 @@ export async function openCaseFileJournal(o: {
     report: (p) => o.report?.(p),
   });
   const loaded = await store.read(file);
-  const uploads = new Map((loaded?.value.uploads ?? []).map((u) => [u.documentId, u] as const));
-  const seen = new Map(Object.entries(loaded?.value.seen ?? {}));
+  const uploads = new Map(
+    (loaded?.value.uploads ?? []).map((u) => [keyOf(u.profileId, u.documentId), u] as const),
+  );
+  const seen = new Map((loaded?.value.seen ?? []).map((l) => [keyOf(l.profileId, l.rfiId), l] as const));
   const serial = createSerialQueue();
   const persist = (): Promise<void> =>
-    serial(() =>
-      store.write(file, { version: 1, uploads: [...uploads.values()], seen: Object.fromEntries(seen) }),
-    );
+    serial(() => store.write(file, { version: 2, uploads: [...uploads.values()], seen: [...seen.values()] }));
   if (loaded?.stale) await persist();
+  /** The profile's entries of that id, then format 1's of the same id (no owner recorded). */
+  const both = <T>(map: Map<string, T>, profileId: string, id: string): T[] =>
+    [
+      map.get(keyOf(profileId, id)),
+      profileId === UNKNOWN_OWNER ? undefined : map.get(keyOf(UNKNOWN_OWNER, id)),
+    ].filter((x): x is T => x !== undefined);
   return {
     async upload(u) {
-      uploads.set(u.documentId, u);
+      uploads.set(keyOf(u.profileId, u.documentId), u);
       while (uploads.size > 5000) uploads.delete(uploads.keys().next().value as string);
       await persist();
     },
-    async seen(rfiId, e) {
-      const list = seen.get(rfiId) ?? [];
+    async seen(profileId, rfiId, e) {
+      const key = keyOf(profileId, rfiId);
+      const list = seen.get(key)?.events ?? [];
       list.push({ ...e, at: new Date().toISOString() });
-      seen.delete(rfiId);
-      seen.set(rfiId, list.slice(-200));
+      seen.delete(key);
+      seen.set(key, { profileId, rfiId, events: list.slice(-200) });
       while (seen.size > 2000) seen.delete(seen.keys().next().value as string);
       await persist();
     },
-    uploadsOf: (rfiId) => [...uploads.values()].filter((u) => u.rfiId === rfiId),
-    uploadOf: (documentId) => uploads.get(documentId),
-    seenOf: (rfiId) => [...(seen.get(rfiId) ?? [])],
+    uploadsOf: (profileId, rfiId) =>
+      [...uploads.values()].filter(
+        (u) => u.rfiId === rfiId && (u.profileId === profileId || u.profileId === UNKNOWN_OWNER),
+      ),
+    uploadOf: (profileId, documentId) => both(uploads, profileId, documentId)[0],
+    seenOf: (profileId, rfiId) =>
+      both(seen, profileId, rfiId)
+        .flatMap((l) => l.events)
+        .sort((a, b) => a.at.localeCompare(b.at)),
     flush: () => serial(async () => undefined),
   };
 }

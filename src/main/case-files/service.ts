@@ -141,7 +141,7 @@ async function collectDocuments(
     for (const ref of documentRefs(rfi)) {
       const { info, temp } = await fetchDocument(
         ref,
-        journal.uploadOf(ref.documentId),
+        journal.uploadOf(owner.profileId, ref.documentId),
         owner.bank,
         tmpDir,
         blobs,

@@ -53,6 +53,8 @@ export interface OutboxBank {
 }
 
 export interface UploadedDocument {
+  /** The profile the answer went out for (the document is that bank's). */
+  profileId: string;
   documentId: string;
   name: string;
   sha256: string;
@@ -221,6 +223,7 @@ async function uploadDocument(
       });
       try {
         deps.onUploaded?.({
+          profileId: e.scope?.profileId ?? '',
           documentId: d.documentId as string,
           name: d.name,
           sha256: d.sha256 ?? '',

@@ -5,7 +5,10 @@ type RfiChannels = 'rfis.list' | 'rfis.get' | 'rfis.sync' | 'rfis.markSeen' | 'r
 
 /** The file names of documents this workstation uploaded for an RFI (the bank keeps none). */
 export interface UploadNames {
-  uploadsOf(rfiId: string): ReadonlyArray<{ documentId: string; name: string; documentType: string }>;
+  uploadsOf(
+    profileId: string,
+    rfiId: string,
+  ): ReadonlyArray<{ documentId: string; name: string; documentType: string }>;
 }
 
 /** The consolidated RFI entityWatch: queue rows of every watched entity, one RFI, sync now, read markers, counts. */
@@ -16,7 +19,7 @@ export function rfisHandlers(entityWatch: EntityWatch, uploads?: UploadNames): P
       const detail = await entityWatch.get(id, refresh ?? false);
       if (!uploads) return detail;
       const documents = uploads
-        .uploadsOf(id)
+        .uploadsOf(detail.owner?.profileId ?? detail.summary.profileId ?? '', id)
         .map((u) => ({ id: u.documentId, name: u.name, documentType: u.documentType }));
       return { ...detail, documents };
     },

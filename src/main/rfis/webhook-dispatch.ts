@@ -18,7 +18,7 @@ export interface EventDispatch {
 export function createEventDispatch(deps: {
   member(profileId: string): WebhookMember | undefined;
   /** Told of every accepted event, whichever profile it came for (the case file lists them). */
-  onSeen?(seen: { rfiId: string; kind: 'webhook'; detail: string }): void;
+  onSeen?(seen: { profileId: string; rfiId: string; kind: 'webhook'; detail: string }): void;
   log: Logger;
 }): EventDispatch {
   const pending = new Set<string>();
@@ -29,6 +29,7 @@ export function createEventDispatch(deps: {
       if (!m) return; // removed between the check and now: nothing is read for it
       const id = event.data.rfi_id;
       deps.onSeen?.({
+        profileId,
         rfiId: id,
         kind: 'webhook',
         detail: `${event.type} ${event.id} (${event.data.question_id ? `question ${event.data.question_id} ` : ''}${event.data.status}, sent ${event.created_at})`,

@@ -63,7 +63,7 @@ export interface WebhookServiceDeps {
   codec?: AtRestCodec;
   options?: WebhookServiceOptions;
   /** Told of every accepted event, whichever profile it came for (the case file lists the events seen for an RFI). */
-  onSeen?(seen: { rfiId: string; kind: 'webhook'; detail: string }): void;
+  onSeen?(seen: { profileId: string; rfiId: string; kind: 'webhook'; detail: string }): void;
 }
 
 export interface WebhookService {

@@ -202,15 +202,11 @@ export async function assembleEntityWatch(
 ): Promise<RfiFloor> {
   const { options, settings, log, events } = f;
   const { session } = o;
-  const seen = ({
-    rfiId,
-    kind,
-    detail,
-  }: {
-    rfiId: string;
-    kind: 'notification' | 'webhook';
-    detail: string;
-  }) => void j.caseFileJournal.seen(rfiId, { kind, detail }).catch(j.journalFailed);
+  // Every event seen is kept under the profile it came for (bank-side ids are unique per bank only).
+  const seen =
+    (profileId: string) =>
+    ({ rfiId, kind, detail }: { rfiId: string; kind: 'notification' | 'webhook'; detail: string }) =>
+      void j.caseFileJournal.seen(profileId, rfiId, { kind, detail }).catch(j.journalFailed);
   // One way to build a profile's RFI service, for every member alike (the default profile's too):
   // its bank client, clock and session are the registry's for that profile id.
   const rfiService = (member: RfiMember): Promise<RfiService> =>
@@ -234,7 +230,7 @@ export async function assembleEntityWatch(
         accountNames: async () =>
           new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
       }),
-      onSeen: seen,
+      onSeen: seen(member.profileId),
     });
   // One receiver, a route per watched profile: the entity watch tells it which profiles it watches.
   const webhooks = await createWebhookService({
@@ -246,7 +242,7 @@ export async function assembleEntityWatch(
     dataDir: f.dataDir,
     codec: f.atRest,
     ...(options.rfis?.webhook ? { options: options.rfis.webhook } : {}),
-    onSeen: seen,
+    onSeen: ({ profileId, ...s }) => seen(profileId)(s),
   });
   f.disposables.add(webhooks);
   const entityWatch = await startEntityWatch({
@@ -258,7 +254,7 @@ export async function assembleEntityWatch(
     rfiService,
     stores: f.stores,
     reminders: options.reminders ?? {},
-    onReminderSeen: (rfiId, detail) => seen({ rfiId, kind: 'notification', detail }),
+    onReminderSeen: (profileId, rfiId, detail) => seen(profileId)({ rfiId, kind: 'notification', detail }),
     webhooks,
     events,
     platform: f.platform,

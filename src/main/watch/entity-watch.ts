@@ -103,7 +103,7 @@ export interface EntityWatchDeps extends WatchSetDeps {
   platform: Platform;
   stores: Stores;
   /** Told of reminders shown and snoozes set or cancelled, per RFI (the case file lists them). */
-  onReminderSeen?(rfiId: string, detail: string): void;
+  onReminderSeen?(profileId: string, rfiId: string, detail: string): void;
   /**
    * Reminders: {} follows Settings (on/off, thresholds); `hours` overrides the thresholds (tests);
    * false shows none whatever Settings say (tests and the harness).

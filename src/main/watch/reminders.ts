@@ -78,7 +78,7 @@ export interface RemindersDeps {
   members(): ReminderMember[];
   thresholds(): ReminderThresholds;
   /** Told of every reminder shown and every snooze set or cancelled (the RFI's case file lists them). */
-  onSeen?(rfiId: string, detail: string): void;
+  onSeen?(profileId: string, rfiId: string, detail: string): void;
 }
 
 export interface Reminders {
@@ -240,6 +240,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         snoozes.set(stored);
         deps.log.info('reminders: snoozed', { rfiId, until: new Date(plan.until).toISOString() });
         deps.onSeen?.(
+          m.profileId,
           rfiId,
           `Reminders snoozed by the analyst until ${new Date(plan.until).toISOString()}${plan.capped ? ', capped at the last reminder' : ''} (bank time ${new Date(now).toISOString()})`,
         );
@@ -249,13 +250,15 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     },
     unsnooze(rfiId) {
       return serial(async () => {
+        const found = await find(rfiId);
         const had = snoozes.remove(rfiId);
-        if (!had && !(await find(rfiId))) {
+        if (!had && !found) {
           throw new AppFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
         }
         if (had) {
           deps.log.info('reminders: snooze cancelled', { rfiId });
-          deps.onSeen?.(rfiId, 'Reminder snooze cancelled by the analyst');
+          // Kept under the RFI's owner ('' when no watched profile holds it any more).
+          deps.onSeen?.(found?.m.profileId ?? '', rfiId, 'Reminder snooze cancelled by the analyst');
           publish();
         }
         return had;
@@ -343,6 +346,7 @@ function showReminder(
     });
     shown = true;
     deps.onSeen?.(
+      m.profileId,
       r.id,
       `Deadline reminder: less than ${thresholdLabel(at.tightest)} left (bank time ${new Date(at.now).toISOString()})`,
     );

@@ -30,6 +30,8 @@ import type { ProfileRegistry } from '../profiles/registry';
 
 /** What differs between the RFI services of the entity watch's members. */
 export interface RfiMember {
+  /** The profile the service acts for (what it records is kept under this owner). */
+  profileId: string;
   session: RfiSession;
   bank: BankClient;
   clock: ServerClock;
@@ -152,6 +154,7 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
   const startWatcher = async (profileId: string, p: Probe): Promise<Watcher> => {
     const { hub, clock, session: ps } = p;
     const rfis = await deps.rfiService({
+      profileId,
       session: ps,
       bank: ps.bank,
       clock: ps.clock,
