@@ -15,7 +15,7 @@ const dirs: string[] = [];
 afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
-const log = createLogger(memorySink().sink);
+const log = createLogger(memorySink());
 /** A data folder with its case-files folder (the app makes it at start). */
 const tempDir = async (): Promise<string> => {
   const d = await mkdtemp(path.join(os.tmpdir(), 'journal-'));

@@ -11,7 +11,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AtRestCodec } from '../infra/at-rest';
 import { EMBEDDED_SANDBOX_ORIGIN, scopeOrigin } from '../bank/scope';
-import { fileExists } from '../infra/durable-file';
+import { createSerialQueue, fileExists } from '../infra/durable-file';
 import { stateFile } from '../infra/json-store';
 import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
@@ -21,6 +21,17 @@ import type { RfiRepository } from './repository';
 import { scopesFormat } from './scopes-file';
 
 const UNKNOWN_ENTITY = '_unknown';
+
+/**
+ * Every profile's RFI service keeps its entry in the one `scopes.json`: its writes are serialised
+ * per file and each merges into what is stored now, so one profile's entry never drops another's.
+ */
+const scopesWrites = new Map<string, <T>(task: () => Promise<T>) => Promise<T>>();
+const scopesSerial = (file: string): (<T>(task: () => Promise<T>) => Promise<T>) => {
+  let q = scopesWrites.get(file);
+  if (!q) scopesWrites.set(file, (q = createSerialQueue()));
+  return q;
+};
 
 function safeSegment(s: string): string {
   const clean = s.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
@@ -112,9 +123,11 @@ export async function openScopeCache(deps: ScopeCacheDeps): Promise<ScopeCache> 
     deps.onOpened(r);
     if (scope.le !== UNKNOWN_ENTITY && lastScopes[scope.env] !== scope.le) {
       lastScopes = { ...lastScopes, [scope.env]: scope.le };
-      await scopesStore
-        .write(scopesFile, { version: 1, scopes: lastScopes })
-        .catch((err: unknown) => log.warn('rfis: last scope not saved', { error: err }));
+      const entry = { [scope.env]: scope.le };
+      await scopesSerial(scopesFile)(async () => {
+        const stored = (await scopesStore.read(scopesFile))?.value.scopes ?? {};
+        await scopesStore.write(scopesFile, { version: 1, scopes: { ...stored, ...entry } });
+      }).catch((err: unknown) => log.warn('rfis: last scope not saved', { error: err }));
     }
     deps.onReady(r);
     return r;
