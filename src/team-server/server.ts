@@ -14,6 +14,7 @@ import { registerActivityRoutes } from './routes/activity';
 import { registerApprovalRoutes } from './routes/approvals';
 import { registerAssignmentRoutes } from './routes/assignments';
 import { registerChangeRoutes } from './routes/changes';
+import { registerEvidenceRoutes } from './routes/evidence';
 import { registerMemberRoutes } from './routes/members';
 import { registerSendJobRoutes } from './routes/send-jobs';
 
@@ -69,6 +70,8 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
       return reply.status(err.status).send({ error });
     }
     const status = (err as { statusCode?: number }).statusCode;
+    if (status === 413)
+      return reply.status(413).send({ error: { code: 'too_large', message: (err as Error).message } });
     if (typeof status === 'number' && status >= 400 && status < 500)
       return reply.status(status).send({ error: { code: 'bad_request', message: (err as Error).message } });
     request.log.error(err);
@@ -102,6 +105,7 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
   registerApprovalRoutes(app, ctx);
   registerSendJobRoutes(app, ctx);
   registerActivityRoutes(app, ctx);
+  registerEvidenceRoutes(app, ctx);
   registerChangeRoutes(app, ctx, deps.hub);
   return app;
 }

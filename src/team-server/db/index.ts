@@ -5,19 +5,30 @@
 import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import * as m0001 from './migrations/0001-team-schema';
+import * as m0002 from './migrations/0002-evidence-locker';
 import type { TeamDatabase } from './schema';
 
 export type TeamDb = Kysely<TeamDatabase>;
 
-const migrations: Record<string, Migration> = { '0001-team-schema': m0001 };
+const migrations: Record<string, Migration> = {
+  '0001-team-schema': m0001,
+  '0002-evidence-locker': m0002,
+};
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
 
-/** int8 (counts, sequence numbers) as JS numbers: they stay far below 2^53. */
+/**
+ * int8 (counts, sequence numbers) as JS numbers: they stay far below 2^53. date as its text
+ * (`YYYY-MM-DD`): a calendar date, never moved through a time zone into a JS Date.
+ */
+const INT8 = 20;
+const DATE = 1082;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20
+    oid === INT8
       ? (v: string) => Number(v)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      : oid === DATE
+        ? (v: string) => v
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export function createPool(databaseUrl: string, max = 10): pg.Pool {

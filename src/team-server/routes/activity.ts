@@ -4,7 +4,7 @@
  * feed lock first, so the entry read as "previous" is still the last one when this one lands.
  */
 import type { FastifyInstance } from 'fastify';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { z } from 'zod';
 import { bankId } from '../../shared/api/common';
 import { AppendActivityBody, SinceQuery, type ActivityEntry } from '../../shared/team/schemas';
@@ -12,7 +12,7 @@ import { entryHash, GENESIS_HASH } from '../activity-chain';
 import { ANY_ROLE, parse, recordChange, requireRole, type TeamContext } from '../context';
 import type { TeamDb } from '../db';
 import { FEED_LOCK } from '../db/migrations/0001-team-schema';
-import type { ActivityLogTable } from '../db/schema';
+import type { ActivityLogTable, TeamDatabase } from '../db/schema';
 
 const EntityParams = z.strictObject({ entityId: bankId });
 
@@ -23,7 +23,10 @@ export function activityToWire(r: Selectable<ActivityLogTable>): ActivityEntry {
     actor: r.actor,
     legalEntityId: r.legal_entity_id,
     action: r.action,
-    object: r.object_kind && r.object_id ? { kind: r.object_kind as 'rfi_answer', id: r.object_id } : null,
+    object:
+      r.object_kind && r.object_id
+        ? { kind: r.object_kind as NonNullable<ActivityEntry['object']>['kind'], id: r.object_id }
+        : null,
     detail: r.detail,
     prevHash: r.prev_hash,
     hash: r.hash,
@@ -40,53 +43,62 @@ export interface NewActivity {
 
 /** Appends one entry (its own transaction): numbered, linked and hashed under the feed lock. */
 export async function appendActivity(db: TeamDb, entry: NewActivity): Promise<ActivityEntry> {
-  return db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(${FEED_LOCK})`.execute(trx);
-    const lastSeq = await trx
-      .selectFrom('activity_log')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .executeTakeFirst();
-    const lastOfEntity = await trx
-      .selectFrom('activity_log')
-      .select('hash')
-      .where('legal_entity_id', '=', entry.legalEntityId)
-      .orderBy('seq', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const unhashed: Omit<ActivityEntry, 'hash'> = {
-      seq: Number(lastSeq?.seq ?? 0) + 1,
-      at: new Date().toISOString(),
-      actor: entry.actor,
-      legalEntityId: entry.legalEntityId,
-      action: entry.action,
-      object: entry.object,
-      detail: entry.detail,
-      prevHash: lastOfEntity?.hash ?? GENESIS_HASH,
-    };
-    const full: ActivityEntry = { ...unhashed, hash: entryHash(unhashed) };
-    await trx
-      .insertInto('activity_log')
-      .values({
-        seq: full.seq,
-        at: full.at,
-        actor: full.actor,
-        legal_entity_id: full.legalEntityId,
-        action: full.action,
-        object_kind: full.object?.kind ?? null,
-        object_id: full.object?.id ?? null,
-        detail: JSON.stringify(full.detail),
-        prev_hash: full.prevHash,
-        hash: full.hash,
-      })
-      .execute();
-    await recordChange(trx, {
-      legalEntityId: full.legalEntityId,
-      topic: 'activity',
-      objectId: String(full.seq),
-      data: full,
-    });
-    return full;
+  return db.transaction().execute((trx) => appendActivityIn(trx, entry));
+}
+
+/**
+ * Appends one entry inside the caller's transaction (so the entry lands with the change it
+ * records, or not at all), with its change in the feed. Takes the feed lock: call it last.
+ */
+export async function appendActivityIn(
+  trx: Transaction<TeamDatabase>,
+  entry: NewActivity,
+): Promise<ActivityEntry> {
+  await sql`SELECT pg_advisory_xact_lock(${FEED_LOCK})`.execute(trx);
+  const lastSeq = await trx
+    .selectFrom('activity_log')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .executeTakeFirst();
+  const lastOfEntity = await trx
+    .selectFrom('activity_log')
+    .select('hash')
+    .where('legal_entity_id', '=', entry.legalEntityId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const unhashed: Omit<ActivityEntry, 'hash'> = {
+    seq: Number(lastSeq?.seq ?? 0) + 1,
+    at: new Date().toISOString(),
+    actor: entry.actor,
+    legalEntityId: entry.legalEntityId,
+    action: entry.action,
+    object: entry.object,
+    detail: entry.detail,
+    prevHash: lastOfEntity?.hash ?? GENESIS_HASH,
+  };
+  const full: ActivityEntry = { ...unhashed, hash: entryHash(unhashed) };
+  await trx
+    .insertInto('activity_log')
+    .values({
+      seq: full.seq,
+      at: full.at,
+      actor: full.actor,
+      legal_entity_id: full.legalEntityId,
+      action: full.action,
+      object_kind: full.object?.kind ?? null,
+      object_id: full.object?.id ?? null,
+      detail: JSON.stringify(full.detail),
+      prev_hash: full.prevHash,
+      hash: full.hash,
+    })
+    .execute();
+  await recordChange(trx, {
+    legalEntityId: full.legalEntityId,
+    topic: 'activity',
+    objectId: String(full.seq),
+    data: full,
   });
+  return full;
 }
 
 export function registerActivityRoutes(app: FastifyInstance, ctx: TeamContext): void {
