@@ -29,6 +29,8 @@ export interface TeamContext {
   caller(request: FastifyRequest): Caller;
   /** Seconds a send lease lasts. */
   leaseSeconds: number;
+  /** Seconds a presence beat keeps an analyst present. */
+  presenceSeconds: number;
 }
 
 export function parse<S extends z.ZodType>(schema: S, data: unknown, where: string): z.infer<S> {

@@ -4,16 +4,22 @@
  * open event stream) is then pumped from the `changes` table after the last number it was sent,
  * so a notification is only a wake-up: nothing is lost if one is missed, and after the listening
  * connection comes back (PostgreSQL restarted) every subscriber is pumped once to catch up.
+ * The same connection LISTENs on `team_presence`: a beat at an object is read once per process
+ * and pushed to the subscribers of its entity (`presence.ts`).
  */
 import pg from 'pg';
+import type { ObjectPresence, TeamObjectRef } from '../shared/team/notes';
 import type { Change } from '../shared/team/schemas';
 import type { TeamDb } from './db';
+import { PRESENCE_CHANNEL, readPresence } from './presence';
 
 export interface Subscriber {
   entities: ReadonlySet<string>;
   /** The last change number this subscriber was sent. */
   last: number;
   send(changes: Change[]): void;
+  /** Who is at an object of one of its entities now (after any beat or leave there). */
+  presence?(p: ObjectPresence): void;
 }
 
 export interface ChangeHub {
@@ -83,6 +89,43 @@ export function createChangeHub(
     return run;
   };
 
+  const presenceReads = new Map<string, Promise<void>>();
+  const presenceAgain = new Set<string>();
+  /** Reads an object's presence once for every subscriber of its entity; beats meanwhile coalesce. */
+  const announcePresence = (legalEntityId: string, object: TeamObjectRef): void => {
+    const key = JSON.stringify([legalEntityId, object.kind, object.id]);
+    if (presenceReads.has(key)) {
+      presenceAgain.add(key);
+      return;
+    }
+    const run = (async () => {
+      do {
+        presenceAgain.delete(key);
+        const targets = [...subscribers].filter((s) => s.presence && s.entities.has(legalEntityId));
+        if (targets.length === 0) return;
+        const now = await readPresence(db, legalEntityId, object);
+        for (const s of targets) if (subscribers.has(s)) s.presence?.(now);
+      } while (presenceAgain.has(key));
+    })()
+      .catch(onError)
+      .finally(() => presenceReads.delete(key));
+    presenceReads.set(key, run);
+  };
+
+  const onPresence = (payload: string | undefined): void => {
+    try {
+      const p = JSON.parse(payload ?? '') as { legalEntityId?: unknown; kind?: unknown; id?: unknown };
+      if (
+        typeof p.legalEntityId === 'string' &&
+        (p.kind === 'rfi' || p.kind === 'return' || p.kind === 'exchange') &&
+        typeof p.id === 'string'
+      )
+        announcePresence(p.legalEntityId, { kind: p.kind, id: p.id });
+    } catch {
+      // Not ours: ignore.
+    }
+  };
+
   const listen = async (): Promise<void> => {
     const c = new pg.Client({ connectionString: databaseUrl, application_name: 'treasury-team-listener' });
     const lost = (err?: unknown) => {
@@ -96,6 +139,7 @@ export function createChangeHub(
     c.on('error', lost);
     c.on('end', () => lost());
     c.on('notification', (n) => {
+      if (n.channel === PRESENCE_CHANNEL) return onPresence(n.payload);
       let entity: string | undefined;
       try {
         entity = (JSON.parse(n.payload ?? '{}') as { legalEntityId?: string }).legalEntityId;
@@ -108,6 +152,7 @@ export function createChangeHub(
     try {
       await c.connect();
       await c.query('LISTEN team_changes');
+      await c.query(`LISTEN ${PRESENCE_CHANNEL}`);
     } catch (err) {
       lost(err);
       return;
@@ -138,7 +183,7 @@ export function createChangeHub(
         c.on('error', () => {});
         await c.end().catch(() => {});
       }
-      await Promise.allSettled([...pumping.values()]);
+      await Promise.allSettled([...pumping.values(), ...presenceReads.values()]);
     },
   };
 }

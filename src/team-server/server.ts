@@ -16,6 +16,7 @@ import { registerAssignmentRoutes } from './routes/assignments';
 import { registerChangeRoutes } from './routes/changes';
 import { registerEvidenceRoutes } from './routes/evidence';
 import { registerMemberRoutes } from './routes/members';
+import { registerNotesAndPresence } from './routes/notes';
 import { registerSendJobRoutes } from './routes/send-jobs';
 
 export interface TeamServerDeps {
@@ -23,6 +24,8 @@ export interface TeamServerDeps {
   verifier: TokenVerifier;
   hub: ChangeHub;
   leaseSeconds: number;
+  /** Seconds a presence beat keeps an analyst present. */
+  presenceSeconds?: number;
   logger?: boolean;
   /** PEM key and certificate: the server speaks https itself (else put a TLS proxy in front). */
   https?: { key: string; cert: string };
@@ -89,6 +92,7 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
   const ctx: TeamContext = {
     db: deps.db,
     leaseSeconds: deps.leaseSeconds,
+    presenceSeconds: deps.presenceSeconds ?? 30,
     caller(request) {
       const c = callers.get(request);
       if (!c) throw new TeamError(401, 'unauthenticated', 'a bearer token is required');
@@ -106,6 +110,7 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
   registerSendJobRoutes(app, ctx);
   registerActivityRoutes(app, ctx);
   registerEvidenceRoutes(app, ctx);
+  registerNotesAndPresence(app, ctx);
   registerChangeRoutes(app, ctx, deps.hub);
   return app;
 }

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { ObjectPresence } from '../../src/shared/team/notes';
 import type { Change } from '../../src/shared/team/schemas';
 import { createPool } from '../../src/team-server/db';
 import { seedTeam } from '../../src/team-server/bootstrap';
@@ -60,7 +61,7 @@ export function client(baseUrl: string, token: string): TeamClient {
 }
 
 export async function startTeamStack(
-  opts: { leaseSeconds?: number; postgresUrl?: string } = {},
+  opts: { leaseSeconds?: number; presenceSeconds?: number; postgresUrl?: string } = {},
 ): Promise<TeamStack> {
   const adminUrl = opts.postgresUrl ?? inject('teamPostgresUrl');
   const name = `team_${randomBytes(6).toString('hex')}`;
@@ -70,7 +71,12 @@ export async function startTeamStack(
   await admin.end();
   const databaseUrl = adminUrl.replace(/\/[^/]+$/, `/${name}`);
   const auth = { issuer: inject('teamIssuer'), audience: inject('teamAudience') };
-  const server = await startTeamServer({ databaseUrl, auth, leaseSeconds: opts.leaseSeconds ?? 60 });
+  const server = await startTeamServer({
+    databaseUrl,
+    auth,
+    leaseSeconds: opts.leaseSeconds ?? 60,
+    presenceSeconds: opts.presenceSeconds,
+  });
   await seedTeam(server.db, DEMO_TEAM);
   const tokens = new Map<string, string>();
   await Promise.all(
@@ -97,8 +103,12 @@ export async function startTeamStack(
 
 export interface ChangeStream {
   received: Change[];
+  /** The stream's `presence` events, in order (not numbered changes). */
+  presence: ObjectPresence[];
   /** Resolves once `n` changes in all have arrived. */
   waitFor(n: number): Promise<void>;
+  /** Resolves once a presence event satisfies `test` (and answers it). */
+  waitForPresence(test: (p: ObjectPresence) => boolean): Promise<ObjectPresence>;
   close(): Promise<void>;
 }
 
@@ -114,21 +124,35 @@ export async function openChangeStream(baseUrl: string, token: string, since: nu
     throw new Error('not an event stream');
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   const received: Change[] = [];
+  const presence: ObjectPresence[] = [];
   let buffer = '';
+  const readMore = async () => {
+    const { value, done } = await reader.read();
+    if (done) throw new Error('the stream ended');
+    buffer += value;
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const lines = buffer.slice(0, cut).split('\n');
+      buffer = buffer.slice(cut + 2);
+      const data = lines.find((l) => l.startsWith('data: '));
+      if (!data) continue;
+      if (lines.includes('event: presence')) presence.push(JSON.parse(data.slice(6)) as ObjectPresence);
+      else received.push(JSON.parse(data.slice(6)) as Change);
+    }
+  };
   return {
     received,
+    presence,
     async waitFor(n) {
-      while (received.length < n) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffer += value;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const data = event.split('\n').find((l) => l.startsWith('data: '));
-          if (data) received.push(JSON.parse(data.slice(6)) as Change);
-        }
+      while (received.length < n) await readMore();
+    },
+    async waitForPresence(test) {
+      let seen = 0;
+      for (;;) {
+        const hit = presence.slice(seen).find(test);
+        if (hit) return hit;
+        seen = presence.length;
+        await readMore();
       }
     },
     async close() {

@@ -205,6 +205,7 @@ export const CHANGE_TOPICS = [
   'activity',
   'member',
   'evidence',
+  'note',
 ] as const;
 export const Change = z.strictObject({
   seq: z.number().int().positive(),

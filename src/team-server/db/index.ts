@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvid
 import pg from 'pg';
 import * as m0001 from './migrations/0001-team-schema';
 import * as m0002 from './migrations/0002-evidence-locker';
+import * as m0003 from './migrations/0003-notes-presence';
 import type { TeamDatabase } from './schema';
 
 export type TeamDb = Kysely<TeamDatabase>;
@@ -13,6 +14,7 @@ export type TeamDb = Kysely<TeamDatabase>;
 const migrations: Record<string, Migration> = {
   '0001-team-schema': m0001,
   '0002-evidence-locker': m0002,
+  '0003-notes-presence': m0003,
 };
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
 

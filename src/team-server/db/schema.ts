@@ -141,6 +141,26 @@ export interface EvidenceEventsTable {
   at: Timestamp;
 }
 
+export interface InternalNotesTable {
+  id: string;
+  legal_entity_id: string;
+  object_kind: string;
+  object_id: string;
+  author: string;
+  at: Timestamp;
+  text: string;
+}
+
+export interface PresenceTable {
+  legal_entity_id: string;
+  object_kind: string;
+  object_id: string;
+  subject: string;
+  activity: string;
+  since: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface TeamDatabase {
   legal_entities: LegalEntitiesTable;
   analysts: AnalystsTable;
@@ -154,4 +174,6 @@ export interface TeamDatabase {
   evidence_blobs: EvidenceBlobsTable;
   evidence_documents: EvidenceDocumentsTable;
   evidence_events: EvidenceEventsTable;
+  internal_notes: InternalNotesTable;
+  presence: PresenceTable;
 }
