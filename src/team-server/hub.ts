@@ -133,6 +133,8 @@ export function createChangeHub(
       if (client !== c) return;
       client = null;
       c.removeAllListeners();
+      // The dead connection may still report its end: heard and dropped, never an uncaught error.
+      c.on('error', () => {});
       void c.end().catch(() => {});
       if (!closed) retry = setTimeout(() => void listen().catch(onError), 500);
     };

@@ -36,6 +36,8 @@ export interface TeamStack {
   /** A direct connection to the team database, for checks (and for going around the server). */
   sql: pg.Pool;
   as(analyst: Analyst): TeamClient;
+  /** Stops the team server (cutting open requests and streams) and starts a new one on the same address. */
+  restartServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,12 +73,15 @@ export async function startTeamStack(
   await admin.end();
   const databaseUrl = adminUrl.replace(/\/[^/]+$/, `/${name}`);
   const auth = { issuer: inject('teamIssuer'), audience: inject('teamAudience') };
-  const server = await startTeamServer({
-    databaseUrl,
-    auth,
-    leaseSeconds: opts.leaseSeconds ?? 60,
-    presenceSeconds: opts.presenceSeconds,
-  });
+  const start = (port?: number) =>
+    startTeamServer({
+      databaseUrl,
+      auth,
+      port,
+      leaseSeconds: opts.leaseSeconds ?? 60,
+      presenceSeconds: opts.presenceSeconds,
+    });
+  let server = await start();
   await seedTeam(server.db, DEMO_TEAM);
   const tokens = new Map<string, string>();
   await Promise.all(
@@ -86,13 +91,20 @@ export async function startTeamStack(
   );
   const sql = createPool(databaseUrl, 4);
   return {
-    server,
+    get server() {
+      return server;
+    },
     databaseUrl,
     sql,
     as(analyst) {
       const token = tokens.get(analyst);
       if (!token) throw new Error(`no token for ${analyst}`);
       return client(server.url, token);
+    },
+    async restartServer() {
+      const port = Number(new URL(server.url).port);
+      await server.close();
+      server = await start(port);
     },
     async close() {
       await sql.end();

@@ -175,6 +175,8 @@ export const ActivityObjectRef = z.strictObject({
 });
 export const ActivityDetail = z.record(z.string().max(64), z.string().max(2000));
 export const AppendActivityBody = z.strictObject({
+  /** The workstation's name for this append (a UUID): sent again, it answers the stored entry. */
+  id: z.uuid().optional(),
   legalEntityId: bankId,
   action: z.string().min(1).max(64),
   object: ActivityObjectRef.optional(),

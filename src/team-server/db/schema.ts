@@ -91,6 +91,8 @@ export interface ActivityLogTable {
   detail: ColumnType<Record<string, string>, string, never>;
   prev_hash: string;
   hash: string;
+  /** The workstation's name for the append (a UUID), so a retried append lands once. */
+  request_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface ChangesTable {

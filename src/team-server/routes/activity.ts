@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { bankId } from '../../shared/api/common';
 import { AppendActivityBody, SinceQuery, type ActivityEntry } from '../../shared/team/schemas';
 import { entryHash, GENESIS_HASH } from '../activity-chain';
-import { ANY_ROLE, parse, recordChange, requireRole, type TeamContext } from '../context';
+import { ANY_ROLE, parse, recordChange, requireRole, TeamError, type TeamContext } from '../context';
 import type { TeamDb } from '../db';
 import { FEED_LOCK } from '../db/migrations/0001-team-schema';
 import type { ActivityLogTable, TeamDatabase } from '../db/schema';
@@ -39,6 +39,8 @@ export interface NewActivity {
   action: string;
   object: ActivityEntry['object'];
   detail: Record<string, string>;
+  /** The workstation's name for the append, if it gave one (see the request_id column). */
+  requestId?: string;
 }
 
 /** Appends one entry (its own transaction): numbered, linked and hashed under the feed lock. */
@@ -90,6 +92,7 @@ export async function appendActivityIn(
       detail: JSON.stringify(full.detail),
       prev_hash: full.prevHash,
       hash: full.hash,
+      request_id: entry.requestId ?? null,
     })
     .execute();
   await recordChange(trx, {
@@ -106,15 +109,31 @@ export function registerActivityRoutes(app: FastifyInstance, ctx: TeamContext): 
     const caller = ctx.caller(request);
     const body = parse(AppendActivityBody, request.body, 'body');
     await requireRole(ctx.db, caller, body.legalEntityId, ['maker', 'checker', 'admin']);
-    const entry = await appendActivity(ctx.db, {
+    const entry: NewActivity = {
       actor: caller.subject,
       legalEntityId: body.legalEntityId,
       action: body.action,
       object: body.object ?? null,
       detail: body.detail,
+      requestId: body.id,
+    };
+    const { stored, created } = await ctx.db.transaction().execute(async (trx) => {
+      // Under the feed lock, so a retry racing its first attempt finds it or comes after it.
+      await sql`SELECT pg_advisory_xact_lock(${FEED_LOCK})`.execute(trx);
+      const seen = body.id
+        ? await trx
+            .selectFrom('activity_log')
+            .selectAll()
+            .where('request_id', '=', body.id)
+            .executeTakeFirst()
+        : undefined;
+      if (seen) return { stored: activityToWire(seen), created: false };
+      return { stored: await appendActivityIn(trx, entry), created: true };
     });
-    void reply.status(201);
-    return entry;
+    if (!created && (stored.actor !== entry.actor || stored.action !== entry.action))
+      throw new TeamError(409, 'conflict', `the request id ${body.id ?? ''} names another entry`);
+    void reply.status(created ? 201 : 200);
+    return stored;
   });
 
   /** One entity's entries after `since`, oldest first; `next` is the `since` of the next page. */
