@@ -5,16 +5,20 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { sql, type Selectable, type Transaction } from 'kysely';
-import { z } from 'zod';
-import { bankId } from '../../shared/api/common';
 import { AppendActivityBody, SinceQuery, type ActivityEntry } from '../../shared/team/schemas';
 import { entryHash, GENESIS_HASH } from '../activity-chain';
-import { ANY_ROLE, parse, recordChange, requireRole, TeamError, type TeamContext } from '../context';
+import {
+  ANY_ROLE,
+  parse,
+  recordChange,
+  requireRole,
+  TeamError,
+  type TeamContext,
+  EntityParams,
+} from '../context';
 import type { TeamDb } from '../db';
 import { FEED_LOCK } from '../db/migrations/0001-team-schema';
 import type { ActivityLogTable, TeamDatabase } from '../db/schema';
-
-const EntityParams = z.strictObject({ entityId: bankId });
 
 export function activityToWire(r: Selectable<ActivityLogTable>): ActivityEntry {
   return {

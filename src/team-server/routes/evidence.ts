@@ -30,13 +30,13 @@ import {
   sqlState,
   TeamError,
   type TeamContext,
+  EntityParams,
 } from '../context';
 import type { TeamDb } from '../db';
 import type { TeamDatabase } from '../db/schema';
 import { storeBlob, streamBlob } from '../evidence-blobs';
 import { appendActivityIn } from './activity';
 
-const EntityParams = z.strictObject({ entityId: bankId });
 const BlobParams = z.strictObject({ entityId: bankId, sha256: Sha256Hex });
 const DocParams = z.strictObject({ entityId: bankId, documentId: z.uuid() });
 const UPLOADERS = ['maker', 'admin'] as const;

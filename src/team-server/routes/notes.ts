@@ -7,8 +7,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { z } from 'zod';
-import { bankId } from '../../shared/api/common';
 import {
   AddNoteBody,
   HeartbeatBody,
@@ -27,11 +25,11 @@ import {
   sqlState,
   TeamError,
   type TeamContext,
+  EntityParams,
 } from '../context';
 import type { TeamDb } from '../db';
 import { beat, readPresence } from '../presence';
 
-const EntityParams = z.strictObject({ entityId: bankId });
 const WRITERS = ['maker', 'checker', 'admin'] as const;
 
 function notes(db: TeamDb) {
