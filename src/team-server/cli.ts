@@ -8,6 +8,7 @@
  *   HOST, PORT          where to listen (127.0.0.1:4020)
  *   TEAM_TLS_KEY, TEAM_TLS_CERT   PEM files: serve https directly
  *   TEAM_LEASE_SECONDS  how long a send lease lasts (60)
+ *   TEAM_PRESENCE_SECONDS  how long a presence beat keeps an analyst present (30)
  *
  * `npm run team-server -- bootstrap <entity id> <entity name> <admin subject>` registers a legal
  * entity and its first admin (who then sets everyone else's roles through the API) and exits.
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     host: env['HOST'] ?? '127.0.0.1',
     port: Number(env['PORT'] ?? 4020),
     leaseSeconds: Number(env['TEAM_LEASE_SECONDS'] ?? 60),
+    presenceSeconds: Number(env['TEAM_PRESENCE_SECONDS'] ?? 30),
     logger: true,
     ...(tlsKey && tlsCert
       ? { https: { key: readFileSync(tlsKey, 'utf8'), cert: readFileSync(tlsCert, 'utf8') } }

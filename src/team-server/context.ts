@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { sql, type Transaction } from 'kysely';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { bankId } from '../shared/api/common';
 import { canonicalJson } from '../shared/team/canonical';
 import { TEAM_ROLES, type Change, type TeamErrorCode, type TeamRole } from '../shared/team/schemas';
 import type { Caller } from './auth';
@@ -29,7 +30,12 @@ export interface TeamContext {
   caller(request: FastifyRequest): Caller;
   /** Seconds a send lease lasts. */
   leaseSeconds: number;
+  /** Seconds a presence beat keeps an analyst present. */
+  presenceSeconds: number;
 }
+
+/** The path of every route under one legal entity: `/v1/entities/:entityId/…`. */
+export const EntityParams = z.strictObject({ entityId: bankId });
 
 export function parse<S extends z.ZodType>(schema: S, data: unknown, where: string): z.infer<S> {
   const r = schema.safeParse(data);

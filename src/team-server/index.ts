@@ -16,6 +16,8 @@ export interface TeamServerOptions {
   port?: number;
   /** Seconds a send lease lasts (default 60). */
   leaseSeconds?: number;
+  /** Seconds a presence beat keeps an analyst present (default 30). */
+  presenceSeconds?: number;
   logger?: boolean;
   https?: { key: string; cert: string };
 }
@@ -43,6 +45,7 @@ export async function startTeamServer(options: TeamServerOptions): Promise<Runni
       verifier,
       hub,
       leaseSeconds: options.leaseSeconds ?? 60,
+      presenceSeconds: options.presenceSeconds,
       logger: options.logger,
       https: options.https,
     });

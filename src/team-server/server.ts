@@ -14,7 +14,9 @@ import { registerActivityRoutes } from './routes/activity';
 import { registerApprovalRoutes } from './routes/approvals';
 import { registerAssignmentRoutes } from './routes/assignments';
 import { registerChangeRoutes } from './routes/changes';
+import { registerEvidenceRoutes } from './routes/evidence';
 import { registerMemberRoutes } from './routes/members';
+import { registerNotesAndPresence } from './routes/notes';
 import { registerSendJobRoutes } from './routes/send-jobs';
 
 export interface TeamServerDeps {
@@ -22,6 +24,8 @@ export interface TeamServerDeps {
   verifier: TokenVerifier;
   hub: ChangeHub;
   leaseSeconds: number;
+  /** Seconds a presence beat keeps an analyst present. */
+  presenceSeconds?: number;
   logger?: boolean;
   /** PEM key and certificate: the server speaks https itself (else put a TLS proxy in front). */
   https?: { key: string; cert: string };
@@ -69,6 +73,8 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
       return reply.status(err.status).send({ error });
     }
     const status = (err as { statusCode?: number }).statusCode;
+    if (status === 413)
+      return reply.status(413).send({ error: { code: 'too_large', message: (err as Error).message } });
     if (typeof status === 'number' && status >= 400 && status < 500)
       return reply.status(status).send({ error: { code: 'bad_request', message: (err as Error).message } });
     request.log.error(err);
@@ -86,6 +92,7 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
   const ctx: TeamContext = {
     db: deps.db,
     leaseSeconds: deps.leaseSeconds,
+    presenceSeconds: deps.presenceSeconds ?? 30,
     caller(request) {
       const c = callers.get(request);
       if (!c) throw new TeamError(401, 'unauthenticated', 'a bearer token is required');
@@ -102,6 +109,8 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
   registerApprovalRoutes(app, ctx);
   registerSendJobRoutes(app, ctx);
   registerActivityRoutes(app, ctx);
+  registerEvidenceRoutes(app, ctx);
+  registerNotesAndPresence(app, ctx);
   registerChangeRoutes(app, ctx, deps.hub);
   return app;
 }

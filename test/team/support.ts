@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { ObjectPresence } from '../../src/shared/team/notes';
 import type { Change } from '../../src/shared/team/schemas';
 import { createPool } from '../../src/team-server/db';
 import { seedTeam } from '../../src/team-server/bootstrap';
@@ -35,6 +36,8 @@ export interface TeamStack {
   /** A direct connection to the team database, for checks (and for going around the server). */
   sql: pg.Pool;
   as(analyst: Analyst): TeamClient;
+  /** Stops the team server (cutting open requests and streams) and starts a new one on the same address. */
+  restartServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,7 +63,7 @@ export function client(baseUrl: string, token: string): TeamClient {
 }
 
 export async function startTeamStack(
-  opts: { leaseSeconds?: number; postgresUrl?: string } = {},
+  opts: { leaseSeconds?: number; presenceSeconds?: number; postgresUrl?: string } = {},
 ): Promise<TeamStack> {
   const adminUrl = opts.postgresUrl ?? inject('teamPostgresUrl');
   const name = `team_${randomBytes(6).toString('hex')}`;
@@ -70,7 +73,15 @@ export async function startTeamStack(
   await admin.end();
   const databaseUrl = adminUrl.replace(/\/[^/]+$/, `/${name}`);
   const auth = { issuer: inject('teamIssuer'), audience: inject('teamAudience') };
-  const server = await startTeamServer({ databaseUrl, auth, leaseSeconds: opts.leaseSeconds ?? 60 });
+  const start = (port?: number) =>
+    startTeamServer({
+      databaseUrl,
+      auth,
+      port,
+      leaseSeconds: opts.leaseSeconds ?? 60,
+      presenceSeconds: opts.presenceSeconds,
+    });
+  let server = await start();
   await seedTeam(server.db, DEMO_TEAM);
   const tokens = new Map<string, string>();
   await Promise.all(
@@ -80,13 +91,20 @@ export async function startTeamStack(
   );
   const sql = createPool(databaseUrl, 4);
   return {
-    server,
+    get server() {
+      return server;
+    },
     databaseUrl,
     sql,
     as(analyst) {
       const token = tokens.get(analyst);
       if (!token) throw new Error(`no token for ${analyst}`);
       return client(server.url, token);
+    },
+    async restartServer() {
+      const port = Number(new URL(server.url).port);
+      await server.close();
+      server = await start(port);
     },
     async close() {
       await sql.end();
@@ -97,8 +115,12 @@ export async function startTeamStack(
 
 export interface ChangeStream {
   received: Change[];
+  /** The stream's `presence` events, in order (not numbered changes). */
+  presence: ObjectPresence[];
   /** Resolves once `n` changes in all have arrived. */
   waitFor(n: number): Promise<void>;
+  /** Resolves once a presence event satisfies `test` (and answers it). */
+  waitForPresence(test: (p: ObjectPresence) => boolean): Promise<ObjectPresence>;
   close(): Promise<void>;
 }
 
@@ -114,21 +136,35 @@ export async function openChangeStream(baseUrl: string, token: string, since: nu
     throw new Error('not an event stream');
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   const received: Change[] = [];
+  const presence: ObjectPresence[] = [];
   let buffer = '';
+  const readMore = async () => {
+    const { value, done } = await reader.read();
+    if (done) throw new Error('the stream ended');
+    buffer += value;
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const lines = buffer.slice(0, cut).split('\n');
+      buffer = buffer.slice(cut + 2);
+      const data = lines.find((l) => l.startsWith('data: '));
+      if (!data) continue;
+      if (lines.includes('event: presence')) presence.push(JSON.parse(data.slice(6)) as ObjectPresence);
+      else received.push(JSON.parse(data.slice(6)) as Change);
+    }
+  };
   return {
     received,
+    presence,
     async waitFor(n) {
-      while (received.length < n) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffer += value;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const data = event.split('\n').find((l) => l.startsWith('data: '));
-          if (data) received.push(JSON.parse(data.slice(6)) as Change);
-        }
+      while (received.length < n) await readMore();
+    },
+    async waitForPresence(test) {
+      let seen = 0;
+      for (;;) {
+        const hit = presence.slice(seen).find(test);
+        if (hit) return hit;
+        seen = presence.length;
+        await readMore();
       }
     },
     async close() {

@@ -168,11 +168,18 @@ export const CompleteBody = z.strictObject({
 // ---------------------------------------------------------------------------------------------
 // Team activity log and the change feed
 
+/** What an activity entry is about: a shared object, or a document of the evidence locker. */
+export const ActivityObjectRef = z.strictObject({
+  kind: z.enum([...OBJECT_KINDS, 'evidence']),
+  id: bankId,
+});
 export const ActivityDetail = z.record(z.string().max(64), z.string().max(2000));
 export const AppendActivityBody = z.strictObject({
+  /** The workstation's name for this append (a UUID): sent again, it answers the stored entry. */
+  id: z.uuid().optional(),
   legalEntityId: bankId,
   action: z.string().min(1).max(64),
-  object: ObjectRef.optional(),
+  object: ActivityObjectRef.optional(),
   detail: ActivityDetail.default({}),
 });
 export const ActivityEntry = z.strictObject({
@@ -181,7 +188,7 @@ export const ActivityEntry = z.strictObject({
   actor: Subject,
   legalEntityId: bankId,
   action: z.string(),
-  object: ObjectRef.nullable(),
+  object: ActivityObjectRef.nullable(),
   detail: ActivityDetail,
   prevHash: Sha256Hex,
   hash: Sha256Hex,
@@ -192,11 +199,21 @@ export const ActivityPage = z.strictObject({
   next: z.number().int().nullable(),
 });
 
+export const CHANGE_TOPICS = [
+  'assignment',
+  'approval',
+  'approval_rules',
+  'send_job',
+  'activity',
+  'member',
+  'evidence',
+  'note',
+] as const;
 export const Change = z.strictObject({
   seq: z.number().int().positive(),
   at: z.string(),
   legalEntityId: bankId,
-  topic: z.enum(['assignment', 'approval', 'approval_rules', 'send_job', 'activity', 'member']),
+  topic: z.enum(CHANGE_TOPICS),
   objectId: z.string(),
   data: z.unknown(),
 });
@@ -220,6 +237,13 @@ export const TEAM_ERROR_CODES = [
   'stale_lease',
   'not_leasable',
   'conflict',
+  /** Evidence: the bytes sent are not the sha256 named, or not the content type declared. */
+  'hash_mismatch',
+  /** Evidence: the bytes named are not stored (upload them first). */
+  'blob_missing',
+  /** Evidence: the version was replaced or revoked already (by the holder named). */
+  'superseded',
+  'too_large',
   'internal',
 ] as const;
 export const TeamErrorBody = z.strictObject({

@@ -5,19 +5,34 @@
 import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import * as m0001 from './migrations/0001-team-schema';
+import * as m0002 from './migrations/0002-evidence-locker';
+import * as m0003 from './migrations/0003-notes-presence';
+import * as m0004 from './migrations/0004-gapless-feed-and-request-ids';
 import type { TeamDatabase } from './schema';
 
 export type TeamDb = Kysely<TeamDatabase>;
 
-const migrations: Record<string, Migration> = { '0001-team-schema': m0001 };
+const migrations: Record<string, Migration> = {
+  '0001-team-schema': m0001,
+  '0002-evidence-locker': m0002,
+  '0003-notes-presence': m0003,
+  '0004-gapless-feed-and-request-ids': m0004,
+};
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
 
-/** int8 (counts, sequence numbers) as JS numbers: they stay far below 2^53. */
+/**
+ * int8 (counts, sequence numbers) as JS numbers: they stay far below 2^53. date as its text
+ * (`YYYY-MM-DD`): a calendar date, never moved through a time zone into a JS Date.
+ */
+const INT8 = 20;
+const DATE = 1082;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20
+    oid === INT8
       ? (v: string) => Number(v)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      : oid === DATE
+        ? (v: string) => v
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export function createPool(databaseUrl: string, max = 10): pg.Pool {
@@ -30,6 +45,11 @@ export function createPool(databaseUrl: string, max = 10): pg.Pool {
   // An idle connection lost (PostgreSQL restarted or failed over) is dropped by the pool and the
   // next query opens a new one; without a listener the error would end the process.
   pool.on('error', () => {});
+  // A connection lost while checked out between two statements (inside a transaction) reports it
+  // on the client, where the pool listens only while it is idle: without this listener PostgreSQL
+  // restarting would end the process. The statement after it fails, the request answers 500, and
+  // the pool discards the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

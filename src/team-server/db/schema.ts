@@ -91,6 +91,8 @@ export interface ActivityLogTable {
   detail: ColumnType<Record<string, string>, string, never>;
   prev_hash: string;
   hash: string;
+  /** The workstation's name for the append (a UUID), so a retried append lands once. */
+  request_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface ChangesTable {
@@ -103,6 +105,64 @@ export interface ChangesTable {
   data: ColumnType<unknown, string, never>;
 }
 
+export interface EvidenceBlobsTable {
+  sha256: string;
+  content_type: string;
+  size: number;
+  bytes: Buffer;
+  stored_by: string;
+  stored_at: Timestamp;
+}
+
+/** Plain dates (`YYYY-MM-DD`): pg's date parser is replaced by the text (db/index.ts). */
+type PlainDate = ColumnType<string | null, string | null | undefined, never>;
+
+export interface EvidenceDocumentsTable {
+  id: string;
+  legal_entity_id: string;
+  sha256: string;
+  file_name: string;
+  document_type: string;
+  holder_kind: string;
+  holder_name: string;
+  issued_on: PlainDate;
+  expires_on: PlainDate;
+  replaces: string | null;
+  uploaded_by: string;
+  uploaded_at: Timestamp;
+}
+
+export interface EvidenceEventsTable {
+  seq: Generated<number>;
+  legal_entity_id: string;
+  document_id: string;
+  kind: string;
+  successor: string | null;
+  reason: string | null;
+  actor: string;
+  at: Timestamp;
+}
+
+export interface InternalNotesTable {
+  id: string;
+  legal_entity_id: string;
+  object_kind: string;
+  object_id: string;
+  author: string;
+  at: Timestamp;
+  text: string;
+}
+
+export interface PresenceTable {
+  legal_entity_id: string;
+  object_kind: string;
+  object_id: string;
+  subject: string;
+  activity: string;
+  since: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface TeamDatabase {
   legal_entities: LegalEntitiesTable;
   analysts: AnalystsTable;
@@ -113,4 +173,9 @@ export interface TeamDatabase {
   send_jobs: SendJobsTable;
   activity_log: ActivityLogTable;
   changes: ChangesTable;
+  evidence_blobs: EvidenceBlobsTable;
+  evidence_documents: EvidenceDocumentsTable;
+  evidence_events: EvidenceEventsTable;
+  internal_notes: InternalNotesTable;
+  presence: PresenceTable;
 }

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider, { errors as oidcErrors, type Configuration } from 'oidc-provider';
-import { DEMO_ANALYSTS, DESK_CLIENT_ID, TEAM_SCOPE } from './demo-team';
+import { DEMO_ANALYSTS, DESK_CLIENT_ID, TEAM_SCOPE, type DemoAnalyst } from './demo-team';
 import { freePort } from './postgres-cluster';
 
 export { DEMO_ANALYSTS, DESK_CLIENT_ID, TEAM_SCOPE };
@@ -28,10 +28,8 @@ function html(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function loginPage(uid: string, error?: string): string {
-  const options = DEMO_ANALYSTS.map(
-    (a) => `<option value="${html(a.subject)}">${html(a.name)}</option>`,
-  ).join('');
+function loginPage(analysts: readonly DemoAnalyst[], uid: string, error?: string): string {
+  const options = analysts.map((a) => `<option value="${html(a.subject)}">${html(a.name)}</option>`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Treasury Desk team sign-in (development)</title></head>
 <body><main><h1>Sign in to the team (development provider)</h1>
 ${error ? `<p role="alert">${html(error)}</p>` : ''}
@@ -71,18 +69,19 @@ function page(res: ServerResponse, status: number, body: string): void {
 async function interaction(
   provider: Provider,
   audience: string,
+  analysts: readonly DemoAnalyst[],
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const details = await provider.interactionDetails(req, res);
   const { uid, prompt, params, session, grantId } = details;
   if (prompt.name === 'login') {
-    if (req.method === 'GET') return page(res, 200, loginPage(uid));
+    if (req.method === 'GET') return page(res, 200, loginPage(analysts, uid));
     const form = await readForm(req);
-    const analyst = DEMO_ANALYSTS.find(
+    const analyst = analysts.find(
       (a) => a.subject === form.get('login') && a.password === form.get('password'),
     );
-    if (!analyst) return page(res, 401, loginPage(uid, 'Wrong analyst or password.'));
+    if (!analyst) return page(res, 401, loginPage(analysts, uid, 'Wrong analyst or password.'));
     await provider.interactionFinished(
       req,
       res,
@@ -92,7 +91,7 @@ async function interaction(
     return;
   }
   const accountId = session?.accountId;
-  const analyst = DEMO_ANALYSTS.find((a) => a.subject === accountId);
+  const analyst = analysts.find((a) => a.subject === accountId);
   if (prompt.name !== 'consent' || !accountId || !analyst) {
     await provider.interactionFinished(req, res, {
       error: 'access_denied',
@@ -127,8 +126,15 @@ async function interaction(
 }
 
 export async function startDevOidcProvider(
-  opts: { port?: number; audience?: string; accessTokenTtlSeconds?: number } = {},
+  opts: {
+    port?: number;
+    audience?: string;
+    accessTokenTtlSeconds?: number;
+    /** Who may sign in (the three demo analysts unless given: the bench signs in fifty). */
+    analysts?: readonly DemoAnalyst[];
+  } = {},
 ): Promise<DevOidcProvider> {
+  const analysts = opts.analysts ?? DEMO_ANALYSTS;
   const port = opts.port || (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
   const audience = opts.audience ?? 'urn:treasury-desk:team';
@@ -177,12 +183,12 @@ export async function startDevOidcProvider(
       },
     },
     findAccount: (_ctx, id) => {
-      const a = DEMO_ANALYSTS.find((x) => x.subject === id);
+      const a = analysts.find((x) => x.subject === id);
       if (!a) return undefined;
       return { accountId: a.subject, claims: () => ({ sub: a.subject, name: a.name, email: a.email }) };
     },
     extraTokenClaims: (_ctx, token) => {
-      const a = DEMO_ANALYSTS.find((x) => x.subject === (token as { accountId?: string }).accountId);
+      const a = analysts.find((x) => x.subject === (token as { accountId?: string }).accountId);
       return a ? { name: a.name } : undefined;
     },
     ttl: {
@@ -203,7 +209,7 @@ export async function startDevOidcProvider(
   const callback = provider.callback();
   const server = createServer((req, res) => {
     if (req.url?.startsWith('/interaction/')) {
-      interaction(provider, audience, req, res).catch((err: unknown) => {
+      interaction(provider, audience, analysts, req, res).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
         res.end(err instanceof Error ? err.message : 'sign-in failed');
       });

@@ -29,10 +29,10 @@ import {
   sqlState,
   TeamError,
   type TeamContext,
+  EntityParams,
 } from '../context';
 import type { ApprovalsTable } from '../db/schema';
 
-const EntityParams = z.strictObject({ entityId: bankId });
 const IdParams = z.strictObject({ id: z.uuid() });
 const ListQuery = z.strictObject({ status: ApprovalStatus.optional(), objectId: bankId.optional() });
 

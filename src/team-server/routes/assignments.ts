@@ -9,11 +9,19 @@ import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import { bankId } from '../../shared/api/common';
 import { ReassignBody, type Assignment } from '../../shared/team/schemas';
-import { ANY_ROLE, parse, recordRow, requireRole, rolesIn, TeamError, type TeamContext } from '../context';
+import {
+  ANY_ROLE,
+  parse,
+  recordRow,
+  requireRole,
+  rolesIn,
+  TeamError,
+  type TeamContext,
+  EntityParams,
+} from '../context';
 import type { RfiAssignmentsTable } from '../db/schema';
 
 const RfiParams = z.strictObject({ entityId: bankId, rfiId: bankId });
-const EntityParams = z.strictObject({ entityId: bankId });
 
 function toWire(r: Selectable<RfiAssignmentsTable>): Assignment {
   return {

@@ -3,7 +3,8 @@
  * asks for the changes after the last number it saw (`GET /v1/changes?since=`); one that is
  * online keeps a server-sent event stream open (`GET /v1/changes/stream`, resumable with
  * `Last-Event-ID`), fed through PostgreSQL LISTEN/NOTIFY. Each shows only the legal entities
- * where the analyst holds a role (as of when the stream opened).
+ * where the analyst holds a role (as of when the stream opened). The stream also carries
+ * `presence` events (who is at an object now), without an id: they are not replayed.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -43,6 +44,10 @@ export function registerChangeRoutes(app: FastifyInstance, ctx: TeamContext, hub
       last: resume ?? query.since ?? 0,
       send(changes: Change[]) {
         for (const c of changes) res.write(`id: ${c.seq}\nevent: change\ndata: ${JSON.stringify(c)}\n\n`);
+      },
+      // No id: presence is not part of the numbered feed, so it leaves Last-Event-ID alone.
+      presence(p) {
+        res.write(`event: presence\ndata: ${JSON.stringify(p)}\n\n`);
       },
     };
     const unsubscribe = hub.subscribe(subscriber);
