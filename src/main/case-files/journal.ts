@@ -73,6 +73,17 @@ export async function openCaseFileJournal(o: {
       store.write(file, { version: 1, uploads: [...uploads.values()], seen: Object.fromEntries(seen) }),
     );
   if (loaded?.stale) await persist();
+  // The keychain answered later in the run: a journal that waited for it is read now, and what
+  // this run added meanwhile (kept in memory) is written with it.
+  o.codec?.onSealed(async () => {
+    const again = await serial(() => store.read(file));
+    if (!again) return;
+    for (const u of again.value.uploads) if (!uploads.has(u.documentId)) uploads.set(u.documentId, u);
+    for (const [rfiId, list] of Object.entries(again.value.seen)) {
+      seen.set(rfiId, [...list, ...(seen.get(rfiId) ?? [])].slice(-200));
+    }
+    await persist();
+  });
   return {
     async upload(u) {
       uploads.set(u.documentId, u);
