@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { isSealed } from '../../src/main/infra/at-rest';
-import { DATA_KEY_ACCOUNT } from '../../src/main/infra/data-key';
-import { GENERATION_ACCOUNT } from '../../src/main/infra/generations';
-import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import { filesUnder } from '../support/files';
 import { lockable } from '../support/lockable-keyring';
 import { staffOf } from '../support/sandbox-staff';
-import { startServices, tempDir } from '../support/services';
+import { keychainRuns } from '../support/keychain-runs';
+import { tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 
 /**
@@ -19,37 +17,9 @@ import type { TestServices } from '../support/services';
  * every call until the test unlocks it.
  */
 
-beforeAll(() => {
-  if (process.platform === 'linux' && !process.env['DBUS_SESSION_BUS_ADDRESS']) {
-    throw new Error('No session bus: run the keychain tests under scripts/with-keyring.sh.');
-  }
-});
-
-const real = napiKeyringBackend();
-const cleanup: Array<{ service: string; accounts: string[] }> = [];
-let running: TestServices[] = [];
-afterEach(async () => {
-  // The newest first: an older run of the same folder is stopped already.
-  for (const t of running.splice(0).reverse()) await t.close();
-  for (const { service, accounts } of cleanup.splice(0)) {
-    for (const a of [...accounts, 'sandbox', DATA_KEY_ACCOUNT, GENERATION_ACCOUNT]) {
-      await real.delete(service, a).catch(() => false);
-    }
-  }
-  running = [];
-});
-
-const newService = (): string => {
-  const service = `treasury-desk-test/${randomUUID()}`;
-  cleanup.push({ service, accounts: [] });
-  return service;
-};
-
-async function start(dataDir: string, keyringService: string, keyring = real): Promise<TestServices> {
-  const t = await startServices({ dataDir, keyring, keyringService, keychainReprobeMs: 3_600_000 });
-  running.push(t);
-  return t;
-}
+const runs = keychainRuns();
+const { real, newService, start } = runs;
+afterEach(() => runs.cleanup());
 
 /** Files (relative paths) whose bytes hold `needle` in plain text. */
 async function holding(dataDir: string, needle: string): Promise<string[]> {
@@ -150,7 +120,6 @@ it('sealed files that waited for a locked keychain are opened when it answers: n
   const { rfiId, questionId } = await draftOn(first, `Kept draft ${tag}`);
   const auditedBefore = (await first.services.audit.list()).entries.length;
   await first.stop();
-  running = running.filter((r) => r !== first);
   const before = await filesUnder(dataDir);
 
   // Locked at start: waiting, the sealed files left as they are.

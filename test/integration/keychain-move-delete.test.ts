@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import { DATA_KEY_ACCOUNT } from '../../src/main/infra/data-key';
-import { GENERATION_ACCOUNT } from '../../src/main/infra/generations';
-import { napiKeyringBackend } from '../../src/main/infra/keyring';
+import { afterEach, expect, it } from 'vitest';
 import { lockable } from '../support/lockable-keyring';
-import { startServices, tempDir } from '../support/services';
+import { keychainRuns } from '../support/keychain-runs';
+import { tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 
 /**
@@ -16,29 +13,9 @@ import type { TestServices } from '../support/services';
  * it through its own API, so the race is the same on every run.
  */
 
-beforeAll(() => {
-  if (process.platform === 'linux' && !process.env['DBUS_SESSION_BUS_ADDRESS']) {
-    throw new Error('No session bus: run the keychain tests under scripts/with-keyring.sh.');
-  }
-});
-
-const real = napiKeyringBackend();
-const cleanup: Array<{ service: string; accounts: string[] }> = [];
-const running: TestServices[] = [];
-afterEach(async () => {
-  for (const t of running.splice(0).reverse()) await t.close();
-  for (const { service, accounts } of cleanup.splice(0)) {
-    for (const a of [...accounts, 'sandbox', DATA_KEY_ACCOUNT, GENERATION_ACCOUNT]) {
-      await real.delete(service, a).catch(() => false);
-    }
-  }
-});
-
-async function start(dataDir: string, service: string, keyring = real): Promise<TestServices> {
-  const t = await startServices({ dataDir, keyring, keyringService: service, keychainReprobeMs: 3_600_000 });
-  running.push(t);
-  return t;
-}
+const runs = keychainRuns();
+const { real, newService, start } = runs;
+afterEach(() => runs.cleanup());
 
 /** A second profile of the embedded sandbox with its own token; answers its id. */
 async function addBirch(t: TestServices, accounts: string[]): Promise<{ id: string; token: string }> {
@@ -55,9 +32,8 @@ async function addBirch(t: TestServices, accounts: string[]): Promise<{ id: stri
 for (const how of ['sign-out', 'profile removal'] as const) {
   it(`a ${how} while the token is being moved into the keychain wins: the token is not written back`, async () => {
     const dataDir = path.join(await tempDir(), 'data');
-    const service = `treasury-desk-test/${randomUUID()}`;
     const accounts: string[] = [];
-    cleanup.push({ service, accounts });
+    const service = newService(accounts);
     const keychain = lockable(real);
     const t = await start(dataDir, service, keychain.backend);
     const h = t.services.handlers;
@@ -94,9 +70,8 @@ for (const how of ['sign-out', 'profile removal'] as const) {
 
 it('a token the keychain held from an earlier run, signed out while it was locked, is deleted there once it answers', async () => {
   const dataDir = path.join(await tempDir(), 'data');
-  const service = `treasury-desk-test/${randomUUID()}`;
   const accounts: string[] = [];
-  cleanup.push({ service, accounts });
+  const service = newService(accounts);
   const first = await start(dataDir, service);
   const birch = await addBirch(first, accounts);
   expect(await real.get(service, birch.id)).toBe(birch.token);

@@ -184,19 +184,24 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
     // Check (and migrate) the file before the engine sees it, through json-store's shared path:
     // conf would throw (or, configured so, reset); an unknown newer version must not be rewritten.
     const codec = format.plain ? plainCodec : storeCodec;
-    let waiting: AtRestWaiting | null = null;
-    const loaded = await loadStateFile(file, (raw) => decodeVersioned(format, raw, fill), {
-      log,
-      report,
-      codec,
-      label: format.label,
-      consequence: format.consequence,
-      onWaiting: (w) => void (waiting = w),
-    });
+    /** The file's content, and whether it waits for the keychain (left as it is, not read). */
+    const fromDisk = async () => {
+      let waits = false;
+      const value = await loadStateFile(file, (raw) => decodeVersioned(format, raw, fill), {
+        log,
+        report,
+        codec,
+        label: format.label,
+        consequence: format.consequence,
+        onWaiting: () => void (waits = true),
+      });
+      return { value, waits };
+    };
+    const { value: loaded, waits: waiting } = await fromDisk();
     const realEngine = (): StoreEngine =>
       factory({ cwd: dir, name, defaults: stored(defaults as object), ...sealedEngineOptions(codec, file) });
     let engine: StoreEngine;
-    let inMemory = waiting !== null || codec.state === 'waiting';
+    let inMemory = waiting || codec.state === 'waiting';
     if (inMemory) {
       // Sealed files and no key: the file stays as it is and nothing is written to disk (a write
       // would replace sealed content with plain text, or lose it). The run works in memory.
@@ -228,20 +233,12 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
         codec.written(file);
         return;
       }
-      let still: AtRestWaiting | null = null;
-      const fromDisk = await loadStateFile(file, (raw) => decodeVersioned(format, raw, fill), {
-        log,
-        report,
-        codec,
-        label: format.label,
-        consequence: format.consequence,
-        onWaiting: (w) => void (still = w),
-      });
-      if (still !== null) return;
+      const again = await fromDisk();
+      if (again.waits) return;
       const kept = engine.store;
       engine = realEngine();
       inMemory = false;
-      engine.store = fromDisk ? stored(fromDisk.value.value) : kept;
+      engine.store = again.value ? stored(again.value.value.value) : kept;
       codec.written(file);
       await chmod(engine.path, privateFileMode).catch(() => undefined);
       for (const l of [...reloadListeners]) l();
