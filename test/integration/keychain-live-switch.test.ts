@@ -127,6 +127,8 @@ it('sealed files that waited for a locked keychain are opened when it answers: n
   const t = await start(dataDir, service, keychain.backend);
   const h = t.services.handlers;
   expect(t.services.vault.status()).toMatchObject({ backend: 'memory', dataAtRest: 'waiting' });
+  // "Try again" while it is still locked: still waiting, said so.
+  expect(await h['vault.status'](undefined)).toMatchObject({ backend: 'memory', dataAtRest: 'waiting' });
   expect(t.services.settings.get().profiles.map((p) => p.name)).not.toContain(`Kept ${tag}`);
   t.services.settings.addProfile({ name: `Waiting ${tag}`, baseUrl: `https://waiting-${tag}.bank.example` });
   await expect(draftOn(t, `Waiting draft ${tag}`)).rejects.toThrow(/keychain/i);

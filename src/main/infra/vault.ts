@@ -246,7 +246,8 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       await backend.get(service, '__probe__');
       await syncKeychain({ backend, service, memory, tombstones, epoch: () => memoryEpoch });
     } catch (err) {
-      status = memoryStatus(backend.name, err);
+      // Still away: said so again, a data folder waiting for it included.
+      if (status.dataAtRest !== 'waiting') status = memoryStatus(backend.name, err);
       return false;
     }
     // Nothing awaited between the last check of memory and the switch: a set or delete from here
