@@ -150,6 +150,8 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   startBackground(f, o, settingsView);
   // Held notifications are dropped first: nothing is shown after teardown begins.
   disposables.add(notifications.policy);
+  // Before anything is let go: a keychain move (and the data folder's switch to sealing) under way ends.
+  disposables.add(() => f.stopReprobe());
 
   /** The default profile's session, looked up at each access (tests and diagnostics read through it). */
   const byDefault = (): ProfileSession => o.defaultOwner();

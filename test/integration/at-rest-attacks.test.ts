@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSealed } from '../../src/main/infra/at-rest';
 import { DATA_KEY_ACCOUNT } from '../../src/main/infra/data-key';
 import { GENERATION_ACCOUNT } from '../../src/main/infra/generations';
-import { unavailableKeyringBackend } from '../../src/main/infra/keyring';
+import { napiKeyringBackend, unavailableKeyringBackend } from '../../src/main/infra/keyring';
 import { AppFailure } from '../../src/shared/ipc/errors';
 import { startServices, tempDir } from '../support/services';
 import { filesUnder } from '../support/files';
+import { lockable } from '../support/lockable-keyring';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * Sealed files attacked by a local process that can write the data folder (issue: rollback, swap)
@@ -32,7 +34,7 @@ const entry = (service: string, account: string): AsyncEntry =>
   );
 afterAll(async () => {
   for (const s of services) {
-    for (const a of [DATA_KEY_ACCOUNT, GENERATION_ACCOUNT])
+    for (const a of [DATA_KEY_ACCOUNT, GENERATION_ACCOUNT, 'sandbox'])
       await entry(s, a)
         .deleteCredential()
         .catch(() => false);
@@ -93,6 +95,61 @@ describe('sealed files bound to their path and generation', () => {
       await t.close();
     }
   });
+
+  it('an older sealed outbox.json copied over the current one is reported and not opened', async () => {
+    const dataDir = await tempDir();
+    const keyringService = newService();
+    let t = await startServices({ dataDir, keyringService });
+    const h = t.services.handlers;
+    const le = t.services.sandbox!.fixtures.legal_entities[0]!;
+    const rfi = await staffOf(t.services).createRfi({
+      type: 'account',
+      related_id: le.accounts[0]!.id,
+      description: 'Outbox rollback probe',
+      questions: [
+        { question_type: 'transaction.purpose', question_text: 'First?' },
+        { question_type: 'transaction.purpose', question_text: 'Second?' },
+      ],
+    });
+    const answer = async (i: 0 | 1): Promise<string> => {
+      const a = await h['answers.submit']({
+        rfiId: rfi.id,
+        questionId: rfi.questions[i]!.id,
+        questionType: 'transaction.purpose',
+        text: `Answer ${i}`,
+        files: [],
+      });
+      await expect
+        .poll(() => t.services.rfiAnswers.outbox.get(a.id)?.state, { timeout: 15_000 })
+        .toBe('sent');
+      return a.id;
+    };
+    const first = await answer(0);
+    await t.services.rfiAnswers.outbox.idle();
+    const outboxFile = path.join(dataDir, 'rfi-answers/outbox.json');
+    const older = await readFile(outboxFile);
+    expect(isSealed(older)).toBe(true);
+    const second = await answer(1);
+    await t.stop();
+    // A local process puts the older sealed copy back (it lacks the second answer).
+    await writeFile(outboxFile, older);
+
+    t = await startServices({ dataDir, keyringService });
+    try {
+      expect(problemsAbout(t, 'rfi-answers/outbox.json')).toEqual([expect.stringMatching(/rolled back/)]);
+      // Not opened: neither answer of the older copy is taken for the outbox of now.
+      const ids = (await t.services.handlers['answers.list']({})).answers.map((a) => a.id);
+      expect(ids).not.toContain(first);
+      expect(ids).not.toContain(second);
+      // Its bytes are kept aside for inspection, as they were.
+      const aside = [...(await filesUnder(dataDir)).entries()].filter(([f]) =>
+        f.startsWith('rfi-answers/outbox.corrupt-'),
+      );
+      expect(aside.map(([, b]) => b.equals(older))).toEqual([true]);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 
   it('an older generation index put back is reported against the keychain-held sequence', async () => {
     const dataDir = await tempDir();
@@ -158,6 +215,34 @@ describe('keychain trouble', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('a garbled data key found when the keychain answers later in the run: waiting from then on, never plain', async () => {
+    const dataDir = await tempDir();
+    const keyringService = newService();
+    await entry(keyringService, DATA_KEY_ACCOUNT).setPassword('not a data key either');
+    const keychain = lockable(napiKeyringBackend());
+    const t = await startServices({ dataDir, keyringService, keyring: keychain.backend });
+    try {
+      // A fresh folder and no keychain at start: plain, and said so.
+      expect(t.services.vault.status().dataAtRest).toBe('unencrypted');
+      keychain.unlock();
+      const status = await t.services.handlers['vault.status'](undefined);
+      expect(status).toMatchObject({ backend: 'keychain', dataAtRest: 'waiting' });
+      expect(status.problem).toMatch(/data key entry in the keychain is unreadable/);
+      // Writes are refused in words from now on (the stores had a file on disk: no memory copy).
+      expect(() =>
+        t.services.settings.addProfile({ name: 'Garbled Later', baseUrl: 'https://later.bank.example' }),
+      ).toThrow(/waiting for the keychain/);
+      await expect(
+        t.services.audit.record({ operation: 'test.write', outcome: 'succeeded', target: 'Garbled Later' }),
+      ).rejects.toBeInstanceOf(AppFailure);
+    } finally {
+      await t.stop();
+    }
+    expect(await entry(keyringService, DATA_KEY_ACCOUNT).getPassword()).toBe('not a data key either');
+    for (const [file, bytes] of await filesUnder(dataDir))
+      expect(bytes.includes('Garbled Later'), file).toBe(false);
   });
 
   it('a garbled data key never leads to plain writes', async () => {

@@ -248,4 +248,46 @@ describe('webhooks for every watched profile', () => {
     // The bank's state: the viewer's webhook URL was never set.
     expect(await webhookUrlAtBank(sandbox, leC.tokens.viewer!)).toBe('');
   });
+
+  it('no channel the page can call, and no event it hears, carries a route’s secret path', async () => {
+    const { services, profileA, profileB, h } = await twoProfiles();
+    const secrets = [profileA, profileB].map((id) => new URL(services.webhooks.profile(id)!.url!).pathname);
+    expect(secrets.every((p) => /^\/webhooks\/rfi\/[^/…]{16,}$/.test(p))).toBe(true);
+    // Every channel of the contract that takes no argument (the page's reads), as the page calls it.
+    const reads = [
+      'session.status',
+      'session.sandboxCredentials',
+      'session.clock',
+      'settings.get',
+      'vault.status',
+      'audit.list',
+      'crypto.context',
+      'crypto.list',
+      'returns.recent',
+      'returns.list',
+      'answers.list',
+      'answers.status',
+      'rfis.list',
+      'rfis.sync',
+      'rfis.counts',
+      'webhook.config',
+      'webhook.receiverStatus',
+      'locker.list',
+      'desktop.settings',
+      'reminders.snoozes',
+      'reminders.dueSoon',
+    ] as const;
+    const seen: string[] = [];
+    for (const channel of reads) {
+      const call = h[channel] as (args: undefined) => Promise<unknown>;
+      seen.push(`${channel}: ${JSON.stringify(await call(undefined))}`);
+    }
+    for (const m of t!.pushed) seen.push(`${m.event}: ${JSON.stringify(m.payload)}`);
+    for (const secret of secrets) {
+      const tail = secret.split('/').pop()!;
+      expect(seen.filter((line) => line.includes(tail))).toEqual([]);
+    }
+    // The page still learns there is a receiver, and where (origin only).
+    expect(JSON.stringify(await h['webhook.receiverStatus'](undefined))).toContain('/webhooks/rfi/…');
+  });
 });

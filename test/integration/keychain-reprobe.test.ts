@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { napiKeyringBackend } from '../../src/main/infra/keyring';
-import type { KeyringBackend } from '../../src/main/infra/keyring';
+import { lockable } from '../support/lockable-keyring';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 
@@ -33,30 +33,12 @@ afterEach(async () => {
   }
 });
 
-/** The real keychain, refusing every call while `locked` (as a locked collection does). */
-function lockable(): { backend: KeyringBackend; unlock(): void } {
-  let locked = true;
-  const gate = <T>(call: () => Promise<T>): Promise<T> =>
-    locked ? Promise.reject(new Error('the collection is locked')) : call();
-  return {
-    backend: {
-      name: real.name,
-      get: (s, a) => gate(() => real.get(s, a)),
-      set: (s, a, secret) => gate(() => real.set(s, a, secret)),
-      delete: (s, a) => gate(() => real.delete(s, a)),
-    },
-    unlock: () => {
-      locked = false;
-    },
-  };
-}
-
 /** Services started while the (real) keychain refuses every call; it asks again every `reprobeMs`. */
 async function startLocked(reprobeMs: number) {
   const dataDir = path.join(await tempDir(), 'data');
   const service = `treasury-desk-test/${randomUUID()}`;
   services.push(service);
-  const keychain = lockable();
+  const keychain = lockable(real);
   t = await startServices({
     dataDir,
     keyring: keychain.backend,
@@ -91,8 +73,9 @@ it('"Try again" after the keychain is unlocked moves every token of the run into
   // The analyst's "Try again" (the header's status check) asks the keychain again.
   expect((await h['session.status'](undefined)).connection).toBe('connected');
   const after = await h['vault.status'](undefined);
-  expect(after).toMatchObject({ backend: 'keychain', available: true, dataAtRest: 'unencrypted' });
-  expect(after.problem).toMatch(/encrypted from the next start/);
+  // The data folder is sealed from this moment, without a restart (keychain-live-switch.test.ts).
+  expect(after).toMatchObject({ backend: 'keychain', available: true, dataAtRest: 'encrypted' });
+  expect(after.problem).toBeNull();
   // Both tokens are in the real keychain now, and still work.
   expect(await real.get(service, sandboxId)).toBe(sandboxToken);
   expect(await real.get(service, birch)).toBe(leB.tokens.admin);

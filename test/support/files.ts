@@ -8,7 +8,14 @@ export async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
     for (const e of await readdir(d, { withFileTypes: true })) {
       const full = path.join(d, e.name);
       if (e.isDirectory()) await walk(full);
-      else if (e.isFile()) out.set(path.relative(dir, full).split(path.sep).join('/'), await readFile(full));
+      else if (e.isFile()) {
+        // A temp file of a write under way may be renamed away between the listing and the read.
+        const bytes = await readFile(full).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return null;
+          throw err;
+        });
+        if (bytes) out.set(path.relative(dir, full).split(path.sep).join('/'), bytes);
+      }
     }
   };
   await walk(dir);

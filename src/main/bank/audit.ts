@@ -68,6 +68,8 @@ export interface AuditLog {
   }): Promise<{ entries: AuditEntryView[]; nextBefore: string | null; skipped: number }>;
   /** Writes every entry as CSV (oldest first); answers how many rows. */
   exportCsv(file: string): Promise<number>;
+  /** Reads the log again and writes plain entries sealed (the keychain answered later in the run). */
+  reseal(): Promise<void>;
   readonly file: string;
 }
 
@@ -124,11 +126,14 @@ export function verifyAuditLines(
   findings: AuditFinding[];
   last: { n: number; hash: string };
   legacy: number;
+  /** Chained entries written plain (no data key then): sealed again once a key is there. */
+  plain: number;
 } {
   const entries: AuditEntry[] = [];
   const findings: AuditFinding[] = [];
   let skipped = 0;
   let legacy = 0;
+  let plain = 0;
   let n = 0;
   let hash = GENESIS;
   let chained = false;
@@ -167,6 +172,7 @@ export function verifyAuditLines(
       continue;
     }
     chained = true;
+    if (!sealed) plain++;
     const r = auditEntrySchema.safeParse(record.entry);
     if (typeof record.n !== 'number' || typeof record.prev !== 'string' || !r.success) {
       skipped++;
@@ -198,7 +204,7 @@ export function verifyAuditLines(
     );
     n = expected;
   }
-  return { entries, skipped, findings, last: { n, hash }, legacy };
+  return { entries, skipped, findings, last: { n, hash }, legacy, plain };
 }
 
 export function openAuditLog(options: {
@@ -248,8 +254,9 @@ export function openAuditLog(options: {
       });
     }
     tail ??= v.last;
-    // Entries of the older plain format: written again, sealed and chained, once a key is there.
-    if (v.legacy > 0 && codec.encrypted && v.findings.length === 0) {
+    // Entries of the older plain format, or written plain before the keychain answered: written
+    // again, sealed and chained, once a key is there.
+    if ((v.legacy > 0 || v.plain > 0) && codec.encrypted && v.findings.length === 0) {
       let n = 0;
       let hash = GENESIS;
       const out: string[] = [];
@@ -317,6 +324,9 @@ export function openAuditLog(options: {
         nextBefore: more && page.length > 0 ? page[page.length - 1]!.id : null,
         skipped,
       };
+    },
+    async reseal() {
+      await queue(readAll);
     },
     async exportCsv(target) {
       const { entries } = await queue(readAll);

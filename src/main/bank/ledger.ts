@@ -128,6 +128,16 @@ export async function openLedger(options: LedgerOptions): Promise<IdempotencyLed
   });
   const loaded = await store.read(file);
   for (const e of loaded?.value.entries ?? []) entries.set(e.operationId, e);
+  // The keychain answered later in the run: the ledger, if it waited for it, is read now (writes
+  // waited too, so nothing was written over it meanwhile).
+  options.codec?.onSealed(() =>
+    queue(async () => {
+      const again = await store.read(file);
+      for (const e of again?.value.entries ?? []) {
+        if (!entries.has(e.operationId)) entries.set(e.operationId, e);
+      }
+    }),
+  );
 
   const persist = async (): Promise<void> => {
     const cutoff = now() - keepSettled;

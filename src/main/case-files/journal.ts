@@ -104,6 +104,21 @@ export async function openCaseFileJournal(o: {
       map.get(keyOf(profileId, id)),
       profileId === UNKNOWN_OWNER ? undefined : map.get(keyOf(UNKNOWN_OWNER, id)),
     ].filter((x): x is T => x !== undefined);
+  // The keychain answered later in the run: a journal that waited for it is read now, and what
+  // this run added meanwhile (kept in memory) is written with it.
+  o.codec?.onSealed(async () => {
+    const again = await serial(() => store.read(file));
+    if (!again) return;
+    for (const u of again.value.uploads) {
+      const key = keyOf(u.profileId, u.documentId);
+      if (!uploads.has(key)) uploads.set(key, u);
+    }
+    for (const l of again.value.seen) {
+      const key = keyOf(l.profileId, l.rfiId);
+      seen.set(key, { ...l, events: [...l.events, ...(seen.get(key)?.events ?? [])].slice(-200) });
+    }
+    await persist();
+  });
   return {
     async upload(u) {
       uploads.set(keyOf(u.profileId, u.documentId), u);

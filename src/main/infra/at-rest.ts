@@ -78,6 +78,12 @@ export interface AtRestCodec {
   generation(file: string): number;
   /** Document bytes (staged files, locker copies): sealed in chunks, streamed (infra/sealed-blob.ts). */
   readonly blobs: BlobCodec;
+  /**
+   * Told once the codec seals after it did not (the keychain answered later in the run, see
+   * infra/data-codec.ts): a holder of a file read while waiting reads it again. A fixed codec never
+   * tells.
+   */
+  onSealed(listener: () => Promise<void> | void): () => void;
 }
 
 const MAGIC = '{"tdAtRest":';
@@ -164,6 +170,7 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
     },
     generation: (file) => ledger.current(rel(file)),
     blobs: createBlobCodec(key, waiting, (file) => rel(file)),
+    onSealed: () => () => undefined,
   };
 
   function openEnvelope(

@@ -168,11 +168,9 @@ export async function openJobQueue<J extends QueuedJob>(o: JobQueueOptions<J>): 
   const autoRun = o.autoRun !== false;
   const ready = (j: J): boolean => !kind.finished(j) && (kind.ready?.(j) ?? true);
 
-  const loaded = await store.read(o.file);
-  // A plain file (a data key appeared) or one of an older version is written again.
-  let rewrite = loaded?.stale ?? false;
   const resumed: J[] = [];
-  for (const j of loaded?.value.entries ?? []) {
+  /** Takes a stored job in (restart recovery); answers whether the file should be written again. */
+  const adopt = (j: J): boolean => {
     jobs.set(j.id, j);
     const upgraded = kind.upgrade?.(j) ?? null;
     if (upgraded) Object.assign(j, upgraded);
@@ -182,9 +180,13 @@ export async function openJobQueue<J extends QueuedJob>(o: JobQueueOptions<J>): 
       Object.assign(j, recovered);
       resumed.push(j);
     }
-    rewrite ||= upgraded !== null || recovered !== null;
     if (!kind.finished(j)) j.nextAttemptAt = Date.now();
-  }
+    return upgraded !== null || recovered !== null;
+  };
+  const loaded = await store.read(o.file);
+  // A plain file (a data key appeared) or one of an older version is written again.
+  let rewrite = loaded?.stale ?? false;
+  for (const j of loaded?.value.entries ?? []) rewrite = adopt(j) || rewrite;
 
   const persist = (): Promise<void> =>
     serial(() => store.write(o.file, { version: 1 as const, entries: [...jobs.values()] }));
@@ -268,6 +270,18 @@ export async function openJobQueue<J extends QueuedJob>(o: JobQueueOptions<J>): 
   const kick = (): Promise<void> =>
     runDue().catch((err: unknown) => log.error(`${o.name}: runner failed`, { error: err }));
 
+  // The keychain answered later in the run: the file, if it waited for it, is read now and its
+  // jobs join the queue (none was written over meanwhile: writes waited too).
+  const offSealed = o.codec?.onSealed(async () => {
+    const again = await store.read(o.file);
+    const missing = (again?.value.entries ?? []).filter((j) => !jobs.has(j.id));
+    for (const j of missing) adopt(j);
+    if (missing.length === 0) return;
+    await persist();
+    for (const j of missing) o.onChange?.(j);
+    if (autoRun) void kick();
+  });
+
   return {
     resumed,
     async add(job) {
@@ -315,6 +329,7 @@ export async function openJobQueue<J extends QueuedJob>(o: JobQueueOptions<J>): 
     },
     async dispose() {
       disposed = true;
+      offSealed?.();
       if (timer) clearTimeout(timer);
       await running?.catch(() => undefined);
       await serial(async () => undefined);

@@ -20,10 +20,11 @@
  * Stored schemas live beside the module that owns the file, never in the IPC contract: a view can
  * change without an analyst's state being moved aside as corrupt.
  */
-import { readFile } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { AtRestWaiting, plainCodec } from './at-rest';
+import { AtRestWaiting, isSealed, plainCodec } from './at-rest';
 import type { AtRestCodec } from './at-rest';
 import { moveAside, syncDirectory, writeFileDurable } from './durable-file';
 import type { RenameFile } from './durable-file';
@@ -142,7 +143,7 @@ export async function loadStateFile<T>(
         o.report?.({
           file,
           movedTo: null,
-          message: `${o.label}: ${path.basename(file)} is encrypted and waiting for the keychain (${err.message}). It was left as it is; unlock the keychain and restart Treasury Desk.`,
+          message: `${o.label}: ${path.basename(file)} is encrypted and waiting for the keychain (${err.message}). It was left as it is and is opened once the keychain answers.`,
         });
       }
       return null;
@@ -291,19 +292,100 @@ export function writeSealed(
 ): Promise<void> {
   // One write of a file at a time, sealed inside its turn: the file on disk always holds the
   // highest generation sealed for it, so two overlapping writes never look like a rollback.
+  return inTurn(file, async () => {
+    await writeFileDurable(file, codec.seal(plain, file), options);
+    codec.written(file);
+  });
+}
+
+/** Runs `work` after every earlier write of `file` has settled (one write of a file at a time). */
+function inTurn<T>(file: string, work: () => Promise<T>): Promise<T> {
   const previous = writesInFlight.get(file) ?? Promise.resolve();
-  const run = previous
-    .catch(() => undefined)
-    .then(async () => {
-      await writeFileDurable(file, codec.seal(plain, file), options);
-      codec.written(file);
-    });
-  const tail = run.catch(() => undefined);
+  const run = previous.catch(() => undefined).then(work);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
   writesInFlight.set(file, tail);
   void tail.then(() => {
     if (writesInFlight.get(file) === tail) writesInFlight.delete(file);
   });
   return run;
+}
+
+/**
+ * Where the durable store's sealed JSON files live in the data folder (relative paths; a folder
+ * ends with '/'). The files read before the keychain answers are not among them (docs/security.md).
+ */
+const SEALED_PLACES = [
+  'settings.json',
+  'idempotency-ledger.json',
+  'webhook-seen-events.json',
+  'temp-files.json',
+  'state/',
+  'rfis/',
+  'rfi-answers/',
+  'locker/',
+  'case-files/',
+];
+/** Read before the keychain answers, so kept plain (docs/security.md says why). */
+const PLAIN_FILES = new Set(['state/desktop.json', 'window-state.json', 'crash-consent.json']);
+
+async function jsonFilesUnder(dataDir: string, rel = ''): Promise<string[]> {
+  let names: Dirent[];
+  try {
+    names = await readdir(path.join(dataDir, rel), { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const d of names) {
+    const r = rel ? `${rel}/${d.name}` : d.name;
+    if (d.isDirectory()) out.push(...(await jsonFilesUnder(dataDir, r)));
+    else if (d.isFile() && d.name.endsWith('.json') && !d.name.includes('.corrupt-')) out.push(r);
+  }
+  return out;
+}
+
+/**
+ * Writes every plain JSON file of the durable store again, sealed: run once the codec seals after
+ * it did not (the keychain answered later in the run), so nothing written plain meanwhile stays
+ * plain. Each file is read and written in its turn among the writes of that file (writeSealed's
+ * order), so a write under way is never undone by an older content. Answers the files sealed.
+ */
+export async function resealPlainFiles(dataDir: string, codec: AtRestCodec, log?: Logger): Promise<string[]> {
+  if (codec.state !== 'sealed') return [];
+  const done: string[] = [];
+  for (const rel of await jsonFilesUnder(dataDir)) {
+    if (PLAIN_FILES.has(rel) || !SEALED_PLACES.some((p) => (p.endsWith('/') ? rel.startsWith(p) : rel === p)))
+      continue;
+    const file = path.join(dataDir, rel);
+    try {
+      if (await resealIfPlain(codec, file)) done.push(rel);
+    } catch (err) {
+      log?.warn('at rest: a plain file was not sealed', { file: rel, error: err });
+    }
+  }
+  if (done.length > 0)
+    log?.info('at rest: files written plain before the keychain answered are sealed', { count: done.length });
+  return done;
+}
+
+/** Seals a plain file where it is, in its turn among the writes of that file; false when already sealed or gone. */
+function resealIfPlain(codec: AtRestCodec, file: string): Promise<boolean> {
+  return inTurn(file, async () => {
+    let stored: string;
+    try {
+      stored = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+    if (isSealed(stored)) return false;
+    await writeFileDurable(file, codec.seal(stored, file));
+    codec.written(file);
+    return true;
+  });
 }
 
 /** The last write of each file still running (writeSealed orders writes of one file). */

@@ -81,6 +81,8 @@ export interface TypedStore<T> {
   /** Validates and writes; a value that does not match the schema is refused (nothing written). */
   set(value: T): T;
   update(fn: (current: T) => T): T;
+  /** Told when the content was read again from disk (the keychain answered later in the run). */
+  onReloaded(listener: () => void): () => void;
 }
 
 export interface Stores {
@@ -137,6 +139,10 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
   const listeners = new Set<(p: LocalProblem) => void>();
   let seq = 0;
   let storeCodec: AtRestCodec = plainCodec;
+  /** Problems that only said a file waits for the keychain: gone once it answers. */
+  const waitingProblems = new Set<string>();
+  /** Each open store's switch to sealing, run when the codec seals (the keychain answered). */
+  const sealedListeners = new Set<() => Promise<void>>();
   const rel = (p: string): string => path.relative(dataDir, p).split(path.sep).join('/');
 
   const inData = (p: string): string => (path.isAbsolute(p) ? rel(p) : p);
@@ -149,6 +155,8 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
       at: new Date().toISOString(),
     };
     problems.push(problem);
+    // Nothing moved while the codec waits: the file only waits for the keychain.
+    if (p.movedTo === null && storeCodec.state === 'waiting') waitingProblems.add(problem.id);
     log.error('local state: problem', {
       file: problem.file,
       movedTo: problem.movedTo,
@@ -176,36 +184,31 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
     // Check (and migrate) the file before the engine sees it, through json-store's shared path:
     // conf would throw (or, configured so, reset); an unknown newer version must not be rewritten.
     const codec = format.plain ? plainCodec : storeCodec;
-    let waiting: AtRestWaiting | null = null;
-    const loaded = await loadStateFile(file, (raw) => decodeVersioned(format, raw, fill), {
-      log,
-      report,
-      codec,
-      label: format.label,
-      consequence: format.consequence,
-      onWaiting: (w) => void (waiting = w),
-    });
+    /** The file's content, and whether it waits for the keychain (left as it is, not read). */
+    const fromDisk = async () => {
+      let waits = false;
+      const value = await loadStateFile(file, (raw) => decodeVersioned(format, raw, fill), {
+        log,
+        report,
+        codec,
+        label: format.label,
+        consequence: format.consequence,
+        onWaiting: () => void (waits = true),
+      });
+      return { value, waits };
+    };
+    const { value: loaded, waits: waiting } = await fromDisk();
+    const realEngine = (): StoreEngine =>
+      factory({ cwd: dir, name, defaults: stored(defaults as object), ...sealedEngineOptions(codec, file) });
     let engine: StoreEngine;
-    if (waiting !== null || codec.state === 'waiting') {
+    let inMemory = waiting || codec.state === 'waiting';
+    if (inMemory) {
       // Sealed files and no key: the file stays as it is and nothing is written to disk (a write
       // would replace sealed content with plain text, or lose it). The run works in memory.
       const memory = { store: stored(loaded ? loaded.value.value : (defaults as object)) };
       engine = { path: file, store: memory.store };
     } else {
-      engine = factory({
-        cwd: dir,
-        name,
-        defaults: stored(defaults as object),
-        fileMode: privateFileMode,
-        ...(codec === plainCodec
-          ? {}
-          : {
-              serialize: (value: Record<string, unknown>) =>
-                codec.seal(JSON.stringify(value, null, '\t'), file),
-              deserialize: (text: string) =>
-                JSON.parse(codec.open(text, file).text) as Record<string, unknown>,
-            }),
-      });
+      engine = realEngine();
       codec.written(file);
       // An older version was read, or a plain file while a key is there: write it back as it should be.
       if (loaded && (loaded.value.migrated || (!loaded.sealed && codec.encrypted))) {
@@ -214,6 +217,33 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
       }
       await chmod(engine.path, privateFileMode).catch(() => undefined);
     }
+    const reloadListeners = new Set<() => void>();
+
+    /**
+     * The codec seals now (the keychain answered later in the run): a file kept plain is written
+     * again sealed; a store that ran in memory while waiting reads its sealed file (what is on
+     * disk wins: changes made while waiting were said to last only for the run; a file that was
+     * never written keeps them) and writes to disk from now on.
+     */
+    const onSealed = async (): Promise<void> => {
+      if (codec === plainCodec || codec.state !== 'sealed') return;
+      if (!inMemory) {
+        const content = engine.store;
+        engine.store = content;
+        codec.written(file);
+        return;
+      }
+      const again = await fromDisk();
+      if (again.waits) return;
+      const kept = engine.store;
+      engine = realEngine();
+      inMemory = false;
+      engine.store = again.value ? stored(again.value.value.value) : kept;
+      codec.written(file);
+      await chmod(engine.path, privateFileMode).catch(() => undefined);
+      for (const l of [...reloadListeners]) l();
+    };
+    sealedListeners.add(onSealed);
 
     const read = (): C => {
       let why = 'unreadable';
@@ -275,6 +305,10 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
       update(fn) {
         return typed.set(fn(read()));
       },
+      onReloaded(listener) {
+        reloadListeners.add(listener);
+        return () => reloadListeners.delete(listener);
+      },
     };
     return typed;
   };
@@ -282,6 +316,19 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
   return {
     useCodec(codec) {
       storeCodec = codec;
+      codec.onSealed(async () => {
+        for (let i = problems.length - 1; i >= 0; i--) {
+          if (waitingProblems.has(problems[i]!.id)) problems.splice(i, 1);
+        }
+        waitingProblems.clear();
+        for (const l of [...sealedListeners]) {
+          try {
+            await l();
+          } catch (err) {
+            log.error('local state: not written again sealed', { error: err });
+          }
+        }
+      });
     },
     openAt,
     open: (name, format, defaults) => openAt(path.join(dataDir, 'state'), name, format, defaults),
@@ -295,6 +342,19 @@ export function createStores({ dataDir, factory, log }: StoresOptions): MainStor
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+  };
+}
+
+/** The engine's file mode and, unless the store is plain by design, its sealing through the codec. */
+function sealedEngineOptions(
+  codec: AtRestCodec,
+  file: string,
+): Pick<StoreEngineOptions, 'fileMode' | 'serialize' | 'deserialize'> {
+  if (codec === plainCodec) return { fileMode: privateFileMode };
+  return {
+    fileMode: privateFileMode,
+    serialize: (value) => codec.seal(JSON.stringify(value, null, '\t'), file),
+    deserialize: (text) => JSON.parse(codec.open(text, file).text) as Record<string, unknown>,
   };
 }
 

@@ -72,6 +72,16 @@ export async function openTempArea(o: {
   const serial = createSerialQueue();
   const persist = (): Promise<void> => serial(() => store.write(listFile, { version: 1, files: [...files] }));
   if (left.length > 0) await persist().catch(() => undefined);
+  // The keychain answered later in the run: files a killed run left beside the analyst's files
+  // (the list waited for the keychain) are removed now.
+  o.codec.onSealed(async () => {
+    const late = (await serial(() => store.read(listFile)))?.value.files ?? [];
+    for (const f of late) {
+      if (files.has(f) || !path.isAbsolute(f) || !outsidePattern.test(f)) continue;
+      await rm(f, { force: true });
+    }
+    await persist().catch(() => undefined);
+  });
   if (swept > 0) o.log.info('start-up: temporary files of interrupted work removed', { count: swept });
   return {
     swept,

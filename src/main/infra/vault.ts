@@ -50,6 +50,11 @@ export interface TokenVault {
   onChange(listener: (profileId: string) => void): () => void;
   /** The data key for files at rest (main only, never crosses IPC); null without a keychain. */
   dataKey(): DataKey | null;
+  /**
+   * Told when the keychain answers later in the run (the re-probe) with its data key (or with an
+   * unreadable data-key entry): the data folder's codec switches to it before the status says so.
+   */
+  onDataKey(listener: (found: { key: DataKey } | { garbled: string }) => Promise<void>): () => void;
   /** The keychain has a data-key entry that is not a data key (never replaced, never written plain over). */
   dataKeyGarbled(): boolean;
   /** Files are sealed here but the key cannot be had: the status says "waiting for the keychain". */
@@ -57,9 +62,13 @@ export interface TokenVault {
   /**
    * While tokens are kept in memory, asks the keychain again; once it answers, every token of this
    * run is stored in it and the vault uses it from then on (no token is lost, none is left in
-   * memory only). Answers whether the keychain is used now. A no-op while it already is.
+   * memory only). A token deleted while kept in memory (sign-out, profile removal), even during
+   * the move, is deleted from the keychain too before the vault uses it: a delete always wins.
+   * Answers whether the keychain is used now. A no-op while it already is.
    */
   reprobe(): Promise<boolean>;
+  /** Resolves once no re-probe is under way (the move and the data folder's switch included). */
+  settled(): Promise<void>;
   /** Told when the vault moved from memory to the keychain (the status changed). */
   onStatus(listener: () => void): () => void;
 }
@@ -112,6 +121,52 @@ async function firstStatus(
   };
 }
 
+/**
+ * Writes memory's tokens into the keychain and deletes the tombstoned ones there, then reads both
+ * back. A set or delete meanwhile (the writes await the keychain) bumps `epoch` and makes it go
+ * round again, so what the keychain holds at the end is memory's state at the moment the vault
+ * switches: a token deleted during the move is never written back.
+ */
+async function syncKeychain(o: {
+  backend: KeyringBackend;
+  service: string;
+  memory: ReadonlyMap<string, string>;
+  tombstones: ReadonlySet<string>;
+  epoch(): number;
+}): Promise<void> {
+  const { backend, service, memory, tombstones } = o;
+  for (let round = 0; round < 5; round++) {
+    const epoch = o.epoch();
+    for (const [profileId, token] of [...memory]) await backend.set(service, profileId, token);
+    for (const profileId of [...tombstones]) await backend.delete(service, profileId);
+    if (o.epoch() !== epoch) continue;
+    // Read back: what the keychain holds is what later runs will use.
+    let kept = true;
+    for (const [profileId, token] of [...memory]) kept &&= (await backend.get(service, profileId)) === token;
+    for (const profileId of [...tombstones]) kept &&= (await backend.get(service, profileId)) === null;
+    if (o.epoch() !== epoch) continue;
+    if (!kept) throw new Error('the keychain did not keep the tokens as written');
+    return;
+  }
+  throw new Error('the tokens kept changing while they were moved');
+}
+
+type DataKeyListener = (found: { key: DataKey } | { garbled: string }) => Promise<void>;
+
+/** The data key, once the keychain answers later in the run: its listeners switch to it first. */
+async function adoptDataKey(
+  o: { backend: KeyringBackend; service: string; log: Logger },
+  listeners: DataKeyListener[],
+): Promise<DataKey | null> {
+  const loaded = await loadDataKey(o);
+  if (loaded.key) {
+    for (const l of listeners) await l({ key: loaded.key });
+    return loaded.key;
+  }
+  if (loaded.garbled) for (const l of listeners) await l({ garbled: loaded.problem });
+  return null;
+}
+
 export interface VaultOptions {
   backend: KeyringBackend;
   log: Logger;
@@ -139,7 +194,17 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
 
   const first = await firstStatus(backend, service, log);
   let status = first.status;
-  const { dataKey, garbled } = first;
+  let dataKey = first.dataKey;
+  const { garbled } = first;
+  /**
+   * Profiles whose token was deleted while the keychain was away: the keychain may still hold a
+   * token of theirs (stored before it went away, or written by a move under way), deleted there
+   * before the vault uses the keychain again.
+   */
+  const tombstones = new Set<string>();
+  /** Bumped by every set or delete while tokens are in memory: a move under way goes round again. */
+  let memoryEpoch = 0;
+  const dataKeyListeners = new Set<DataKeyListener>();
 
   const check = (profileId: string): void => {
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(profileId)) {
@@ -179,32 +244,37 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const moveToKeychain = async (): Promise<boolean> => {
     try {
       await backend.get(service, '__probe__');
-      for (const [profileId, token] of memory) await backend.set(service, profileId, token);
-      // Read back: what the keychain holds is what later runs will use.
-      for (const [profileId, token] of memory) {
-        if ((await backend.get(service, profileId)) !== token)
-          throw new Error('the keychain did not keep a token');
-      }
+      await syncKeychain({ backend, service, memory, tombstones, epoch: () => memoryEpoch });
     } catch (err) {
-      status = memoryStatus(backend.name, err);
+      // Still away: said so again, a data folder waiting for it included.
+      if (status.dataAtRest !== 'waiting') status = memoryStatus(backend.name, err);
       return false;
     }
+    // Nothing awaited between the last check of memory and the switch: a set or delete from here
+    // on goes to the keychain.
     const moved = [...memory.keys()];
+    const deleted = [...tombstones];
     memory.clear();
-    for (const id of moved) bump(id);
-    status = {
-      backend: 'keychain',
-      available: true,
-      keychainName: backend.name,
-      // The data folder's codec was chosen at start: files are sealed from the next start on.
-      dataAtRest: status.dataAtRest,
-      problem:
-        status.dataAtRest === 'encrypted'
-          ? null
-          : `Tokens are now kept in the ${backend.name} keychain. Drafts, the outbox and the other files on disk are encrypted from the next start of Treasury Desk.`,
-    };
+    tombstones.clear();
+    for (const id of [...moved, ...deleted]) bump(id);
+    status = { ...status, backend: 'keychain', available: true, problem: null };
     log.info('vault: the keychain answers again; tokens moved into it', { count: moved.length });
-    for (const id of moved) changed(id);
+    try {
+      dataKey ??= await adoptDataKey({ backend, service, log }, [...dataKeyListeners]);
+    } catch (err) {
+      log.error('vault: the data key could not be taken up', { error: describe(err) });
+    }
+    const waiting = status.dataAtRest === 'waiting';
+    status = {
+      ...status,
+      dataAtRest: dataKey ? 'encrypted' : waiting ? 'waiting' : 'unencrypted',
+      problem: dataKey
+        ? null
+        : waiting
+          ? status.problem
+          : `Tokens are now kept in the ${backend.name} keychain, but the data key could not be kept there: files on disk stay unencrypted.`,
+    };
+    for (const id of [...moved, ...deleted]) changed(id);
     for (const l of [...statusListeners]) l();
     return true;
   };
@@ -212,23 +282,35 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
   const vault: TokenVault = {
     status: () => ({ ...status }),
     reprobe() {
+      if (probing) return probing;
       if (status.backend === 'keychain') return Promise.resolve(true);
       probing ??= moveToKeychain().finally(() => {
         probing = null;
       });
       return probing;
     },
+    settled: async () => {
+      await probing;
+    },
     onStatus(listener) {
       statusListeners.add(listener);
       return () => statusListeners.delete(listener);
     },
     dataKey: () => dataKey,
+    onDataKey(listener) {
+      dataKeyListeners.add(listener);
+      return () => dataKeyListeners.delete(listener);
+    },
     dataKeyGarbled: () => garbled,
     markWaiting(reason) {
       status = {
         ...status,
         dataAtRest: 'waiting',
-        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved to disk until it answers (changes made now last until Treasury Desk closes); unlock the keychain and restart Treasury Desk.`,
+        problem: `Waiting for the ${backend.name} keychain: ${reason} Encrypted files are kept as they are and nothing is saved to disk until it answers (changes made now last until Treasury Desk closes). ${
+          status.backend === 'memory'
+            ? 'Unlock the keychain: Treasury Desk asks it again every minute and on “Try again”, and opens the files as soon as it answers.'
+            : 'Restore the data key entry in the keychain and restart Treasury Desk.'
+        }`,
       };
     },
     onToken(listener) {
@@ -271,6 +353,8 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       remember(trimmed);
       if (status.backend === 'memory') {
         memory.set(profileId, trimmed);
+        tombstones.delete(profileId);
+        memoryEpoch++;
         changed(profileId);
         return;
       }
@@ -289,6 +373,9 @@ export async function openVault(options: VaultOptions): Promise<TokenVault> {
       check(profileId);
       if (status.backend === 'memory') {
         const had = memory.delete(profileId);
+        // The keychain may hold a token of this profile (or get one from a move under way).
+        tombstones.add(profileId);
+        memoryEpoch++;
         changed(profileId);
         return had;
       }

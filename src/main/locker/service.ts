@@ -127,6 +127,17 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
   const persist = (): Promise<void> =>
     serial(() => store.write(indexFile, { version: 1, documents: [...docs.values()] }));
   if (loaded?.stale) await persist();
+  // The keychain answered later in the run: an index that waited for it is read now.
+  const offSealed = codec.onSealed(async () => {
+    const again = await serial(() => store.read(indexFile));
+    let added = 0;
+    for (const d of again?.value.documents ?? []) {
+      if (docs.has(d.id)) continue;
+      docs.set(d.id, d);
+      added++;
+    }
+    if (added > 0) deps.events.emit('locker.changed', { count: docs.size });
+  });
   const copies = lockerCopies({ ...deps, dir: blobs, codec });
   const changed = (): void => deps.events.emit('locker.changed', { count: docs.size });
   const view = (d: LockerDocument) => viewOf(d, deps, (v) => copies.exists(v));
@@ -253,6 +264,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     },
     checkExpiry: expiry,
     dispose() {
+      offSealed();
       if (timer) clearInterval(timer);
     },
   };

@@ -152,6 +152,10 @@ export async function openDraftStore(o: {
     }
   }
 
+  // The keychain answered later in the run: drafts read while waiting for it (none could be saved
+  // meanwhile) are read again from disk.
+  o.codec?.onSealed(() => serial(async () => cache.clear()));
+
   return {
     async get(rfiId, scope) {
       return { ...(await load(scope ?? scopeOf(), rfiId)).drafts };

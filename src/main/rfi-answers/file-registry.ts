@@ -83,11 +83,20 @@ export async function openStagedRegistry(o: {
     serial(() => store.write(registryFile, { version: 1, files: [...files.values()] }));
   // A plain registry (from before encryption, or a run without a key) is rewritten sealed.
   if (loaded?.stale) await persist();
-  // Start-up: staged bytes no ref points at (a registry write a kill lost) are deleted.
+  // The keychain answered later in the run: a registry that waited for it is read now.
+  o.codec?.onSealed(() =>
+    serial(async () => {
+      const again = await store.read(registryFile);
+      for (const f of again?.value.files ?? []) if (!files.has(f.ref)) files.set(f.ref, f);
+    }),
+  );
+  // Start-up: staged bytes no ref points at (a registry write a kill lost) are deleted; not while
+  // the registry waits for the keychain (every staged file would look orphaned).
   const known = new Set([...files.values()].filter((f) => f.kind === 'dropped').map((f) => f.path));
+  const waiting = o.codec?.state === 'waiting';
   for (const name of await readdir(stagingDir).catch(() => [] as string[])) {
     const full = path.join(stagingDir, name);
-    if (name.endsWith('.part') || (name.endsWith('.bin') && !known.has(full)))
+    if (name.endsWith('.part') || (name.endsWith('.bin') && !known.has(full) && !waiting))
       await rm(full, { force: true });
   }
   return { files, stagingDir, persist };

@@ -160,6 +160,28 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
 
   const writeSeen = () => files.writeSeen(seen);
 
+  // The keychain answered later in the run: the cache files that waited for it are read now and
+  // merged with what this run fetched meanwhile (the newer version of each RFI, the later "seen"),
+  // then written whole, sealed.
+  options.codec?.onSealed(() =>
+    queue(async () => {
+      const again = await files.load();
+      for (const [id, rfi] of again.byId) {
+        const cur = byId.get(id);
+        if (cur && Date.parse(cur.updated_at) >= Date.parse(rfi.updated_at)) continue;
+        byId.set(id, rfi);
+        summaries.delete(id);
+      }
+      for (const [id, at] of Object.entries(again.seen)) {
+        if (seen[id] === undefined || seen[id] < at) seen[id] = at;
+      }
+      if (meta.lastFullSyncAt === null && meta.cursor === null) meta = again.meta;
+      for (let n = 0; n < SHARD_COUNT; n++) dirty.add(n);
+      metaDirty = true;
+      seenPlain = true;
+    }),
+  );
+
   const repo: RfiRepository = {
     dir,
     problems,

@@ -80,6 +80,13 @@ export function createSeenEventIds(options: SeenEventIdsOptions): SeenEventIds {
     prune();
   };
 
+  // The keychain answered later in the run: a file that waited for it is read now (its ids join).
+  codec.onSealed(async () => {
+    if (!loaded) return;
+    loaded = false;
+    await load();
+  });
+
   let wanted = 0;
   let written = 0;
   let writing: Promise<void> | null = null;

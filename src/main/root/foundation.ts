@@ -44,6 +44,8 @@ export interface Foundation {
   atRest: AtRestCodec;
   settings: SettingsStore;
   destinations: DestinationGuard;
+  /** Stops asking the keychain again and waits for a move under way (the first thing disposed). */
+  stopReprobe(): Promise<void>;
 }
 
 /** Floor 1: the data folder, its stores sealed with the keychain-held key, settings and approved addresses. */
@@ -69,7 +71,6 @@ export async function openFoundation(
     if (vault.status().backend === 'memory') void vault.reprobe();
   }, options.keychainReprobeMs ?? 60_000);
   reprobe.unref?.();
-  disposables.add(() => clearInterval(reprobe));
   // Every data-folder file with customer data is sealed with the keychain-held data key, bound to
   // its path and generation (plain, said so, without a keychain; waiting when the keychain is locked).
   const dataCodec = await openDataCodec({
@@ -82,6 +83,13 @@ export async function openFoundation(
   });
   // Sealed writes in flight land before the data folder is let go (the last thing disposed).
   disposables.add(() => dataCodec.flush());
+  // The keychain answers later in the run: the codec every store holds switches at once.
+  disposables.add(
+    vault.onDataKey(async (found) => {
+      if ('key' in found) await dataCodec.unlock(found.key);
+      else dataCodec.wait(`the data key entry in the keychain is unreadable (${found.garbled})`);
+    }),
+  );
   const atRest = dataCodec.codec;
   stores.useCodec(atRest);
 
@@ -106,6 +114,10 @@ export async function openFoundation(
     atRest,
     settings,
     destinations,
+    async stopReprobe() {
+      clearInterval(reprobe);
+      await vault.settled();
+    },
   };
 }
 

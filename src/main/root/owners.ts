@@ -124,6 +124,8 @@ export async function assembleBankFloor(f: Foundation, o: Owners): Promise<BankF
       },
     },
   });
+  // The keychain answered later in the run: entries written plain meanwhile are sealed again.
+  f.disposables.add(atRest.onSealed(() => audit.reseal()));
   const readsAfterCreate = new Map<BankClient, ReadAfterCreate>();
   const readAfterCreateOf = (client: BankClient): ReadAfterCreate => {
     let r = readsAfterCreate.get(client);

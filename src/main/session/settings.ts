@@ -127,6 +127,11 @@ export async function openSettings(stores: MainStores, dataDir: string): Promise
     }),
   };
   const listeners = new Set<(s: SettingsFile) => void>();
+  // Read again from disk (the keychain answered later in the run): whoever follows settings hears it.
+  file.onReloaded(() => {
+    const now = store.get();
+    for (const l of [...listeners]) l(now);
+  });
 
   // Repair what the schema cannot say: the sandbox profile exists, the active profile exists.
   store.update((s) => {
