@@ -16,12 +16,15 @@ import { registerAssignmentRoutes } from './routes/assignments';
 import { registerChangeRoutes } from './routes/changes';
 import { registerMemberRoutes } from './routes/members';
 import { registerSendJobRoutes } from './routes/send-jobs';
+import type { TeamConfig } from '../shared/team/config';
 
 export interface TeamServerDeps {
   db: TeamDb;
   verifier: TokenVerifier;
   hub: ChangeHub;
   leaseSeconds: number;
+  /** What `GET /v1/config` tells a workstation (issuer, client id, audience): public, no token. */
+  publicConfig: TeamConfig;
   logger?: boolean;
   /** PEM key and certificate: the server speaks https itself (else put a TLS proxy in front). */
   https?: { key: string; cert: string };
@@ -40,7 +43,7 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
   const known = new Set<string>();
 
   app.addHook('onRequest', async (request) => {
-    if (request.url === '/healthz') return;
+    if (request.url === '/healthz' || request.url === '/v1/config') return;
     let caller: Caller;
     try {
       caller = await deps.verifier.verify(request.headers.authorization);
@@ -97,6 +100,7 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
     await sql`SELECT 1`.execute(deps.db);
     return { ok: true };
   });
+  app.get('/v1/config', async () => deps.publicConfig);
   registerMemberRoutes(app, ctx);
   registerAssignmentRoutes(app, ctx);
   registerApprovalRoutes(app, ctx);
