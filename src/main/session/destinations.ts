@@ -30,6 +30,11 @@ export interface DestinationGuard {
   approval(origin: string): ApprovalSource | null;
   /** Asks the analyst natively unless already approved; throws `not_approved` when declined. */
   approveBankOrigin(origin: string, profileName: string): Promise<ApprovalSource>;
+  /**
+   * Asks the analyst natively to let the app sign in to and talk to a team server at this origin
+   * (unless already approved); the same list as bank addresses. Throws `not_approved` when declined.
+   */
+  approveTeamOrigin(origin: string): Promise<ApprovalSource>;
   /** Records an origin main itself chose (not the renderer). */
   approveByMain(origin: string): void;
   /**
@@ -281,6 +286,29 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
       record(origin, 'analyst');
       decide({ origin, decision: 'approved-by-analyst' });
       log.info('destinations: bank origin approved by the analyst', { origin });
+      return 'analyst';
+    },
+    async approveTeamOrigin(origin) {
+      const known = guard.approval(origin);
+      if (known) return known;
+      const ok = await ask({
+        kind: 'team-origin',
+        destination: origin,
+        title: 'Approve a team server address',
+        message: `Sign in to the team server at ${origin}?`,
+        detail:
+          `The app will send your team sign-in and your team's assignments and approvals to ${origin}. ` +
+          'Bank tokens never go there. Approve only an address your administrator gave you.',
+        approveLabel: 'Approve this address',
+      });
+      if (!ok) {
+        log.warn('destinations: team origin declined', { origin });
+        decide({ origin, decision: 'declined' });
+        throw notApproved(`The team server address ${origin}`);
+      }
+      record(origin, 'analyst');
+      decide({ origin, decision: 'approved-by-analyst' });
+      log.info('destinations: team origin approved by the analyst', { origin });
       return 'analyst';
     },
     revoke(origin) {
