@@ -197,6 +197,8 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   let feedState: ConnectionState = { state: 'signed-out' };
   let problem: string | null = null;
   let feed: ChangeFeed | null = null;
+  /** The sign-in waiting for the browser: ended when the app closes. */
+  const closing = new AbortController();
 
   const oidcOf = (config: TeamConfig): TeamOidc => {
     if (!oidcClient || JSON.stringify(oidcClient.config) !== JSON.stringify(config))
@@ -334,6 +336,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
       try {
         const signedIn = await oidcOf(config).signIn(deps.openExternal, {
           timeoutMs: deps.signInTimeoutMs ?? 5 * 60_000,
+          signal: closing.signal,
         });
         await tokens.signedIn(signedIn);
         const me = await http.call('GET', '/v1/me', Me);
@@ -386,6 +389,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
       publish();
     },
     async dispose() {
+      closing.abort();
       await feed?.stop();
       feed = null;
       await book.dispose();

@@ -12,7 +12,7 @@ export function TeamStatus() {
   const status = useTeam((s) => s.status);
   if (!status?.serverUrl) return null;
   const tone =
-    status.connection === 'connected' ? 'ok' : status.connection === 'unreachable' ? 'warn' : 'muted';
+    status.connection === 'connected' ? 'ok' : status.connection === 'unreachable' ? 'warn' : 'info';
   return (
     <span className={`team-status tone--${tone}`} role="status" data-testid="team-status">
       <Users size={16} aria-hidden="true" />
