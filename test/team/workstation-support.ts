@@ -5,21 +5,8 @@
  * registers the sandbox's legal entity as a team with two of the demo analysts.
  */
 import { seedTeam } from '../../src/team-server/bootstrap';
+import { browserFetch, CookieJar } from '../../src/team-server/dev/sign-in';
 import type { TeamDb } from '../../src/team-server/db';
-
-class CookieJar {
-  private readonly cookies = new Map<string, string>();
-  take(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair?.indexOf('=') ?? -1;
-      if (pair && eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
-    }
-  }
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-}
 
 /**
  * Follows an authorization URL as a browser would for `subject`: sign-in form, consent, then the
@@ -28,16 +15,7 @@ class CookieJar {
  */
 export async function browseSignIn(authUrl: string, subject: string, password: string): Promise<number> {
   const issuer = new URL(authUrl).origin;
-  const jar = new CookieJar();
-  const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const res = await fetch(url, {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
-    });
-    jar.take(res);
-    return res;
-  };
+  const go = browserFetch(new CookieJar());
   let res = await go(authUrl);
   for (let hop = 0; hop < 12; hop += 1) {
     const location = res.headers.get('location');
