@@ -12,7 +12,7 @@ const floors = {
   infra: '^src/main/(infra|ipc)/',
   bank: '^src/main/bank/',
   profiles: '^src/main/(profiles|session)/',
-  features: '^src/main/(returns|crypto|rfis|rfi-answers|locker|activity|case-files|watch|desktop)/',
+  features: '^src/main/(returns|crypto|rfis|rfi-answers|locker|activity|case-files|watch|desktop|team)/',
   root: '^src/main/((services|handlers|core)\\.ts$|root/)',
 };
 const electron = '^node_modules/electron/';

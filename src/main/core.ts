@@ -31,6 +31,7 @@ import type { Stores } from './infra/stores';
 import type { TokenVault } from './infra/vault';
 import type { BusyGuard } from './desktop/busy';
 import type { DesktopSettings } from './desktop/settings';
+import type { TeamService } from './team/service';
 
 /** What every handler can reach. */
 export interface ServiceCore {
@@ -67,6 +68,8 @@ export interface ServiceCore {
   caseFileJournal: CaseFileJournal;
   /** Returns of settled incoming transfers: lookup, intents, confirm, following to completion. */
   readonly returns: ReturnsService;
+  /** The team connection (solo use when no team server is set): sign-in, feed, assignment. */
+  team: TeamService;
   /** Background and start-at-login choices (the shell reads them; the login item follows them). */
   desktop: DesktopSettings;
   /** Held by answer uploads/sends and money confirmations; the updater never restarts while held. */

@@ -18,6 +18,7 @@ import { settingsHandlers } from './session/settings-handlers';
 import { vaultHandlers } from './session/vault-handlers';
 import { desktopHandlers } from './desktop/handlers';
 import { remindersHandlers } from './watch/handlers';
+import { teamHandlers } from './team/handlers';
 
 export function buildHandlers(s: ServiceCore): Handlers {
   const view = s.settingsView;
@@ -40,5 +41,6 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...caseFilesHandlers(s.caseFiles),
     ...desktopHandlers(s.desktop),
     ...remindersHandlers(s.entityWatch),
+    ...teamHandlers(s.team),
   };
 }

@@ -25,6 +25,7 @@ import {
   assembleLocker,
   assembleProfilesService,
   assembleReturns,
+  assembleTeam,
   openJournal,
   ownerOrDefault,
 } from './root/features';
@@ -112,6 +113,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const desktop = await createDesktopSettings(f.stores, options.platform);
   const returns = assembleReturns(f, o, b);
   const profilesService = assembleProfilesService(f, o, b, rfiAnswers, entityWatch);
+  const team = await assembleTeam(f, entityWatch);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -142,12 +144,19 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     caseFileJournal: j.caseFileJournal,
     returns,
     desktop,
+    team,
     busy: o.busy,
     dataDir: f.dataDir,
     hasToken: () => f.vault.has(o.defaultProfileId()),
     settingsView,
   };
   startBackground(f, o, settingsView);
+  // Back from sleep or offline: the team feed reconnects and queued team changes go now.
+  f.disposables.add(
+    f.platform.onSystemEvent((e) => {
+      if (e === 'resume' || e === 'online') team.wake();
+    }),
+  );
   // Held notifications are dropped first: nothing is shown after teardown begins.
   disposables.add(notifications.policy);
   // Before anything is let go: a keychain move (and the data folder's switch to sealing) under way ends.

@@ -9,6 +9,7 @@
  *   TEAM_TLS_KEY, TEAM_TLS_CERT   PEM files: serve https directly
  *   TEAM_LEASE_SECONDS  how long a send lease lasts (60)
  *   TEAM_PRESENCE_SECONDS  how long a presence beat keeps an analyst present (30)
+ *   TEAM_CLIENT_ID      the public client id workstations sign in with (treasury-desk)
  *
  * `npm run team-server -- bootstrap <entity id> <entity name> <admin subject>` registers a legal
  * entity and its first admin (who then sets everyone else's roles through the API) and exits.
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
       audience: required(env, 'TEAM_AUDIENCE'),
       ...(env['TEAM_JWKS_URL'] ? { jwksUrl: env['TEAM_JWKS_URL'] } : {}),
     },
+    ...(env['TEAM_CLIENT_ID'] ? { clientId: env['TEAM_CLIENT_ID'] } : {}),
     host: env['HOST'] ?? '127.0.0.1',
     port: Number(env['PORT'] ?? 4020),
     leaseSeconds: Number(env['TEAM_LEASE_SECONDS'] ?? 60),

@@ -8,10 +8,13 @@ import { createTokenVerifier, type AuthOptions } from './auth';
 import { createDb, createPool, migrateToLatest, type TeamDb } from './db';
 import { createChangeHub } from './hub';
 import { buildTeamServer } from './server';
+import { DEFAULT_TEAM_CLIENT_ID } from '../shared/team/config';
 
 export interface TeamServerOptions {
   databaseUrl: string;
   auth: AuthOptions;
+  /** The public client id workstations sign in with (default `treasury-desk`). */
+  clientId?: string;
   host?: string;
   port?: number;
   /** Seconds a send lease lasts (default 60). */
@@ -46,6 +49,11 @@ export async function startTeamServer(options: TeamServerOptions): Promise<Runni
       hub,
       leaseSeconds: options.leaseSeconds ?? 60,
       presenceSeconds: options.presenceSeconds,
+      publicConfig: {
+        issuer: options.auth.issuer,
+        clientId: options.clientId ?? DEFAULT_TEAM_CLIENT_ID,
+        audience: options.auth.audience,
+      },
       logger: options.logger,
       https: options.https,
     });

@@ -18,6 +18,7 @@ import { registerEvidenceRoutes } from './routes/evidence';
 import { registerMemberRoutes } from './routes/members';
 import { registerNotesAndPresence } from './routes/notes';
 import { registerSendJobRoutes } from './routes/send-jobs';
+import type { TeamConfig } from '../shared/team/config';
 
 export interface TeamServerDeps {
   db: TeamDb;
@@ -26,6 +27,8 @@ export interface TeamServerDeps {
   leaseSeconds: number;
   /** Seconds a presence beat keeps an analyst present. */
   presenceSeconds?: number;
+  /** What `GET /v1/config` tells a workstation (issuer, client id, audience): public, no token. */
+  publicConfig: TeamConfig;
   logger?: boolean;
   /** PEM key and certificate: the server speaks https itself (else put a TLS proxy in front). */
   https?: { key: string; cert: string };
@@ -44,7 +47,7 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
   const known = new Set<string>();
 
   app.addHook('onRequest', async (request) => {
-    if (request.url === '/healthz') return;
+    if (request.url === '/healthz' || request.url === '/v1/config') return;
     let caller: Caller;
     try {
       caller = await deps.verifier.verify(request.headers.authorization);
@@ -104,6 +107,7 @@ export function buildTeamServer(deps: TeamServerDeps): FastifyInstance {
     await sql`SELECT 1`.execute(deps.db);
     return { ok: true };
   });
+  app.get('/v1/config', async () => deps.publicConfig);
   registerMemberRoutes(app, ctx);
   registerAssignmentRoutes(app, ctx);
   registerApprovalRoutes(app, ctx);

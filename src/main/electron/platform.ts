@@ -52,6 +52,12 @@ export function createElectronPlatform(
     showItemInFolder(file) {
       shell.showItemInFolder(file);
     },
+    async openExternal(url) {
+      // Only web addresses main chose (the team's sign-in page), never a file or custom scheme.
+      const { protocol } = new URL(url);
+      if (protocol !== 'https:' && protocol !== 'http:') throw new Error('not a web address');
+      await shell.openExternal(url);
+    },
     async confirmDestination({ title, message, detail, approveLabel }) {
       const win = getWindow();
       const opts = {

@@ -37,7 +37,7 @@ export interface SaveFileDialogOptions {
  * profile would talk to (and send its token to), or a webhook URL the bank would post events to.
  */
 export interface DestinationApproval {
-  kind: 'bank-origin' | 'webhook-url' | 'token-replace' | 'profile-remove' | 'file-replace';
+  kind: 'bank-origin' | 'team-origin' | 'webhook-url' | 'token-replace' | 'profile-remove' | 'file-replace';
   /** The origin or URL, shown verbatim. */
   destination: string;
   /** Dialog title, main sentence and the detail below it. */
@@ -67,6 +67,8 @@ export interface Platform {
   setStartAtLogin?(enabled: boolean): void;
   /** Opens the system file manager at a file main wrote (selected); absent where there is none. */
   showItemInFolder?(file: string): void;
+  /** Opens an https (or loopback http) URL main chose in the system browser: the team sign-in page. */
+  openExternal(url: string): Promise<void>;
 }
 
 export interface HeadlessPlatform extends Platform {
@@ -86,6 +88,10 @@ export interface HeadlessPlatform extends Platform {
   startAtLogin: boolean | null;
   /** Every file shown in its folder, in order. */
   readonly shownInFolder: string[];
+  /** Every URL handed to the system browser, in order. */
+  readonly openedExternal: string[];
+  /** Tests and the harness play the system browser: told of each URL opened. */
+  onOpenExternal: ((url: string) => void) | null;
 }
 
 export function createHeadlessPlatform(): HeadlessPlatform {
@@ -99,6 +105,12 @@ export function createHeadlessPlatform(): HeadlessPlatform {
     nextConfirmAnswers: [],
     startAtLogin: null,
     shownInFolder: [],
+    openedExternal: [],
+    onOpenExternal: null,
+    async openExternal(url) {
+      platform.openedExternal.push(url);
+      platform.onOpenExternal?.(url);
+    },
     showItemInFolder(file) {
       platform.shownInFolder.push(file);
     },

@@ -28,6 +28,9 @@ import type { CaseFiles } from '../case-files/service';
 import type { CaseFileJournal } from '../case-files/journal';
 import type { RfiAnswers, RfiAnswersDeps } from '../rfi-answers';
 import type { EntityWatch, WatchedEntity } from '../watch/entity-watch';
+import { createTeamService, type TeamService } from '../team/service';
+import { keychainTeamCredential } from '../team/credential';
+import { teamStateDefaults, teamStateFormat } from '../team/stored';
 
 /**
  * The profile an RFI belongs to, for a write the page may not tie to a profile: the one it names
@@ -387,4 +390,31 @@ export function assembleProfilesService(
       },
     },
   });
+}
+
+/**
+ * The team connection: its own state file and keychain entry, the team server's address approved
+ * like a bank address, the system browser for sign-in, and each RFI's legal entity from the
+ * profile that owns it. Nothing runs until a team server is set and an analyst signed in.
+ */
+export async function assembleTeam(f: Foundation, entityWatch: EntityWatch): Promise<TeamService> {
+  await mkdir(path.join(f.dataDir, 'team'), { recursive: true, mode: 0o700 });
+  const team = await createTeamService({
+    store: await f.stores.open('team', teamStateFormat, teamStateDefaults),
+    credential: keychainTeamCredential(f.keyring, f.keyringService, f.log),
+    log: f.log,
+    approveOrigin: (origin) => f.destinations.approveTeamOrigin(origin),
+    openExternal: (url) => f.platform.openExternal(url),
+    legalEntityOf: async (rfiId, profileId) =>
+      (await ownerOrDefault(entityWatch, rfiId, profileId))?.session.scope().legalEntityId ?? null,
+    outboxFile: path.join(f.dataDir, 'team', 'outbox.json'),
+    codec: f.atRest,
+    onProblem: (message, file, movedTo) => f.stores.report({ file, movedTo, message }),
+    onStatus: (view) => f.events.emit('team.changed', view),
+    onAssignments: (notice) => f.events.emit('team.assignmentsChanged', { notice }),
+    ...f.options.team,
+  });
+  f.disposables.add(() => team.dispose());
+  void team.start().catch((err: unknown) => f.log.warn('team: start failed', { error: err }));
+  return team;
 }

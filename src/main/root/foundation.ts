@@ -18,7 +18,7 @@ import type { Platform } from '../infra/platform';
 import { checkBaseUrl, openSettings } from '../session/settings';
 import { confStoreFactory, createStores } from '../infra/stores';
 import { openVault } from '../infra/vault';
-import { napiKeyringBackend } from '../infra/keyring';
+import { napiKeyringBackend, type KeyringBackend } from '../infra/keyring';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { EventHub } from '../infra/events';
 import type { Stores } from '../infra/stores';
@@ -42,6 +42,9 @@ export interface Foundation {
   stores: Stores;
   vault: TokenVault;
   atRest: AtRestCodec;
+  /** The OS keychain and this data folder's service name in it (the team sign-in's entry). */
+  keyring: KeyringBackend;
+  keyringService: string;
   settings: SettingsStore;
   destinations: DestinationGuard;
   /** Stops asking the keychain again and waits for a move under way (the first thing disposed). */
@@ -112,6 +115,8 @@ export async function openFoundation(
     stores,
     vault,
     atRest,
+    keyring,
+    keyringService,
     settings,
     destinations,
     async stopReprobe() {

@@ -4,6 +4,7 @@ import type { RetryPolicy } from '../bank/client';
 import type { NotificationPolicyOptions } from '../infra/notification-policy';
 import type { RfiAnswersOptions } from '../rfi-answers';
 import type { CryptoOptions } from '../crypto/service';
+import type { TeamOptions } from '../team/service';
 import type { RfiServiceOptions, WebhookServiceOptions } from '../rfis';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
@@ -54,6 +55,8 @@ export interface ServicesOptions {
   rfiAnswers?: RfiAnswersOptions;
   /** Exchange: the confirm margin and how orders are followed (tests shorten or widen them). */
   crypto?: CryptoOptions;
+  /** The team connection's timing (tests: short backoffs and sign-in timeout). */
+  team?: TeamOptions;
   /** Evidence locker: how often expiry is checked (default hourly). */
   locker?: { checkEveryMs?: number };
   /**

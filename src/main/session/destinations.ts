@@ -30,6 +30,11 @@ export interface DestinationGuard {
   approval(origin: string): ApprovalSource | null;
   /** Asks the analyst natively unless already approved; throws `not_approved` when declined. */
   approveBankOrigin(origin: string, profileName: string): Promise<ApprovalSource>;
+  /**
+   * Asks the analyst natively to let the app sign in to and talk to a team server at this origin
+   * (unless already approved); the same list as bank addresses. Throws `not_approved` when declined.
+   */
+  approveTeamOrigin(origin: string): Promise<ApprovalSource>;
   /** Records an origin main itself chose (not the renderer). */
   approveByMain(origin: string): void;
   /**
@@ -247,6 +252,25 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
     }));
   };
 
+  /** Asks the analyst about an origin not yet approved and records the answer (one list for all). */
+  const approveAsked = async (
+    origin: string,
+    what: 'bank' | 'team server',
+    request: DestinationApproval,
+  ): Promise<ApprovalSource> => {
+    const known = guard.approval(origin);
+    if (known) return known;
+    if (!(await ask(request))) {
+      log.warn(`destinations: ${what} origin declined`, { origin });
+      decide({ origin, decision: 'declined' });
+      throw notApproved(`The ${what} address ${origin}`);
+    }
+    record(origin, 'analyst');
+    decide({ origin, decision: 'approved-by-analyst' });
+    log.info(`destinations: ${what} origin approved by the analyst`, { origin });
+    return 'analyst';
+  };
+
   const guard: DestinationGuard = {
     allowList,
     approval(origin) {
@@ -254,15 +278,13 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
       return approved.get(origin) ?? null;
     },
     async approveBankOrigin(origin, profileName) {
-      const known = guard.approval(origin);
-      if (known) return known;
       // The name comes from the page: one plain line, so it cannot pose as the dialog's own text.
       const name =
         profileName
           .replace(/[\p{Cc}\p{Cf}\s]+/gu, ' ')
           .trim()
           .slice(0, 80) || 'Bank';
-      const ok = await ask({
+      return approveAsked(origin, 'bank', {
         kind: 'bank-origin',
         destination: origin,
         title: 'Approve a bank address',
@@ -273,16 +295,18 @@ export async function createDestinationGuard(options: DestinationGuardOptions): 
           'your bank or administrator gave you.',
         approveLabel: 'Approve this address',
       });
-      if (!ok) {
-        log.warn('destinations: bank origin declined', { origin });
-        decide({ origin, decision: 'declined' });
-        throw notApproved(`The bank address ${origin}`);
-      }
-      record(origin, 'analyst');
-      decide({ origin, decision: 'approved-by-analyst' });
-      log.info('destinations: bank origin approved by the analyst', { origin });
-      return 'analyst';
     },
+    approveTeamOrigin: (origin) =>
+      approveAsked(origin, 'team server', {
+        kind: 'team-origin',
+        destination: origin,
+        title: 'Approve a team server address',
+        message: `Sign in to the team server at ${origin}?`,
+        detail:
+          `The app will send your team sign-in and your team's assignments and approvals to ${origin}. ` +
+          'Bank tokens never go there. Approve only an address your administrator gave you.',
+        approveLabel: 'Approve this address',
+      }),
     revoke(origin) {
       if (!approved.has(origin)) return;
       approved.delete(origin);

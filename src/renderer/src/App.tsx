@@ -5,6 +5,7 @@ import { installHistoryKeys, segments, useRouter } from './lib/router';
 import { useSubscription } from './lib/events';
 import { toastSubscription } from './lib/toast-sources';
 import { ConnectionStatus } from './features/session/ConnectionStatus';
+import { TeamStatus } from './features/team/TeamStatus';
 import { useStatusLine } from './features/session/status-line';
 import { RfiAlerts } from './features/rfis/notifications';
 import { ShortcutsHelp } from './components/ShortcutsHelp';
@@ -64,6 +65,7 @@ export function App() {
           </span>
         </button>
         <ConnectionStatus />
+        <TeamStatus />
         <RfiAlerts />
       </header>
       <nav className="app__nav" aria-label="Main">

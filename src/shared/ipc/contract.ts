@@ -12,6 +12,7 @@ import { lockerChannels, lockerEvents } from './channels/locker';
 import { caseFilesChannels } from './channels/case-files';
 import { desktopChannels, desktopEvents } from './channels/desktop';
 import { remindersChannels, remindersEvents } from './channels/reminders';
+import { teamChannels, teamEvents } from './channels/team';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -31,6 +32,7 @@ export const channels = {
   ...caseFilesChannels,
   ...desktopChannels,
   ...remindersChannels,
+  ...teamChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -46,6 +48,7 @@ export const events = {
   ...lockerEvents,
   ...desktopEvents,
   ...remindersEvents,
+  ...teamEvents,
 } as const;
 
 export type Channels = typeof channels;

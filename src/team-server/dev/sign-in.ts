@@ -7,7 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DESK_CLIENT_ID, TEAM_SCOPE } from './demo-team';
 import type { DevOidcProvider } from './oidc';
 
-class CookieJar {
+/** The cookies of one browser session (the provider's interaction cookies). */
+export class CookieJar {
   private readonly cookies = new Map<string, string>();
   take(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
@@ -19,6 +20,19 @@ class CookieJar {
   header(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
+}
+
+/** Requests as a browser makes them in one session: its cookies sent and kept, redirects seen. */
+export function browserFetch(jar: CookieJar): (url: string, init?: RequestInit) => Promise<Response> {
+  return async (url, init = {}) => {
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
+    });
+    jar.take(res);
+    return res;
+  };
 }
 
 export interface SignedIn {
@@ -49,15 +63,7 @@ export async function signIn(
     resource: provider.audience,
   }).toString();
 
-  const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const res = await fetch(url, {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
-    });
-    jar.take(res);
-    return res;
-  };
+  const go = browserFetch(jar);
   let res = await go(auth.href);
   for (let hop = 0; hop < 10; hop += 1) {
     const location = res.headers.get('location');

@@ -5,9 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { bankId } from '../../shared/api/common';
 import { Me, SetRolesBody, Subject, type TeamRole } from '../../shared/team/schemas';
 import { z } from 'zod';
-import { parse, recordChange, requireRole, TeamError, type TeamContext } from '../context';
+import { MembersPage } from '../../shared/team/config';
+import { ANY_ROLE, parse, recordChange, requireRole, TeamError, type TeamContext } from '../context';
 
 const MemberParams = z.strictObject({ entityId: bankId, subject: Subject });
+const EntityParams = z.strictObject({ entityId: bankId });
 
 export function registerMemberRoutes(app: FastifyInstance, ctx: TeamContext): void {
   app.get('/v1/me', async (request) => {
@@ -31,6 +33,27 @@ export function registerMemberRoutes(app: FastifyInstance, ctx: TeamContext): vo
       byEntity.set(r.legal_entity_id, m);
     }
     return Me.parse({ subject: caller.subject, name: caller.name, memberships: [...byEntity.values()] });
+  });
+
+  /** The analysts of an entity with their names and roles (any role): holders are shown by name. */
+  app.get('/v1/entities/:entityId/members', async (request) => {
+    const { entityId } = parse(EntityParams, request.params, 'path');
+    await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
+    const rows = await ctx.db
+      .selectFrom('member_roles as m')
+      .innerJoin('analysts as a', 'a.subject', 'm.subject')
+      .select(['m.subject', 'a.name', 'm.role'])
+      .where('m.legal_entity_id', '=', entityId)
+      .orderBy('m.subject')
+      .orderBy('m.role')
+      .execute();
+    const bySubject = new Map<string, { subject: string; name: string | null; roles: TeamRole[] }>();
+    for (const r of rows) {
+      const m = bySubject.get(r.subject) ?? { subject: r.subject, name: r.name, roles: [] };
+      m.roles.push(r.role as TeamRole);
+      bySubject.set(r.subject, m);
+    }
+    return MembersPage.parse({ members: [...bySubject.values()] });
   });
 
   /** Replaces an analyst's roles in one entity (admin). An admin cannot remove their own admin role. */

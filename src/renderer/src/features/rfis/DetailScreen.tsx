@@ -17,6 +17,7 @@ import { QuestionCard, useAnswerShortcut } from './QuestionCard';
 import type { KnownDocuments } from './QuestionHistory';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { SnoozeControl } from './SnoozeControl';
+import { Assignment } from '../team/Assignment';
 
 type Drafts = Record<string, DraftView>;
 
@@ -251,6 +252,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
         <CopyableId id={rfi.id} kind="RFI id" />
       </p>
       <DetailFacts detail={detail} ownerName={ownerName} now={now} />
+      <Assignment rfiId={rfi.id} profileId={owner?.profileId} />
       {owner && (
         <p className="muted" data-testid="rfi-acting">
           Answers go out as {ownerName}, with its own credential.

@@ -22,6 +22,7 @@ import type { SegmentedOption } from '../../components/ui';
 import { entityLabel } from '../../lib/entity';
 import { useRouter } from '../../lib/router';
 import { useStatusLine } from '../session/status-line';
+import { teamActive, useTeam } from '../team/store';
 import { useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 
@@ -132,6 +133,29 @@ export const QueueSearch = memo(function QueueSearch({
       }}
       onClear={() => setFilter({ text: '' })}
       data-testid="rfi-search-field"
+    />
+  );
+});
+
+const HOLDER_OPTIONS = [
+  { value: '', label: 'Everyone’s' },
+  { value: 'mine', label: 'Mine' },
+  { value: 'unassigned', label: 'Unassigned' },
+];
+
+/** With a team: the analyst's own RFIs, or those nobody holds. Nothing in solo use. */
+export const HolderSelect = memo(function HolderSelect() {
+  const active = useTeam((s) => teamActive(s.status));
+  const holder = useQueue((s) => s.filter.holder);
+  if (!active) return null;
+  return (
+    <Select
+      label="Held by"
+      hideLabel
+      value={holder}
+      onChange={(v) => useQueue.getState().setFilter({ holder: v as '' | 'mine' | 'unassigned' })}
+      options={HOLDER_OPTIONS}
+      data-testid="rfi-filter-holder"
     />
   );
 });

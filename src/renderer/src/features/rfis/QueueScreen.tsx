@@ -15,6 +15,7 @@ import {
   BandSelect,
   EntityList,
   EntitySelect,
+  HolderSelect,
   QueueHead,
   QueueSearch,
   SortOrder,
@@ -28,6 +29,8 @@ import { initialFilter, queueSubscription, useQueue, weekRange } from './queue-s
 import type { QueueFilter } from './queue-store';
 import { useRelatedNames } from './related-names';
 import { snoozeSubscription } from './snooze-store';
+import { teamActive, teamSubscription, useTeam } from '../team/store';
+import { holderMatches } from '../team/holders';
 
 /** Which header sorts which way: the queue sorts in its store (shared rules), the table shows it. */
 const SORT_OF_COLUMN: Record<string, RfiSort> = { deadline: 'deadline', updated: 'updated_desc' };
@@ -139,6 +142,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
       <div className="rfi-filters" role="search">
         <QueueSearch searchRef={searchRef} tableRef={tableRef} visibleRef={visibleRef} />
         <EntitySelect />
+        <HolderSelect />
         <StatusSelect />
         <TypeSelect />
         <BandSelect />
@@ -187,6 +191,8 @@ function QueueBody({
   );
   const { load, setFilter, setSort, setActive, syncNow } = useQueue.getState();
   const names = useRelatedNames((s) => s.names);
+  useSubscription(teamSubscription);
+  const holders = useTeam((s) => (teamActive(s.status) ? s.assignments : null));
 
   // Each sort order and every row's search text are computed once per data change (the other
   // orders while the app is idle); a filter, keystroke or sort change is then one pass over rows
@@ -197,11 +203,13 @@ function QueueBody({
   // the same function until they change (so typing on narrows the previous answer).
   const also = useMemo(() => {
     const opened = weekRange(filter.week);
-    if (!filter.entity && !opened) return undefined;
+    const holder = holders ? filter.holder : '';
+    if (!filter.entity && !opened && !holder) return undefined;
     return (r: RfiSummaryView): boolean =>
       (!filter.entity || r.profileId === filter.entity) &&
-      (!opened || (Date.parse(r.createdAt) >= opened.start && Date.parse(r.createdAt) < opened.end));
-  }, [filter.entity, filter.week]);
+      (!opened || (Date.parse(r.createdAt) >= opened.start && Date.parse(r.createdAt) < opened.end)) &&
+      (!holder || holderMatches(holders?.[r.id], holder));
+  }, [filter.entity, filter.week, filter.holder, holders]);
   const visible = useMemo(
     () =>
       index.query(
@@ -221,7 +229,10 @@ function QueueBody({
     visibleRef.current = visible;
   }, [visible, visibleRef]);
 
-  const columns = useMemo(() => queueColumns(names, now, compact, several), [names, now, compact, several]);
+  const columns = useMemo(
+    () => queueColumns(names, now, compact, several, holders),
+    [names, now, compact, several, holders],
+  );
   const sorting = useMemo(() => sortingOf(sort), [sort]);
 
   return (

@@ -8,6 +8,8 @@ import { entityLabel } from '../../lib/entity';
 import { DeadlineClock } from './DeadlineClock';
 import { relatedLabel } from './related-names';
 import { SnoozedMark } from './SnoozeControl';
+import type { AssignmentView } from '../../../../shared/ipc/channels/team';
+import { HolderCell, holderWords } from '../team/holders';
 
 const typeLabel = rfiTypeWords;
 
@@ -25,6 +27,8 @@ export function queueColumns(
   now: number,
   compact: boolean,
   several: boolean,
+  /** With a team: who holds each RFI (by RFI id); null in solo use (no column). */
+  holders: Readonly<Record<string, AssignmentView>> | null = null,
 ): DataColumn<RfiSummaryView>[] {
   const all: (DataColumn<RfiSummaryView> | false)[] = [
     {
@@ -90,6 +94,14 @@ export function queueColumns(
           return l.name ? `${l.name} (${r.relatedId})` : `${l.kind} ${r.relatedId}`;
         },
       },
+    },
+    holders !== null && {
+      id: 'holder',
+      header: 'Held by',
+      enableSorting: false,
+      accessorFn: (r) => holderWords(holders[r.id]),
+      cell: (c) => <HolderCell view={holders[c.row.original.id]} />,
+      meta: { width: 'minmax(110px, 1.2fr)', title: (r) => holderWords(holders[r.id]) },
     },
     {
       id: 'status',

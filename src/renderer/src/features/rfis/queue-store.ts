@@ -21,6 +21,8 @@ export interface QueueFilter {
   week: string;
   /** One legal entity's rows: the profile that watches it ('' = every entity). */
   entity: string;
+  /** With a team: the analyst's own RFIs or those nobody holds ('' = all). */
+  holder: '' | 'mine' | 'unassigned';
 }
 
 export interface QueueState {
@@ -58,6 +60,7 @@ export const initialFilter: QueueFilter = {
   band: '',
   week: '',
   entity: '',
+  holder: '',
 };
 
 /** The whole queue comes over once (compact rows); filtering and sorting run here, per keystroke. */

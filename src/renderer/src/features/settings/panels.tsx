@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { WebhookPanel } from './WebhookPanel';
 import { DesktopPanel } from './DesktopPanel';
 import { RemindersPanel } from './RemindersPanel';
+import { TeamPanel } from '../team/TeamPanel';
 
 /**
  * Extra panels of the settings screen, contributed by other features. The RFI feature adds its
@@ -18,4 +19,5 @@ export const settingsPanels: SettingsPanel[] = [
   { id: 'reminders', title: 'Deadline reminders', render: () => <RemindersPanel /> },
   { id: 'webhook', title: 'Webhook', render: () => <WebhookPanel /> },
   { id: 'desktop', title: 'Desktop', render: () => <DesktopPanel /> },
+  { id: 'team', title: 'Team', render: () => <TeamPanel /> },
 ];

@@ -1,0 +1,134 @@
+/**
+ * The team server over HTTP, as main calls it: the analyst's access token (from memory, renewed
+ * with the refresh token once when the server answers 401), a timeout on every call, answers
+ * checked against the shared wire schemas, and two kinds of failure a caller can act on:
+ * `TeamUnreachable` (no HTTP answer: queue and retry) and `TeamApiError` (the server's stable
+ * error code, e.g. `held_by_other` with the holder).
+ */
+import type { z } from 'zod';
+import { TeamErrorBody, type TeamErrorCode } from '../../shared/team/schemas';
+
+export class TeamUnreachable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TeamUnreachable';
+  }
+}
+
+export class TeamApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: TeamErrorCode,
+    message: string,
+    readonly holder: string | null = null,
+  ) {
+    super(message);
+    this.name = 'TeamApiError';
+  }
+}
+
+export class TeamNotSignedIn extends Error {
+  constructor() {
+    super('Not signed in to the team server.');
+    this.name = 'TeamNotSignedIn';
+  }
+}
+
+export interface TeamHttpDeps {
+  /** The team server's origin; null while none is configured. */
+  baseUrl(): string | null;
+  /** The current access token (`renew`: the last one was refused); null when not signed in. */
+  accessToken(renew: boolean): Promise<string | null>;
+  /** Told after every attempt whether the server answered at all. */
+  onReachability?(reachable: boolean): void;
+  timeoutMs?: number;
+}
+
+export interface TeamHttp {
+  call<S extends z.ZodType>(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    schema: S,
+    body?: unknown,
+  ): Promise<z.infer<S>>;
+  /** Opens a long-lived GET (the change stream) with the token; the caller reads the body. */
+  open(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response>;
+}
+
+export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
+  const timeoutMs = deps.timeoutMs ?? 15_000;
+
+  const send = async (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Response> => {
+    const base = deps.baseUrl();
+    if (!base) throw new TeamNotSignedIn();
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const token = await deps.accessToken(attempt > 0);
+      if (!token) throw new TeamNotSignedIn();
+      let res: Response;
+      try {
+        res = await fetch(new URL(path, base), {
+          method,
+          headers: { ...headers, authorization: `Bearer ${token}` },
+          body,
+          signal,
+          redirect: 'error',
+        });
+      } catch (err) {
+        deps.onReachability?.(false);
+        throw new TeamUnreachable('The team server could not be reached.', { cause: err });
+      }
+      deps.onReachability?.(true);
+      if (res.status === 401 && attempt === 0) {
+        await res.body?.cancel();
+        continue;
+      }
+      return res;
+    }
+    throw new TeamNotSignedIn();
+  };
+
+  return {
+    async call(method, path, schema, body) {
+      const res = await send(
+        method,
+        path,
+        body === undefined ? {} : { 'content-type': 'application/json' },
+        body === undefined ? undefined : JSON.stringify(body),
+        AbortSignal.timeout(timeoutMs),
+      );
+      let json: unknown;
+      try {
+        json = await res.json();
+      } catch (err) {
+        if (res.status >= 500)
+          throw new TeamUnreachable(`The team server failed (${res.status}).`, { cause: err });
+        throw new TeamApiError(
+          res.status,
+          'internal',
+          'The team server answered something that is not JSON.',
+        );
+      }
+      if (!res.ok) {
+        if (res.status === 401) throw new TeamNotSignedIn();
+        const parsed = TeamErrorBody.safeParse(json);
+        if (res.status >= 500 && (!parsed.success || parsed.data.error.code === 'internal'))
+          throw new TeamUnreachable(`The team server failed (${res.status}).`);
+        if (!parsed.success)
+          throw new TeamApiError(res.status, 'internal', `The team server answered ${res.status}.`);
+        const e = parsed.data.error;
+        throw new TeamApiError(res.status, e.code, e.message, e.holder ?? null);
+      }
+      const parsed = schema.safeParse(json);
+      if (!parsed.success)
+        throw new TeamApiError(res.status, 'internal', 'The team server’s answer has an unexpected shape.');
+      return parsed.data as z.infer<typeof schema>;
+    },
+    open: (path, headers, signal) => send('GET', path, headers, undefined, signal),
+  };
+}

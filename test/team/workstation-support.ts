@@ -1,0 +1,57 @@
+/**
+ * The workstation's side of the team tests: plays the system browser for the app's sign-in (the
+ * authorization URL main hands to openExternal is followed with plain HTTP: the provider's login
+ * form and consent are submitted, and the redirect is delivered to main's loopback listener), and
+ * registers the sandbox's legal entity as a team with two of the demo analysts.
+ */
+import { seedTeam } from '../../src/team-server/bootstrap';
+import { browserFetch, CookieJar } from '../../src/team-server/dev/sign-in';
+import type { TeamDb } from '../../src/team-server/db';
+
+/**
+ * Follows an authorization URL as a browser would for `subject`: sign-in form, consent, then the
+ * redirect to the app's loopback address (answered by main). Resolves with the loopback page's
+ * status.
+ */
+export async function browseSignIn(authUrl: string, subject: string, password: string): Promise<number> {
+  const issuer = new URL(authUrl).origin;
+  const go = browserFetch(new CookieJar());
+  let res = await go(authUrl);
+  for (let hop = 0; hop < 12; hop += 1) {
+    const location = res.headers.get('location');
+    if (!location) throw new Error(`sign-in stopped at ${res.status}: ${await res.text()}`);
+    const next = new URL(location, issuer);
+    if (next.origin !== issuer) {
+      // The app's loopback redirect: main's listener takes the code.
+      const done = await fetch(next.href);
+      await done.text();
+      return done.status;
+    }
+    if (next.pathname.startsWith('/interaction/')) {
+      await go(next.href);
+      res = await go(next.href, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ login: subject, password, decision: 'allow' }).toString(),
+      });
+    } else res = await go(next.href);
+  }
+  throw new Error('sign-in took too many redirects');
+}
+
+export const PASSWORDS = {
+  'maria.keller': 'demo-maria',
+  'jonas.weber': 'demo-jonas',
+  'lea.fischer': 'demo-lea',
+} as const;
+
+/** The sandbox's legal entity as a team: Maria (maker, admin) and Jonas (maker, checker). */
+export async function seedSandboxTeam(db: TeamDb, legalEntityId: string, name: string): Promise<void> {
+  await seedTeam(db, {
+    entities: [{ id: legalEntityId, name }],
+    members: [
+      { subject: 'maria.keller', name: 'Maria Keller', legalEntityId, roles: ['maker', 'admin'] },
+      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId, roles: ['maker', 'checker'] },
+    ],
+  });
+}
