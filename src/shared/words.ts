@@ -125,6 +125,11 @@ export function roleWords(role: string | null | undefined): string {
   return lookup(ROLE_WORDS, role);
 }
 
+/** A credential's role where room is short (the header): "Admin", "Viewer". */
+export function roleShortWords(role: string | null | undefined): string {
+  return role === 'admin' ? 'Admin' : roleWords(role);
+}
+
 /** A credential as main records who acted: "<label> (<role>, <legal entity id>)". */
 export function parseWho(who: string): { label: string; role: string; legalEntityId: string } | null {
   const m = /^(.*) \(([^,()]+), ([^()]+)\)$/.exec(who);
@@ -221,6 +226,29 @@ export function dateWords(value: string | number | null | undefined, o: DateWord
   if (value === null || value === undefined || value === '') return '—';
   const t = typeof value === 'number' ? value : Date.parse(value);
   return Number.isFinite(t) ? absoluteDateFormatter(o).format(t) : String(value);
+}
+
+/**
+ * A calendar day ("2026-11-24": a value date, a document's expiry) in the same style as
+ * dateWords' date part: "24 Nov 2026" in the locale's order. No time and no zone: a day is the
+ * same day everywhere. Anything that is not a day comes back as it is.
+ */
+export function dayWords(value: string | null | undefined, o: { locale?: string } = {}): string {
+  if (!value) return '—';
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return value;
+  const key = `day|${o.locale ?? ''}`;
+  let f = dateFormatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(o.locale, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      timeZone: 'UTC',
+    });
+    dateFormatters.set(key, f);
+  }
+  return f.format(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
 }
 
 /** Webhook event types (spec 6): "rfi.question.pending_review" → "Question pending review". */
