@@ -25,7 +25,11 @@ import { useStatusLine } from '../session/status-line';
 import { useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 
-/** The queue's head and filter bar: each control subscribes to the store slice it shows. */
+/**
+ * The queue's head and filter bar: each control subscribes to the store slice it shows. The
+ * filters' popovers are non-modal: choosing a status closes its list without making the page
+ * inert and live again, so the list re-filters in the frame of the choice.
+ */
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
   return [...new Set([...known, ...Object.keys(counted ?? {})])];
@@ -50,7 +54,7 @@ export const QueueHead = memo(function QueueHead() {
   const syncText = sync ? (
     sync.state === 'offline' || !line.bankReachable ? (
       <>
-        {line.bankReachable ? 'Offline' : line.label}: showing the copy from {synced}
+        {line.bankReachable ? 'Offline' : line.label}: showing the copy synced {synced}
       </>
     ) : sync.state === 'syncing' ? (
       'Syncing…'
@@ -88,17 +92,25 @@ export const EntityList = memo(function EntityList() {
   if (entities.length <= 1) return null;
   return (
     <ul className="rfi-entities" aria-label="Legal entities watched" data-testid="rfi-entities">
-      {entities.map((e) => (
-        <li key={e.profileId} data-profile-id={e.profileId}>
-          <strong>{entityLabel({ name: e.name })}</strong> {plural(e.total, 'RFI')} · {entityState(e)}
-          {e.active ? ' · acts for answers, returns and quotes' : ''}
-          {` · watched by profile ${e.profileName}`}
-          {e.sharedWith?.length
+      {entities.map((e) => {
+        // One line per entity: its name, count and state first; how it is watched after them
+        // (cut on a narrow pane, whole on hover).
+        const name = entityLabel({ name: e.name });
+        const rest = [
+          `${plural(e.total, 'RFI')} · ${entityState(e)}`,
+          e.active ? ' · acts for answers, returns and quotes' : '',
+          ` · watched by profile ${e.profileName}`,
+          e.sharedWith?.length
             ? ` (also held by ${e.sharedWith.map((p) => p.profileName).join(', ')}, not watched twice)`
-            : ''}
-          {e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : ''}
-        </li>
-      ))}
+            : '',
+          e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : '',
+        ].join('');
+        return (
+          <li key={e.profileId} data-profile-id={e.profileId} title={`${name}: ${rest}`}>
+            <strong>{name}</strong> {rest}
+          </li>
+        );
+      })}
     </ul>
   );
 });
@@ -121,7 +133,7 @@ export const QueueSearch = memo(function QueueSearch({
       className="rfi-filters__search"
       inputRef={searchRef}
       value={text}
-      placeholder="Search subject, id, related… (/)"
+      placeholder="Search RFIs (/)"
       onChange={(t) => setFilter({ text: t })}
       onKeyDown={(e) => {
         if (e.key === 'Enter') {
@@ -154,6 +166,7 @@ export const EntitySelect = memo(function EntitySelect() {
       value={entity}
       onChange={(v) => useQueue.getState().setFilter({ entity: v })}
       options={options}
+      nonModal
       data-testid="rfi-filter-entity"
     />
   );
@@ -180,6 +193,7 @@ export const StatusSelect = memo(function StatusSelect() {
       value={status}
       onChange={(v) => useQueue.getState().setFilter({ status: v })}
       options={opts}
+      nonModal
       data-testid="rfi-filter-status"
     />
   );
@@ -202,6 +216,7 @@ export const TypeSelect = memo(function TypeSelect() {
       value={type}
       onChange={(v) => useQueue.getState().setFilter({ type: v })}
       options={opts}
+      nonModal
       data-testid="rfi-filter-type"
     />
   );
@@ -221,6 +236,7 @@ export const BandSelect = memo(function BandSelect() {
       value={band}
       onChange={(v) => useQueue.getState().setFilter({ band: v as QueueFilter['band'] })}
       options={BAND_OPTIONS}
+      nonModal
       data-testid="rfi-filter-band"
     />
   );
