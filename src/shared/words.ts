@@ -203,19 +203,27 @@ const dateFormatters = new Map<string, Intl.DateTimeFormat>();
  * named. Relative times (lib/dates.ts) are shown beside it, never another absolute style.
  */
 export function absoluteDateFormatter(o: DateWordsOptions = {}): Intl.DateTimeFormat {
-  const key = `${o.locale ?? ''}|${o.timeZone ?? ''}`;
+  return formatter(`${o.locale ?? ''}|${o.timeZone ?? ''}`, o.locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
+    ...(o.timeZone ? { timeZone: o.timeZone } : {}),
+  });
+}
+
+/** One Intl formatter per key, made once (a formatter is costly to build, cheap to reuse). */
+function formatter(
+  key: string,
+  locale: string | undefined,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
   let f = dateFormatters.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat(o.locale, {
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      timeZoneName: 'short',
-      ...(o.timeZone ? { timeZone: o.timeZone } : {}),
-    });
+    f = new Intl.DateTimeFormat(locale, options);
     dateFormatters.set(key, f);
   }
   return f;
@@ -237,17 +245,12 @@ export function dayWords(value: string | null | undefined, o: { locale?: string 
   if (!value) return '—';
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) return value;
-  const key = `day|${o.locale ?? ''}`;
-  let f = dateFormatters.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(o.locale, {
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      timeZone: 'UTC',
-    });
-    dateFormatters.set(key, f);
-  }
+  const f = formatter(`day|${o.locale ?? ''}`, o.locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    timeZone: 'UTC',
+  });
   return f.format(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
 }
 

@@ -63,15 +63,21 @@ function pageMadeInert(): boolean {
   return !!outside.closest('[inert], [aria-hidden="true"]');
 }
 
+/** Renders the filter and opens its list from the keyboard (ArrowDown on the focused button). */
+async function openFilter(nonModal: boolean, chosen: string[]): Promise<HTMLElement> {
+  render(<Filter nonModal={nonModal} onChange={(v) => chosen.push(v)} />);
+  const trigger = screen.getByRole('button', { name: /Status/ });
+  act(() => trigger.focus());
+  await act(async () => {
+    fireEvent.keyDown(trigger, { key: 'ArrowDown' });
+  });
+  return trigger;
+}
+
 describe('a non-modal Select (the queue’s filters)', () => {
   it('opens from the keyboard, chooses, and leaves the page as it is while open', async () => {
     const chosen: string[] = [];
-    render(<Filter nonModal onChange={(v) => chosen.push(v)} />);
-    const trigger = screen.getByRole('button', { name: /Status/ });
-    act(() => trigger.focus());
-    await act(async () => {
-      fireEvent.keyDown(trigger, { key: 'ArrowDown' });
-    });
+    await openFilter(true, chosen);
     const list = screen.getByRole('listbox');
     // The rest of the page stays live: nothing inert, nothing aria-hidden, no scroll lock.
     expect(pageMadeInert()).toBe(false);
@@ -86,12 +92,7 @@ describe('a non-modal Select (the queue’s filters)', () => {
 
   it('closes on Escape and on a press outside, choosing nothing', async () => {
     const chosen: string[] = [];
-    render(<Filter nonModal onChange={(v) => chosen.push(v)} />);
-    const trigger = screen.getByRole('button', { name: /Status/ });
-    act(() => trigger.focus());
-    await act(async () => {
-      fireEvent.keyDown(trigger, { key: 'ArrowDown' });
-    });
+    const trigger = await openFilter(true, chosen);
     expect(screen.getByRole('listbox')).toBeTruthy();
     await act(async () => {
       fireEvent.keyDown(document.activeElement ?? trigger, { key: 'Escape' });
@@ -110,12 +111,7 @@ describe('a non-modal Select (the queue’s filters)', () => {
   });
 
   it('unlike a modal Select, which makes the page inert while its list is open', async () => {
-    render(<Filter nonModal={false} onChange={() => undefined} />);
-    const trigger = screen.getByRole('button', { name: /Status/ });
-    act(() => trigger.focus());
-    await act(async () => {
-      fireEvent.keyDown(trigger, { key: 'ArrowDown' });
-    });
+    await openFilter(false, []);
     expect(screen.getByRole('listbox')).toBeTruthy();
     expect(pageMadeInert()).toBe(true);
   });
