@@ -1,10 +1,11 @@
 /**
  * Activity in words: the audit log's entries as sentences an analyst reads ("Return intent created
- * — 12,500.00 USD to Harbour Freight Ltd, AC03"), from the operation, its outcome and the facts
+ * — 12,500.00 USD to Harbour Freight Ltd, reason: invalid creditor account number"), from the operation, its outcome and the facts
  * recorded with it. Pure: main adds the sentence to every entry it hands out (audit.list,
  * audit.recorded, the CSV export); the raw operation, key and ids stay beside it.
  */
 
+import { reasonCodeName } from './catalogue';
 import { formatMinor, isMinorUnits, parseMinor } from './money';
 
 /**
@@ -175,7 +176,8 @@ export function describeActivity(entry: DescribableEntry): string {
       const to = f.counterparty ? `to ${f.counterparty}` : '';
       const first = [amount, to].filter(Boolean).join(' ');
       if (first) parts.push(first);
-      if (f.reasonCode) parts.push(f.reasonCode);
+      // The reason by its name; the code is in the entry's raw fields and the CSV.
+      if (f.reasonCode) parts.push(`reason: ${reasonCodeName(f.reasonCode).toLowerCase()}`);
       break;
     }
     case 'exchange': {

@@ -49,6 +49,14 @@ export function isReturnReasonCode(code: string): code is ReturnReasonCode {
   return Object.prototype.hasOwnProperty.call(RETURN_REASON_CODES, code);
 }
 
+/**
+ * A reason code's name, for sentences and table cells where the code may at most follow:
+ * "AC03" → "Invalid creditor account number"; an unknown code stays itself.
+ */
+export function reasonCodeName(code: string): string {
+  return isReturnReasonCode(code) ? RETURN_REASON_CODES[code].split(':')[0]!.trim() : code;
+}
+
 /** Plain-English meaning of a reason code; unknown codes are shown as they are. */
 export function describeReasonCode(code: string): string {
   return isReturnReasonCode(code) ? RETURN_REASON_CODES[code] : `Unknown reason code ${code}`;

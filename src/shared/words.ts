@@ -125,6 +125,11 @@ export function roleWords(role: string | null | undefined): string {
   return lookup(ROLE_WORDS, role);
 }
 
+/** A credential's role where room is short (the header): "Admin", "Viewer". */
+export function roleShortWords(role: string | null | undefined): string {
+  return role === 'admin' ? 'Admin' : roleWords(role);
+}
+
 /** A credential as main records who acted: "<label> (<role>, <legal entity id>)". */
 export function parseWho(who: string): { label: string; role: string; legalEntityId: string } | null {
   const m = /^(.*) \(([^,()]+), ([^()]+)\)$/.exec(who);
@@ -198,19 +203,27 @@ const dateFormatters = new Map<string, Intl.DateTimeFormat>();
  * named. Relative times (lib/dates.ts) are shown beside it, never another absolute style.
  */
 export function absoluteDateFormatter(o: DateWordsOptions = {}): Intl.DateTimeFormat {
-  const key = `${o.locale ?? ''}|${o.timeZone ?? ''}`;
+  return formatter(`${o.locale ?? ''}|${o.timeZone ?? ''}`, o.locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
+    ...(o.timeZone ? { timeZone: o.timeZone } : {}),
+  });
+}
+
+/** One Intl formatter per key, made once (a formatter is costly to build, cheap to reuse). */
+function formatter(
+  key: string,
+  locale: string | undefined,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
   let f = dateFormatters.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat(o.locale, {
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      timeZoneName: 'short',
-      ...(o.timeZone ? { timeZone: o.timeZone } : {}),
-    });
+    f = new Intl.DateTimeFormat(locale, options);
     dateFormatters.set(key, f);
   }
   return f;
@@ -221,6 +234,24 @@ export function dateWords(value: string | number | null | undefined, o: DateWord
   if (value === null || value === undefined || value === '') return '—';
   const t = typeof value === 'number' ? value : Date.parse(value);
   return Number.isFinite(t) ? absoluteDateFormatter(o).format(t) : String(value);
+}
+
+/**
+ * A calendar day ("2026-11-24": a value date, a document's expiry) in the same style as
+ * dateWords' date part: "24 Nov 2026" in the locale's order. No time and no zone: a day is the
+ * same day everywhere. Anything that is not a day comes back as it is.
+ */
+export function dayWords(value: string | null | undefined, o: { locale?: string } = {}): string {
+  if (!value) return '—';
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return value;
+  const f = formatter(`day|${o.locale ?? ''}`, o.locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    timeZone: 'UTC',
+  });
+  return f.format(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
 }
 
 /** Webhook event types (spec 6): "rfi.question.pending_review" → "Question pending review". */

@@ -5,6 +5,7 @@ import type { Locator, Page } from '@playwright/test';
 import { test, expect } from './fixtures';
 import { seriousA11yViolations } from './axe';
 import { selectButton } from './ui-controls';
+import { RETURN_REASON_CODE_LIST } from '../../src/shared/catalogue';
 import { repoRoot } from '../harness/harness';
 import { staffOf } from '../support/sandbox-staff';
 import { writePdf } from './rfi-workspace-support';
@@ -19,8 +20,12 @@ import type { Harness } from '../harness/harness';
  *   its title; a column's name and a number (amounts, times) are never cut; no Unicode symbol glyphs stand in for icons on the screens that use SVG icons;
  * - the keyboard alone reaches the screen's main controls with Tab, and every element Tab lands
  *   on on the way shows a focus indicator (an outline or a box-shadow);
+ * - a status or a deadline in a table is never cut; outside the tables no text is cut at all: the
+ *   header (only a long entity name or its id may be capped, with the full value as the title),
+ *   buttons' and headings' words, empty fields' placeholders;
  * - the visible text is words: no snake_case value, dotted catalogue key or SCREAMING enum outside
- *   an id's monospace (ids are shown as ids, secondary);
+ *   an id's monospace (ids are shown as ids, secondary), no ISO return reason code ("AC03": the
+ *   reason by its name) and no ISO date ("2026-11-24", "…T11:56:21Z": one date style);
  * - a screenshot of the screen goes to <dir>/<screen>-<scheme>-<w>x<h>.png: reports/screenshots
  *   (ignored by git) in `npm test`, docs/screenshots with `npm run screenshots`
  *   (TREASURY_SCREENSHOTS_DIR), so a test run leaves the work tree as it was.
@@ -257,7 +262,7 @@ const screens: ScreenCase[] = [
       await expect(app.getByTestId('offline-banner')).toBeVisible();
       // One truth: the header and the queue say offline too.
       await expect(app.getByTestId('connection-state')).toHaveText('Offline');
-      await expect(app.getByTestId('rfi-sync-state')).toContainText('showing the copy from');
+      await expect(app.getByTestId('rfi-sync-state')).toContainText('showing the copy synced');
     },
     controls: (app) => [app.getByRole('searchbox', { name: 'Search' })],
   },
@@ -642,6 +647,15 @@ async function cellProblems(app: Page): Promise<CellProblem[]> {
           });
           continue;
         }
+        // Nor a status or a deadline: "Return intent …" or "At risk ·" says nothing.
+        if (el.closest('.ui-badge, .status-badge, .deadline')) {
+          out.push({
+            where: label(cell),
+            problem: 'status or deadline cut',
+            text: el.textContent!.slice(0, 80),
+          });
+          continue;
+        }
         let titled = false;
         for (let at: HTMLElement | null = el; at; at = at === cell ? null : at.parentElement) {
           if (at.title) titled = true;
@@ -656,6 +670,95 @@ async function cellProblems(app: Page): Promise<CellProblem[]> {
     }
     return out;
   });
+}
+
+/**
+ * Text cut outside the tables, where no title can stand in for it: anything in the header (the
+ * connection state, its retry countdown, the role, the alerts; only a legal entity's name longer
+ * than the header may be capped, with its full name as its title), a button's or a heading's
+ * words, and an empty field's placeholder (measured against the field's content box).
+ */
+async function clippedText(app: Page): Promise<CellProblem[]> {
+  return app.evaluate(() => {
+    const out: { where: string; problem: string; text: string }[] = [];
+    // Drawn for the eye: text kept only for screen readers (a 1 px clipped box) is not cut text.
+    const visible = (el: Element): boolean => {
+      const r = el.getBoundingClientRect();
+      const st = getComputedStyle(el);
+      return r.width > 1 && r.height > 1 && st.visibility !== 'hidden' && st.clipPath === 'none';
+    };
+    const cut = (el: HTMLElement): boolean =>
+      getComputedStyle(el).overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1;
+    const header = document.querySelector<HTMLElement>('.app__header');
+    for (const el of header ? [...header.querySelectorAll<HTMLElement>('*')] : []) {
+      if (el instanceof SVGElement || !visible(el) || !(el.textContent ?? '').trim() || !cut(el)) continue;
+      // An entity's long name and its id may be capped, their full value in the title.
+      const titled = el.closest<HTMLElement>('.status-line__entity-name, .status-line__id');
+      if (titled?.title.includes((el.textContent ?? '').trim())) continue;
+      // A box that holds a cut child is reported through the child.
+      if ([...el.children].some((c) => c instanceof HTMLElement && cut(c))) continue;
+      out.push({ where: 'header', problem: 'text cut', text: (el.textContent ?? '').trim().slice(0, 80) });
+    }
+    const main = document.querySelector('main');
+    for (const el of main ? [...main.querySelectorAll<HTMLElement>('h1, h2, h3, button')] : []) {
+      if (el.closest('[role="grid"], [role="dialog"]') || !visible(el)) continue;
+      // A Select's value may be cut with its option's text as the button's name; other buttons not.
+      for (const part of [el, ...el.querySelectorAll<HTMLElement>('span')]) {
+        if (part.closest('.ui-select__value') || !(part.textContent ?? '').trim() || !cut(part)) continue;
+        out.push({
+          where: el.tagName.toLowerCase(),
+          problem: 'text cut',
+          text: (part.textContent ?? '').trim().slice(0, 80),
+        });
+        break;
+      }
+    }
+    const canvas = document.createElement('canvas').getContext('2d')!;
+    for (const el of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
+      'input[placeholder], textarea[placeholder]',
+    )) {
+      if (el.value || !visible(el)) continue;
+      const s = getComputedStyle(el);
+      canvas.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+      const room = el.clientWidth - Number.parseFloat(s.paddingLeft) - Number.parseFloat(s.paddingRight);
+      const need = canvas.measureText(el.placeholder).width;
+      if (need > room + 1)
+        out.push({
+          where: `field ${el.getAttribute('aria-label') ?? el.name ?? ''}`,
+          problem: `placeholder cut (${Math.round(need)} > ${Math.round(room)} px)`,
+          text: el.placeholder,
+        });
+    }
+    return out;
+  });
+}
+
+/**
+ * Raw values that have words or one style: ISO return reason codes ("AC03", "FOCR": the reason is
+ * said in words, the code at most in an id's monospace) and ISO dates ("2026-11-24",
+ * "2026-11-24T11:56:21Z": one date style, the absolute one from the shared words or a relative
+ * time). Fields, ids' monospace and closed lists are left out.
+ */
+async function rawValues(app: Page): Promise<string[]> {
+  const text = await app.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('main, [role="dialog"]')]
+      .map((root) => {
+        const copy = root.cloneNode(true) as HTMLElement;
+        // A Select's hidden native <select> (form autofill) and a closed list are not on screen.
+        for (const el of copy.querySelectorAll(
+          'code, kbd, input, textarea, select, [hidden], [role="listbox"]',
+        ))
+          el.remove();
+        document.body.appendChild(copy);
+        const t = copy.innerText;
+        copy.remove();
+        return t;
+      })
+      .join('\n'),
+  );
+  const codes = new RegExp(`\\b(?:${RETURN_REASON_CODE_LIST.join('|')})\\b`, 'g');
+  const isoDates = /\b\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?\b/g;
+  return [...new Set([...(text.match(codes) ?? []), ...(text.match(isoDates) ?? [])])];
 }
 
 /**
@@ -740,6 +843,8 @@ for (const scheme of ['light', 'dark'] as const) {
           expect(await cellProblems(app), at).toEqual([]);
           if (screen.svgIconsOnly) expect(await symbolGlyphs(app), at).toEqual([]);
           expect(await codeWords(app), at).toEqual([]);
+          expect(await clippedText(app), at).toEqual([]);
+          expect(await rawValues(app), at).toEqual([]);
 
           await app.screenshot({
             path: path.join(screenshots, `${screen.name}-${scheme}-${size.width}x${size.height}.png`),

@@ -10,7 +10,7 @@ test.describe('foundation', () => {
     await expect(app.getByTestId('connection-state')).toHaveText('Connected');
     await expect(app.getByTestId('connection-environment')).toHaveText('Embedded sandbox');
     await expect(app.getByTestId('connection-legal-entity')).toContainText(entityA!.id);
-    await expect(app.getByTestId('connection-role')).toHaveText('admin');
+    await expect(app.getByTestId('connection-role')).toHaveText('Admin');
   });
 
   test('the page gets window.desk with invoke and subscribe only, and no Node', async ({ app }) => {

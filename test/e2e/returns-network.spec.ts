@@ -40,7 +40,7 @@ const test = base.extend<{ rig: Rig; retryAttempts: number }>({
     const app = await harness.open(context);
     const errors: string[] = [];
     app.on('pageerror', (e) => errors.push(e.message));
-    await expect(app.getByTestId('connection-role')).toHaveText('admin');
+    await expect(app.getByTestId('connection-role')).toHaveText('Admin');
     await use({ sandbox, proxy, harness, app, transferId: transfer.transaction_id });
     await harness.close();
     await proxy.close();

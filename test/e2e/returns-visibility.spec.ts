@@ -25,7 +25,7 @@ test('the sandbox visibility delay passes through "processing" to the review pan
   );
   if (!sandbox || !transfer) throw new Error('seed changed: no 12,500.00 USD transfer of legal entity A');
 
-  await expect(app.getByTestId('connection-role')).toHaveText('admin');
+  await expect(app.getByTestId('connection-role')).toHaveText('Admin');
   await app.getByRole('link', { name: 'Returns' }).click();
   await app.getByLabel('Transaction id of the incoming transfer').fill(transfer.transaction_id);
   await app.getByRole('button', { name: 'Open', exact: true }).click();

@@ -90,8 +90,9 @@ test.describe('returns', () => {
     await expect(app.getByTestId('return-status')).toHaveText('Return intent created');
     await expect(app.getByTestId('return-amount')).toHaveText('100.50 USD');
     await expect(app.getByTestId('return-fee')).toHaveText('0.00 USD');
+    // The reason in words first, its ISO code after it as a secondary detail.
     await expect(app.getByTestId('return-reason')).toHaveText(
-      'AC03 — Invalid creditor account number: wrong or unknown creditor account',
+      'Invalid creditor account number: wrong or unknown creditor account AC03',
     );
     await expect(app.getByTestId('return-description')).toHaveText('Beneficiary account unknown');
     await expect(app.getByTestId('return-initiated-by')).toContainText('Alex Morgan');
@@ -130,9 +131,11 @@ test.describe('returns', () => {
     await app.getByRole('button', { name: 'Yes, confirm the return' }).click();
     await expect(app.getByTestId('return-following')).toBeVisible();
     await expect(app.getByTestId('return-completed')).toHaveText(
-      /^The return is completed: returned 100\.50 USD to Harbour Freight Ltd \(AC03\) at \d{1,2}:\d{2}:\d{2}( [AP]M)?\.$/,
+      /^The return is completed: returned 100\.50 USD to Harbour Freight Ltd at \d{1,2}:\d{2}:\d{2}( [AP]M)?\. Reason: Invalid creditor account number\.$/,
       { timeout: 15_000 },
     );
+    // The sentence names the reason; no raw code stands in for it.
+    await expect(app.getByTestId('return-completed')).not.toContainText('AC03');
     // and a toast says so, with a link to the transfer
     const toasts = app.getByRole('status', { name: 'Notifications' });
     await expect(toasts.getByText('Return completed')).toBeVisible();
@@ -233,7 +236,7 @@ test.describe('returns', () => {
     harness,
   }) => {
     await harness.services.session.useSandboxCredential('a-viewer');
-    await expect(app.getByTestId('connection-role')).toHaveText('viewer');
+    await expect(app.getByTestId('connection-role')).toHaveText('Viewer');
     const id = seeded(harness, '1250000');
     await openTransfer(app, id);
     const start = app.getByRole('button', { name: 'Return this transfer…' });

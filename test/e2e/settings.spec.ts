@@ -50,13 +50,13 @@ test.describe('settings', () => {
 
     const choose = (who: RegExp) => chooseOption(app, app, 'Sandbox credential', who);
     await choose(/^Legal entity A — viewer/);
-    await expect(app.getByTestId('connection-role')).toHaveText('viewer');
+    await expect(app.getByTestId('connection-role')).toHaveText('Viewer');
     await choose(/^Legal entity B — admin/);
     await expect(app.getByTestId('connection-legal-entity')).toContainText(
       harness.services.sandbox!.fixtures.legal_entities[1]!.id,
     );
     await choose(/^Legal entity A — admin/);
-    await expect(app.getByTestId('connection-role')).toHaveText('admin');
+    await expect(app.getByTestId('connection-role')).toHaveText('Admin');
     expect(await seriousA11yViolations(app)).toEqual([]);
   });
 
@@ -234,7 +234,7 @@ test.describe('activity', () => {
     await expect(app.getByRole('grid', { name: 'Audit log entries' })).toBeVisible();
     const rows = app.getByTestId('audit-row');
     await expect(rows).toHaveCount(1);
-    const sentence = `Return intent created — 2,500.00 USD to ${debtor}, AC03`;
+    const sentence = `Return intent created — 2,500.00 USD to ${debtor}, reason: invalid creditor account number`;
     await expect(rows.first()).toContainText(sentence);
     await expect(rows.first()).toContainText('Succeeded');
     // the raw record is one selection away, not in the row

@@ -240,8 +240,8 @@ describe('returns service', () => {
     const debtor = transfer.incoming?.debtorName;
     expect(debtor).toBeTruthy();
     expect(returnLines.map((e) => e.summary)).toEqual([
-      `Return cancelled — 5.00 USD to ${debtor}, FOCR`,
-      `Return intent created — 5.00 USD to ${debtor}, FOCR`,
+      `Return cancelled — 5.00 USD to ${debtor}, reason: following cancellation request`,
+      `Return intent created — 5.00 USD to ${debtor}, reason: following cancellation request`,
     ]);
     // Cancelling again is refused in plain words.
     await expect(s.services.handlers['returns.cancel']({ transactionId: id })).rejects.toMatchObject({

@@ -20,7 +20,7 @@ describe('asset names', () => {
 });
 
 describe('activity in words', () => {
-  it('a return intent: amount and currency from minor units, the counterparty and the reason code', () => {
+  it('a return intent: amount and currency from minor units, the counterparty and the reason by its name (no code)', () => {
     expect(
       describeActivity({
         operation: 'return.create_intent',
@@ -33,7 +33,9 @@ describe('activity in words', () => {
           reasonCode: 'AC03',
         },
       }),
-    ).toBe('Return intent created — 12,500.00 USD to Harbour Freight Ltd, AC03');
+    ).toBe(
+      'Return intent created — 12,500.00 USD to Harbour Freight Ltd, reason: invalid creditor account number',
+    );
   });
 
   it('a confirmed quote: buy the asset for the currency, exactly (6 and 2 decimals, no floats)', () => {

@@ -124,7 +124,8 @@ export async function markQueueLoad(page: Page): Promise<void> {
             w.__firstRowAt = performance.now();
           }
           const t = document.querySelector('[data-testid="rfi-visible-count"]')?.textContent ?? '';
-          if (w.__allRowsAt === undefined && /^\\d+ of \\d+ RFIs/.test(t)) {
+          // Counts are grouped from 1,000 on ("10,000 of 10,000 RFIs").
+          if (w.__allRowsAt === undefined && /^[\\d.,\\u00a0\\u202f ]+ of [\\d.,\\u00a0\\u202f ]+ RFIs/.test(t)) {
             w.__allRowsAt = performance.now();
             obs.disconnect();
           }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { TriangleAlert } from 'lucide-react';
+import './countdown.css';
 
 export interface CountdownProps {
   /** The deadline: ms since the epoch or an ISO 8601 time, in the reference (e.g. server) clock. */
@@ -120,9 +121,6 @@ export function Countdown({
             strokeDashoffset={`${CIRCUMFERENCE * (1 - fraction)}`}
             transform="rotate(-90 24 24)"
           />
-          <text className="countdown__seconds" x="24" y="24" textAnchor="middle" dominantBaseline="central">
-            {seconds}
-          </text>
         </svg>
       )}
       <span className="countdown__text">

@@ -15,6 +15,9 @@ export interface StatusLine {
   label: string;
   /** The rest of the sentence: "since 14:02:11 · retrying in 8 s", or what to do. */
   detail: string | null;
+  /** The two parts of an outage's detail, for a header that may show only the second. */
+  sinceText: string | null;
+  retryText: string | null;
   /** Whole seconds until main retries on its own (null when nothing is scheduled). */
   retryInSeconds: number | null;
   /** The time the state began (ISO), for a precise tooltip. */
@@ -43,6 +46,8 @@ export function secondsUntil(iso: string, nowMs: number): number {
 export function statusLine(status: SessionStatus | null, nowMs: number, online: boolean): StatusLine {
   const base = {
     retryInSeconds: null,
+    sinceText: null,
+    retryText: null,
     since: status?.since ?? null,
     keychainProblem: status?.keychainProblem ?? null,
     machineOffline: !online,
@@ -58,15 +63,16 @@ export function statusLine(status: SessionStatus | null, nowMs: number, online: 
         : { ...base, tone: 'bad', label: 'Offline', detail: 'this computer has no network' };
     case 'offline': {
       const retry = status.retryAt ? secondsUntil(status.retryAt, nowMs) : null;
-      const parts = [
-        status.since ? `since ${clockTime(status.since)}` : null,
-        retry === null ? null : retry > 0 ? `retrying in ${retry} s` : 'retrying now',
-      ].filter((p): p is string => p !== null);
+      const sinceText = status.since ? `since ${clockTime(status.since)}` : null;
+      const retryText = retry === null ? null : retry > 0 ? `retrying in ${retry} s` : 'retrying now';
+      const parts = [sinceText, retryText].filter((p): p is string => p !== null);
       return {
         ...base,
         tone: 'bad',
         label: online ? 'Bank unreachable' : 'Offline',
         detail: parts.length > 0 ? parts.join(' · ') : null,
+        sinceText,
+        retryText,
         retryInSeconds: retry,
       };
     }

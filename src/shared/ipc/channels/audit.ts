@@ -34,7 +34,7 @@ export const auditEntryViewSchema = z.object({
   detail: z.string().nullable(),
   /** What moved (amounts, counterparty, reason code, side), recorded with the write; null for older entries. */
   facts: activityFactsSchema.nullable(),
-  /** The entry in words ("Return intent created — 12,500.00 USD to Harbour Freight Ltd, AC03"). */
+  /** The entry in words ("Return intent created — 12,500.00 USD to Harbour Freight Ltd, reason: invalid creditor account number"). */
   summary: z.string(),
 });
 export type AuditEntryView = z.infer<typeof auditEntryViewSchema>;

@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import {
   Button as AriaButton,
@@ -35,6 +36,13 @@ export interface SelectProps {
   hideLabel?: boolean;
   className?: string;
   name?: string;
+  /**
+   * A popover that leaves the page as it is while open (nothing made inert, no scroll lock): for
+   * filters chosen often, where a modal popover's close (the whole page made inert and live
+   * again, the scroll lock undone) costs the list its frame. Escape, Tab away and a press outside
+   * close it.
+   */
+  nonModal?: boolean;
   'data-testid'?: string;
 }
 
@@ -54,10 +62,27 @@ export function Select({
   placeholder,
   hideLabel,
   className,
+  nonModal = false,
   ...rest
 }: SelectProps) {
+  const [isOpen, setOpen] = useState(false);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  const popoverRef = useRef<HTMLElement>(null);
+  // A non-modal popover is not dismissed by React Aria on a press outside: this closes it.
+  useEffect(() => {
+    if (!nonModal || !isOpen) return;
+    const onDown = (e: PointerEvent): void => {
+      const t = e.target as Node | null;
+      if (t && (popoverRef.current?.contains(t) || triggerRef.current?.contains(t))) return;
+      setOpen(false);
+    };
+    document.addEventListener('pointerdown', onDown, true);
+    return () => document.removeEventListener('pointerdown', onDown, true);
+  }, [nonModal, isOpen]);
   return (
     <AriaSelect
+      isOpen={isOpen}
+      onOpenChange={setOpen}
       value={toKey(value)}
       onChange={(k) => {
         if (k !== null) onChange(fromKey(String(k)));
@@ -72,7 +97,7 @@ export function Select({
       data-value={value}
     >
       <Label className={cx('ui-field__label', hideLabel && 'ui-visually-hidden')}>{label}</Label>
-      <AriaButton className="ui-input ui-select__button">
+      <AriaButton ref={triggerRef} className="ui-input ui-select__button">
         <SelectValue className="ui-select__value">
           {({ selectedText, isPlaceholder }) => (isPlaceholder ? (placeholder ?? 'Select…') : selectedText)}
         </SelectValue>
@@ -84,7 +109,7 @@ export function Select({
         </Text>
       )}
       <FieldError className="ui-field__error">{errorMessage}</FieldError>
-      <Popover className="ui-popover" offset={4}>
+      <Popover ref={popoverRef} className="ui-popover" offset={4} isNonModal={nonModal}>
         <ListBox className="ui-listbox">
           {options.map((o) => (
             <ListBoxItem

@@ -30,6 +30,12 @@ const outcomeLabel: Record<AuditEntryView['outcome'], string> = {
   failed: 'Refused',
   pending: 'Unclear — check at the bank',
 };
+/** The badge in a row: one word (the row's title and the detail say the whole). */
+const outcomeShort: Record<AuditEntryView['outcome'], string> = {
+  succeeded: 'Succeeded',
+  failed: 'Refused',
+  pending: 'Unclear',
+};
 const outcomeTone: Record<AuditEntryView['outcome'], BadgeTone> = {
   succeeded: 'ok',
   failed: 'bad',
@@ -72,12 +78,26 @@ function columnsFor(names: ActivityNames): DataColumn<AuditEntryView>[] {
       accessorKey: 'at',
       header: 'When',
       cell: (c) => <RelativeTime value={c.row.original.at} />,
-      meta: { width: '110px' },
+      meta: { width: '96px' },
     },
     {
       id: 'summary',
       accessorFn: (e) => activitySentence(e, names),
       header: 'What',
+      // What was done first, whole; what it moved after it in muted words (cut last, full on hover
+      // and in the entry's detail below).
+      cell: (c) => {
+        const sentence = activitySentence(c.row.original, names);
+        const at = sentence.indexOf(' — ');
+        return at < 0 ? (
+          <span className="activity-what__head">{sentence}</span>
+        ) : (
+          <span className="activity-what">
+            <span className="activity-what__head">{sentence.slice(0, at)}</span>
+            <span className="activity-what__rest"> — {sentence.slice(at + 3)}</span>
+          </span>
+        );
+      },
       meta: { width: 'minmax(0, 5fr)' },
     },
     {
@@ -85,9 +105,9 @@ function columnsFor(names: ActivityNames): DataColumn<AuditEntryView>[] {
       accessorKey: 'outcome',
       header: 'Outcome',
       cell: (c) => (
-        <Badge tone={outcomeTone[c.row.original.outcome]}>{outcomeLabel[c.row.original.outcome]}</Badge>
+        <Badge tone={outcomeTone[c.row.original.outcome]}>{outcomeShort[c.row.original.outcome]}</Badge>
       ),
-      meta: { width: '200px', title: (r) => outcomeLabel[r.outcome] },
+      meta: { width: '120px', title: (r) => outcomeLabel[r.outcome] },
     },
     {
       id: 'who',
@@ -95,7 +115,9 @@ function columnsFor(names: ActivityNames): DataColumn<AuditEntryView>[] {
       header: 'Who',
       cell: (c) => <span data-testid="audit-who">{whoWords(c.row.original, names).name}</span>,
       meta: {
-        width: 'minmax(140px, 1.2fr)',
+        width: 'minmax(120px, 1.2fr)',
+        // The entry's detail names who too; on a narrow window the sentence keeps the room.
+        minTableWidth: 900,
         title: (e) => {
           const w = whoWords(e, names);
           return [w.name, w.detail].filter(Boolean).join(' — ');
@@ -107,7 +129,7 @@ function columnsFor(names: ActivityNames): DataColumn<AuditEntryView>[] {
       accessorKey: 'environmentName',
       header: 'Environment',
       // The entry's detail names it too; on a narrow window it gives way to the sentence.
-      meta: { width: 'minmax(140px, 1fr)', minTableWidth: 900 },
+      meta: { width: 'minmax(150px, 1fr)', minTableWidth: 1000 },
     },
   ];
 }

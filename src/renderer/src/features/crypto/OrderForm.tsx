@@ -15,11 +15,14 @@ import {
   BackLink,
   Button,
   ErrorState,
+  Segmented,
   Select,
   Skeleton,
   TextArea,
   TextField,
 } from '../../components/ui';
+import type { SegmentedOption } from '../../components/ui';
+import { orderWords } from '../../../../shared/words';
 import type { DigitalAsset } from '../../../../shared/catalogue';
 
 const accountLabel = (a: AccountBookEntry): string => `${a.label} (${a.accountId})`;
@@ -47,32 +50,26 @@ function AccountField(props: {
   );
 }
 
-/** Buy or sell, from the customer's view. */
+const SIDE_OPTIONS: readonly SegmentedOption<'buy' | 'sell'>[] = [
+  { value: 'buy', content: 'Buy', title: 'Buy: pay USD, receive the digital asset' },
+  { value: 'sell', content: 'Sell', title: 'Sell: pay the digital asset, receive USD' },
+];
+
+/** Buy or sell, from the customer's view: the design system's one-of-a-few choice, what it means beside it. */
 function SideChoice({ side, onChange }: { side: 'buy' | 'sell'; onChange(side: 'buy' | 'sell'): void }) {
   return (
-    <fieldset className="crypto-form__group">
-      <legend>Side (from the customer’s view)</legend>
-      <label>
-        <input
-          type="radio"
-          name="side"
-          value="buy"
-          checked={side === 'buy'}
-          onChange={() => onChange('buy')}
-        />{' '}
-        Buy: pay USD, receive the digital asset
-      </label>
-      <label>
-        <input
-          type="radio"
-          name="side"
-          value="sell"
-          checked={side === 'sell'}
-          onChange={() => onChange('sell')}
-        />{' '}
-        Sell: pay the digital asset, receive USD
-      </label>
-    </fieldset>
+    <div className="crypto-form__side">
+      <Segmented
+        label="Side (from the customer’s view)"
+        value={side}
+        onChange={onChange}
+        options={SIDE_OPTIONS}
+        data-testid="crypto-side"
+      />
+      <p className="muted" data-testid="crypto-side-meaning">
+        {side === 'buy' ? 'Pay USD, receive the digital asset.' : 'Pay the digital asset, receive USD.'}
+      </p>
+    </div>
   );
 }
 
@@ -88,7 +85,9 @@ function PairFacts({ asset }: { asset: DigitalAsset }) {
         <dt>Symbol</dt>
         <dd>{asset.symbol}</dd>
         <dt>Priority / rail</dt>
-        <dd>instant / rfq (set by the app)</dd>
+        <dd>
+          {orderWords('instant')} · {orderWords('rfq')} (set by the app)
+        </dd>
       </dl>
       {asset.name === 'USDC' && (
         <p className="notice notice--warn" role="note" data-testid="usdc-warning">

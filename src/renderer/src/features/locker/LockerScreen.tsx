@@ -18,7 +18,7 @@ import { useSubscription } from '../../lib/events';
 import { formatBytes } from '../rfis/format';
 import { lockerSubscription, useLocker } from './store';
 import './locker.css';
-import { dateWords, rfiTypeWords, statusWords } from '../../../../shared/words';
+import { dateWords, dayWords, rfiTypeWords, statusWords } from '../../../../shared/words';
 import { useQueue } from '../rfis/queue-store';
 
 /** RFI id → its subject, from the queue this workstation holds (read once if not yet). */
@@ -40,12 +40,12 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export function ExpiryBadge({ doc }: { doc: LockerDocumentView }) {
   if (doc.expiry === 'none' || doc.daysLeft === null) return <Badge tone="neutral">No expiry</Badge>;
   if (doc.expiry === 'expired') {
-    return <Badge tone="bad">Expired on {doc.current.expiresOn}</Badge>;
+    return <Badge tone="bad">Expired on {dayWords(doc.current.expiresOn)}</Badge>;
   }
   const days = doc.daysLeft === 0 ? 'today' : `in ${doc.daysLeft} day${doc.daysLeft === 1 ? '' : 's'}`;
   return (
     <Badge tone={doc.expiry === 'soon' ? 'warn' : 'ok'}>
-      {doc.expiry === 'soon' ? `Expires ${days}` : `Valid until ${doc.current.expiresOn}`}
+      {doc.expiry === 'soon' ? `Expires ${days}` : `Valid until ${dayWords(doc.current.expiresOn)}`}
     </Badge>
   );
 }
@@ -192,14 +192,14 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
       <div className="muted">
         {doc.current.name} · {formatBytes(doc.current.sizeBytes)} · sha256{' '}
         <code>{doc.current.sha256.slice(0, 16)}…</code>
-        {doc.current.issuedOn ? ` · issued ${doc.current.issuedOn}` : ''}
+        {doc.current.issuedOn ? ` · issued ${dayWords(doc.current.issuedOn)}` : ''}
       </div>
       {doc.note && <p className="locker__note">{doc.note}</p>}
       {doc.problem && (
         <div className="notice notice--bad locker__problem" data-testid="locker-item-problem">
+          {/* Main's sentence says what happened and what to do; this one what it means here. */}
           <p>
-            {doc.problem} It cannot be used in an answer until you replace it with the file (its details and
-            earlier versions stay) or remove it.
+            {doc.problem} Until then it cannot be used in an answer; its details and earlier versions stay.
           </p>
           <Button size="sm" variant="primary" onPress={() => void replacePicked(doc.id, {})}>
             Replace with the file…
@@ -229,7 +229,7 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
             {doc.history.map((v) => (
               <li key={v.versionId}>
                 {v.name} · added {dateWords(v.addedAt)}
-                {v.expiresOn ? ` · expired/expires ${v.expiresOn}` : ''} · sha256{' '}
+                {v.expiresOn ? ` · valid until ${dayWords(v.expiresOn)}` : ''} · sha256{' '}
                 <code>{v.sha256.slice(0, 16)}…</code>
               </li>
             ))}
@@ -237,9 +237,12 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
         </details>
       )}
       <div className="locker__actions">
-        <Button size="sm" onPress={() => void replacePicked(doc.id, {})}>
-          Replace with a newer file…
-        </Button>
+        {/* A document whose copy went missing has its one way to replace it in its notice above. */}
+        {!doc.problem && (
+          <Button size="sm" onPress={() => void replacePicked(doc.id, {})}>
+            Replace with a newer file…
+          </Button>
+        )}
         {/* Quiet until confirmed: the confirmation dialog carries the destructive action. */}
         <Button size="sm" variant="ghost" onPress={() => setConfirming(true)}>
           Remove from the locker
@@ -262,6 +265,13 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
       </div>
     </li>
   );
+}
+
+/** Brings a document's card into view and the keyboard to its first action (its way forward). */
+function showDocument(id: string): void {
+  const card = document.getElementById(`locker-${id}`);
+  card?.scrollIntoView({ block: 'center' });
+  card?.querySelector<HTMLElement>('.locker__problem button, button')?.focus({ preventScroll: true });
 }
 
 /** The evidence locker: documents kept once, reused in answers, warned about before they expire. */
@@ -307,15 +317,22 @@ export function LockerScreen() {
           </p>
         )}
         {broken.length > 0 && (
-          <div className="notice notice--bad" role="alert" data-testid="locker-missing-copies">
+          <div
+            className="notice notice--bad locker__problem"
+            role="alert"
+            data-testid="locker-missing-copies"
+          >
             <p>
               {broken.length === 1
-                ? 'The stored copy of one document is missing or damaged'
-                : `The stored copies of ${broken.length} documents are missing or damaged`}
-              : {broken.map((d) => d.current.name).join(', ')}. Replace {broken.length === 1 ? 'it' : 'each'}{' '}
-              with the file, or remove {broken.length === 1 ? 'it' : 'them'};{' '}
-              {broken.length === 1 ? 'it is' : 'they are'} listed first below.
+                ? `The stored copy of ${broken[0]!.current.name} is missing or damaged.`
+                : `The stored copies of ${broken.length} documents are missing or damaged: ${broken
+                    .map((d) => d.current.name)
+                    .join(', ')}.`}{' '}
+              {broken.length === 1 ? 'It is' : 'They are'} listed first under Documents, with what to do.
             </p>
+            <Button size="sm" onPress={() => showDocument(broken[0]!.id)}>
+              Show {broken.length === 1 ? 'it' : 'the first'}
+            </Button>
           </div>
         )}
         {expiring.length > 0 && (

@@ -83,7 +83,7 @@ export function ReturnForm({
         <p className="field__hint" data-testid="return-reason-meaning">
           {reasonCode && reasonCode in RETURN_REASON_CODES
             ? RETURN_REASON_CODES[reasonCode as ReturnReasonCode]
-            : 'The SWIFT reason code sent with the return (e.g. FOCR, AC03, AM09).'}
+            : 'Why the money goes back: the bank sends it with the return as a SWIFT reason code.'}
         </p>
       </div>
       <TextArea

@@ -1,4 +1,4 @@
-import { describeReasonCode } from '../../../../shared/catalogue';
+import { describeReasonCode, reasonCodeName } from '../../../../shared/catalogue';
 import type { TransferView } from '../../../../shared/ipc/channels/returns';
 import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -77,8 +77,16 @@ export function ReturnReview({
           </strong>
         </p>
         <p data-testid="return-confirm-step">
-          Currency {currency}; reason <strong>{reason}</strong> — {reason ? describeReasonCode(reason) : ''}.
-          The bank sends the SWIFT return message; this cannot be undone.
+          Currency {currency}; reason: <strong>{reason ? describeReasonCode(reason) : 'none given'}</strong>
+          {reason && (
+            <>
+              {' '}
+              <code className="muted" title="ISO reason code">
+                {reason}
+              </code>
+            </>
+          )}
+          . The bank sends the SWIFT return message; this cannot be undone.
         </p>
       </ConfirmDialog>
       {phase === 'following' && (
@@ -90,8 +98,10 @@ export function ReturnReview({
       {phase === 'completed' && (
         <p className="outcome outcome--ok" role="status" data-testid="return-completed">
           The return is completed: returned{' '}
-          <Money amount={review.returnDetails?.amount} currency={currency} /> to {debtor} ({reason})
+          <Money amount={review.returnDetails?.amount} currency={currency} /> to {debtor}
           {review.returnDetails?.updatedAt ? ` at ${clockTime(review.returnDetails.updatedAt)}` : ''}.
+          {/* The reason by its name; its ISO code is in the Return panel above. */}
+          {reason ? ` Reason: ${reasonCodeName(reason)}.` : ''}
         </p>
       )}
     </>

@@ -1,4 +1,5 @@
 import { sortableMinor } from '../../../../shared/money';
+import { reasonCodeName } from '../../../../shared/catalogue';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { RefreshCw, Send } from 'lucide-react';
 import type { ReturnEntry } from '../../../../shared/ipc/channels/returns';
@@ -255,9 +256,13 @@ function ReturnsTable(props: {
       {
         id: 'reason',
         header: 'Reason',
-        accessorKey: 'reasonCode',
-        // A code the return's page explains; on a narrow window it gives way to the names.
-        meta: { width: '100px', minTableWidth: 900 },
+        // The reason by its name, the ISO code in the title; on a narrow window it gives way to the names.
+        accessorFn: (e) => (e.reasonCode ? reasonCodeName(e.reasonCode) : ''),
+        meta: {
+          width: 'minmax(120px, 1.2fr)',
+          minTableWidth: 900,
+          title: (e) => (e.reasonCode ? `${reasonCodeName(e.reasonCode)} (${e.reasonCode})` : undefined),
+        },
       },
       {
         id: 'phase',
@@ -304,7 +309,7 @@ function ReturnsTable(props: {
               not read
             </span>
           ),
-        meta: { width: '140px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
+        meta: { width: '196px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
       },
       {
         id: 'updated',
@@ -345,7 +350,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
         accessorFn: (r) => r.name ?? r.rfi ?? '',
         cell: (c) =>
           c.row.original.name ?? c.row.original.rfi ?? <span className="muted">Sender not known yet</span>,
-        meta: { width: 'minmax(140px, 2fr)', title: (r) => r.name ?? r.rfi ?? 'Sender not known yet' },
+        meta: { width: 'minmax(130px, 2fr)', title: (r) => r.name ?? r.rfi ?? 'Sender not known yet' },
       },
       {
         id: 'source',
@@ -359,7 +364,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
         accessorKey: 'transactionId',
         cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
         // Named by its sender first; on a narrow window the id gives way to the amount.
-        meta: { width: 'minmax(120px, 1.5fr)', title: () => undefined, minTableWidth: 720 },
+        meta: { width: 'minmax(140px, 1.5fr)', title: () => undefined, minTableWidth: 720 },
       },
       {
         id: 'amount',
@@ -382,7 +387,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
         header: 'Status',
         accessorFn: (r) => r.status ?? '',
         cell: (c) => (c.row.original.status ? <StatusBadge status={c.row.original.status} /> : null),
-        meta: { width: '136px', title: (r) => (r.status ? statusLabel(r.status) : undefined) },
+        meta: { width: '196px', title: (r) => (r.status ? statusLabel(r.status) : undefined) },
       },
       {
         id: 'viewed',

@@ -61,7 +61,10 @@ export function ReviewPane({ original, review }: { original: TransferView; revie
           <dd data-testid="return-reason">
             {r?.reasonCode ? (
               <>
-                <strong>{r.reasonCode}</strong> — {r.reasonMeaning}
+                {r.reasonMeaning}{' '}
+                <code className="muted" title="ISO reason code">
+                  {r.reasonCode}
+                </code>
               </>
             ) : (
               '—'

@@ -1,7 +1,8 @@
 import type { TransferView } from '../../../../shared/ipc/channels/returns';
-import { transactionTypeWords } from '../../../../shared/words';
+import { dayWords, transactionTypeWords } from '../../../../shared/words';
 import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
+import { RelativeTime } from '../../components/ui';
 
 function Row({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -45,7 +46,7 @@ export function TransferDetails({
             <Row label="Creditor account">
               <code>{inc.creditorAccountId}</code>
             </Row>
-            <Row label="Value date">{inc.valueDate}</Row>
+            <Row label="Value date">{dayWords(inc.valueDate)}</Row>
             <Row label="Remittance information">{inc.remittanceInformation || '—'}</Row>
             <Row label="UETR">
               <code>{inc.uetr}</code>
@@ -54,7 +55,9 @@ export function TransferDetails({
         ) : (
           <Row label="Details">This transaction has no incoming SWIFT transfer details.</Row>
         )}
-        <Row label="Booked">{view.timestamp}</Row>
+        <Row label="Booked">
+          <RelativeTime value={view.timestamp} />
+        </Row>
       </dl>
     </section>
   );

@@ -86,7 +86,12 @@ export function TransferUnavailable({
         <p>
           Nothing was sent and nothing changed: returning a transfer needs the bank. This screen reads it
           again by itself as soon as the bank answers
-          {line.retryInSeconds !== null ? ` (the app checks again in ${line.retryInSeconds} s)` : ''}.
+          {line.retryInSeconds === null
+            ? ''
+            : line.retryInSeconds > 0
+              ? ` (the app checks again in ${line.retryInSeconds} s)`
+              : ' (the app is checking again now)'}
+          .
         </p>
         {known ? <LastSeen known={known} /> : <p>This computer has not seen this transfer before.</p>}
         <p>Transaction {id}</p>

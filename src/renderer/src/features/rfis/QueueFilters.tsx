@@ -26,7 +26,11 @@ import { teamActive, useTeam } from '../team/store';
 import { useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 
-/** The queue's head and filter bar: each control subscribes to the store slice it shows. */
+/**
+ * The queue's head and filter bar: each control subscribes to the store slice it shows. The
+ * filters' lists are non-modal (the page stays live while one is open). A status change still
+ * costs about 20–30 ms with its list's close (`npm run bench -- rfi-queue`), modal or not.
+ */
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
   return [...new Set([...known, ...Object.keys(counted ?? {})])];
@@ -51,7 +55,7 @@ export const QueueHead = memo(function QueueHead() {
   const syncText = sync ? (
     sync.state === 'offline' || !line.bankReachable ? (
       <>
-        {line.bankReachable ? 'Offline' : line.label}: showing the copy from {synced}
+        {line.bankReachable ? 'Offline' : line.label}: showing the copy synced {synced}
       </>
     ) : sync.state === 'syncing' ? (
       'Syncing…'
@@ -89,17 +93,25 @@ export const EntityList = memo(function EntityList() {
   if (entities.length <= 1) return null;
   return (
     <ul className="rfi-entities" aria-label="Legal entities watched" data-testid="rfi-entities">
-      {entities.map((e) => (
-        <li key={e.profileId} data-profile-id={e.profileId}>
-          <strong>{entityLabel({ name: e.name })}</strong> {plural(e.total, 'RFI')} · {entityState(e)}
-          {e.active ? ' · acts for answers, returns and quotes' : ''}
-          {` · watched by profile ${e.profileName}`}
-          {e.sharedWith?.length
+      {entities.map((e) => {
+        // One line per entity: its name, count and state first; how it is watched after them
+        // (cut on a narrow pane, whole on hover).
+        const name = entityLabel({ name: e.name });
+        const rest = [
+          `${plural(e.total, 'RFI')} · ${entityState(e)}`,
+          e.active ? ' · acts for answers, returns and quotes' : '',
+          ` · watched by profile ${e.profileName}`,
+          e.sharedWith?.length
             ? ` (also held by ${e.sharedWith.map((p) => p.profileName).join(', ')}, not watched twice)`
-            : ''}
-          {e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : ''}
-        </li>
-      ))}
+            : '',
+          e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : '',
+        ].join('');
+        return (
+          <li key={e.profileId} data-profile-id={e.profileId} title={`${name}: ${rest}`}>
+            <strong>{name}</strong> {rest}
+          </li>
+        );
+      })}
     </ul>
   );
 });
@@ -122,7 +134,7 @@ export const QueueSearch = memo(function QueueSearch({
       className="rfi-filters__search"
       inputRef={searchRef}
       value={text}
-      placeholder="Search subject, id, related… (/)"
+      placeholder="Search RFIs (/)"
       onChange={(t) => setFilter({ text: t })}
       onKeyDown={(e) => {
         if (e.key === 'Enter') {
@@ -178,6 +190,7 @@ export const EntitySelect = memo(function EntitySelect() {
       value={entity}
       onChange={(v) => useQueue.getState().setFilter({ entity: v })}
       options={options}
+      nonModal
       data-testid="rfi-filter-entity"
     />
   );
@@ -204,6 +217,7 @@ export const StatusSelect = memo(function StatusSelect() {
       value={status}
       onChange={(v) => useQueue.getState().setFilter({ status: v })}
       options={opts}
+      nonModal
       data-testid="rfi-filter-status"
     />
   );
@@ -226,6 +240,7 @@ export const TypeSelect = memo(function TypeSelect() {
       value={type}
       onChange={(v) => useQueue.getState().setFilter({ type: v })}
       options={opts}
+      nonModal
       data-testid="rfi-filter-type"
     />
   );
@@ -245,6 +260,7 @@ export const BandSelect = memo(function BandSelect() {
       value={band}
       onChange={(v) => useQueue.getState().setFilter({ band: v as QueueFilter['band'] })}
       options={BAND_OPTIONS}
+      nonModal
       data-testid="rfi-filter-band"
     />
   );

@@ -21,6 +21,15 @@ const UNREAD_MARK = (
   </span>
 );
 
+/**
+ * An account's label without its holder when the holder is the RFI's own entity ("Alder Trade
+ * GmbH: Alder USD operating" in Alder Trade GmbH's row reads "Alder USD operating").
+ */
+function withoutOwner(name: string, entityName: string | null | undefined): string {
+  const prefix = entityName ? `${entityName}: ` : null;
+  return prefix && name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : name;
+}
+
 /** The queue's columns: fewer beside the detail pane, the entity when the desk watches several. */
 export function queueColumns(
   names: Readonly<Record<string, string>>,
@@ -78,7 +87,7 @@ export function queueColumns(
         const r = c.row.original;
         const l = relatedLabel(names, r.type, r.relatedId);
         return l.name ? (
-          <span>{l.name}</span>
+          <span>{withoutOwner(l.name, r.entityName)}</span>
         ) : (
           <span className="rfi-cell__related">
             <span className="muted">{l.kind}</span> <code>{r.relatedId}</code>
@@ -124,7 +133,9 @@ export function queueColumns(
       header: 'Updated',
       accessorFn: (r) => r.updatedAt,
       cell: (c) => <RelativeTime value={c.row.original.updatedAt} now={now} />,
-      meta: { width: '112px', align: 'end', title: () => undefined, minTableWidth: several ? 900 : 760 },
+      // The least needed column gives way first on a narrow table (the Sort control still orders
+      // by it): the related object keeps its room beside the subject.
+      meta: { width: '112px', align: 'end', title: () => undefined, minTableWidth: several ? 1000 : 900 },
     },
   ];
   return all.filter((c): c is DataColumn<RfiSummaryView> => c !== false);

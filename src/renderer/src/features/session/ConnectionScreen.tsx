@@ -1,3 +1,4 @@
+import { roleWords } from '../../../../shared/words';
 import { Button, CopyableId, RelativeTime, Skeleton } from '../../components/ui';
 import { clockTime } from '../../lib/status-line';
 import { useSession } from './store';
@@ -49,7 +50,7 @@ export function ConnectionScreen() {
             <dt>Credential</dt>
             <dd>{status.credential?.webhookName ?? '—'}</dd>
             <dt>Role</dt>
-            <dd>{status.credential?.role ?? '—'}</dd>
+            <dd>{status.credential ? roleWords(status.credential.role) : '—'}</dd>
             {line.keychainProblem && (
               <>
                 <dt>Keychain</dt>

@@ -1,4 +1,7 @@
 import { useEffect } from 'react';
+import { RefreshCw } from 'lucide-react';
+import { roleShortWords, roleWords } from '../../../../shared/words';
+import { IconButton } from '../../components/ui';
 import { useSession } from './store';
 import { useStatusLine } from './status-line';
 import { entityLabel } from '../../lib/entity';
@@ -39,14 +42,28 @@ export function ConnectionStatus() {
         <span className="status-line__label" data-testid="connection-state">
           {!status && error ? error : line.label}
         </span>
-        {line.detail && (
+        {line.sinceText || line.retryText ? (
+          // An outage: since when (gives way on a narrow window; the title keeps the time) and
+          // the retry countdown in a box of its own width, so the header never moves as it counts.
           <span
-            className="status-line__detail"
+            className="status-line__detail status-line__detail--outage"
             data-testid="connection-detail"
-            title={line.since ?? undefined}
+            title={line.detail ?? undefined}
           >
-            {line.detail}
+            {line.sinceText && <span className="status-line__since">{line.sinceText}</span>}
+            {line.sinceText && line.retryText && <span className="status-line__sep"> · </span>}
+            {line.retryText && <span className="status-line__retry">{line.retryText}</span>}
           </span>
+        ) : (
+          line.detail && (
+            <span
+              className="status-line__detail"
+              data-testid="connection-detail"
+              title={line.since ?? undefined}
+            >
+              {line.detail}
+            </span>
+          )
         )}
       </div>
       {line.keychainProblem && (
@@ -63,14 +80,18 @@ export function ConnectionStatus() {
           <span className="status-line__entity-name" title={entity}>
             {entity}
           </span>
-          <code className="status-line__id" title="Legal entity id">
+          <code className="status-line__id" title={`Legal entity id ${credential.legalEntityId}`}>
             {credential.legalEntityId}
           </code>
         </span>
       )}
       {credential && (
-        <span data-testid="connection-role" className={`role role--${credential.role}`}>
-          {credential.role}
+        <span
+          data-testid="connection-role"
+          className={`role role--${credential.role}`}
+          title={`Role: ${roleWords(credential.role)}`}
+        >
+          {roleShortWords(credential.role)}
         </span>
       )}
       {status && (
@@ -82,9 +103,14 @@ export function ConnectionStatus() {
           {status.environment.name}
         </span>
       )}
-      <button type="button" className="link" onClick={() => void refresh()} disabled={loading}>
-        Re-check
-      </button>
+      <IconButton
+        label="Check the connection now"
+        icon={<RefreshCw size={14} aria-hidden="true" />}
+        onPress={() => void refresh()}
+        isDisabled={loading}
+        className="status-line__recheck"
+        data-testid="connection-recheck"
+      />
     </div>
   );
 }

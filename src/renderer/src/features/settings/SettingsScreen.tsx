@@ -183,7 +183,7 @@ function AddProfileForm() {
         value={baseUrl}
         onChange={setBaseUrl}
         isRequired
-        placeholder="https://api.bank.example"
+        placeholder="https://bank.example"
         inputMode="url"
       />
       <Button type="submit" isDisabled={busy !== null || !name.trim() || !baseUrl.trim()}>
