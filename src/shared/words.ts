@@ -189,6 +189,17 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024 * 1024)).toFixed(1)} GB`;
 }
 
+/**
+ * Why a file is refused for its size, as people read sizes ("The file is 31.2 MB; the bank accepts
+ * at most 25.0 MB."); when both round to the same size the exact byte counts say it.
+ */
+export function tooLargeWords(size: number, max: number): string {
+  const [file, limit] = [formatBytes(size), formatBytes(max)];
+  return file !== limit
+    ? `The file is ${file}; the bank accepts at most ${limit}.`
+    : `The file is ${plural(size, 'byte')}; the bank accepts at most ${plural(max, 'byte')} (${limit}).`;
+}
+
 export interface DateWordsOptions {
   /** BCP 47 locale; undefined = the runtime's. */
   locale?: string;

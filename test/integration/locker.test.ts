@@ -175,7 +175,7 @@ describe('evidence locker', () => {
     const kept = await addPicked(good, { documentType: 'proof_of_address' });
     const cases: Array<[string, Buffer | null, RegExp]> = [
       ['notes.txt', Buffer.from('just text, not a document'), /not a PDF, PNG or JPEG/],
-      ['huge.pdf', pdfBytes(0x43, MAX + 10), /accepts at most 300000 bytes/],
+      ['huge.pdf', pdfBytes(0x43, MAX + 10), /accepts at most 300,000 bytes/],
       ['empty.pdf', Buffer.alloc(0), /empty/],
       ['gone.pdf', null, /cannot be read/],
     ];

@@ -18,6 +18,7 @@ import {
   questionTypeWords,
   rfiTypeWords,
   statusWords,
+  tooLargeWords,
   transactionTypeWords,
   webhookEventWords,
 } from '../../src/shared/words';
@@ -60,6 +61,15 @@ describe('words, not codes', () => {
     expect(formatBytes(26214401)).toBe('25.0 MB');
     expect(formatBytes(1)).toBe('1 byte');
     expect(formatBytes(512)).toBe('512 bytes');
+  });
+
+  it('says why a file is too large in sizes people read, exact bytes only when both round alike', () => {
+    expect(tooLargeWords(32_700_000, 26_214_400)).toBe(
+      'The file is 31.2 MB; the bank accepts at most 25.0 MB.',
+    );
+    expect(tooLargeWords(26_214_401, 26_214_400)).toBe(
+      'The file is 26,214,401 bytes; the bank accepts at most 26,214,400 bytes (25.0 MB).',
+    );
   });
 
   it('writes dates in the one absolute style, in the zone given, never raw ISO', () => {

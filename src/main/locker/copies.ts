@@ -11,6 +11,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppFailure } from '../../shared/ipc/errors';
 import { cleanFileName } from '../../shared/names';
+import { tooLargeWords } from '../../shared/words';
 import type { AtRestCodec } from '../infra/at-rest';
 import { checkStructure } from '../infra/file-structure';
 import type { Logger } from '../infra/log';
@@ -70,8 +71,7 @@ export function lockerCopies(deps: LockerCopiesDeps): LockerCopies {
       kind: 'local',
       message: `${v.name} in the locker cannot be opened (damaged, or sealed with another key). Replace it with a new copy.`,
     });
-  const tooLarge = (size: number): string =>
-    `The file is ${size} bytes; the bank accepts at most ${deps.maxBytes()} bytes.`;
+  const tooLarge = (size: number): string => tooLargeWords(size, deps.maxBytes());
 
   /** The bytes to copy in, by the file's name; refusals before anything is written. */
   const sourceOf = async (

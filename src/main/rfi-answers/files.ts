@@ -16,6 +16,7 @@ import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import { AppFailure } from '../../shared/ipc/errors';
 import { cleanFileName } from '../../shared/names';
+import { tooLargeWords } from '../../shared/words';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
 import { checkFile } from '../infra/file-structure';
@@ -108,8 +109,7 @@ export async function openFileArea(o: {
   const codec = o.codec ?? plainCodec;
   const { files, stagingDir, persist } = await openStagedRegistry(o);
   const quota = o.quotaBytes ?? 256 * 1024 * 1024;
-  const tooLarge = (size: number): string =>
-    `The file is ${size} bytes; the bank accepts at most ${o.maxBytes()} bytes.`;
+  const tooLarge = (size: number): string => tooLargeWords(size, o.maxBytes());
   const stagedBytes = (): number => {
     let sum = dropped.arrivingBytes();
     for (const f of files.values()) if (f.kind === 'dropped') sum += f.sizeBytes;
