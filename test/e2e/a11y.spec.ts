@@ -396,7 +396,7 @@ const screens: ScreenCase[] = [
     },
     controls: (app) => [
       app.getByLabel(/^Amount to return/),
-      selectButton(app, 'Reason code'),
+      selectButton(app, 'Reason'),
       app.getByLabel('Description (optional)'),
     ],
   },

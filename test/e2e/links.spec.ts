@@ -57,7 +57,7 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
   await expect(amount).toBeVisible();
 
   await amount.fill('10');
-  await chooseOption(app, app, 'Reason code', /^AC03 — /);
+  await chooseOption(app, app, 'Reason', /\(AC03\)$/);
   await app.getByRole('button', { name: 'Create return intent' }).click();
   await expect(app.getByTestId('return-review')).toBeVisible();
   await expect(app.getByTestId('return-status')).toHaveText('Return intent created');

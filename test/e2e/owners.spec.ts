@@ -152,7 +152,7 @@ test('with Alder the default, Birch’s RFI is answered, exported, its transfer 
   proxy.seen.length = 0;
   await app.getByRole('button', { name: 'Return this transfer…' }).click();
   await app.getByLabel(/^Amount to return/).fill('10');
-  await chooseOption(app, app, 'Reason code', /^AC03 — /);
+  await chooseOption(app, app, 'Reason', /\(AC03\)$/);
   await app.getByRole('button', { name: 'Create return intent' }).click();
   await expect(app.getByTestId('return-status')).toHaveText(/intent created/i, { timeout: 15_000 });
   const tx = await fetch(`${sandbox.url}/v1/transactions/${transfer.transaction_id}`, {

@@ -59,7 +59,7 @@ async function fillReturn(app: Page, id: string): Promise<void> {
   await expect(app.getByTestId('transfer-amount')).toHaveText('12,500.00 USD');
   await app.getByRole('button', { name: 'Return this transfer…' }).click();
   await app.getByLabel('Amount to return (USD)').fill('250');
-  await chooseOption(app, app, 'Reason code', /^FOCR — /);
+  await chooseOption(app, app, 'Reason', /\(FOCR\)$/);
   await app.getByRole('button', { name: 'Create return intent' }).click();
 }
 

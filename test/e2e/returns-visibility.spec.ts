@@ -32,7 +32,7 @@ test('the sandbox visibility delay passes through "processing" to the review pan
   await expect(app.getByTestId('transfer-amount')).toHaveText('12,500.00 USD');
   await app.getByRole('button', { name: 'Return this transfer…' }).click();
   await app.getByLabel('Amount to return (USD)').fill('100');
-  await chooseOption(app, app, 'Reason code', /^AM09 — /);
+  await chooseOption(app, app, 'Reason', /\(AM09\)$/);
   await app.getByRole('button', { name: 'Create return intent' }).click();
 
   const processing = app.getByTestId('return-processing');

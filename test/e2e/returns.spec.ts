@@ -65,7 +65,7 @@ test.describe('returns', () => {
     await app.getByRole('button', { name: 'Create return intent' }).click();
     await expect(amount).toHaveAccessibleDescription(/USD has 2 decimals: at most 2 digits after the dot\./);
     await expect(amount).toBeFocused();
-    await expect(selectButton(app, 'Reason code')).toHaveAccessibleDescription(
+    await expect(selectButton(app, 'Reason')).toHaveAccessibleDescription(
       /Choose the reason for the return\./,
     );
     await amount.fill('12500.01');
@@ -77,7 +77,7 @@ test.describe('returns', () => {
     expect(harness.services.ledger.list()).toHaveLength(0);
 
     await amount.fill('100.5');
-    await chooseOption(app, app, 'Reason code', /^AC03 — /);
+    await chooseOption(app, app, 'Reason', /\(AC03\)$/);
     await expect(app.getByTestId('return-reason-meaning')).toHaveText(
       'Invalid creditor account number: wrong or unknown creditor account',
     );
@@ -172,7 +172,7 @@ test.describe('returns', () => {
     await openTransfer(app, id);
     await expect(app.getByTestId('transfer-amount')).toHaveText('3,200.50 USD');
     await app.getByRole('button', { name: 'Return this transfer…' }).click();
-    await chooseOption(app, app, 'Reason code', /^FOCR — /);
+    await chooseOption(app, app, 'Reason', /\(FOCR\)$/);
     await app.getByRole('button', { name: 'Create return intent' }).click();
     await expect(app.getByTestId('return-amount')).toHaveText('3,200.50 USD');
     await expect(app.getByTestId('return-status')).toHaveText('Return intent created');
@@ -205,7 +205,7 @@ test.describe('returns', () => {
     const id = seeded(harness, '500000');
     await openTransfer(app, id);
     await app.getByRole('button', { name: 'Return this transfer…' }).click();
-    await chooseOption(app, app, 'Reason code', /^AM09 — /);
+    await chooseOption(app, app, 'Reason', /\(AM09\)$/);
     await app.getByRole('button', { name: 'Create return intent' }).click();
     const problem = app.getByTestId('return-send-problem');
     await expect(problem).toContainText(

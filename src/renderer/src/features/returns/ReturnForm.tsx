@@ -1,6 +1,6 @@
 import { useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
-import { RETURN_REASON_CODES, RETURN_REASON_CODE_LIST } from '../../../../shared/catalogue';
+import { RETURN_REASON_CODES, RETURN_REASON_CODE_LIST, reasonCodeName } from '../../../../shared/catalogue';
 import type { ReturnReasonCode } from '../../../../shared/catalogue';
 import { decimalsOf } from '../../../../shared/money';
 import type { TransferView } from '../../../../shared/ipc/channels/returns';
@@ -68,14 +68,15 @@ export function ReturnForm({
       />
       <div ref={reasonRef} className="return-form__reason">
         <Select
-          label="Reason code"
+          label="Reason"
           name="reasonCode"
           value={reasonCode}
           onChange={setReasonCode}
           placeholder="Choose a reason…"
           options={RETURN_REASON_CODE_LIST.map((code) => ({
             value: code,
-            label: `${code} — ${RETURN_REASON_CODES[code]}`,
+            // The reason by its name; the SWIFT code the bank sends follows it.
+            label: `${reasonCodeName(code)} (${code})`,
           }))}
           isDisabled={sending}
           errorMessage={errors.reasonCode}
