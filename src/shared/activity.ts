@@ -198,3 +198,27 @@ export function describeActivity(entry: DescribableEntry): string {
   }
   return parts.length > 0 ? `${head} — ${parts.join(', ')}` : head;
 }
+
+/** What an exchange order does, in words: "buy 250.00 USDT for 250.00 USD" (no symbol, no ids). */
+export function exchangeWords(
+  side: string,
+  c: {
+    base_asset: string;
+    quote_asset: string;
+    customer_pays_amount: string;
+    customer_receives_amount: string;
+  },
+): string {
+  return describeActivity({
+    operation: 'crypto.confirm',
+    outcome: 'succeeded',
+    target: null,
+    facts: {
+      side,
+      baseAsset: c.base_asset,
+      baseAmount: side === 'buy' ? c.customer_receives_amount : c.customer_pays_amount,
+      quoteAsset: c.quote_asset,
+      quoteAmount: side === 'buy' ? c.customer_pays_amount : c.customer_receives_amount,
+    },
+  }).replace(/^[^—]*— /, '');
+}

@@ -127,9 +127,10 @@ test.describe('exchange: quote, confirm, settle', () => {
     expect(await seriousA11yViolations(app)).toEqual([]);
 
     // Native notification, audit log, the exchange list.
+    // In words, without the symbol or an id.
     await expect
-      .poll(() => harness.platform.notifications.map((n) => n.title))
-      .toContain('Exchange settled: USDT-USD buy');
+      .poll(() => harness.platform.notifications.map((n) => `${n.title}: ${n.body}`))
+      .toContainEqual(expect.stringMatching(/^Exchange settled: Buy [\d.,]+ USDT for [\d.,]+ USD: done\.$/));
     const audit = await harness.services.audit.list({ limit: 10 });
     expect(audit.entries.map((e) => `${e.operation}:${e.outcome}`)).toEqual(
       expect.arrayContaining(['crypto.create_order:succeeded', 'crypto.confirm:succeeded']),
@@ -253,8 +254,12 @@ test.describe('exchange: USDC liquidity', () => {
     ).toHaveAttribute('title', /INSUFFICIENT_LIQUIDITY/);
     await expect(app.getByTestId('crypto-hash')).toContainText('set at settlement');
     await expect
-      .poll(() => harness.platform.notifications.map((n) => n.title))
-      .toContain('Exchange failed: USDC-USD buy');
+      .poll(() => harness.platform.notifications.map((n) => `${n.title}: ${n.body}`))
+      .toContainEqual(
+        expect.stringMatching(
+          /^Exchange failed: Buy [\d.,]+ USDC .*did not go through \(insufficient liquidity\); nothing was exchanged\.$/,
+        ),
+      );
   });
 });
 

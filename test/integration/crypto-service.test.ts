@@ -329,8 +329,10 @@ describe('crypto exchange service: following survives a restart', () => {
       const second = await startServices({ environment, dataDir: first.dataDir });
       try {
         await expect
-          .poll(() => second.platform.notifications.map((n) => n.title), { timeout: 10_000 })
-          .toContain('Exchange settled: USDT-USD buy');
+          .poll(() => second.platform.notifications.map((n) => `${n.title}: ${n.body}`), { timeout: 10_000 })
+          .toContainEqual(
+            expect.stringMatching(/^Exchange settled: Buy [\d.,]+ USDT for [\d.,]+ USD: done\.$/),
+          );
         const pushes = second.pushed
           .filter((m) => m.event === 'crypto.orderChanged')
           .map((m) => (m.payload as OrderView).status);

@@ -7,8 +7,9 @@
 import type { z } from 'zod';
 import type { OrderView } from '../../shared/ipc/channels/crypto';
 import { AppFailure } from '../../shared/ipc/errors';
+import { exchangeWords } from '../../shared/activity';
+import { humanize } from '../../shared/words';
 import type { ActivityFacts } from '../../shared/activity';
-import { formatMinor, parseMinor } from '../../shared/money';
 import type { BankClient } from '../bank/client';
 import type { ServerClock } from '../bank/clock';
 import type { ReadAfterCreate } from '../bank/read-after-create';
@@ -225,17 +226,15 @@ export function createOrderBook(deps: OrderBookDeps): OrderBook {
   const showSettled = (r: OrderRecord): void => {
     if (!r.crypto || !deps.settings.get().notifications.transactionStatus) return;
     const c = r.crypto;
-    const pays = formatMinor(parseMinor(c.customer_pays_amount), c.customer_pays_asset);
-    const receives = formatMinor(parseMinor(c.customer_receives_amount), c.customer_receives_asset);
+    // What was exchanged in words ("Buy 250.00 USDT for 250.00 USD"), never the symbol or an id.
+    const what = exchangeWords(c.side, c);
+    const sentence = what.charAt(0).toUpperCase() + what.slice(1);
     deps.platform.notify(
       r.status === 'completed'
-        ? {
-            title: `Exchange settled: ${c.symbol} ${c.side}`,
-            body: `Paid ${pays}, received ${receives}. Transaction ${r.transactionId ?? ''}.`,
-          }
+        ? { title: 'Exchange settled', body: `${sentence}: done.` }
         : {
-            title: `Exchange failed: ${c.symbol} ${c.side}`,
-            body: `Order ${r.transactionId ?? ''} failed${c['failure_reason'] ? ` (${String(c['failure_reason'])})` : ''}; nothing was exchanged.`,
+            title: 'Exchange failed',
+            body: `${sentence} did not go through${c['failure_reason'] ? ` (${humanize(String(c['failure_reason'])).toLowerCase()})` : ''}; nothing was exchanged.`,
           },
     );
   };

@@ -1,6 +1,7 @@
 import type { BrowserWindow } from 'electron';
 import { app, dialog, net, Notification, powerMonitor, shell } from 'electron';
 import type { Platform, SystemEvent } from '../infra/platform';
+import { isLoopbackHost } from '../infra/origins';
 
 /** The desktop features the services use, implemented with Electron. */
 export function createElectronPlatform(
@@ -53,10 +54,12 @@ export function createElectronPlatform(
       shell.showItemInFolder(file);
     },
     async openExternal(url) {
-      // Only web addresses main chose (the team's sign-in page), never a file or custom scheme.
-      const { protocol } = new URL(url);
-      if (protocol !== 'https:' && protocol !== 'http:') throw new Error('not a web address');
-      await shell.openExternal(url);
+      // Only web addresses main chose (the team's sign-in page): https, or http on this machine
+      // (a development provider), never credentials in the address, a file or a custom scheme.
+      const u = new URL(url);
+      const web = u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
+      if (!web || u.username !== '' || u.password !== '') throw new Error('not a web address main may open');
+      await shell.openExternal(u.href);
     },
     async confirmDestination({ title, message, detail, approveLabel }) {
       const win = getWindow();

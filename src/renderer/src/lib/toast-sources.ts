@@ -4,7 +4,7 @@
  */
 
 import type { EventPayload } from '../../../shared/ipc/contract';
-import { describeActivity } from '../../../shared/activity';
+import { exchangeWords } from '../../../shared/activity';
 import { describeReasonCode, questionTypeInfo } from '../../../shared/catalogue';
 import { formatMinor, isMinorUnits, parseMinor } from '../../../shared/money';
 import type { ToastInput } from './toasts';
@@ -74,20 +74,7 @@ export function orderToast(o: EventPayload<'crypto.orderChanged'>, memory: Toast
   if (!memory.changed(`order:${o.id}`, status)) return null;
   const link = { to: `/exchange/${encodeURIComponent(o.id)}`, label: 'Open the order' };
   const c = o.crypto;
-  const what = c
-    ? describeActivity({
-        operation: 'crypto.confirm',
-        outcome: 'succeeded',
-        target: null,
-        facts: {
-          side: o.request.side,
-          baseAsset: c.base_asset,
-          baseAmount: o.request.side === 'buy' ? c.customer_receives_amount : c.customer_pays_amount,
-          quoteAsset: c.quote_asset,
-          quoteAmount: o.request.side === 'buy' ? c.customer_pays_amount : c.customer_receives_amount,
-        },
-      }).replace(/^Quote confirmed — /, '')
-    : null;
+  const what = c ? exchangeWords(o.request.side, c) : null;
   if (status === 'pending_execution')
     return { key: `order:${o.id}`, tone: 'info', title: 'Quote confirmed', body: what, link };
   if (status === 'completed')
