@@ -142,7 +142,7 @@ describe('staged files', () => {
         sizeBytes: 2001,
         documentType: 'other',
       }),
-    ).rejects.toThrow(/at most 2000 bytes/);
+    ).rejects.toThrow(/at most 2,000 bytes/);
     await expect(
       files.begin({
         name: 'x.exe',

@@ -40,7 +40,7 @@ describe('RFI scope cache', () => {
     // own copy of the map, so the last write dropped the other's entry.
     const caches = await Promise.all([open('alder', 'le_alder'), open('birch', 'le_birch')]);
     await Promise.all(caches.map((c) => c.current()));
-    caches.forEach((c) => c.dispose());
+    await Promise.all(caches.map((c) => c.dispose()));
 
     const stored = JSON.parse(await readFile(path.join(dataDir, 'rfis', 'scopes.json'), 'utf8')) as {
       scopes: Record<string, string>;
@@ -57,7 +57,7 @@ describe('RFI scope cache', () => {
       onReady: () => {},
     });
     const repo = await later.current();
-    later.dispose();
+    await later.dispose();
     expect(repo).not.toBeNull();
     // The one folder under Birch's environment is its entity's (no '_unknown' cache was opened).
     const root = path.join(dataDir, 'rfis');

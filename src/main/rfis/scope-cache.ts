@@ -70,7 +70,8 @@ export interface ScopeCache {
   current(): Promise<RfiRepository | null>;
   /** The cache opened last (null before the first). */
   readonly repo: RfiRepository | null;
-  dispose(): void;
+  /** No cache opens from now on; resolves once one being opened (and its scope saved) is done. */
+  dispose(): Promise<void>;
 }
 
 export async function openScopeCache(deps: ScopeCacheDeps): Promise<ScopeCache> {
@@ -155,8 +156,9 @@ export async function openScopeCache(deps: ScopeCacheDeps): Promise<ScopeCache> 
     get repo() {
       return repo;
     },
-    dispose: () => {
+    dispose: async () => {
       disposed = true;
+      await opening?.catch(() => null);
     },
   };
 }

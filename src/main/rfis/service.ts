@@ -337,10 +337,12 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
     onApplied: (listener) => changes.onApplied(listener),
     async dispose() {
       disposed = true;
-      cache.dispose();
+      const opened = cache.dispose();
       polling.dispose();
       offSession();
       await runner.running()?.catch(() => null);
+      // A cache being opened (its scope being saved) lands before the last flush.
+      await opened;
       await cache.repo?.flush().catch((err: unknown) => log.warn('rfis: last flush failed', { error: err }));
     },
   };
