@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { plainCodec } from '../../src/main/infra/at-rest';
+import type { AtRestCodec } from '../../src/main/infra/at-rest';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { openScopeCache } from '../../src/main/rfis/scope-cache';
 import type { ScopeCacheDeps } from '../../src/main/rfis/scope-cache';
@@ -63,5 +65,42 @@ describe('RFI scope cache', () => {
     const root = path.join(dataDir, 'rfis');
     const birchEnv = (await readdir(root)).find((d) => d.startsWith('birch'))!;
     expect((await readdir(path.join(root, birchEnv))).map((d) => d.split('-')[0])).toEqual(['le_birch']);
+  });
+});
+
+describe('RFI scope cache teardown', () => {
+  it('a cache replaced by another scope, and the last one at teardown, stop listening for the keychain', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'scopes-'));
+    dirs.push(dataDir);
+    await mkdir(path.join(dataDir, 'rfis'), { mode: 0o700 });
+    // A codec that counts who listens for the keychain answering later (each RFI cache does).
+    const listeners = new Set<() => unknown>();
+    const codec = {
+      ...plainCodec,
+      onSealed(listener: () => unknown) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    } as AtRestCodec;
+    const credential = { legalEntityId: 'le_one' };
+    const s = { ...session('alder', 'le_one'), credential } as unknown as ScopeCacheDeps['session'];
+    const cache = await openScopeCache({
+      dataDir,
+      session: s,
+      log,
+      codec,
+      onOpened: () => {},
+      onReady: () => {},
+    });
+    const first = await cache.current();
+    expect(listeners.size).toBe(1);
+    // The credential now names another entity: its cache opens, the first one stops listening.
+    credential.legalEntityId = 'le_two';
+    const second = await cache.current();
+    expect(second).not.toBe(first);
+    expect(listeners.size).toBe(1);
+    await cache.dispose();
+    second!.close();
+    expect(listeners.size).toBe(0);
   });
 });

@@ -72,6 +72,8 @@ export interface RfiRepository {
   flush(): Promise<void>;
   /** Files that could not be read at open (moved aside). */
   readonly problems: RepositoryProblem[];
+  /** Stops listening for the keychain (a cache replaced by another scope's, or at teardown). */
+  close(): void;
 }
 
 export interface OpenRepositoryOptions {
@@ -163,7 +165,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   // The keychain answered later in the run: the cache files that waited for it are read now and
   // merged with what this run fetched meanwhile (the newer version of each RFI, the later "seen"),
   // then written whole, sealed.
-  options.codec?.onSealed(() =>
+  const offSealed = options.codec?.onSealed(() =>
     queue(async () => {
       const again = await files.load();
       for (const [id, rfi] of again.byId) {
@@ -185,6 +187,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   const repo: RfiRepository = {
     dir,
     problems,
+    close: () => offSealed?.(),
     get size() {
       return byId.size;
     },

@@ -119,6 +119,8 @@ export async function openScopeCache(deps: ScopeCacheDeps): Promise<ScopeCache> 
     const dir = await folderOf(scope);
     const r = await openRfiRepository({ dir, log, ...(deps.codec ? { codec: deps.codec } : {}) });
     for (const p of r.problems) deps.report?.(p);
+    // The cache of the scope before stops listening for the keychain (its files are no longer ours).
+    repo?.close();
     repo = r;
     repoScope = key;
     deps.onOpened(r);

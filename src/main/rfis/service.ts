@@ -344,6 +344,7 @@ export async function createRfiService(deps: RfiServiceDeps): Promise<RfiService
       // A cache being opened (its scope being saved) lands before the last flush.
       await opened;
       await cache.repo?.flush().catch((err: unknown) => log.warn('rfis: last flush failed', { error: err }));
+      cache.repo?.close();
     },
   };
   return service;
