@@ -138,14 +138,20 @@ test('two analysts claim the same RFI at once: exactly one holds it, the other s
   for (const s of [maria, jonas]) await s.page.getByRole('button', { name: 'Claim' }).focus();
   await Promise.all([maria.page.keyboard.press('Enter'), jonas.page.keyboard.press('Enter')]);
 
+  // Both claims are on their way (each workstation's outbox sends it): wait until the team
+  // server has decided, then exactly one row holds the RFI.
   const db = new pg.Client({ connectionString: cluster.url });
   await db.connect();
-  const rows = (
-    await db.query<{ holder: string }>(
-      'SELECT holder FROM rfi_assignments WHERE legal_entity_id = $1 AND rfi_id = $2',
-      [le.id, rfi.id],
-    )
-  ).rows;
+  const holders = async (): Promise<{ holder: string }[]> =>
+    (
+      await db.query<{ holder: string }>(
+        'SELECT holder FROM rfi_assignments WHERE legal_entity_id = $1 AND rfi_id = $2',
+        [le.id, rfi.id],
+      )
+    ).rows;
+  await expect.poll(async () => (await holders()).length).toBeGreaterThan(0);
+  for (const s of [maria, jonas]) await expect(s.page.getByTestId('rfi-holder')).not.toHaveText('Unassigned');
+  const rows = await holders();
   await db.end();
   expect(rows).toHaveLength(1);
   const winner = rows[0]!.holder;

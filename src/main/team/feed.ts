@@ -91,6 +91,13 @@ export function createChangeFeed(deps: ChangeFeedDeps): ChangeFeed {
       });
     });
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    // Stopping cancels the reader itself, not only the fetch's signal: Node's fetch can lose the
+    // link from the signal to a request once the Request object is garbage collected
+    // (nodejs/node#55428), and the stream then keeps reading keep-alives forever; cancelling the
+    // reader cancels the body and closes the connection whatever became of the signal.
+    const onAbort = (): void => void reader.cancel().catch(() => undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
     try {
       for (;;) {
         const { value, done } = await reader.read();
@@ -100,6 +107,7 @@ export function createChangeFeed(deps: ChangeFeedDeps): ChangeFeed {
         if (broken) throw broken;
       }
     } finally {
+      signal.removeEventListener('abort', onAbort);
       await reader.cancel().catch(() => undefined);
     }
   };
