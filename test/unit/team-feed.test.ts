@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChangeFeed } from '../../src/main/team/feed';
-import type { TeamHttp } from '../../src/main/team/api';
+import { createTeamHttp, TeamUnreachable, type TeamHttp } from '../../src/main/team/api';
+import { z } from 'zod';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 
 /**
@@ -74,5 +75,29 @@ describe('the team change feed', () => {
     // The server saw the connection go, and no new one was opened.
     await expect.poll(() => srv.closed()).toBe(1);
     expect(srv.open).toHaveLength(1);
+  });
+});
+
+describe('a team call', () => {
+  it('ends with "did not answer in time" when the server sends headers and then nothing', async () => {
+    let requests = 0;
+    server = createServer((_req, res) => {
+      requests += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"ok":');
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const http = createTeamHttp({
+      baseUrl: () => `http://127.0.0.1:${port}`,
+      accessToken: () => Promise.resolve('t'),
+      timeoutMs: 300,
+    });
+    const started = Date.now();
+    const err = await http.call('GET', '/v1/me', z.unknown()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TeamUnreachable);
+    expect((err as Error).message).toBe('The team server did not answer in time.');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(requests).toBe(1);
   });
 });

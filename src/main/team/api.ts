@@ -95,24 +95,44 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
 
   return {
     async call(method, path, schema, body) {
-      const res = await send(
-        method,
-        path,
-        body === undefined ? {} : { 'content-type': 'application/json' },
-        body === undefined ? undefined : JSON.stringify(body),
-        AbortSignal.timeout(timeoutMs),
-      );
+      // The deadline is kept here too, not only handed to fetch: Node's fetch can lose the link
+      // from a signal to its request once the Request is garbage collected (nodejs/node#55428),
+      // and a call must end in time whatever became of that link.
+      const deadline = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          deadline.abort();
+          reject(new TeamUnreachable('The team server did not answer in time.'));
+        }, timeoutMs);
+      });
+      let res: Response;
       let json: unknown;
       try {
-        json = await res.json();
-      } catch (err) {
-        if (res.status >= 500)
-          throw new TeamUnreachable(`The team server failed (${res.status}).`, { cause: err });
-        throw new TeamApiError(
-          res.status,
-          'internal',
-          'The team server answered something that is not JSON.',
-        );
+        res = await Promise.race([
+          send(
+            method,
+            path,
+            body === undefined ? {} : { 'content-type': 'application/json' },
+            body === undefined ? undefined : JSON.stringify(body),
+            deadline.signal,
+          ),
+          late,
+        ]);
+        try {
+          json = await Promise.race([res.json(), late]);
+        } catch (err) {
+          if (err instanceof TeamUnreachable) throw err;
+          if (res.status >= 500)
+            throw new TeamUnreachable(`The team server failed (${res.status}).`, { cause: err });
+          throw new TeamApiError(
+            res.status,
+            'internal',
+            'The team server answered something that is not JSON.',
+          );
+        }
+      } finally {
+        clearTimeout(timer);
       }
       if (!res.ok) {
         if (res.status === 401) throw new TeamNotSignedIn();
