@@ -55,6 +55,33 @@ export interface TeamHttp {
   open(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response>;
 }
 
+/**
+ * Runs a request with a deadline kept here, not only handed to fetch as a signal: Node's fetch can
+ * lose the link from a signal to its request once the Request is garbage collected
+ * (nodejs/node#55428), and a call must end in time whatever became of that link. At the deadline
+ * the signal is aborted and the answer is `onLate()`, whatever `run` is still waiting for.
+ */
+export async function withinDeadline<T>(
+  ms: number,
+  run: (signal: AbortSignal) => Promise<T>,
+  onLate: () => Error,
+): Promise<T> {
+  const deadline = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      deadline.abort();
+      reject(onLate());
+    }, ms);
+  });
+  late.catch(() => undefined);
+  try {
+    return await Promise.race([run(deadline.signal), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
   const timeoutMs = deps.timeoutMs ?? 15_000;
 
@@ -95,45 +122,30 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
 
   return {
     async call(method, path, schema, body) {
-      // The deadline is kept here too, not only handed to fetch: Node's fetch can lose the link
-      // from a signal to its request once the Request is garbage collected (nodejs/node#55428),
-      // and a call must end in time whatever became of that link.
-      const deadline = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          deadline.abort();
-          reject(new TeamUnreachable('The team server did not answer in time.'));
-        }, timeoutMs);
-      });
-      let res: Response;
-      let json: unknown;
-      try {
-        res = await Promise.race([
-          send(
+      const { res, json } = await withinDeadline(
+        timeoutMs,
+        async (signal) => {
+          const res = await send(
             method,
             path,
             body === undefined ? {} : { 'content-type': 'application/json' },
             body === undefined ? undefined : JSON.stringify(body),
-            deadline.signal,
-          ),
-          late,
-        ]);
-        try {
-          json = await Promise.race([res.json(), late]);
-        } catch (err) {
-          if (err instanceof TeamUnreachable) throw err;
-          if (res.status >= 500)
-            throw new TeamUnreachable(`The team server failed (${res.status}).`, { cause: err });
-          throw new TeamApiError(
-            res.status,
-            'internal',
-            'The team server answered something that is not JSON.',
+            signal,
           );
-        }
-      } finally {
-        clearTimeout(timer);
-      }
+          try {
+            return { res, json: (await res.json()) as unknown };
+          } catch (err) {
+            if (res.status >= 500)
+              throw new TeamUnreachable(`The team server failed (${res.status}).`, { cause: err });
+            throw new TeamApiError(
+              res.status,
+              'internal',
+              'The team server answered something that is not JSON.',
+            );
+          }
+        },
+        () => new TeamUnreachable('The team server did not answer in time.'),
+      );
       if (!res.ok) {
         if (res.status === 401) throw new TeamNotSignedIn();
         const parsed = TeamErrorBody.safeParse(json);

@@ -17,7 +17,14 @@ import { bankOrigin } from '../infra/origins';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
 import type { TypedStore } from '../infra/stores';
-import { createTeamHttp, TeamApiError, TeamNotSignedIn, TeamUnreachable, type TeamHttp } from './api';
+import {
+  createTeamHttp,
+  TeamApiError,
+  TeamNotSignedIn,
+  TeamUnreachable,
+  withinDeadline,
+  type TeamHttp,
+} from './api';
 import {
   openAssignments,
   refusalMessage,
@@ -174,11 +181,14 @@ function memberEntity(analyst: StoredTeam['analyst'], legalEntityId: string | nu
 /** What the team server says about signing in (no token needed). */
 async function fetchTeamConfig(origin: string): Promise<TeamConfig> {
   try {
-    const res = await fetch(new URL('/v1/config', origin), {
-      signal: AbortSignal.timeout(15_000),
-      redirect: 'error',
-    });
-    return TeamConfig.parse(await res.json());
+    return await withinDeadline(
+      15_000,
+      async (signal) => {
+        const res = await fetch(new URL('/v1/config', origin), { signal, redirect: 'error' });
+        return TeamConfig.parse(await res.json());
+      },
+      () => new Error('no answer in 15 s'),
+    );
   } catch (err) {
     throw new AppFailure(
       {
