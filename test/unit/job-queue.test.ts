@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -119,6 +119,20 @@ describe('job queue: storage and order', () => {
     await q.add(note('hello'));
     expect((await stored()).map((n) => n.note)).toEqual(['hello']);
     expect(seen).toEqual(['n1:waiting']);
+  });
+
+  it('a job whose write failed is not queued: add rejects and nothing of it runs or stays', async () => {
+    const q = await open();
+    // The file's place is taken by a folder with something in it: the write's rename fails.
+    await mkdir(path.join(file, 'taken'), { recursive: true });
+    await expect(q.add(note('lost write'))).rejects.toThrow();
+    expect(q.all()).toEqual([]);
+    await q.runDue();
+    expect(ran).toEqual([]);
+    await rm(file, { recursive: true });
+    await q.add(note('next'));
+    expect(q.all().map((n) => n.note)).toEqual(['next']);
+    expect((await stored()).map((n) => n.note)).toEqual(['next']);
   });
 
   it('runs due jobs one at a time in creation order, whatever order they were added in', async () => {

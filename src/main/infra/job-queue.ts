@@ -286,7 +286,13 @@ export async function openJobQueue<J extends QueuedJob>(o: JobQueueOptions<J>): 
     resumed,
     async add(job) {
       jobs.set(job.id, job);
-      await persist();
+      try {
+        await persist();
+      } catch (err) {
+        // Not on disk, not queued: a job the caller is told failed must never run later.
+        jobs.delete(job.id);
+        throw err;
+      }
       o.onChange?.(job);
       if (autoRun) void kick();
     },
