@@ -28,6 +28,8 @@ const noop: TrayActions = {
 };
 
 describe('the tray menu', () => {
+  // The one absolute date style, in a fixed locale and zone for the test.
+  const dates = { locale: 'en-GB', timeZone: 'UTC' };
   const urgent = [
     {
       type: 'source_of_funds',
@@ -52,14 +54,14 @@ describe('the tray menu', () => {
 
   it('shows the count, the three most urgent deadlines by name, then the actions', () => {
     const menu = buildTrayMenu(
-      { productName: 'Treasury Desk', awaitingAction: 4, urgent, pausedUntil: null },
+      { productName: 'Treasury Desk', awaitingAction: 4, urgent, pausedUntil: null, dates },
       noop,
     );
     expect(menu.map((i) => i.label ?? i.type)).toEqual([
       '4 RFIs awaiting action',
-      'Source of funds: Where did the money come from? — due soon 2026-11-23 21:30 UTC',
-      `Account: ${'x'.repeat(39)}… — due 2026-11-24 09:00 UTC`,
-      'Transaction — overdue 2026-11-25 09:00 UTC',
+      'Source of funds: Where did the money come from? — due soon 23 Nov 2026, 21:30:00 UTC',
+      `Account: ${'x'.repeat(39)}… — due 24 Nov 2026, 09:00:00 UTC`,
+      'Transaction — overdue 25 Nov 2026, 09:00:00 UTC',
       'separator',
       'Open Treasury Desk',
       'Sync now',
@@ -87,11 +89,11 @@ describe('the tray menu', () => {
       quit: () => calls.push('quit'),
     };
     const paused = buildTrayMenu(
-      { productName: 'T', awaitingAction: 0, urgent: [], pausedUntil: '2026-11-23T16:30:00.000Z' },
+      { productName: 'T', awaitingAction: 0, urgent: [], pausedUntil: '2026-11-23T16:30:00.000Z', dates },
       actions,
     );
     expect(paused.find((i) => i.id === 'tray.resume')?.label).toBe(
-      'Resume notifications (paused until 16:30 UTC)',
+      'Resume notifications (paused until 23 Nov 2026, 16:30:00 UTC)',
     );
     for (const i of paused) i.click?.();
     const on = buildTrayMenu({ productName: 'T', awaitingAction: 0, urgent: [], pausedUntil: null }, actions);
@@ -101,11 +103,21 @@ describe('the tray menu', () => {
       'T: no RFI awaits action (notifications paused)',
     );
     expect(trayRfiName({ type: '', description: '' })).toBe('RFI');
+    // Types in the app's words, never their codes.
+    expect(trayRfiName({ type: 'nominal_sub_account_kyc', description: 'Who owns it?' })).toBe(
+      'Nominal sub-account KYC: Who owns it?',
+    );
     const checking = buildTrayMenu(
       { productName: 'T', awaitingAction: null, urgent: [], pausedUntil: null },
       actions,
     );
     expect(checking[0]!.label).toBe('Checking RFIs…');
+    expect(trayTooltip({ productName: 'T', awaitingAction: null, urgent: [], pausedUntil: null })).toBe(
+      'T: checking RFIs',
+    );
+    expect(trayTooltip({ productName: 'T', awaitingAction: 2, urgent: [], pausedUntil: null })).toBe(
+      'T: 2 RFIs await action',
+    );
     expect(checking.map((i) => i.id)).toContain('tray.open');
   });
 });

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import type { DueSoonView, SnoozeView } from '../../shared/ipc/channels/reminders';
 import type { RfiSummaryView } from '../../shared/ipc/channels/rfis';
 import { AppFailure } from '../../shared/ipc/errors';
+import { dateWords, rfiTypeWords } from '../../shared/words';
 import {
   DEFAULT_DUE_SOON_HOURS,
   HOUR_MS,
@@ -335,7 +336,8 @@ function showReminder(
   try {
     deps.platform.notify({
       title: `RFI due in less than ${thresholdLabel(at.tightest)}${entity ? ` — ${entity}` : ''}`,
-      body: `${r.description || r.type} · times out ${new Date(at.deadline).toISOString().slice(0, 16).replace('T', ' ')} UTC (bank time)`,
+      // The RFI in words and its deadline in the app's one date style, never a type code or ISO time.
+      body: `${r.description || rfiTypeWords(r.type)} · times out ${dateWords(at.deadline)}`,
       onClick: () => deps.events.emit('rfis.openRequested', { rfiId: r.id }),
       source: 'reminders',
       object: r.id,

@@ -3,6 +3,7 @@
  * then Open window, Sync now, Pause notifications for an hour (or Resume), Quit.
  * src/main/electron/tray/install.ts hands it to Electron's Tray and Menu.
  */
+import { dateWords, plural, rfiTypeWords, type DateWordsOptions } from '../../../shared/words';
 import type { MenuItemSpec } from '../menu/template';
 
 export interface TrayRfi {
@@ -21,6 +22,8 @@ export interface TrayModel {
   urgent: TrayRfi[];
   /** When the pause ends (ISO, bank time), null when notifications are on. */
   pausedUntil: string | null;
+  /** Locale and zone of the one absolute date style (the runtime's when absent). */
+  dates?: DateWordsOptions;
 }
 
 export interface TrayActions {
@@ -33,16 +36,13 @@ export interface TrayActions {
 
 export const maxUrgent = 3;
 
-function humanize(type: string): string {
-  const words = type.replace(/[_-]+/g, ' ').trim();
-  return words ? words[0]!.toUpperCase() + words.slice(1) : 'RFI';
-}
-
 /** An RFI's name for the tray: its type and the start of its description, never its id. */
 export function trayRfiName(rfi: Pick<TrayRfi, 'type' | 'description'>): string {
   const text = rfi.description.replace(/\s+/g, ' ').trim();
   const short = text.length > 40 ? `${text.slice(0, 39)}…` : text;
-  return short ? `${humanize(rfi.type)}: ${short}` : humanize(rfi.type);
+  // The type in the app's words ("Nominal sub-account KYC"), never its code.
+  const type = rfi.type ? rfiTypeWords(rfi.type) : 'RFI';
+  return short ? `${type}: ${short}` : type;
 }
 
 const bandWord: Record<TrayRfi['band'], string> = {
@@ -55,7 +55,11 @@ const bandWord: Record<TrayRfi['band'], string> = {
 export function trayTooltip(m: TrayModel): string {
   const n = m.awaitingAction;
   const awaiting =
-    n === 0 ? 'no RFI awaits action' : n === 1 ? '1 RFI awaits action' : `${n} RFIs await action`;
+    n === null
+      ? 'checking RFIs'
+      : n === 0
+        ? 'no RFI awaits action'
+        : `${plural(n, 'RFI')} ${n === 1 ? 'awaits' : 'await'} action`;
   return `${m.productName}: ${awaiting}${m.pausedUntil ? ' (notifications paused)' : ''}`;
 }
 
@@ -64,14 +68,14 @@ export function buildTrayMenu(m: TrayModel, actions: TrayActions): MenuItemSpec[
   const items: MenuItemSpec[] = [
     {
       id: 'tray.awaiting',
-      label: n === null ? 'Checking RFIs…' : n === 1 ? '1 RFI awaiting action' : `${n} RFIs awaiting action`,
+      label: n === null ? 'Checking RFIs…' : `${plural(n, 'RFI')} awaiting action`,
       enabled: false,
     },
   ];
   for (const [i, rfi] of m.urgent.slice(0, maxUrgent).entries()) {
     items.push({
       id: `tray.urgent.${i}`,
-      label: `${trayRfiName(rfi)} — ${bandWord[rfi.band]} ${rfi.deadline.slice(0, 16).replace('T', ' ')} UTC`,
+      label: `${trayRfiName(rfi)} — ${bandWord[rfi.band]} ${dateWords(rfi.deadline, m.dates)}`,
       enabled: false,
     });
   }
@@ -82,7 +86,7 @@ export function buildTrayMenu(m: TrayModel, actions: TrayActions): MenuItemSpec[
     m.pausedUntil
       ? {
           id: 'tray.resume',
-          label: `Resume notifications (paused until ${m.pausedUntil.slice(11, 16)} UTC)`,
+          label: `Resume notifications (paused until ${dateWords(m.pausedUntil, m.dates)})`,
           click: actions.resumeNotifications,
         }
       : { id: 'tray.pause', label: 'Pause notifications for an hour', click: actions.pauseNotifications },
