@@ -182,7 +182,7 @@ describe('one notification per change, by webhook, by polling and by both (real 
     expect(t.platform.notifications[0]!.title).toBe('New RFI');
     // what the RFI is about, by name: its type, description and the account's name from the book
     expect(t.platform.notifications[0]!.body).toBe(
-      'Account: Please explain the incoming payments — Alder Trade GmbH: Alder USD operating · action required',
+      'Account: Please explain the incoming payments — Alder Trade GmbH: Alder USD operating · Action required',
     );
     expect(t.services.rfis.poller.polls).toBe(pollsBefore);
     expect(t.services.webhooks.status().accepted).toBeGreaterThanOrEqual(3);
@@ -236,7 +236,7 @@ describe('one notification per change, by webhook, by polling and by both (real 
     await expect.poll(() => t!.platform.notifications.length, { timeout: 10_000 }).toBe(1);
     expect(t.platform.notifications[0]).toMatchObject({
       title: 'New RFI',
-      body: 'Transaction: Source of funds for the March freight payment — Harbour Freight Ltd, 12,500.00 USD · action required',
+      body: 'Transaction: Source of funds for the March freight payment — Harbour Freight Ltd, 12,500.00 USD · Action required',
     });
   });
 

@@ -9,7 +9,7 @@
  *   while, so the same news is never shown twice even if the cache were re-filled in between.
  */
 
-import { rfiTypeWords } from '../../shared/words';
+import { questionTypeWords, rfiTypeWords, statusWords } from '../../shared/words';
 import type { Rfi } from '../../shared/api/rfis';
 import type { RfiDiff } from './repository';
 
@@ -95,13 +95,6 @@ export interface NotificationPrefs {
 /** Above this many RFIs with news in one batch, one summary notification instead of many. */
 export const SUMMARY_THRESHOLD = 5;
 
-const label = (status: string) => status.replace(/_/g, ' ');
-
-/** An RFI type in words ("nominal_sub_account_kyb" → "Nominal sub-account KYB"). */
-export function rfiTypeLabel(type: string): string {
-  return rfiTypeWords(type);
-}
-
 /**
  * Names of related objects (transactions, accounts) by id, as main could learn them; an RFI whose
  * related object has no known name is shown with the id.
@@ -113,7 +106,7 @@ export function aboutRfi(n: RfiNews, names: RelatedNames): string {
   const related = n.relatedId ? (names.get(n.relatedId) ?? n.relatedId) : '';
   const description = n.description.trim();
   const what = [description, related && related !== description ? related : ''].filter(Boolean).join(' — ');
-  return `${rfiTypeLabel(n.rfiType)}${what ? `: ${what}` : ''}`;
+  return `${rfiTypeWords(n.rfiType)}${what ? `: ${what}` : ''}`;
 }
 
 /**
@@ -172,11 +165,16 @@ export class ChangeDetector {
       if (!first) continue;
       const about = aboutRfi(first, names);
       if (created) {
-        plans.push({ title: 'New RFI', body: `${about} · ${label(created.status)}`, rfiId, news: list });
+        plans.push({
+          title: 'New RFI',
+          body: `${about} · ${statusWords(created.status)}`,
+          rfiId,
+          news: list,
+        });
       } else if (rfiStatus) {
         plans.push({
           title: 'RFI status changed',
-          body: `${about} · ${label(rfiStatus.from ?? '?')} → ${label(rfiStatus.status)}`,
+          body: `${about} · ${statusWords(rfiStatus.from)} → ${statusWords(rfiStatus.status)}`,
           rfiId,
           news: list,
         });
@@ -186,7 +184,7 @@ export class ChangeDetector {
           title: 'RFI question changed',
           body:
             questions.length === 1 && q
-              ? `${about} · ${label(q.questionType ?? 'question')} is now ${label(q.status)}`
+              ? `${about} · ${q.questionType ? questionTypeWords(q.questionType) : 'A question'} is now ${statusWords(q.status).toLowerCase()}`
               : `${about} · ${questions.length} questions changed status`,
           rfiId,
           news: list,
