@@ -1,14 +1,16 @@
 /**
  * The on-disk RFI cache of one scope (environment + legal entity).
  *
- * Layout (dataDir/rfis/<scope>/, the files and their formats in `cache-files.ts`):
- *   shard-00.json … shard-3f.json   the RFIs, split by a hash of the id into 64 files
+ * Layout (dataDir/rfis/<scope>/, the files, their formats and sequence numbers in `cache-files.ts`):
+ *   snapshot.json                    the last full listing, its pages as the bank sent them
+ *   shard-00.json … shard-3f.json   overrides: every RFI of one of 64 partitions (hash of the id)
  *   seen.json                        {rfiId: updated_at last seen by the analyst}
  *   meta.json                        sync cursor and flags
  *
- * Why shards: a sync that changes a few RFIs rewrites only their shards (a few hundred KB with
- * 10,000 RFIs) instead of one 20+ MB file, and a full sync writes 64 files, not 10,000 (each
- * atomic write costs an fsync). Every file is written whole, atomically (temp + fsync + rename),
+ * Why a snapshot and shards: a full sync writes the bytes it received as one file (no
+ * serialisation of 10,000 RFIs, one fsync), with shards only where the cache differs from the
+ * listing; a sync that changes a few RFIs rewrites only their shards (a few hundred KB with
+ * 10,000 RFIs) instead of one 20+ MB file. Every file is written whole, atomically (temp + fsync + rename),
  * one write at a time, through the at-rest codec (encrypted with the data key when there is one;
  * plain files from before are read and rewritten sealed at the next flush). A file that cannot be read is moved aside (never silently dropped) and
  * the next sync refills it from the bank.
