@@ -261,7 +261,7 @@ describe('state files of the real services', () => {
     }
   });
 
-  it('a tampered RFI cache shard is moved aside and reported', async () => {
+  it('a tampered RFI cache file (the snapshot a full sync wrote) is moved aside and reported', async () => {
     const dataDir = path.join(await tempDir('td-at-rest-'), 'data');
     let t = await startServices({ dataDir, rfis: { autoStart: false } });
     try {
@@ -269,7 +269,7 @@ describe('state files of the real services', () => {
       await t.services.rfis.sync('sync', true);
       await t.stop();
       const shard = (await filesUnder(path.join(dataDir, 'rfis'))).find(
-        (f) => /shard-[0-9a-f]{2}\.json$/.test(f.file) && f.bytes.length > 0,
+        (f) => /snapshot\.json$/.test(f.file) && f.bytes.length > 0,
       )!;
       const env = JSON.parse(shard.bytes.toString('utf8')) as Record<string, string | number>;
       const tag = Buffer.from(env['tag'] as string, 'base64');
@@ -280,7 +280,7 @@ describe('state files of the real services', () => {
       await t.services.rfis.counts();
       const problems = t.services.stores.problems();
       expect(problems).toHaveLength(1);
-      expect(problems[0]!.file).toMatch(/^rfis\/.*shard-[0-9a-f]{2}\.json$/);
+      expect(problems[0]!.file).toMatch(/^rfis\/.*snapshot\.json$/);
       expect(problems[0]!.message).toMatch(/integrity check/);
       await stat(path.join(dataDir, problems[0]!.movedTo!)); // kept aside, not deleted
       // (The embedded sandbox starts afresh with the services, so its RFI is not there to refill.)

@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BankClient } from '../../src/main/bank/client';
@@ -265,7 +265,13 @@ describe('the on-disk repository', () => {
 function fakeBank(all: () => unknown[], mode: 'supported' | 'refused' | 'ignored') {
   const calls: Array<Record<string, string | undefined>> = [];
   const bank = {
-    async request({ query }: { query: Record<string, string | undefined> }) {
+    async request({
+      query,
+      onText,
+    }: {
+      query: Record<string, string | undefined>;
+      onText?: (text: string) => void;
+    }) {
       const q = query;
       calls.push(q);
       if (q.updated_since && mode === 'refused') {
@@ -279,7 +285,9 @@ function fakeBank(all: () => unknown[], mode: 'supported' | 'refused' | 'ignored
       const size = Number(q.page_size ?? '100');
       const start = q.page_token ? Number(q.page_token) : 0;
       const next = start + size < rows.length ? String(start + size) : null;
-      return { data: rows.slice(start, start + size), next_page_token: next };
+      const page = { data: rows.slice(start, start + size), next_page_token: next };
+      onText?.(JSON.stringify(page)); // the body as the client received it
+      return page;
     },
   };
   return { bank: bank as unknown as BankClient, calls };
@@ -320,6 +328,94 @@ describe('sync with GET /v1/rfis', () => {
     expect(third.mode).toBe('full');
     expect(third.removed).toHaveLength(99);
     expect(repo.size).toBe(1101);
+  });
+
+  const shardFiles = async () => (await readdir(dir)).filter((f) => f.startsWith('shard-')).sort();
+  const reopened = async () => {
+    const again = await openRfiRepository({ dir, log });
+    return { again, all: new Map([...again.all()].map((r) => [r.id, r])) };
+  };
+
+  it('a full sync writes the listing as one snapshot; changes after it go to shards over it; the next full sync replaces both', async () => {
+    let rows = server(1200);
+    const { bank } = fakeBank(() => rows, 'supported');
+    const repo = await openRfiRepository({ dir, log });
+    await syncRepository(bank, repo, { nowMs: NOW });
+    expect((await readdir(dir)).filter((f) => f.endsWith('.json')).sort()).toEqual([
+      'meta.json',
+      'snapshot.json',
+    ]);
+    let { again, all } = await reopened();
+    expect(all).toEqual(new Map([...repo.all()].map((r) => [r.id, r])));
+    expect(again.meta()).toMatchObject({ cursor: rows[0]!.updated_at, lastFullSyncAt: iso(NOW) });
+
+    const changed = rfi('s0005', [question('q', 'pending_review', NOW + 5000)]);
+    rows = [changed, ...rows.filter((r) => r.id !== 's0005')];
+    expect((await syncRepository(bank, repo, { nowMs: NOW + 10_000 })).mode).toBe('incremental');
+    expect(await shardFiles()).toEqual([`shard-${shardOf('s0005').toString(16).padStart(2, '0')}.json`]);
+    ({ again, all } = await reopened());
+    expect(again.size).toBe(1200);
+    expect(again.get('s0005')).toEqual(changed);
+    expect(again.meta().cursor).toBe(changed.updated_at);
+
+    rows = rows.slice(0, 1000);
+    const full = await syncRepository(bank, repo, { nowMs: NOW + 7 * 3600_000 });
+    expect(full).toMatchObject({ mode: 'full', fetched: 1000 });
+    expect(await shardFiles()).toEqual([]);
+    ({ again, all } = await reopened());
+    expect(all).toEqual(new Map(rows.map((r) => [r.id, r])));
+    expect(again.meta().lastFullSyncAt).toBe(iso(NOW + 7 * 3600_000));
+  });
+
+  it('an RFI re-read after the listing was taken (newer than its copy there) stays, in a shard beside the snapshot', async () => {
+    const rows = server(300);
+    const { bank } = fakeBank(() => rows, 'supported');
+    const repo = await openRfiRepository({ dir, log });
+    await syncRepository(bank, repo, { nowMs: NOW });
+    const reRead = rfi('s0003', [question('q', 'pending_review', NOW + 60_000)]);
+    repo.upsert([reRead]); // a webhook's re-read, newer than what the next listing says
+    await syncRepository(bank, repo, { nowMs: NOW + 7 * 3600_000 });
+    expect(repo.get('s0003')).toEqual(reRead);
+    expect(await shardFiles()).toEqual([`shard-${shardOf('s0003').toString(16).padStart(2, '0')}.json`]);
+    const { again } = await reopened();
+    expect(again.get('s0003')).toEqual(reRead);
+    expect(again.size).toBe(300);
+    expect(again.meta().cursor).not.toBeNull();
+  });
+
+  it('a shard over an older snapshot is ignored; one over a newer snapshot (a full write cut short) makes the next sync full', async () => {
+    const rows = server(100);
+    const { bank } = fakeBank(() => rows, 'supported');
+    await syncRepository(bank, await openRfiRepository({ dir, log }), { nowMs: NOW });
+    const ghost = rfi('ghost', [question('q', 'action_required', NOW)]);
+    const at = path.join(dir, `shard-${shardOf('ghost').toString(16).padStart(2, '0')}.json`);
+    // Left by the write before the snapshot (base 0): not read, the cursor stands.
+    await writeFile(at, JSON.stringify({ version: 2, base: 0, rfis: [ghost] }));
+    let { again } = await reopened();
+    expect(again.get('ghost')).toBeUndefined();
+    expect(again.size).toBe(100);
+    expect(again.meta().cursor).not.toBeNull();
+    // Written over snapshot 2 while snapshot 1 is on disk: that partition may be older than it was.
+    await writeFile(at, JSON.stringify({ version: 2, base: 2, rfis: [ghost] }));
+    ({ again } = await reopened());
+    expect(again.meta()).toMatchObject({ cursor: null, lastFullSyncAt: null });
+    expect((await syncRepository(bank, again, { nowMs: NOW + 1000 })).mode).toBe('full');
+  });
+
+  it('a cache of format 1 shards (before snapshots) still opens whole', async () => {
+    const rows = server(40);
+    await mkdir(dir, { recursive: true });
+    const groups = new Map<number, Rfi[]>();
+    for (const r of rows) groups.set(shardOf(r.id), [...(groups.get(shardOf(r.id)) ?? []), r]);
+    for (const [n, rfis] of groups) {
+      await writeFile(
+        path.join(dir, `shard-${n.toString(16).padStart(2, '0')}.json`),
+        JSON.stringify({ version: 1, rfis }),
+      );
+    }
+    const { again, all } = await reopened();
+    expect(all).toEqual(new Map(rows.map((r) => [r.id, r])));
+    expect(again.problems).toEqual([]);
   });
 
   it('a record that is not a readable RFI is skipped; the others sync and its cached copy stays', async () => {

@@ -95,6 +95,11 @@ export interface RawRequest<S extends z.ZodType> {
   idempotencyKey?: string;
   retry?: RetryMode;
   signal?: AbortSignal;
+  /**
+   * Told the answer's body as received, once it parsed and passed `schema` (a caller that keeps
+   * the bytes, as the RFI cache keeps a full listing's pages, need not serialise them again).
+   */
+  onText?(text: string): void;
 }
 
 export interface CallOptions {
@@ -381,6 +386,7 @@ export class BankClient {
       });
     }
     const parsed = req.schema.safeParse(body);
+    if (parsed.success) req.onText?.(response.body);
     if (!parsed.success) {
       const { field, message } = describeIssues(parsed.error);
       this.options.log.warn('bank: malformed answer', {

@@ -1,14 +1,16 @@
 /**
  * The on-disk RFI cache of one scope (environment + legal entity).
  *
- * Layout (dataDir/rfis/<scope>/, the files and their formats in `cache-files.ts`):
- *   shard-00.json … shard-3f.json   the RFIs, split by a hash of the id into 64 files
+ * Layout (dataDir/rfis/<scope>/, the files, their formats and sequence numbers in `cache-files.ts`):
+ *   snapshot.json                    the last full listing, its pages as the bank sent them
+ *   shard-00.json … shard-3f.json   overrides: every RFI of one of 64 partitions (hash of the id)
  *   seen.json                        {rfiId: updated_at last seen by the analyst}
  *   meta.json                        sync cursor and flags
  *
- * Why shards: a sync that changes a few RFIs rewrites only their shards (a few hundred KB with
- * 10,000 RFIs) instead of one 20+ MB file, and a full sync writes 64 files, not 10,000 (each
- * atomic write costs an fsync). Every file is written whole, atomically (temp + fsync + rename),
+ * Why a snapshot and shards: a full sync writes the bytes it received as one file (no
+ * serialisation of 10,000 RFIs, one fsync), with shards only where the cache differs from the
+ * listing; a sync that changes a few RFIs rewrites only their shards (a few hundred KB with
+ * 10,000 RFIs) instead of one 20+ MB file. Every file is written whole, atomically (temp + fsync + rename),
  * one write at a time, through the at-rest codec (encrypted with the data key when there is one;
  * plain files from before are read and rewritten sealed at the next flush). A file that cannot be read is moved aside (never silently dropped) and
  * the next sync refills it from the bank.
@@ -28,11 +30,11 @@ import type { AtRestCodec } from '../infra/at-rest';
 import { createSerialQueue } from '../infra/durable-file';
 import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
-import { cacheFiles, SHARD_COUNT, shardName, shardOf } from './cache-files';
-import type { RepositoryMeta } from './cache-files';
+import { cacheFiles, SHARD_COUNT, shardName, shardOf, SNAPSHOT_FILE } from './cache-files';
+import type { FullListing, RepositoryMeta } from './cache-files';
 
 export { repositoryMetaSchema, SHARD_COUNT, shardOf } from './cache-files';
-export type { RepositoryMeta } from './cache-files';
+export type { FullListing, RepositoryMeta } from './cache-files';
 
 /** What one upsert did to an RFI. */
 export interface RfiDiff {
@@ -68,8 +70,12 @@ export interface RfiRepository {
   setMeta(patch: Partial<Omit<RepositoryMeta, 'version'>>): void;
   /** Records the updated_at the analyst saw (persisted at once). Answers whether it changed. */
   markSeen(id: string, updatedAt: string): Promise<boolean>;
-  /** Writes every touched shard and the meta file, atomically, one after the other. */
-  flush(): Promise<void>;
+  /**
+   * Writes every touched shard and the meta file, atomically, one after the other. Given the
+   * bank's whole listing (a full sync), writes it as the cache's snapshot instead, with shards
+   * only for the partitions where the cache differs from it.
+   */
+  flush(listing?: FullListing): Promise<void>;
   /** Files that could not be read at open (moved aside). */
   readonly problems: RepositoryProblem[];
   /** Stops listening for the keychain (a cache replaced by another scope's, or at teardown). */
@@ -135,6 +141,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
   for (let n = 0; n < SHARD_COUNT; n++) if (loaded.stale.has(shardName(n))) dirty.add(n);
   if (loaded.stale.has('meta.json')) metaDirty = true;
   let seenPlain = loaded.stale.has('seen.json');
+  let snapshotPlain = loaded.stale.has(SNAPSHOT_FILE);
 
   const summaryOf = (id: string, nowMs: number): RfiSummary | undefined => {
     const rfi = byId.get(id);
@@ -181,8 +188,28 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
       for (let n = 0; n < SHARD_COUNT; n++) dirty.add(n);
       metaDirty = true;
       seenPlain = true;
+      snapshotPlain = true;
     }),
   );
+
+  /**
+   * The partitions where the cache differs from a listing (an RFI re-read since, newer than the
+   * listing's copy, or one the listing no longer has but that was kept), each with all its RFIs:
+   * the shards a snapshot of that listing needs beside it.
+   */
+  const overridesOf = (listing: FullListing): Map<number, RfiWire[]> => {
+    const listed = new Map<string, RfiWire>();
+    for (const r of listing.rfis) listed.set(r.id, r);
+    const differs = new Set<number>();
+    for (const [id, rfi] of byId) {
+      const l = listed.get(id);
+      if (l !== rfi && (l === undefined || !sameJson(l, rfi))) differs.add(shardOf(id));
+    }
+    for (const id of listed.keys()) if (!byId.has(id)) differs.add(shardOf(id));
+    const out = new Map<number, RfiWire[]>([...differs].map((n) => [n, []]));
+    if (out.size > 0) for (const [id, rfi] of byId) out.get(shardOf(id))?.push(rfi);
+    return out;
+  };
 
   const repo: RfiRepository = {
     dir,
@@ -209,7 +236,11 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
           const was = Date.parse(before.updated_at);
           const now = Date.parse(rfi.updated_at);
           if (!Number.isNaN(was) && !Number.isNaN(now) && now < was) continue;
-          if (before.updated_at === rfi.updated_at && sameJson(before, rfi)) continue;
+          if (before.updated_at === rfi.updated_at && sameJson(before, rfi)) {
+            // The same content: the new copy is kept (a full sync's snapshot then matches it by identity).
+            byId.set(rfi.id, rfi);
+            continue;
+          }
         }
         byId.set(rfi.id, rfi);
         summaries.delete(rfi.id);
@@ -259,13 +290,21 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
         return true;
       });
     },
-    flush() {
+    flush(listing) {
       return queue(async () => {
         const shards = [...dirty];
         dirty.clear();
         const wantMeta = metaDirty;
         metaDirty = false;
-        if (shards.length > 0) {
+        if (listing) {
+          try {
+            await files.writeSnapshot(listing, overridesOf(listing));
+          } catch (err) {
+            for (let n = 0; n < SHARD_COUNT; n++) dirty.add(n);
+            metaDirty = true;
+            throw err;
+          }
+        } else if (shards.length > 0) {
           const groups = new Map<number, RfiWire[]>(shards.map((n) => [n, []]));
           for (const [id, rfi] of byId) groups.get(shardOf(id))?.push(rfi);
           try {
@@ -276,7 +315,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
             throw err;
           }
         }
-        if (wantMeta || shards.length > 0) {
+        if (wantMeta || shards.length > 0 || listing) {
           const written = meta;
           await files.writeMeta(written);
           persistedSyncAt = written.lastSyncedAt;
@@ -284,6 +323,11 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
         if (seenPlain) {
           await writeSeen();
           seenPlain = false;
+        }
+        if (listing) snapshotPlain = false;
+        if (snapshotPlain) {
+          await files.resealSnapshot();
+          snapshotPlain = false;
         }
       });
     },

@@ -41,6 +41,8 @@ const LenientPage = z.looseObject({
 
 interface Fetched {
   rfis: Rfi[];
+  /** Each page's body as the bank sent it. */
+  texts: string[];
   pages: number;
   /** Ids of records that could not be read (still listed: never dropped as "gone"). */
   unreadableIds: string[];
@@ -74,6 +76,7 @@ async function fetchAll(
   signal: AbortSignal | undefined,
 ): Promise<Fetched> {
   const rfis: Rfi[] = [];
+  const texts: string[] = [];
   const unreadableIds: string[] = [];
   let unreadable = 0;
   let pages = 0;
@@ -83,6 +86,7 @@ async function fetchAll(
       path: '/v1/rfis',
       query: { ...query, page_size: String(PAGE_SIZE), ...(pageToken ? { page_token: pageToken } : {}) },
       schema: LenientPage,
+      onText: (text: string) => texts.push(text),
       ...(signal ? { signal } : {}),
     }),
   );
@@ -100,7 +104,7 @@ async function fetchAll(
       if (typeof id === 'string') unreadableIds.push(id);
     }
   }
-  return { rfis, pages, unreadableIds, unreadable };
+  return { rfis, texts, pages, unreadableIds, unreadable };
 }
 
 export async function syncRepository(
@@ -183,7 +187,11 @@ async function finishFull(
     lastSyncedAt: now,
     lastFullSyncAt: now,
   });
-  await repo.flush();
+  // Every page read whole and every record an RFI: the pages as received become the cache's
+  // snapshot (one file). Otherwise (a record we cannot read, whose cached copy stays; a client
+  // that does not hand the text over) the changed shards are written as after any sync.
+  const whole = got.unreadable === 0 && got.texts.length === got.pages;
+  await repo.flush(whole ? { pages: got.texts, rfis: got.rfis } : undefined);
   return {
     mode: 'full',
     diffs,

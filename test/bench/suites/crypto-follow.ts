@@ -13,15 +13,11 @@
  * per second, and the event loop's delay (what every other call of main waits meanwhile).
  */
 import { randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import type { Fixtures } from '../../../src/shared/api';
 import type { Transaction } from '../../../src/shared/api';
 import { BankClient } from '../../../src/main/bank/client';
@@ -42,60 +38,14 @@ import type { z } from 'zod';
 import type { BenchResult, BenchSuite } from '../types';
 import { benchCount } from '../support/scale';
 import { sandboxStaff } from '../../support/sandbox-staff';
-import type { StaffTarget } from '../../support/sandbox-staff';
+import { startChildSandbox } from '../support/child-sandbox';
+import type { ChildSandbox } from '../support/child-sandbox';
 
 const ORDERS = benchCount('BENCH_FOLLOW_ORDERS', 1000, 20);
 const SETTLING = Math.round(ORDERS / 10);
 const SECONDS = benchCount('BENCH_FOLLOW_SECONDS', 20, 2);
 const ENV_ID = 'bench';
 const SETTLEMENT_S = 3600;
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-interface ChildSandbox extends StaffTarget {
-  fixtures: Fixtures;
-  /** Moves the bank's clock after `inMs`, timed by the sandbox process (see sandbox-process.ts). */
-  advanceLater(inMs: number, seconds: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function startChildSandbox(options: Record<string, unknown>): Promise<ChildSandbox> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(here, '../support/sandbox-process.ts'), JSON.stringify(options)],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: child.stdout! });
-  const waiting: Array<(line: string) => void> = [];
-  lines.on('line', (l) => waiting.shift()?.(l));
-  const nextLine = (): Promise<string> =>
-    new Promise<string>((resolve, reject) => {
-      waiting.push(resolve);
-      child.once('exit', (code) => reject(new Error(`sandbox process exited (${String(code)})`)));
-    });
-  const { url, controlSecret, fixtures } = JSON.parse(await nextLine()) as {
-    url: string;
-    controlSecret: string;
-    fixtures: Fixtures;
-  };
-  return {
-    url,
-    controlSecret,
-    fixtures,
-    async advanceLater(inMs, seconds) {
-      const answer = nextLine();
-      child.stdin!.write(`${JSON.stringify({ advanceInMs: inMs, seconds })}\n`);
-      const { status } = JSON.parse(await answer) as { status: number };
-      if (status !== 200) throw new Error(`advance clock: ${status}`);
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.stdin?.end();
-        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-      }),
-  };
-}
 
 /** The crypto service's order record, as the state file holds it. */
 type OrderRecord = z.infer<typeof storedOrderRecordSchema>;

@@ -2,7 +2,7 @@
  * Startup with 10,000 RFIs cached on disk (issue 8):
  *
  * 1. Services start: `createServices()` on a data folder whose RFI cache holds 10,000 RFIs, until
- *    `rfis.list` answers them (cache read from its 64 shards, parsed, summarised), beside the same
+ *    `rfis.list` answers them (cache read from its snapshot file, parsed, summarised), beside the same
  *    start on an empty data folder. Both use a remote profile on a loopback sandbox (the one the
  *    cache was filled from), so neither waits for the bank: the cached scope is known from disk.
  * 2. Renderer, in Chromium through the harness with that cache: navigation to `#/rfis` → the first
