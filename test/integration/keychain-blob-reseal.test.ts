@@ -8,6 +8,7 @@ import { filesUnder } from '../support/files';
 import { keychainRuns } from '../support/keychain-runs';
 import { lockable } from '../support/lockable-keyring';
 import { staffOf } from '../support/sandbox-staff';
+import { stageDropped } from '../support/staging';
 import { tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 
@@ -39,21 +40,8 @@ function documentWith(marker: string, mib = 1): Buffer {
 }
 
 /** Drops `bytes` as a file of an answer (the page's chunks). */
-async function stage(t: TestServices, bytes: Buffer, name: string): Promise<string> {
-  const h = t.services.handlers['files.stageDropped'];
-  const begun = await h({
-    op: 'begin',
-    name,
-    contentType: 'application/pdf',
-    sizeBytes: bytes.length,
-    documentType: 'transaction_supporting_document',
-  });
-  for (let off = 0; off < bytes.length; off += 512 * 1024) {
-    const data = bytes.subarray(off, off + 512 * 1024).toString('base64');
-    await h({ op: 'chunk', stagingId: begun.stagingId!, offset: off, data });
-  }
-  return (await h({ op: 'commit', stagingId: begun.stagingId! })).file!.ref;
-}
+const stage = (t: TestServices, bytes: Buffer, name: string): Promise<string> =>
+  stageDropped(t, bytes, { name, documentType: 'transaction_supporting_document' });
 
 /** A fresh RFI with one document question; answers it with `refs` and waits until it is sent. */
 async function send(t: TestServices, refs: string[], wait = true): Promise<string> {

@@ -29,7 +29,7 @@ import { readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createKeyedQueue, syncDirectory } from './durable-file';
 import type { Logger } from './log';
-import { blobWriter } from './sealed-blob';
+import { blobWriter, readerSha256 } from './sealed-blob';
 import type { BlobCodec, BlobReader } from './sealed-blob';
 
 /** One turn per blob path: a reader's open and a re-seal's swap never overlap. */
@@ -59,16 +59,6 @@ export interface ResealTarget {
   commit(sha256: string): Promise<boolean>;
   /** Undoes `commit` (the rename failed): the record says plain again. */
   revert(): Promise<void>;
-}
-
-async function hashOf(reader: BlobReader): Promise<string> {
-  const hash = createHash('sha256');
-  try {
-    for await (const piece of reader.chunks()) hash.update(piece);
-  } finally {
-    await reader.close();
-  }
-  return hash.digest('hex');
 }
 
 /** Seals one plain blob in place (see the steps above). `blobs` must be sealing. */
@@ -111,7 +101,7 @@ export async function resealBlob(
     await plain.close();
   }
   try {
-    if ((await hashOf(await blobs.open(copy, true, t.file))) !== sha256) {
+    if ((await readerSha256(await blobs.open(copy, true, t.file))) !== sha256) {
       throw new Error('the sealed copy does not read back as the plain bytes');
     }
     return await turns(t.file, async () => {

@@ -393,6 +393,17 @@ export function pathSource(file: string): UploadSource {
   };
 }
 
+/** The sha256 of a blob's plain bytes, read to the end; the reader is closed. */
+export async function readerSha256(reader: BlobReader): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const piece of reader.chunks()) hash.update(piece);
+  } finally {
+    await reader.close();
+  }
+  return hash.digest('hex');
+}
+
 /**
  * A stored blob as an upload source: decrypted as it is sent (a chunk at a time). `openBlob` is
  * called for each size check and each stream, so a blob sealed in place between two attempts is
@@ -434,17 +445,7 @@ export function blobSource(openBlob: () => Promise<BlobReader>, sha256: string |
       });
       return stream;
     },
-    sha256: async () => {
-      if (sha256 !== null) return sha256;
-      const r = await openBlob();
-      const hash = createHash('sha256');
-      try {
-        for await (const piece of r.chunks()) hash.update(piece);
-      } finally {
-        await r.close();
-      }
-      return hash.digest('hex');
-    },
+    sha256: async () => sha256 ?? readerSha256(await openBlob()),
     failure: () => failed,
   };
   if (sha256 === null) source.sentSha256 = () => sent;
