@@ -4,6 +4,10 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BankClient } from '../../src/main/bank/client';
+import { createServerClock } from '../../src/main/bank/clock';
+import { createLogger, memorySink } from '../../src/main/infra/log';
+import { pdfDocument } from '../support/documents';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
@@ -94,5 +98,29 @@ describe('document URLs from the bank', () => {
     }
     for (const f of await readdir(out))
       expect((await readFile(path.join(out, f))).includes(MARKER), f).toBe(false);
+  });
+
+  it('an https bank’s upload URL in plain http to a local service is refused before any byte is sent', async () => {
+    const svc = await startLocalService();
+    const file = path.join(await tempDir(), 'contract.pdf');
+    await writeFile(file, pdfDocument(2_000));
+    const sink = memorySink();
+    const bank = new BankClient({
+      identity: async () => ({
+        baseUrl: 'https://bank.example',
+        token: 'https-bank-token-0123456789',
+        tokenOrigin: 'https://bank.example',
+      }),
+      log: createLogger(sink, 'debug'),
+      clock: createServerClock(),
+      embeddedOrigin: () => null,
+    });
+    await expect(bank.uploadDocument(svc.url, file, 'application/pdf')).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      field: 'url',
+      message: expect.stringMatching(/not https; nothing was sent/),
+    });
+    expect(svc.hits).toEqual([]);
+    expect(sink.records.some((r) => r.message.includes('plain-http upload URL'))).toBe(true);
   });
 });

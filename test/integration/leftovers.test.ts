@@ -5,6 +5,7 @@ import { openTempArea } from '../../src/main/infra/temp-area';
 import { plainCodec } from '../../src/main/infra/at-rest';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { startServices, tempDir } from '../support/services';
+import { stageDropped } from '../support/staging';
 import type { TestServices } from '../support/services';
 
 /**
@@ -26,21 +27,8 @@ afterEach(async () => {
   t = null;
 });
 
-async function stage(s: TestServices, bytes: Buffer, name = 'statement.pdf') {
-  const h = s.services.handlers['files.stageDropped'];
-  const begun = await h({
-    op: 'begin',
-    name,
-    contentType: 'application/pdf',
-    sizeBytes: bytes.length,
-    documentType: 'other',
-  });
-  const stagingId = begun.stagingId!;
-  for (let off = 0; off < bytes.length; off += 48 * 1024) {
-    const part = bytes.subarray(off, off + 48 * 1024);
-    await h({ op: 'chunk', stagingId, offset: off, data: part.toString('base64') });
-  }
-  return (await h({ op: 'commit', stagingId })).file!;
+async function stage(s: TestServices, bytes: Buffer) {
+  return s.services.rfiAnswers.files.view(await stageDropped(s, bytes, { chunkBytes: 48 * 1024 }));
 }
 
 const stagingDir = (s: TestServices): string => path.join(s.dataDir, 'rfi-answers', 'staging');

@@ -180,6 +180,36 @@ describe('finding 1: the token cannot be moved to another host', () => {
     expect(attacker.received).toEqual([]);
   });
 
+  it('settings.approveProfileAddress only asks: the analyst decides in main’s dialog, naming the exact origin', async () => {
+    t.platform.nextConfirmAnswers.push(true);
+    const view = await call('settings.addProfile', { name: 'Edited bank', baseUrl: attacker.url });
+    const id = view.profiles.find((p) => p.name === 'Edited bank')!.id;
+    // The approval is gone (withdrawn, or the settings file was edited outside the app).
+    t.services.destinations.revoke(attacker.origin);
+    const asked = t.platform.confirmations.length;
+    t.platform.nextConfirmAnswers.push(false);
+    expect(await refused('settings.approveProfileAddress', { profileId: id })).toMatchObject({
+      kind: 'not_approved',
+    });
+    expect(t.platform.confirmations.slice(asked)).toEqual([
+      expect.objectContaining({ kind: 'bank-origin', destination: attacker.origin }),
+    ]);
+    // Declined: activating it asks again, and refused, nothing is sent there.
+    t.platform.nextConfirmAnswers.push(false);
+    await refused('settings.activateProfile', { profileId: id });
+    expect(attacker.received).toEqual([]);
+    // An unknown profile id is refused before any dialog.
+    const before = t.platform.confirmations.length;
+    expect(
+      await refused('settings.approveProfileAddress', { profileId: 'p_0000000000000000' }),
+    ).toMatchObject({
+      kind: expect.stringMatching(/invalid_argument|not_found/),
+    });
+    expect(t.platform.confirmations.length).toBe(before);
+    t.platform.nextConfirmAnswers.push(true);
+    await call('settings.removeProfile', { profileId: id });
+  });
+
   it('profile ids are random: a profile added again under the same name inherits no token', async () => {
     const proxy = await startFaultProxy(t.services.sandbox!.url);
     try {

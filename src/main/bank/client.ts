@@ -568,6 +568,24 @@ export class BankClient {
   ): Promise<Res<'uploadDocument'>> {
     const identity = await this.identity(false);
     const target = signedUrl(url, identity.baseUrl, 'upload');
+    // Plain http to this machine only for a bank that is itself plain http on this machine (the
+    // embedded sandbox, a test or development bank the analyst approved): an https bank's answer
+    // never makes main send a document in clear to a local service.
+    if (
+      target.protocol !== 'https:' &&
+      new URL(identity.baseUrl).protocol === 'https:' &&
+      target.origin !== (this.options.embeddedOrigin?.() ?? null)
+    ) {
+      this.options.log.warn('bank: a plain-http upload URL from an https bank was refused', {
+        host: target.host,
+      });
+      throw new AppFailure({
+        kind: 'invalid_argument',
+        field: 'url',
+        message:
+          'The bank answered an upload address that is not https; nothing was sent (plain http only when the bank itself is on this computer).',
+      });
+    }
     const linked = linkSignals([o.signal, identity.signal]);
     try {
       const source = typeof file === 'string' ? pathSource(file) : file;

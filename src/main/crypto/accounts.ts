@@ -3,6 +3,7 @@
  * the embedded sandbox its fixtures' accounts. The context a quote form needs comes from here.
  */
 
+import { cleanName } from '../../shared/names';
 import type { z } from 'zod';
 import type { RunningSandbox } from '../../sandbox';
 import type { AccountBookEntry, CryptoContext } from '../../shared/ipc/channels/crypto';
@@ -86,8 +87,10 @@ export function createAccountBook(deps: AccountBookDeps): AccountBook {
 
   return {
     context,
-    async save({ accountId, label, asset, profileId }) {
+    async save({ accountId, label: typed, asset, profileId }) {
       const env = deps.owner(profileId).profileId;
+      // A label is a name: kept without bidi, format or control characters (shared/names.ts).
+      const label = cleanName(typed, 120) || accountId;
       accounts.update((file) => {
         const existing = file.accounts.find((a) => a.environmentId === env && a.accountId === accountId);
         const entry: StoredAccount = existing

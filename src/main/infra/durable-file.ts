@@ -170,3 +170,23 @@ export function createSerialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
     return run;
   };
 }
+
+/**
+ * One queue per key (a file's path): tasks of one key run one at a time, in order; tasks of
+ * different keys run side by side. Nothing is kept for a key once its last task has ended.
+ */
+export function createKeyedQueue(): <T>(key: string, task: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<void>>();
+  return (key, task) => {
+    const run = (tails.get(key) ?? Promise.resolve()).then(task);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}

@@ -67,7 +67,11 @@ export interface BlobSealer {
 export interface BlobReader {
   readonly size: number;
   readAt: ReadAt;
-  /** The plain bytes in order, a chunk at a time (its own file handle). */
+  /**
+   * The plain bytes in order, a chunk at a time, read through the descriptor opened with the
+   * reader (never the path again): a blob sealed in place meanwhile (infra/blob-reseal.ts renames
+   * a sealed copy over a plain one) does not change what an open reader reads.
+   */
   chunks(): AsyncGenerator<Buffer>;
   close(): Promise<void>;
 }
@@ -77,8 +81,11 @@ export interface BlobCodec {
   readonly sealing: boolean;
   /** A sealer for the blob that will be stored at `file` (bound into it); throws while waiting. */
   sealer(file: string): BlobSealer;
-  /** Opens the blob at `file`, sealed or plain as its record says. */
-  open(file: string, sealed: boolean): Promise<BlobReader>;
+  /**
+   * Opens the blob at `file`, sealed or plain as its record says. `as`: the path the sealed bytes
+   * are bound to when they are read from elsewhere (a sealed copy before it is renamed into place).
+   */
+  open(file: string, sealed: boolean, as?: string): Promise<BlobReader>;
 }
 
 function headerOf(kid: string, fid: Buffer, prefix: Buffer): Buffer {
@@ -156,8 +163,12 @@ async function openPlain(file: string): Promise<BlobReader> {
       return buf.subarray(0, bytesRead);
     },
     async *chunks() {
-      for await (const piece of createReadStream(file, { highWaterMark: BLOB_CHUNK_BYTES })) {
-        yield piece as Buffer;
+      // Positional reads on the reader's own descriptor (see BlobReader.chunks).
+      for (let at = 0; at < size; at += BLOB_CHUNK_BYTES) {
+        const buf = Buffer.allocUnsafe(Math.min(BLOB_CHUNK_BYTES, size - at));
+        const { bytesRead } = await h.read(buf, 0, buf.length, at);
+        if (bytesRead !== buf.length) throw new AtRestError('the document was cut short while it was read');
+        yield buf;
       }
     },
     close: () => h.close(),
@@ -231,14 +242,9 @@ async function openSealed(key: DataKey, file: string, rel: string): Promise<Blob
         return Buffer.concat(parts);
       },
       async *chunks() {
-        // Its own handle and buffer: a stream may outlive the reader's other uses.
-        const fh = await open(file, 'r');
+        // Its own buffer (readAt may run beside it), the reader's descriptor (BlobReader.chunks).
         const into = Buffer.allocUnsafe(BLOB_CHUNK_BYTES + TAG);
-        try {
-          for (let i = 0; i < count; i++) yield await readChunk(fh, i, into);
-        } finally {
-          await fh.close();
-        }
+        for (let i = 0; i < count; i++) yield await readChunk(h, i, into);
       },
       close: () => h.close(),
     };
@@ -262,13 +268,13 @@ export function createBlobCodec(
       if (key) return sealedSealer(key, rel(file));
       return waiting ? wait() : plainSealer();
     },
-    async open(file, sealed) {
+    async open(file, sealed, as = file) {
       if (!sealed) return openPlain(file);
       if (!key) {
         if (waiting) wait();
         throw new AtRestError('the document is sealed and no data key is available (keychain not usable)');
       }
-      return openSealed(key, file, rel(file));
+      return openSealed(key, file, rel(as));
     },
   };
 }
@@ -315,9 +321,13 @@ export interface BlobWriter {
   readonly partPath: string;
 }
 
-export async function blobWriter(blobs: BlobCodec, file: string): Promise<BlobWriter> {
+/**
+ * `into`: where the finished blob is renamed to, when not `file` itself (a sealed copy written
+ * beside a plain blob, bound to the plain blob's path, before it replaces it).
+ */
+export async function blobWriter(blobs: BlobCodec, file: string, into = file): Promise<BlobWriter> {
   const sealer = blobs.sealer(file);
-  const partPath = `${file}.part`;
+  const partPath = `${into}.part`;
   const handle = await open(partPath, 'wx', privateFileMode);
   const hash = createHash('sha256');
   let received = 0;
@@ -340,7 +350,7 @@ export async function blobWriter(blobs: BlobCodec, file: string): Promise<BlobWr
       await handle.sync();
       closed = true;
       await handle.close();
-      await rename(partPath, file);
+      await rename(partPath, into);
       return { sizeBytes: received, sha256: hash.digest('hex'), sealed: blobs.sealing };
     },
     async abort() {
@@ -383,26 +393,47 @@ export function pathSource(file: string): UploadSource {
   };
 }
 
+/** The sha256 of a blob's plain bytes, read to the end; the reader is closed. */
+export async function readerSha256(reader: BlobReader): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const piece of reader.chunks()) hash.update(piece);
+  } finally {
+    await reader.close();
+  }
+  return hash.digest('hex');
+}
+
 /**
- * A stored blob as an upload source: decrypted as it is sent (a chunk at a time), its sha256 the
- * one recorded when it was stored (the plain bytes'; every chunk's tag vouches that they are the
- * same bytes). A blob refused on the way (changed on disk) is told by `failure`.
+ * A stored blob as an upload source: decrypted as it is sent (a chunk at a time). `openBlob` is
+ * called for each size check and each stream, so a blob sealed in place between two attempts is
+ * read in its new form; a stream reads through the one descriptor it opened. Its sha256 is the one
+ * recorded when it was stored (the plain bytes'; every chunk's tag vouches that they are the same
+ * bytes), or, when none was recorded, that of the bytes the last stream delivered. A blob refused
+ * on the way (changed on disk) is told by `failure`.
  */
-export function blobSource(blobs: BlobCodec, file: string, sealed: boolean, sha256: string): UploadSource {
+export function blobSource(openBlob: () => Promise<BlobReader>, sha256: string | null): UploadSource {
   let failed: Error | null = null;
-  return {
+  let sent: string | null = null;
+  const source: UploadSource = {
     async size() {
-      const r = await blobs.open(file, sealed);
+      const r = await openBlob();
       await r.close();
       return r.size;
     },
     open() {
       failed = null;
+      sent = null;
+      const hash = sha256 === null ? createHash('sha256') : null;
       const stream = Readable.from(
         (async function* plain() {
-          const r = await blobs.open(file, sealed);
+          const r = await openBlob();
           try {
-            yield* r.chunks();
+            for await (const piece of r.chunks()) {
+              hash?.update(piece);
+              yield piece;
+            }
+            if (hash) sent = hash.digest('hex');
           } finally {
             await r.close();
           }
@@ -414,7 +445,9 @@ export function blobSource(blobs: BlobCodec, file: string, sealed: boolean, sha2
       });
       return stream;
     },
-    sha256: async () => sha256,
+    sha256: async () => sha256 ?? readerSha256(await openBlob()),
     failure: () => failed,
   };
+  if (sha256 === null) source.sentSha256 = () => sent;
+  return source;
 }

@@ -13,6 +13,7 @@ import { AppFailure } from '../../shared/ipc/errors';
 import { cleanFileName } from '../../shared/names';
 import { tooLargeWords } from '../../shared/words';
 import type { AtRestCodec } from '../infra/at-rest';
+import { createBlobTurns, resealPlainBlobs } from '../infra/blob-reseal';
 import { checkStructure } from '../infra/file-structure';
 import type { Logger } from '../infra/log';
 import type { Platform } from '../infra/platform';
@@ -50,6 +51,11 @@ export interface LockerCopies {
   read(v: Version): Promise<Buffer>;
   exists(v: Version): Promise<boolean>;
   remove(v: Version): Promise<void>;
+  /**
+   * Seals in place the copies stored plain while there was no data key (infra/blob-reseal.ts):
+   * `versions` are every version the index holds, `persist` writes the index. Answers how many.
+   */
+  resealPlain(versions: Version[], persist: () => Promise<void>): Promise<number>;
 }
 
 /** Refused, by the file's name (never its path). */
@@ -72,6 +78,8 @@ export function lockerCopies(deps: LockerCopiesDeps): LockerCopies {
       message: `${v.name} in the locker cannot be opened (damaged, or sealed with another key). Replace it with a new copy.`,
     });
   const tooLarge = (size: number): string => tooLargeWords(size, deps.maxBytes());
+  // One turn per copy: a reader's open and a re-seal's swap never overlap.
+  const turns = createBlobTurns();
 
   /** The bytes to copy in, by the file's name; refusals before anything is written. */
   const sourceOf = async (
@@ -185,7 +193,8 @@ export function lockerCopies(deps: LockerCopiesDeps): LockerCopies {
       }
       let reader: BlobReader;
       try {
-        reader = await deps.codec.blobs.open(blobPath(v), v.blob.sealed);
+        // Opened in the copy's turn, sealed or plain as the record says at that moment.
+        reader = await turns(blobPath(v), () => deps.codec.blobs.open(blobPath(v), v.blob?.sealed === true));
       } catch (err) {
         throw (err as NodeJS.ErrnoException).code === 'ENOENT' ? missing(v) : damaged(v);
       }
@@ -233,8 +242,32 @@ export function lockerCopies(deps: LockerCopiesDeps): LockerCopies {
       );
     },
     async remove(v) {
-      await rm(blobPath(v), { force: true });
+      await turns(blobPath(v), () => rm(blobPath(v), { force: true }));
     },
+    resealPlain: (versions, persist) =>
+      resealPlainBlobs({
+        blobs: deps.codec.blobs,
+        turns,
+        dir: deps.dir,
+        persist,
+        log: deps.log,
+        records: versions.flatMap((v) => {
+          const blob = v.blob;
+          if (!blob) return [];
+          return [
+            {
+              file: blobPath(v),
+              sha256: v.sha256,
+              // A removed document's versions are not passed at all.
+              live: () => true,
+              sealed: () => blob.sealed,
+              mark: (sealed: boolean) => {
+                blob.sealed = sealed;
+              },
+            },
+          ];
+        }),
+      }),
   };
   return copies;
 }

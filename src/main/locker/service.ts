@@ -108,7 +108,8 @@ export interface Locker {
   read(id: string): Promise<{ name: string; bytes: Buffer }>;
   /** Gives the expiry warnings now due (once per version and threshold); answers how many. */
   checkExpiry(): Promise<number>;
-  dispose(): void;
+  /** Stops the checks and waits for a re-seal under way (nothing is written after it). */
+  dispose(): Promise<void>;
 }
 
 const newId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
@@ -139,6 +140,24 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     if (added > 0) deps.events.emit('locker.changed', { count: docs.size });
   });
   const copies = lockerCopies({ ...deps, dir: blobs, codec });
+  /**
+   * Copies stored plain (no keychain then) are sealed in place once there is a key: at start, when
+   * the keychain answers later (after the index was read again), and after a copy arrived plain
+   * across the switch. A removed document's versions are gone from `docs`: never re-sealed.
+   */
+  let resealing: Promise<number> = Promise.resolve(0);
+  const resealPlain = (): Promise<number> => {
+    resealing = resealing
+      .catch(() => 0)
+      .then(() =>
+        copies.resealPlain(
+          [...docs.values()].flatMap((d) => [d.current, ...d.history]),
+          persist,
+        ),
+      );
+    return resealing;
+  };
+  const offResealing = codec.onSealed(() => resealPlain().then(() => undefined));
   const changed = (): void => deps.events.emit('locker.changed', { count: docs.size });
   const view = (d: LockerDocument) => viewOf(d, deps, (v) => copies.exists(v));
   const get = (id: string): LockerDocument => {
@@ -162,6 +181,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
   /** A document changed: written, told, and its expiry looked at. */
   const saved = async (d: LockerDocument, warn: boolean): Promise<LockerDocumentView> => {
     await persist();
+    if (d.current.blob?.sealed === false && codec.blobs.sealing) await resealPlain();
     changed();
     if (warn) await expiry();
     return view(d);
@@ -263,11 +283,14 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
       return { name: d.current.name, bytes: await copies.read(d.current) };
     },
     checkExpiry: expiry,
-    dispose() {
+    async dispose() {
       offSealed();
+      offResealing();
       if (timer) clearInterval(timer);
+      await resealing.catch(() => undefined);
     },
   };
+  if (codec.blobs.sealing) await resealPlain();
   // Warnings due while the app was closed are given once it starts.
   await expiry().catch(expiryFailed);
   return locker;

@@ -10,7 +10,7 @@
  * profile's answer (`file_of_another_profile`).
  */
 
-import { rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DocumentType, UploadContentType } from '../../shared/catalogue';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
@@ -27,6 +27,7 @@ import { checkStored, notAccepted } from './file-checks';
 import { newId, openStagedRegistry, toView } from './file-registry';
 import type { StagedFile } from './file-registry';
 import { droppedFiles } from './file-staging';
+import { stagedBlobs } from './staged-blobs';
 import type { DroppedFileStart } from './file-staging';
 
 export { CHUNK_BYTES } from './file-staging';
@@ -92,6 +93,12 @@ export interface FileArea {
    * (a queued answer's) are deleted and forgotten. Answers how many.
    */
   expire(before: number, keep: ReadonlySet<string>): Promise<number>;
+  /**
+   * Seals in place the dropped files stored plain while there was no data key (once there is
+   * one: at start, when the keychain answers later, and for a file that arrived plain across the
+   * switch); safe beside an upload reading one (infra/blob-reseal.ts). Answers how many.
+   */
+  resealPlain(): Promise<number>;
   dispose(): Promise<void>;
 }
 
@@ -132,11 +139,13 @@ export async function openFileArea(o: {
   const keep = async (rec: StagedFile): Promise<StagedFileView> => {
     files.set(rec.ref, rec);
     await persist();
+    // Arrived plain across the switch to sealing (its writer began before the key was there).
+    if (rec.sealed !== true && codec.blobs.sealing) await area.resealPlain();
     return toView(rec);
   };
   const pick = (p: string, documentType: DocumentType, profileId: string | null) =>
     pickedFile(p, documentType, profileId, o.maxBytes, tooLarge);
-
+  const staged = stagedBlobs({ files, stagingDir, codec, persist, log: o.log });
   const area: FileArea = {
     maxBytes: o.maxBytes,
     async registerPicked(paths, documentType, profileId = null) {
@@ -241,12 +250,13 @@ export async function openFileArea(o: {
     },
     source(ref) {
       const f = area.resolve(ref);
-      if (f.kind === 'picked' || (!f.sealed && f.sha256 === undefined)) return pathSource(f.path);
-      return blobSource(codec.blobs, f.path, f.sealed === true, f.sha256 as string);
+      if (f.kind === 'picked') return pathSource(f.path);
+      return blobSource(() => staged.open(ref), f.sha256 ?? null);
     },
     open(ref) {
       const f = area.resolve(ref);
-      return codec.blobs.open(f.path, f.kind === 'dropped' && f.sealed === true);
+      if (f.kind === 'picked') return codec.blobs.open(f.path, false);
+      return staged.open(ref);
     },
     async release(refs) {
       let changed = false;
@@ -255,7 +265,7 @@ export async function openFileArea(o: {
         if (!f) continue;
         files.delete(ref);
         changed = true;
-        if (f.kind === 'dropped') await rm(f.path, { force: true });
+        if (f.kind === 'dropped') await staged.remove(f.path);
       }
       if (changed) await persist();
     },
@@ -266,8 +276,16 @@ export async function openFileArea(o: {
       await area.release(old);
       return old.length;
     },
-    dispose: () => dropped.dispose(),
+    resealPlain: () => staged.resealPlain(),
+    async dispose() {
+      await dropped.dispose();
+      await staged.settled();
+    },
   };
+  // Files staged plain (no keychain before) are sealed once there is a key: now, or when the
+  // keychain answers later (the registry has read its file again by then).
+  if (codec.blobs.sealing) await area.resealPlain();
+  codec.onSealed(() => area.resealPlain().then(() => undefined));
   return area;
 }
 

@@ -4,6 +4,7 @@
  * exists; remote profiles point at a bank base URL.
  */
 
+import { cleanName } from '../../shared/names';
 import { randomBytes } from 'node:crypto';
 import { p256PublicKey } from '../infra/p256';
 import { AppFailure } from '../../shared/ipc/errors';
@@ -202,7 +203,7 @@ export async function openSettings(stores: MainStores, dataDir: string): Promise
       const id = newProfileId(new Set(s.profiles.map((p) => p.id)));
       const profile: Profile = {
         id,
-        name: name.trim().slice(0, 80) || 'Bank',
+        name: cleanName(name, 80) || 'Bank',
         kind: 'remote',
         baseUrl: url,
         webhookPublicKeyPem: null,
@@ -216,7 +217,7 @@ export async function openSettings(stores: MainStores, dataDir: string): Promise
       find(store.get(), id);
       return replace(id, (p) => ({
         ...p,
-        ...(patch.name !== undefined ? { name: patch.name.trim().slice(0, 80) || p.name } : {}),
+        ...(patch.name !== undefined ? { name: cleanName(patch.name, 80) || p.name } : {}),
       }));
     },
     bindToken(id, origin) {
