@@ -28,7 +28,7 @@ import type { QueueFilter } from './queue-store';
 
 /**
  * The queue's head and filter bar: each control subscribes to the store slice it shows. The
- * status filter is a row of chips (no popover: a press re-filters in the frame); the other
+ * status filter is a row of chips (no popover to open and close: one press filters); the other
  * filters' lists are non-modal (the page stays live while one is open).
  */
 
@@ -220,8 +220,9 @@ export const EntitySelect = memo(function EntitySelect() {
 const ALL_STATUSES = 'all';
 
 /**
- * The one status filter: a chip per status with its count, all visible (no popover), so a press
- * filters in the same frame. A status with no RFI has no chip unless it is the one chosen; arrow
+ * The one status filter: a chip per status with its count, all visible (no popover), so one press
+ * filters; what the change then costs is the list's (`npm run bench -- rfi-queue`). A status with
+ * no RFI has no chip unless it is the one chosen; arrow
  * keys move between the chips (React Aria's toggle button group).
  */
 export const StatusChips = memo(function StatusChips() {
