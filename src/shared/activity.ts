@@ -142,6 +142,18 @@ export function assetLongLabel(asset: string): string {
   return network ? `${assetLabel(asset)} · ${network}` : asset;
 }
 
+/**
+ * An exchange pair in words, from the customer's side: "Buy USDT with USD", "Sell USDT for USD"
+ * ("USDT against USD" without a side); the symbol ("USDT-USD") is secondary, shown after it.
+ */
+export function pairWords(side: string | null | undefined, base: string, quote: string): string {
+  const b = assetLabel(base);
+  const q = assetLabel(quote);
+  if (side === 'buy') return `Buy ${b} with ${q}`;
+  if (side === 'sell') return `Sell ${b} for ${q}`;
+  return `${b} against ${q}`;
+}
+
 /** The hover title of an asset's name: its long label and the wire id, "USDT · Ethereum (ETHEREUM-USDT)". */
 export function assetTitle(asset: string): string {
   return `${assetLongLabel(asset)} (${asset})`;

@@ -170,6 +170,11 @@ const pluralRules = new Map<string, Intl.PluralRules>();
  * A count with its noun in the right form for the locale's plural rules: plural(1, 'RFI') →
  * "1 RFI", plural(3, 'RFI') → "3 RFIs", plural(2, 'copy', 'copies') → "2 copies".
  */
+/** A count alone, grouped as every number the app shows ("1,204"). */
+export function countWords(n: number | bigint, locale?: string): string {
+  return (typeof n === 'bigint' ? Number(n) : n).toLocaleString(locale);
+}
+
 export function plural(n: number | bigint, one: string, other = `${one}s`, locale?: string): string {
   const key = locale ?? '';
   let rules = pluralRules.get(key);
@@ -178,7 +183,7 @@ export function plural(n: number | bigint, one: string, other = `${one}s`, local
     pluralRules.set(key, rules);
   }
   const count = typeof n === 'bigint' ? Number(n) : n;
-  return `${count.toLocaleString(locale)} ${rules.select(count) === 'one' ? one : other}`;
+  return `${countWords(count, locale)} ${rules.select(count) === 'one' ? one : other}`;
 }
 
 /** A file size as people read it: "512 bytes", "1.5 KB", "25.0 MB" (binary units, one decimal). */

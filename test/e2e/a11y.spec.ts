@@ -208,7 +208,7 @@ const screens: ScreenCase[] = [
     },
     controls: (app) => [
       app.getByRole('searchbox', { name: 'Search' }),
-      selectButton(app, 'Status'),
+      app.getByRole('radiogroup', { name: 'Status' }).getByRole('radio', { checked: true }),
       selectButton(app, 'Deadline'),
       app.getByRole('grid', { name: 'RFIs' }),
     ],
@@ -230,16 +230,21 @@ const screens: ScreenCase[] = [
         token: sandbox.fixtures.legal_entities[1]!.tokens.admin,
       });
       await go(app, harness, '#/rfis');
-      await expect(
-        app.getByRole('list', { name: 'Legal entities watched' }).getByRole('listitem'),
-      ).toHaveCount(2, { timeout: 15_000 });
+      // Both entities are in the Entity filter's list, and their rows in the queue.
+      await expect(app.getByTestId('rfi-filter-entity')).toHaveAttribute('data-count', '2', {
+        timeout: 15_000,
+      });
     },
     async settle(app, size) {
       await expect(app.getByTestId('rfi-split')).toHaveCount(size.width >= 1200 ? 1 : 0);
       await expect(app.getByTestId('rfi-visible-count')).toHaveText(/^(\d+) of \1 RFIs/);
       await expect(app.getByTestId('rfi-row').first()).toBeVisible();
     },
-    controls: (app) => [selectButton(app, 'Entity'), app.getByRole('grid', { name: 'RFIs' })],
+    controls: (app) => [
+      app.getByRole('radiogroup', { name: 'Status' }).getByRole('radio', { checked: true }),
+      selectButton(app, 'Entity'),
+      app.getByRole('grid', { name: 'RFIs' }),
+    ],
   },
   {
     name: 'rfi-queue-no-match',

@@ -51,13 +51,17 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
     .toBe(true);
 
   await app.goto(`${harness.url}#/rfis`);
-  const entities = app.getByRole('list', { name: 'Legal entities watched' });
-  await expect(entities).toContainText(leA!.name);
-  await expect(entities).toContainText(leB!.name);
-  // Which profile watches each entity, and how its changes arrive.
-  await expect(entities.getByRole('listitem').filter({ hasText: leB!.name })).toContainText(
+  // The Entity filter lists every entity watched, each with how its watch goes: which profile
+  // watches it and how its changes arrive. Nothing needs attention, so no line above the filters.
+  const entitySelect = app.getByRole('button', { name: /Entity/ });
+  await expect(app.getByTestId('rfi-filter-entity')).toHaveAttribute('data-count', '2', { timeout: 10_000 });
+  await entitySelect.click();
+  await expect(app.getByRole('option', { name: leA!.name })).toBeVisible();
+  await expect(app.getByRole('option', { name: leB!.name })).toContainText(
     'watched by profile Group entity B',
   );
+  await app.keyboard.press('Escape');
+  await expect(app.getByTestId('rfi-entities')).toHaveCount(0);
   const rows = app.getByTestId('rfi-row');
   await expect(rows.filter({ hasText: leA!.name }).first()).toBeVisible();
   await expect(rows.filter({ hasText: leB!.name }).first()).toBeVisible();
@@ -65,7 +69,6 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   expect(all).toBe(leA!.rfi_ids.length + leB!.rfi_ids.length);
 
   // Filter by entity: only B's rows.
-  const entitySelect = app.getByRole('button', { name: /Entity/ });
   await entitySelect.click();
   await app.getByRole('option', { name: leB!.name }).click();
   await expect(app.getByTestId('rfi-visible-count')).toContainText(`${leB!.rfi_ids.length} of ${all} RFIs`);
@@ -113,8 +116,14 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
     questions: [{ question_type: 'transaction.purpose', question_text: 'Who are your main customers?' }],
   });
   await app.goto(`${harness.url}#/rfis`);
-  await expect(entities.getByRole('listitem').filter({ hasText: leA!.name })).toContainText('signed out');
-  await expect(entities.getByRole('listitem').filter({ hasText: leB!.name })).toContainText('connected');
+  // The entity needing attention shows above the filters, alone; B, still connected, says so in
+  // the Entity filter's list.
+  const attention = app.getByRole('list', { name: 'Legal entities needing attention' });
+  await expect(attention.getByRole('listitem')).toHaveCount(1);
+  await expect(attention.getByRole('listitem').filter({ hasText: leA!.name })).toContainText('signed out');
+  await app.getByRole('button', { name: /Entity/ }).click();
+  await expect(app.getByRole('option', { name: leB!.name })).toContainText('connected');
+  await app.keyboard.press('Escape');
   const row = rows.filter({ hasText: 'Entity B: after A signed out' });
   await expect(row).toContainText(leB!.name, { timeout: 10_000 });
 
@@ -163,11 +172,13 @@ test('an entity held by two profiles is listed once, and the entity list says wh
   await harness.services.handlers['vault.setToken']({ profileId: viewer, token: leA!.tokens.viewer! });
 
   await app.goto(`${harness.url}#/rfis`);
-  const entities = app.getByRole('list', { name: 'Legal entities watched' });
-  await expect(entities.getByRole('listitem')).toHaveCount(2, { timeout: 10_000 });
-  const a = entities.getByRole('listitem').filter({ hasText: leA!.name });
+  await expect(app.getByTestId('rfi-filter-entity')).toHaveAttribute('data-count', '2', { timeout: 10_000 });
+  await app.getByRole('button', { name: /Entity/ }).click();
+  await expect(app.getByRole('option')).toHaveCount(3);
+  const a = app.getByRole('option', { name: leA!.name });
   await expect(a).toContainText('watched by profile Embedded sandbox');
   await expect(a).toContainText('also held by Alder viewer, not watched twice');
+  await app.keyboard.press('Escape');
   const total = leA!.rfi_ids.length + leB!.rfi_ids.length;
   await expect(app.getByTestId('rfi-visible-count')).toContainText(`${total} of ${total} RFIs`);
   // The bank's side: the viewer sees exactly A's RFIs, so they are the same ones, listed once.

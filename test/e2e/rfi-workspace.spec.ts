@@ -6,7 +6,7 @@ import { test, expect } from './fixtures';
 import { startHarness } from '../harness/harness';
 import type { Harness } from '../harness/harness';
 import { seriousA11yViolations } from './axe';
-import { chooseOption, selectButton } from './ui-controls';
+import { selectButton } from './ui-controls';
 import { customerResponses, startBank, writePdf } from './rfi-workspace-support';
 import type { Bank, WireRfi } from './rfi-workspace-support';
 
@@ -345,10 +345,10 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
   await page.goto(`${harness.url}#/rfis`);
   await expect(page.getByTestId('rfi-row').first()).toBeVisible({ timeout: 15_000 });
   await expect(page.getByTestId('rfi-visible-count')).toContainText('8 of 8 RFIs');
-  // The one status filter carries the counts: "Action required (3)".
-  await selectButton(page, 'Status').click();
-  await expect(page.getByRole('listbox').getByRole('option', { name: 'Action required (3)' })).toBeVisible();
-  await page.keyboard.press('Escape');
+  // The one status filter is a row of chips carrying the counts: "Action required 3".
+  const statusChips = page.getByRole('radiogroup', { name: 'Status' });
+  await expect(statusChips.getByRole('radio', { name: 'Action required 3' })).toBeVisible();
+  await expect(statusChips.getByRole('radio', { name: 'All 8' })).toHaveAttribute('aria-checked', 'true');
   // Deadline order: the KYC RFI about 6 hours from its timeout comes first, at risk in words.
   const first = page.getByTestId('rfi-row').first();
   await expect(first).toHaveAttribute('data-rfi-id', seededRfi(5));
@@ -383,15 +383,24 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
   // The queue keeps its filter while the analyst looks at an RFI.
   await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('harbour');
   await page.getByRole('searchbox', { name: 'Search' }).fill('');
-  await chooseOption(page, page, 'Status', 'Approved (1)');
+  await statusChips.getByRole('radio', { name: 'Approved 1' }).click();
   await expect(page.getByTestId('rfi-visible-count')).toContainText('1 of 8 RFIs');
   await expect(page.getByTestId('rfi-row').first()).toContainText('No deadline');
 
-  // One status filter: choosing a status says which one is chosen; "All statuses" clears it.
-  await chooseOption(page, page, 'Status', 'Action required (3)');
+  // One status filter: the chosen chip is checked; the keyboard moves along the chips (arrows,
+  // Space), and "All" clears it.
+  await statusChips.getByRole('radio', { name: 'Approved 1' }).focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await expect(statusChips.getByRole('radio', { name: 'Action required 3' })).toBeFocused();
+  await page.keyboard.press('Space');
   await expect(page.getByTestId('rfi-visible-count')).toContainText('3 of 8 RFIs');
   await expect(page.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', 'action_required');
-  await chooseOption(page, page, 'Status', 'All statuses (8)');
+  await expect(statusChips.getByRole('radio', { name: 'Action required 3' })).toHaveAttribute(
+    'aria-checked',
+    'true',
+  );
+  await statusChips.getByRole('radio', { name: 'All 8' }).click();
   await expect(page.getByTestId('rfi-visible-count')).toContainText('8 of 8 RFIs');
   await expect(page.getByTestId('rfi-filter-status')).toHaveAttribute('data-value', '');
   // Sort from the Sort control (pointer, then keyboard) and from the column headers: the rows

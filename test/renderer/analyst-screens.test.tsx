@@ -1,4 +1,4 @@
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SessionStatus } from '../../src/shared/ipc/channels/session';
@@ -8,6 +8,7 @@ import { ConnectionStatus } from '../../src/renderer/src/features/session/Connec
 import { useSession } from '../../src/renderer/src/features/session/store';
 import { ReturnReview } from '../../src/renderer/src/features/returns/ReturnReview';
 import { TransferDetails } from '../../src/renderer/src/features/returns/TransferDetails';
+import { RfiAlerts } from '../../src/renderer/src/features/rfis/notifications';
 import { useReturns } from '../../src/renderer/src/features/returns/store';
 import { dayWords } from '../../src/shared/words';
 
@@ -207,6 +208,25 @@ function transferView(over: Partial<TransferView> = {}): TransferView {
   };
 }
 
+describe('the header’s RFI pill', () => {
+  it('names its numbers in words at every width: the short word stays drawn, the whole sentence is its name', async () => {
+    vi.stubGlobal('desk', {
+      invoke: async (channel: string) =>
+        channel === 'rfis.counts'
+          ? { ok: true, value: { counts: { awaitingAction: 4, unread: 10, total: 10 } } }
+          : { ok: false, error: { kind: 'internal', message: `unexpected ${channel}` } },
+      subscribe: () => () => undefined,
+    });
+    render(<RfiAlerts />);
+    const link = await screen.findByRole('link', { name: 'RFIs 4 awaiting action 10 unread' });
+    expect(link.getAttribute('title')).toBe('RFIs: 4 awaiting action, 10 unread');
+    // "awaiting" is outside the word a narrow window does not draw ("action", still read).
+    const text = link.querySelector('.rfi-alerts__text');
+    expect(text?.firstChild?.textContent).toBe('awaiting ');
+    expect(link.querySelector('.rfi-alerts__wide')?.textContent).toBe('action');
+  });
+});
+
 describe('a return in words', () => {
   it('the completed return says its reason by name, never the raw code in brackets', () => {
     const review = transferView({
@@ -232,6 +252,25 @@ describe('a return in words', () => {
     const reason = screen.getByTestId('return-reason');
     expect(reason.textContent).toMatch(/^Invalid creditor account number: .* AC03$/);
     expect(reason.querySelector('code')?.textContent).toBe('AC03');
+  });
+
+  it('the transfer names its creditor account from the account book, the id once and secondary', async () => {
+    vi.stubGlobal('desk', {
+      invoke: async (channel: string) =>
+        channel === 'crypto.context'
+          ? { ok: true, value: { accounts: [{ accountId: 'acc_1', label: 'Alder USD collections' }] } }
+          : { ok: false, error: { kind: 'internal', message: `unexpected ${channel}` } },
+      subscribe: () => () => undefined,
+    });
+    render(<TransferDetails view={transferView()} title="Original transfer" />);
+    const account = screen.getByTestId('transfer-creditor-account');
+    await waitFor(() =>
+      expect(screen.getByTestId('transfer-creditor-account-name').textContent).toBe('Alder USD collections'),
+    );
+    expect(account.querySelector('code')?.textContent).toBe('acc_1');
+    // The transaction id is the screen title's, not repeated in the transfer's facts.
+    expect(screen.getByTestId('transfer-details').textContent).not.toContain('txn_1');
+    expect(screen.queryByText('Transaction id')).toBeNull();
   });
 
   it('the transfer’s dates read in the one style: the value date as a day, the booking as a time', () => {

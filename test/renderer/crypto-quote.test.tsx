@@ -124,7 +124,11 @@ describe('QuoteView', () => {
     expect(
       within(screen.getByTestId('crypto-receives')).getByTitle('USDT · Ethereum (ETHEREUM-USDT)').textContent,
     ).toBe('USDT');
-    expect(screen.getByTestId('crypto-facts').textContent).toContain('USDT-USD (USDT · Ethereum / USD)');
+    // The pair in words first, its symbol after, secondary.
+    const pair = screen.getByTestId('crypto-pair-words');
+    expect(pair.textContent).toMatch(/^Buy USDT with USD USDT-USD$/);
+    expect(within(pair).getByText('USDT-USD').tagName).toBe('CODE');
+    expect(within(pair).getByTitle('USDT · Ethereum / USD')).toBeTruthy();
     expect(screen.getByTestId('crypto-initiated-by').textContent).toContain('Ada Admin');
     const remaining = Number(screen.getByTestId('crypto-countdown').getAttribute('data-remaining-seconds'));
     expect(remaining).toBeGreaterThanOrEqual(29);

@@ -85,6 +85,7 @@ describe('due soon (overview)', () => {
         item({
           rfiId: 'rfi_b',
           type: 'nominal_sub_account',
+          profileId: 'birch',
           entityName: 'Birch Holdings',
           deadline: new Date(Date.now() + 30 * HOUR).toISOString(),
           snoozedUntil: new Date(Date.now() + 10 * HOUR).toISOString(),
@@ -110,6 +111,30 @@ describe('due soon (overview)', () => {
     expect(within(rows[1]!).getByTestId('due-soon-snoozed').querySelector('time')?.title).toContain(
       '(bank time)',
     );
+  });
+
+  it('names one entity once, above the list, and its accounts without it', async () => {
+    answers['crypto.context'] = () => ({
+      accounts: [{ accountId: 'acc_1', label: 'Alder Trade GmbH: Alder USD operating' }],
+    });
+    answers['reminders.dueSoon'] = () => ({
+      items: [
+        item({ rfiId: 'rfi_a', description: 'Source of funds' }),
+        item({ rfiId: 'rfi_b', description: 'Expected volume' }),
+      ],
+      horizonHours: 168,
+      enabled: true,
+    });
+    render(<DueSoon />);
+    const list = await screen.findByRole('list', { name: 'RFIs due soon' });
+    expect(screen.getByTestId('due-soon-one-entity').textContent).toBe('Alder Trade GmbH');
+    const rows = within(list).getAllByRole('listitem');
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(within(row).queryByTestId('due-soon-entity')).toBeNull();
+      await within(row).findByText('Alder USD operating');
+      expect(row.textContent).not.toContain('Alder Trade GmbH');
+    }
   });
 
   it('titles fall back to the type', () => {

@@ -171,7 +171,7 @@ const suite: BenchSuite = {
       await waitForLoaded(page, expected);
       const entityCount = await run<number>(
         page,
-        `() => document.querySelectorAll('[data-testid="rfi-entities"] li').length`,
+        `() => Number(document.querySelector('[data-testid="rfi-filter-entity"]')?.getAttribute('data-count') ?? 1)`,
       );
       const search: number[] = [];
       const words = ['b', 'bu', 'bul', 'bulk', 'bulk ', 'bulk 9', 'bulk 99', 'bulk 9', 'bulk', ''];

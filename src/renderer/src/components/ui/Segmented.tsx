@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import type { ReactNode } from 'react';
 import { ToggleButton, ToggleButtonGroup } from 'react-aria-components';
+import { countWords } from '../../../../shared/words';
 import { cx } from './cx';
 
 export interface SegmentedOption<K extends string> {
@@ -11,6 +12,8 @@ export interface SegmentedOption<K extends string> {
   name?: string;
   /** The hover title (the full wording when the segment is short). */
   title?: string;
+  /** A number shown after the words (a count), part of the accessible name. */
+  count?: number | undefined;
 }
 
 export interface SegmentedProps<K extends string> {
@@ -63,12 +66,18 @@ export function Segmented<K extends string>({
           <ToggleButton
             key={o.value}
             id={o.value}
-            className={cx('ui-segmented__item', typeof o.content === 'string' && 'ui-segmented__item--text')}
+            className={cx('ui-segmented__item', o.name === undefined && 'ui-segmented__item--text')}
             aria-label={o.name}
             data-value={o.value}
             {...(o.title ? { title: o.title } : {})}
           >
             {o.content}
+            {o.count !== undefined && (
+              <>
+                {' '}
+                <span className="ui-segmented__count">{countWords(o.count)}</span>
+              </>
+            )}
           </ToggleButton>
         ))}
       </ToggleButtonGroup>

@@ -44,6 +44,8 @@ export interface SelectProps {
    */
   nonModal?: boolean;
   'data-testid'?: string;
+  /** How many options there are to choose from (tests and benches read it). */
+  'data-count'?: number;
 }
 
 // React Aria keys must be non-empty to round-trip reliably; '' maps to this one.
@@ -95,6 +97,7 @@ export function Select({
       className={cx('ui-field', 'ui-select', className)}
       data-testid={rest['data-testid']}
       data-value={value}
+      data-count={rest['data-count']}
     >
       <Label className={cx('ui-field__label', hideLabel && 'ui-visually-hidden')}>{label}</Label>
       <AriaButton ref={triggerRef} className="ui-input ui-select__button">
@@ -125,8 +128,12 @@ export function Select({
                     {isSelected && <Check size={14} />}
                   </span>
                   <span className="ui-listbox__text">
-                    <span>{o.label}</span>
-                    {o.description && <span className="ui-listbox__hint">{o.description}</span>}
+                    <Text slot="label">{o.label}</Text>
+                    {o.description && (
+                      <Text slot="description" className="ui-listbox__hint">
+                        {o.description}
+                      </Text>
+                    )}
                   </span>
                 </>
               )}

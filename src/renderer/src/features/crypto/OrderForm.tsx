@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { assetLabel, assetLongLabel } from '../../../../shared/activity';
+import { assetLabel, assetLongLabel, pairWords } from '../../../../shared/activity';
 import { DIGITAL_ASSETS } from '../../../../shared/catalogue';
 import type { AccountBookEntry } from '../../../../shared/ipc/channels/crypto';
 import { decimalsOf } from '../../../../shared/money';
@@ -74,7 +74,7 @@ function SideChoice({ side, onChange }: { side: 'buy' | 'sell'; onChange(side: '
 }
 
 /** The pair the asset trades as, and the liquidity warning of USDC. */
-function PairFacts({ asset }: { asset: DigitalAsset }) {
+function PairFacts({ asset, side }: { asset: DigitalAsset; side: 'buy' | 'sell' }) {
   return (
     <>
       <dl className="facts crypto-form__pair" data-testid="crypto-pair">
@@ -82,8 +82,13 @@ function PairFacts({ asset }: { asset: DigitalAsset }) {
         <dd>{assetLongLabel(asset.base_asset)}</dd>
         <dt>Quote asset</dt>
         <dd>{assetLongLabel(asset.quote_asset)}</dd>
-        <dt>Symbol</dt>
-        <dd>{asset.symbol}</dd>
+        <dt>Exchange</dt>
+        <dd data-testid="crypto-pair-words">
+          {pairWords(side, asset.base_asset, asset.quote_asset)}{' '}
+          <span className="pair-code">
+            <code>{asset.symbol}</code>
+          </span>
+        </dd>
         <dt>Priority / rail</dt>
         <dd>
           {orderWords('instant')} · {orderWords('rfq')} (set by the app)
@@ -258,7 +263,7 @@ export function OrderForm() {
             isDisabled={locked}
             data-testid="crypto-asset"
           />
-          <PairFacts asset={asset} />
+          <PairFacts asset={asset} side={draft.side} />
 
           <AmountRow order={order} touched={touched} onTouched={() => setTouched(true)} locked={locked} />
 

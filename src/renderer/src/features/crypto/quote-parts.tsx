@@ -1,6 +1,6 @@
 import { ArrowRight, CircleCheck, CircleX, Clock } from 'lucide-react';
 import type { OrderView } from '../../../../shared/ipc/channels/crypto';
-import { assetLabel, assetLongLabel } from '../../../../shared/activity';
+import { assetLabel, assetLongLabel, pairWords } from '../../../../shared/activity';
 import { formatMinor, isMinorUnits, parseMinor } from '../../../../shared/money';
 import { humanize, orderWords, statusWords } from '../../../../shared/words';
 import { Money } from '../../components/Money';
@@ -257,9 +257,15 @@ export function QuoteFacts({ view, c }: { view: OrderView; c: Crypto }) {
       <dd>
         {orderWords(c.side)} · {orderWords(c.priority)} · {orderWords(c.rail)}
       </dd>
-      <dt>Symbol</dt>
-      <dd>
-        {c.symbol} ({assetLongLabel(c.base_asset)} / {assetLongLabel(c.quote_asset)})
+      <dt>Exchange</dt>
+      <dd data-testid="crypto-pair-words">
+        {pairWords(c.side, c.base_asset, c.quote_asset)}{' '}
+        <span
+          className="pair-code"
+          title={`${assetLongLabel(c.base_asset)} / ${assetLongLabel(c.quote_asset)}`}
+        >
+          <code>{c.symbol}</code>
+        </span>
       </dd>
       <dt>Description</dt>
       <dd>{text(c.description)}</dd>

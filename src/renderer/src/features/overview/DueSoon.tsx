@@ -18,10 +18,17 @@ export function dueSoonTitle(item: Pick<DueSoonItemView, 'description' | 'type'>
   return `${rfiTypeWords(item.type)} RFI`;
 }
 
-function Row({ item }: { item: DueSoonItemView }) {
+/** The rows' one entity when every row is that entity's (named once above the list), else null. */
+function oneEntity(items: readonly DueSoonItemView[]): string | null {
+  const first = items[0];
+  return first && items.every((i) => i.profileId === first.profileId) ? first.entityName : null;
+}
+
+function Row({ item, showEntity }: { item: DueSoonItemView; showEntity: boolean }) {
   const tick = useNow();
   const names = useRelatedNames((s) => s.names);
-  const related = relatedLabel(names, item.type, item.relatedId);
+  // The entity is said once (on the row or above the list): the related object leaves it out.
+  const related = relatedLabel(names, item.type, item.relatedId, item.entityName);
   // Time left on the owning entity's bank clock (main's estimate when it answered).
   const bankNow = tick + item.offsetMs;
   const snoozed = item.snoozedUntil ? describeDate(item.snoozedUntil, bankNow) : null;
@@ -32,8 +39,12 @@ function Row({ item }: { item: DueSoonItemView }) {
         {dueSoonTitle(item)}
       </a>
       <span className="due-soon__meta">
-        <span data-testid="due-soon-entity">{entityLabel({ name: item.entityName })}</span>
-        {' · '}
+        {showEntity && (
+          <>
+            <span data-testid="due-soon-entity">{entityLabel({ name: item.entityName })}</span>
+            {' · '}
+          </>
+        )}
         <span title={related.name ? `${related.kind} ${item.relatedId}` : item.relatedId}>
           {related.name ?? related.kind}
         </span>
@@ -72,6 +83,8 @@ export function DueSoon() {
       .catch(() => undefined);
   }, []);
   const horizon = dueSoon ? thresholdLabel(dueSoon.horizonHours) : null;
+  // One entity's RFIs name it once, above the list; several name each row's.
+  const single = dueSoon ? oneEntity(dueSoon.items) : null;
   return (
     <section className="panel overview__due-soon" aria-labelledby={`${id}-h`} data-testid="overview-due-soon">
       <h2 id={`${id}-h`}>Due soon</h2>
@@ -93,12 +106,19 @@ export function DueSoon() {
       ) : (
         <>
           <p className="muted" id={`${id}-note`}>
-            RFIs awaiting action that time out within {horizon}
+            {single ? (
+              <>
+                RFIs of <span data-testid="due-soon-one-entity">{entityLabel({ name: single })}</span>{' '}
+                awaiting action that time out within {horizon}
+              </>
+            ) : (
+              <>RFIs awaiting action that time out within {horizon}</>
+            )}
             {dueSoon.enabled ? ' (your earliest reminder)' : ''}, soonest first; times are the bank’s.
           </p>
           <ul className="due-soon" aria-describedby={`${id}-note`} aria-label="RFIs due soon">
             {dueSoon.items.map((item) => (
-              <Row key={`${item.profileId} ${item.rfiId}`} item={item} />
+              <Row key={`${item.profileId} ${item.rfiId}`} item={item} showEntity={single === null} />
             ))}
           </ul>
         </>

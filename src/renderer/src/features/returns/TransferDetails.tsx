@@ -1,8 +1,10 @@
+import { useEffect } from 'react';
 import type { TransferView } from '../../../../shared/ipc/channels/returns';
 import { dayWords, transactionTypeWords } from '../../../../shared/words';
 import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
-import { RelativeTime } from '../../components/ui';
+import { CopyableId, RelativeTime } from '../../components/ui';
+import { relatedLabel, useRelatedNames } from '../rfis/related-names';
 
 function Row({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -13,7 +15,31 @@ function Row({ label, children, testId }: { label: string; children: React.React
   );
 }
 
-/** The incoming transfer as the bank reports it (unknown types and statuses shown as they are). */
+/**
+ * The account the money arrived on, by its name in the account book, its id secondary (copyable);
+ * an account the book does not know is "Account" and its id.
+ */
+function CreditorAccount({ accountId }: { accountId: string }) {
+  const names = useRelatedNames((s) => s.names);
+  useEffect(() => {
+    void useRelatedNames
+      .getState()
+      .load()
+      .catch(() => undefined);
+  }, []);
+  const related = relatedLabel(names, 'account', accountId);
+  return (
+    <>
+      <span data-testid="transfer-creditor-account-name">{related.name ?? related.kind}</span>{' '}
+      <CopyableId id={accountId} kind="account id" />
+    </>
+  );
+}
+
+/**
+ * The incoming transfer as the bank reports it (unknown types and statuses shown as they are). Its
+ * transaction id is not repeated here: the screen's title line carries it, once.
+ */
 export function TransferDetails({
   view,
   title = 'Incoming transfer',
@@ -26,9 +52,6 @@ export function TransferDetails({
     <section className="panel" aria-label={title} data-testid="transfer-details">
       <h2>{title}</h2>
       <dl className="fields">
-        <Row label="Transaction id" testId="transfer-id">
-          <code>{view.transactionId}</code>
-        </Row>
         <Row label="Status" testId="transfer-status">
           <StatusBadge status={view.status} />
         </Row>
@@ -43,8 +66,8 @@ export function TransferDetails({
             <Row label="Debtor" testId="transfer-debtor">
               {inc.debtorName} <span className="muted">({inc.debtorBic})</span>
             </Row>
-            <Row label="Creditor account">
-              <code>{inc.creditorAccountId}</code>
+            <Row label="Creditor account" testId="transfer-creditor-account">
+              <CreditorAccount accountId={inc.creditorAccountId} />
             </Row>
             <Row label="Value date">{dayWords(inc.valueDate)}</Row>
             <Row label="Remittance information">{inc.remittanceInformation || '—'}</Row>

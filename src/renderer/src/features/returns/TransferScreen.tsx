@@ -38,7 +38,10 @@ function TransferTitle({ transfer, titleId }: { transfer: TransferView; titleId:
         )}
       </h1>
       <p className="muted">
-        Transaction <CopyableId id={transfer.transactionId} kind="transaction id" />
+        Transaction{' '}
+        <span data-testid="transfer-id">
+          <CopyableId id={transfer.transactionId} kind="transaction id" />
+        </span>
       </p>
     </>
   );

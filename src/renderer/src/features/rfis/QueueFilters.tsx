@@ -28,8 +28,8 @@ import type { QueueFilter } from './queue-store';
 
 /**
  * The queue's head and filter bar: each control subscribes to the store slice it shows. The
- * filters' lists are non-modal (the page stays live while one is open). A status change still
- * costs about 20–30 ms with its list's close (`npm run bench -- rfi-queue`), modal or not.
+ * status filter is a row of chips (no popover to open and close: one press filters); the other
+ * filters' lists are non-modal (the page stays live while one is open).
  */
 
 function options(known: readonly string[], counted: Record<string, number> | undefined): string[] {
@@ -87,25 +87,38 @@ export const QueueHead = memo(function QueueHead() {
   );
 });
 
-/** Every watched legal entity and how its watch goes (shown when the desk watches several). */
+/** How one watched entity's watch goes, after its name: count, state, role, profile, transport. */
+function entityWatchWords(e: WatchedEntityView): string {
+  return [
+    `${plural(e.total, 'RFI')} · ${entityState(e)}`,
+    e.active ? ' · acts for answers, returns and quotes' : '',
+    ` · watched by profile ${e.profileName}`,
+    e.sharedWith?.length
+      ? ` (also held by ${e.sharedWith.map((p) => p.profileName).join(', ')}, not watched twice)`
+      : '',
+    e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : '',
+  ].join('');
+}
+
+/** A watch that is not simply connected and syncing: offline, signed out, refused, failing. */
+const entityNeedsAttention = (e: WatchedEntityView): boolean =>
+  e.connection !== 'connected' || e.sync === 'error';
+
+/**
+ * The watched legal entities whose watch needs the analyst (offline, signed out, refused, a sync
+ * problem), one line each, above the filters; an entity that is fine says so in the Entity
+ * filter's list instead, so the bar stays compact.
+ */
 export const EntityList = memo(function EntityList() {
   const entities = useQueue((s) => s.entities);
-  if (entities.length <= 1) return null;
+  const attention = useMemo(() => entities.filter(entityNeedsAttention), [entities]);
+  if (entities.length <= 1 || attention.length === 0) return null;
   return (
-    <ul className="rfi-entities" aria-label="Legal entities watched" data-testid="rfi-entities">
-      {entities.map((e) => {
-        // One line per entity: its name, count and state first; how it is watched after them
-        // (cut on a narrow pane, whole on hover).
+    <ul className="rfi-entities" aria-label="Legal entities needing attention" data-testid="rfi-entities">
+      {attention.map((e) => {
+        // Its name and state first; how it is watched after them (cut on a narrow pane, whole on hover).
         const name = entityLabel({ name: e.name });
-        const rest = [
-          `${plural(e.total, 'RFI')} · ${entityState(e)}`,
-          e.active ? ' · acts for answers, returns and quotes' : '',
-          ` · watched by profile ${e.profileName}`,
-          e.sharedWith?.length
-            ? ` (also held by ${e.sharedWith.map((p) => p.profileName).join(', ')}, not watched twice)`
-            : '',
-          e.events ? (e.events.mode === 'webhook' ? ' · webhook events' : ' · polling') : '',
-        ].join('');
+        const rest = entityWatchWords(e);
         return (
           <li key={e.profileId} data-profile-id={e.profileId} title={`${name}: ${rest}`}>
             <strong>{name}</strong> {rest}
@@ -134,7 +147,7 @@ export const QueueSearch = memo(function QueueSearch({
       className="rfi-filters__search"
       inputRef={searchRef}
       value={text}
-      placeholder="Search RFIs (/)"
+      placeholder="Search (/)"
       onChange={(t) => setFilter({ text: t })}
       onKeyDown={(e) => {
         if (e.key === 'Enter') {
@@ -175,10 +188,16 @@ export const HolderSelect = memo(function HolderSelect() {
 export const EntitySelect = memo(function EntitySelect() {
   const entities = useQueue((s) => s.entities);
   const entity = useQueue((s) => s.filter.entity);
+  // Each entity's watch in words under its name: the list is where the analyst sees every entity
+  // watched and how (the bar above the queue names only those needing attention).
   const options = useMemo(
     () => [
       { value: '', label: 'All entities' },
-      ...entities.map((e) => ({ value: e.profileId, label: entityLabel({ name: e.name }) })),
+      ...entities.map((e) => ({
+        value: e.profileId,
+        label: entityLabel({ name: e.name }),
+        description: entityWatchWords(e),
+      })),
     ],
     [entities],
   );
@@ -192,34 +211,43 @@ export const EntitySelect = memo(function EntitySelect() {
       options={options}
       nonModal
       data-testid="rfi-filter-entity"
+      data-count={entities.length}
     />
   );
 });
 
-export const StatusSelect = memo(function StatusSelect() {
+/** The "All" chip's key (a toggle button's key cannot be empty). */
+const ALL_STATUSES = 'all';
+
+/**
+ * The one status filter: a chip per status with its count, all visible (no popover), so one press
+ * filters; what the change then costs is the list's (`npm run bench -- rfi-queue`). A status with
+ * no RFI has no chip unless it is the one chosen; arrow
+ * keys move between the chips (React Aria's toggle button group).
+ */
+export const StatusChips = memo(function StatusChips() {
   const status = useQueue((s) => s.filter.status);
   const byStatus = useQueue((s) => s.counts?.byStatus);
   const total = useQueue((s) => s.counts?.total);
   const opts = useMemo(
-    () => [
-      { value: '', label: total === undefined ? 'All statuses' : `All statuses (${total})` },
-      ...options(RFI_STATUSES, byStatus).map((s) => ({
-        value: s,
-        label: byStatus?.[s] === undefined ? statusLabel(s) : `${statusLabel(s)} (${byStatus[s]})`,
-      })),
+    (): SegmentedOption<string>[] => [
+      { value: ALL_STATUSES, content: 'All', title: 'Every status', count: total },
+      ...options(RFI_STATUSES, byStatus)
+        .filter((s) => s === status || byStatus === undefined || (byStatus[s] ?? 0) > 0)
+        .map((s) => ({ value: s, content: statusLabel(s), count: byStatus?.[s] })),
     ],
-    [byStatus, total],
+    [byStatus, total, status],
   );
   return (
-    <Select
-      label="Status"
-      hideLabel
-      value={status}
-      onChange={(v) => useQueue.getState().setFilter({ status: v })}
-      options={opts}
-      nonModal
-      data-testid="rfi-filter-status"
-    />
+    <div className="rfi-status-chips" data-testid="rfi-filter-status" data-value={status}>
+      <Segmented
+        label="Status"
+        hideLabel
+        value={status || ALL_STATUSES}
+        onChange={(v) => useQueue.getState().setFilter({ status: v === ALL_STATUSES ? '' : v })}
+        options={opts}
+      />
+    </div>
   );
 });
 

@@ -19,7 +19,7 @@ import {
   QueueHead,
   QueueSearch,
   SortOrder,
-  StatusSelect,
+  StatusChips,
   TypeSelect,
   UnreadOnly,
   WeekChip,
@@ -140,14 +140,14 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
       <EntityList />
       {/* One compact filter bar: the labels are the fields' accessible names, the values say the rest. */}
       <div className="rfi-filters" role="search">
+        <StatusChips />
+        <WeekChip routeWeek={routeWeek} />
         <QueueSearch searchRef={searchRef} tableRef={tableRef} visibleRef={visibleRef} />
         <EntitySelect />
         <HolderSelect />
-        <StatusSelect />
         <TypeSelect />
         <BandSelect />
         <UnreadOnly />
-        <WeekChip routeWeek={routeWeek} />
       </div>
       <QueueBody
         compact={compact}

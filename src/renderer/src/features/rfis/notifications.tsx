@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { RfiCountsView } from '../../../../shared/ipc/channels/rfis';
+import { countWords } from '../../../../shared/words';
 import { call } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
 import { useRouter } from '../../lib/router';
@@ -35,24 +36,33 @@ export function RfiAlerts() {
   useDeskEvent('rfis.changed', (c) => setCounts(c.counts));
 
   if (!counts) return null;
+  // The link's text is its name ("RFIs 4 awaiting action 10 unread") at every width; a narrow
+  // window draws the shorter "awaiting" (" action" is still read), never a bare number; the hover
+  // title says the whole sentence.
+  const name = `RFIs: ${countWords(counts.awaitingAction)} awaiting action${
+    counts.unread > 0 ? `, ${countWords(counts.unread)} unread` : ''
+  }`;
   return (
     <a
       href="#/rfis"
       className="rfi-alerts"
       data-testid="rfi-alerts"
+      title={name}
       onClick={(e) => {
         e.preventDefault();
         navigate('/rfis');
       }}
     >
-      <span className="rfi-alerts__label">RFIs</span>
+      <span className="rfi-alerts__label">RFIs</span>{' '}
       <span className="rfi-alerts__badge" data-testid="rfi-badge-count">
-        {counts.awaitingAction}
-      </span>
-      <span className="rfi-alerts__text">awaiting action</span>
+        {countWords(counts.awaitingAction)}
+      </span>{' '}
+      <span className="rfi-alerts__text">
+        awaiting <span className="rfi-alerts__wide">action</span>
+      </span>{' '}
       {counts.unread > 0 && (
         <span className="rfi-alerts__unread" data-testid="rfi-unread-count">
-          {counts.unread} unread
+          {countWords(counts.unread)} unread
         </span>
       )}
     </a>

@@ -21,15 +21,6 @@ const UNREAD_MARK = (
   </span>
 );
 
-/**
- * An account's label without its holder when the holder is the RFI's own entity ("Alder Trade
- * GmbH: Alder USD operating" in Alder Trade GmbH's row reads "Alder USD operating").
- */
-function withoutOwner(name: string, entityName: string | null | undefined): string {
-  const prefix = entityName ? `${entityName}: ` : null;
-  return prefix && name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : name;
-}
-
 /** The queue's columns: fewer beside the detail pane, the entity when the desk watches several. */
 export function queueColumns(
   names: Readonly<Record<string, string>>,
@@ -85,9 +76,9 @@ export function queueColumns(
       enableSorting: false,
       cell: (c) => {
         const r = c.row.original;
-        const l = relatedLabel(names, r.type, r.relatedId);
+        const l = relatedLabel(names, r.type, r.relatedId, r.entityName);
         return l.name ? (
-          <span>{withoutOwner(l.name, r.entityName)}</span>
+          <span>{l.name}</span>
         ) : (
           <span className="rfi-cell__related">
             <span className="muted">{l.kind}</span> <code>{r.relatedId}</code>

@@ -55,11 +55,26 @@ function amountText(amount: string | null, currency: string | null): string {
   }
 }
 
-/** "Operating EUR account", or "Account" + the id when the name is not known here. */
+/**
+ * An account's label without its holder when the holder is the RFI's own entity, already named
+ * beside it ("Alder Trade GmbH: Alder USD operating" for an Alder Trade GmbH RFI reads "Alder USD
+ * operating"): the entity is said once, not on every line.
+ */
+export function withoutOwner(name: string, entityName: string | null | undefined): string {
+  const prefix = entityName ? `${entityName}: ` : null;
+  return prefix && name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : name;
+}
+
+/**
+ * "Operating EUR account", or "Account" + the id when the name is not known here. With the RFI's
+ * entity (`ownerName`), the name leaves out that entity, said elsewhere on the line or screen.
+ */
 export function relatedLabel(
   names: Readonly<Record<string, string>>,
   type: string,
   relatedId: string,
+  ownerName?: string | null,
 ): { name: string | null; kind: string } {
-  return { name: names[relatedId] ?? null, kind: objectKindWords(type) };
+  const name = names[relatedId];
+  return { name: name === undefined ? null : withoutOwner(name, ownerName), kind: objectKindWords(type) };
 }
