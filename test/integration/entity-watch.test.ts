@@ -129,7 +129,7 @@ describe('consolidated desk', () => {
         },
       )
       .toBe(true);
-    const detail = await h['rfis.get']({ id: created.id });
+    const detail = await h['rfis.get']({ profileId: profileB, id: created.id });
     expect(detail.owner).toMatchObject({ profileId: profileB });
     // Nothing is switched: A stays the default, and the answer goes out through B's own profile.
     expect(t!.services.session.profile.id).toBe(profileA);
