@@ -12,11 +12,8 @@ import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
-import { createDispatcher } from '../../src/main/ipc/dispatcher';
-import type { AppError, Envelope } from '../../src/shared/ipc/errors';
-import type { ChannelArgs, ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
-import { channels } from '../../src/shared/ipc/contract';
 import { sandboxStaff } from '../support/sandbox-staff';
+import { ipc, ipcError } from '../support/ipc';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 import { createAtRestCodec } from '../../src/main/infra/at-rest';
@@ -33,33 +30,6 @@ afterEach(async () => {
 
 const DAY = 86_400;
 const HOUR = 3600;
-const sender = { url: 'app://desk/index.html', isMainFrame: true };
-
-/** Calls a channel as the renderer does: schema-checked arguments, the contract's result. */
-async function ipc<C extends ChannelName>(
-  s: TestServices,
-  channel: C,
-  args: ChannelArgs<C> | unknown,
-): Promise<ChannelResult<C>> {
-  const dispatch = createDispatcher({
-    handlers: s.services.handlers,
-    isTrustedSender: () => true,
-    log: s.services.log,
-  });
-  const env = (await dispatch(channel, args, sender)) as Envelope<ChannelResult<C>>;
-  if (!env.ok) throw Object.assign(new Error(env.error.message), { desk: env.error });
-  expect(channels[channel].result.safeParse(env.value).success).toBe(true);
-  return env.value;
-}
-
-async function ipcError(s: TestServices, channel: ChannelName, args: unknown): Promise<AppError> {
-  try {
-    await ipc(s, channel, args);
-  } catch (err) {
-    return (err as { desk: AppError }).desk;
-  }
-  throw new Error(`${channel} succeeded`);
-}
 
 async function setup() {
   sandbox = await startSandbox({ visibilityDelayMs: { min: 0, max: 0 } });

@@ -12,14 +12,10 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
-import { createDispatcher } from '../../src/main/ipc/dispatcher';
-import type { AppError, Envelope } from '../../src/shared/ipc/errors';
-import type { ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
-import { channels } from '../../src/shared/ipc/contract';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
+import { ipc, ipcError } from '../support/ipc';
 import { startServices } from '../support/services';
-import type { TestServices } from '../support/services';
 
 beforeAll(() => {
   if (process.platform === 'linux' && !process.env['DBUS_SESSION_BUS_ADDRESS']) {
@@ -31,34 +27,6 @@ const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
-
-const sender = { url: 'app://desk/index.html', isMainFrame: true };
-
-/** Calls a channel as the renderer does: schema-checked arguments, the contract's result. */
-async function ipc<C extends ChannelName>(
-  t: TestServices,
-  channel: C,
-  args: unknown,
-): Promise<ChannelResult<C>> {
-  const dispatch = createDispatcher({
-    handlers: t.services.handlers,
-    isTrustedSender: () => true,
-    log: t.services.log,
-  });
-  const env = (await dispatch(channel, args, sender)) as Envelope<ChannelResult<C>>;
-  if (!env.ok) throw Object.assign(new Error(env.error.message), { desk: env.error });
-  expect(channels[channel].result.safeParse(env.value).success).toBe(true);
-  return env.value;
-}
-
-async function ipcError(t: TestServices, channel: ChannelName, args: unknown): Promise<AppError> {
-  try {
-    await ipc(t, channel, args);
-  } catch (err) {
-    return (err as { desk: AppError }).desk;
-  }
-  throw new Error(`${channel} succeeded`);
-}
 
 /** Requests about one RFI a bank received (its reads and writes, not the list polls). */
 const about = (proxy: FaultProxy, rfiId: string) =>
