@@ -339,7 +339,11 @@ const screens: ScreenCase[] = [
         (r) => r.awaitingAction && r.deadline && Date.parse(r.deadline) - now > 2 * 86_400_000,
       );
       if (!rfi) throw new Error('no RFI awaiting action with days left');
-      await harness.services.handlers['reminders.snooze']({ rfiId: rfi.id, choice: '3d' });
+      await harness.services.handlers['reminders.snooze']({
+        profileId: harness.services.session.profile.id,
+        rfiId: rfi.id,
+        choice: '3d',
+      });
       await go(app, harness, `#/rfis/${rfi.id}`);
       await expect(app.getByTestId('rfi-snooze-state')).toContainText('Reminders snoozed');
     },

@@ -19,7 +19,7 @@ test('a valid link opens the RFI screen; a hostile one changes nothing', async (
   await expect(app.getByRole('navigation', { name: 'Main' })).toBeVisible();
 
   expect(harness.openLink(`treasury-desk://rfis/${made.id}`)).toBe(true);
-  await expect(app).toHaveURL(new RegExp(`#/rfis/${made.id}$`));
+  await expect(app).toHaveURL(new RegExp(`#/rfis/${made.id}\\?profile=[\\w.-]+$`));
   await expect(app.getByText('Opened from a link in an email').first()).toBeVisible();
   await expect(app.getByText('What is the purpose?').first()).toBeVisible();
 
@@ -33,7 +33,7 @@ test('a valid link opens the RFI screen; a hostile one changes nothing', async (
     expect(harness.openLink(hostile), hostile).toBe(false);
   }
   await app.waitForTimeout(200);
-  await expect(app).toHaveURL(new RegExp(`#/rfis/${made.id}$`));
+  await expect(app).toHaveURL(new RegExp(`#/rfis/${made.id}\\?profile=[\\w.-]+$`));
   expect(harness.logs.filter((l) => l.message === 'links: ignored')).toHaveLength(5);
 });
 

@@ -131,7 +131,7 @@ test('two legal entities in one queue; notifications, sign-out and answers stay 
   await app.getByRole('searchbox', { name: 'Search' }).fill('after A signed out');
   await expect(app.getByTestId('rfi-visible-count')).toContainText('1 of');
   await row.click();
-  await expect(app).toHaveURL(new RegExp(`#/rfis/${afterSignOut.id}$`));
+  await expect(app).toHaveURL(new RegExp(`#/rfis/${afterSignOut.id}\\?profile=[\\w.-]+$`));
   await expect(app.getByTestId('rfi-entity')).toHaveText(leB!.name);
   // Nothing to switch: the answer goes out through B's own profile.
   await expect(app.getByTestId('rfi-acting')).toHaveText(

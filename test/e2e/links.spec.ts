@@ -68,7 +68,7 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
   const related = app.getByRole('region', { name: 'Related RFIs' });
   const rfiLink = related.getByRole('link', { name: wire.description });
   await expect(rfiLink).toBeVisible();
-  await expect(rfiLink).toHaveAttribute('href', `#/rfis/${rfiId}`);
+  await expect(rfiLink).toHaveAttribute('href', new RegExp(`^#/rfis/${rfiId}\\?profile=[\\w.-]+$`));
   const expected = le.rfi_ids.length;
   expect(expected).toBeGreaterThan(0);
   // Only RFIs whose related object is this transfer are listed (the seed has two about it).
@@ -86,7 +86,7 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
   // Back to the RFI with Alt+Left, forward again with Alt+Right.
   await app.getByRole('heading', { level: 1 }).click();
   await app.keyboard.press('Alt+ArrowLeft');
-  await expect(app).toHaveURL(new RegExp(`#/rfis/${rfiId}$`));
+  await expect(app).toHaveURL(new RegExp(`#/rfis/${rfiId}\\?profile=[\\w.-]+$`));
   await expect(app.getByTestId('rfi-status')).toHaveText('Action required');
   await app.keyboard.press('Alt+ArrowRight');
   await expect(app).toHaveURL(new RegExp(`#/returns/${txId}\\?profile=sandbox$`));
@@ -98,7 +98,7 @@ test('from an RFI about an incoming transfer to the return form in two clicks; t
     for (const type of ['mousedown', 'mouseup'])
       document.body.dispatchEvent(new MouseEvent(type, { button: 3, bubbles: true }));
   });
-  await expect(app).toHaveURL(new RegExp(`#/rfis/${rfiId}$`));
+  await expect(app).toHaveURL(new RegExp(`#/rfis/${rfiId}\\?profile=[\\w.-]+$`));
 
   // F1 lists the history keys.
   await app.keyboard.press('F1');
@@ -153,6 +153,6 @@ test('an account-related RFI names the account; a quote lists the RFIs about it'
   await harness.services.rfis.sync('sync');
   const link = related.getByRole('link', { name: 'Purpose of the USDT purchase' });
   await expect(link).toBeVisible({ timeout: 15_000 });
-  await expect(link).toHaveAttribute('href', `#/rfis/${aboutQuote.id}`);
+  await expect(link).toHaveAttribute('href', new RegExp(`^#/rfis/${aboutQuote.id}\\?profile=[\\w.-]+$`));
   await expect(related.getByRole('row')).toHaveCount(2);
 });

@@ -102,7 +102,7 @@ test('due soon lists an RFI near its timeout; it is snoozed from its page; thres
   // Opened by keyboard.
   await row.getByRole('link', { name: 'Quarterly volume check' }).focus();
   await app.keyboard.press('Enter');
-  await expect(app).toHaveURL(new RegExp(`#/rfis/${rfi.id}$`));
+  await expect(app).toHaveURL(new RegExp(`#/rfis/${rfi.id}\\?profile=[\\w.-]+$`));
   const detail = app.getByTestId('rfi-detail');
   await expect(detail.getByRole('heading', { level: 1 })).toContainText('Quarterly volume check');
 

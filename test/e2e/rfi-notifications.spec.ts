@@ -70,7 +70,7 @@ test.describe('RFI notifications', () => {
 
     // clicking the native notification opens that RFI; opening it clears its unread marker
     harness.platform.notifications[0]!.onClick?.();
-    await expect(app).toHaveURL(new RegExp(`#/rfis/${id}$`));
+    await expect(app).toHaveURL(new RegExp(`#/rfis/${id}\\?profile=[\\w.-]+$`));
     await expect(app.getByTestId('rfi-unread-count')).toHaveText(`${before.unread} unread`);
     await expect(app.getByTestId('rfi-badge-count')).toHaveText(String(before.awaitingAction + 1));
   });

@@ -374,7 +374,7 @@ test('queue: counts, deadline bands in words, search with /, j/k and Enter', asy
   const activeId = await active.getAttribute('data-rfi-id');
   expect(activeId).toBe(seededRfi(0));
   await page.keyboard.press('Enter');
-  await expect(page).toHaveURL(new RegExp(`#/rfis/${activeId}$`));
+  await expect(page).toHaveURL(new RegExp(`#/rfis/${activeId}\\?profile=[\\w.-]+$`));
   await expect(page.getByTestId('rfi-detail')).toBeVisible();
   await expect(page.getByTestId('answer-composer').first()).toBeVisible();
   expect(await seriousA11yViolations(page)).toEqual([]);
@@ -527,7 +527,7 @@ test('master-detail on a wide window: j/k moves the selection, the detail and th
   const firstId = await rows.nth(0).getAttribute('data-rfi-id');
   const secondId = await rows.nth(1).getAttribute('data-rfi-id');
   await rows.nth(0).click();
-  await expect(page).toHaveURL(new RegExp(`#/rfis/${firstId}$`));
+  await expect(page).toHaveURL(new RegExp(`#/rfis/${firstId}\\?profile=[\\w.-]+$`));
   const detail = page.getByTestId('rfi-detail');
   await expect(detail.getByRole('button', { name: 'Copy RFI id' })).toBeVisible();
   await expect(detail.getByText(firstId!)).toBeVisible();
@@ -536,14 +536,14 @@ test('master-detail on a wide window: j/k moves the selection, the detail and th
 
   await grid.focus();
   await page.keyboard.press('j');
-  await expect(page).toHaveURL(new RegExp(`#/rfis/${secondId}$`));
+  await expect(page).toHaveURL(new RegExp(`#/rfis/${secondId}\\?profile=[\\w.-]+$`));
   await expect(detail.getByText(secondId!)).toBeVisible();
   await expect(page.locator('[data-testid="rfi-row"][aria-selected="true"]')).toHaveAttribute(
     'data-rfi-id',
     secondId!,
   );
   await page.keyboard.press('k');
-  await expect(page).toHaveURL(new RegExp(`#/rfis/${firstId}$`));
+  await expect(page).toHaveURL(new RegExp(`#/rfis/${firstId}\\?profile=[\\w.-]+$`));
   await expect(grid).toBeFocused();
 
   // Moving with j/k replaced the history entry: Back leaves the RFI workspace.

@@ -52,7 +52,7 @@ test.describe('shell: names, palette, toasts', () => {
     await expect(item).toHaveAttribute('data-focused', 'true');
     await search.press('Enter');
     await expect(dialog).toBeHidden();
-    await expect(app).toHaveURL(new RegExp(`#/rfis/${rfi.id}$`));
+    await expect(app).toHaveURL(new RegExp(`#/rfis/${rfi.id}\\?profile=[\\w.-]+$`));
   });
 
   test('the palette runs actions: new quote, and sync now with a toast', async ({ app }) => {

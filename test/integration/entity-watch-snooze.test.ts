@@ -12,11 +12,8 @@ import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
-import { createDispatcher } from '../../src/main/ipc/dispatcher';
-import type { AppError, Envelope } from '../../src/shared/ipc/errors';
-import type { ChannelArgs, ChannelName, ChannelResult } from '../../src/shared/ipc/contract';
-import { channels } from '../../src/shared/ipc/contract';
 import { sandboxStaff } from '../support/sandbox-staff';
+import { ipc, ipcError } from '../support/ipc';
 import { startServices, tempDir } from '../support/services';
 import type { TestServices } from '../support/services';
 import { createAtRestCodec } from '../../src/main/infra/at-rest';
@@ -33,33 +30,6 @@ afterEach(async () => {
 
 const DAY = 86_400;
 const HOUR = 3600;
-const sender = { url: 'app://desk/index.html', isMainFrame: true };
-
-/** Calls a channel as the renderer does: schema-checked arguments, the contract's result. */
-async function ipc<C extends ChannelName>(
-  s: TestServices,
-  channel: C,
-  args: ChannelArgs<C> | unknown,
-): Promise<ChannelResult<C>> {
-  const dispatch = createDispatcher({
-    handlers: s.services.handlers,
-    isTrustedSender: () => true,
-    log: s.services.log,
-  });
-  const env = (await dispatch(channel, args, sender)) as Envelope<ChannelResult<C>>;
-  if (!env.ok) throw Object.assign(new Error(env.error.message), { desk: env.error });
-  expect(channels[channel].result.safeParse(env.value).success).toBe(true);
-  return env.value;
-}
-
-async function ipcError(s: TestServices, channel: ChannelName, args: unknown): Promise<AppError> {
-  try {
-    await ipc(s, channel, args);
-  } catch (err) {
-    return (err as { desk: AppError }).desk;
-  }
-  throw new Error(`${channel} succeeded`);
-}
 
 async function setup() {
   sandbox = await startSandbox({ visibilityDelayMs: { min: 0, max: 0 } });
@@ -91,6 +61,9 @@ const titles = (s: TestServices, what: string): string[] =>
     .filter((n) => n.title.startsWith('RFI due') && n.body.includes(what))
     .map((n) => n.title);
 
+/** The profile that owns the RFIs (the only one here). */
+const own = (s: TestServices | null): string => s!.services.session.profile.id;
+
 const sync = async (s: TestServices): Promise<void> => {
   await s.services.handlers['rfis.sync'](undefined);
 };
@@ -106,7 +79,7 @@ it('a snooze holds reminders back across a restart; the threshold crossed meanwh
   await staff.advanceClock(4 * DAY); // 2 d 23 h left
   await sync(t);
   const bankNow = t.services.clock.now();
-  const snooze = await ipc(t, 'reminders.snooze', { rfiId: rfi.id, choice: '1d' });
+  const snooze = await ipc(t, 'reminders.snooze', { profileId: own(t), rfiId: rfi.id, choice: '1d' });
   // One day on the bank's clock (not the workstation's, which never moved).
   expect(Math.abs(Date.parse(snooze.until) - bankNow - DAY * 1000)).toBeLessThan(60_000);
   expect(Date.parse(snooze.until) - Date.now()).toBeGreaterThan(27 * DAY * 1000);
@@ -157,13 +130,21 @@ it('a snooze holds reminders back across a restart; the threshold crossed meanwh
   ).toBeNull();
 
   // A snooze asked for past the last reminder ends there (24 h before the timeout).
-  const capped = await ipc(t, 'reminders.snooze', { rfiId: rfi.id, choice: '7d' });
+  const capped = await ipc(t, 'reminders.snooze', { profileId: own(t), rfiId: rfi.id, choice: '7d' });
   expect(capped.capped).toBe(true);
   const deadline = Date.parse(row.deadline);
   expect(Date.parse(capped.until)).toBe(deadline - 24 * HOUR * 1000);
   // Cancelled: reminders come again.
-  expect(await ipc(t, 'reminders.unsnooze', { rfiId: rfi.id })).toEqual({ rfiId: rfi.id, cancelled: true });
-  expect(await ipc(t, 'reminders.unsnooze', { rfiId: rfi.id })).toEqual({ rfiId: rfi.id, cancelled: false });
+  expect(await ipc(t, 'reminders.unsnooze', { profileId: own(t), rfiId: rfi.id })).toEqual({
+    profileId: own(t),
+    rfiId: rfi.id,
+    cancelled: true,
+  });
+  expect(await ipc(t, 'reminders.unsnooze', { profileId: own(t), rfiId: rfi.id })).toEqual({
+    profileId: own(t),
+    rfiId: rfi.id,
+    cancelled: false,
+  });
   await staff.advanceClock(DAY); // 22 h left
   await sync(t);
   expect(titles(t, 'Snooze probe')).toEqual([
@@ -172,7 +153,7 @@ it('a snooze holds reminders back across a restart; the threshold crossed meanwh
   ]);
 
   // The last reminder is due: nothing left to snooze (a typed refusal, nothing stored).
-  const late = await ipcError(t, 'reminders.snooze', { rfiId: rfi.id, choice: 'last' });
+  const late = await ipcError(t, 'reminders.snooze', { profileId: own(t), rfiId: rfi.id, choice: 'last' });
   expect(late).toMatchObject({ kind: 'precondition', reason: 'LAST_REMINDER_DUE' });
   expect((await ipc(t, 'reminders.snoozes', undefined)).snoozes).toEqual([]);
 
@@ -197,19 +178,27 @@ it('refuses bad snooze arguments with typed errors and changes nothing', async (
   const { start, rfi } = await setup();
   t = await start();
   await sync(t);
-  expect(await ipcError(t, 'reminders.snooze', { rfiId: 'rfi_doesnotexist', choice: '1d' })).toMatchObject({
+  expect(
+    await ipcError(t, 'reminders.snooze', { profileId: own(t), rfiId: 'rfi_doesnotexist', choice: '1d' }),
+  ).toMatchObject({
     kind: 'not_found',
   });
-  expect(await ipcError(t, 'reminders.unsnooze', { rfiId: 'rfi_doesnotexist' })).toMatchObject({
+  expect(
+    await ipcError(t, 'reminders.unsnooze', { profileId: own(t), rfiId: 'rfi_doesnotexist' }),
+  ).toMatchObject({
     kind: 'not_found',
   });
   // The page never names an instant: only a choice from the list.
+  const profileId = own(t);
   for (const args of [
-    { rfiId: rfi.id, choice: '2d' },
-    { rfiId: rfi.id, choice: '1d', until: '2099-01-01T00:00:00Z' },
-    { rfiId: rfi.id, hours: 48 },
-    { rfiId: '../etc/passwd', choice: '1d' },
-    { rfiId: rfi.id },
+    { profileId, rfiId: rfi.id, choice: '2d' },
+    { profileId, rfiId: rfi.id, choice: '1d', until: '2099-01-01T00:00:00Z' },
+    { profileId, rfiId: rfi.id, hours: 48 },
+    { profileId, rfiId: '../etc/passwd', choice: '1d' },
+    { profileId, rfiId: rfi.id },
+    // The owning profile is named, and named well: RFI ids are one bank's only.
+    { rfiId: rfi.id, choice: '1d' },
+    { profileId: '../other', rfiId: rfi.id, choice: '1d' },
   ]) {
     expect(await ipcError(t, 'reminders.snooze', args)).toMatchObject({ kind: 'invalid_argument' });
   }

@@ -129,7 +129,7 @@ describe('consolidated desk', () => {
         },
       )
       .toBe(true);
-    const detail = await h['rfis.get']({ id: created.id });
+    const detail = await h['rfis.get']({ profileId: profileB, id: created.id });
     expect(detail.owner).toMatchObject({ profileId: profileB });
     // Nothing is switched: A stays the default, and the answer goes out through B's own profile.
     expect(t!.services.session.profile.id).toBe(profileA);
@@ -155,6 +155,11 @@ describe('consolidated desk', () => {
     const atBank = await getRfi(tokenB, created.id);
     expect(JSON.stringify(atBank.body)).toContain(marker);
     expect((await getRfi(tokenA, created.id)).status).toBe(404);
+    // The audit log records the answer under B, its owner, not under A, the default.
+    const lines = (await h['audit.list'](undefined)).entries.filter(
+      (x) => x.operation === 'rfi.respond' && x.target === created.id,
+    );
+    expect(lines.map((x) => [x.environmentId, x.outcome])).toEqual([[profileB, 'succeeded']]);
   });
 
   it('an outage of A shows on A alone; signing A out leaves B’s RFIs working', async () => {

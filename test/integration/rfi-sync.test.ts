@@ -42,6 +42,8 @@ beforeAll(async () => {
   await t.services.rfis.ready();
 });
 afterAll(() => t.close());
+/** The profile that owns the embedded sandbox's RFIs (every row says it). */
+const own = (): string => t.services.session.profile.id;
 
 describe('rfis.list / rfis.get', () => {
   it('lists every seeded RFI of legal entity A from the cache with derived fields', async () => {
@@ -60,13 +62,15 @@ describe('rfis.list / rfis.get', () => {
   it('answers one RFI with its questions, and not_found for an unknown id', async () => {
     const list = await call('rfis.list');
     const first = list.items[0]!;
-    const d = await call('rfis.get', { id: first.id });
+    const d = await call('rfis.get', { profileId: own(), id: first.id });
     expect(d.rfi.id).toBe(first.id);
     expect(d.rfi.questions.length).toBe(first.questionTotal);
     expect(d.fromCache).toBe(true);
     // A local read while the bank answers syncs is not "the bank could not be reached".
     expect(d.bankUnreachable).toBe(false);
-    await expect(call('rfis.get', { id: 'rfi_nope' })).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(call('rfis.get', { profileId: own(), id: 'rfi_nope' })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
   });
 });
 
@@ -97,11 +101,11 @@ describe('rfis.list filters, rfis.markSeen and unread markers', () => {
       questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose?' }],
     })) as { id: string };
     await call('rfis.sync');
-    const rfi = (await call('rfis.get', { id: made.id })).summary;
+    const rfi = (await call('rfis.get', { profileId: own(), id: made.id })).summary;
     expect(rfi.unread).toBe(true);
     const before = await call('rfis.counts');
     const pushedBefore = t.pushed.length;
-    const seen = await call('rfis.markSeen', { id: rfi.id });
+    const seen = await call('rfis.markSeen', { profileId: own(), id: rfi.id });
     expect(seen.summary?.unread).toBe(false);
     expect(seen.counts.unread).toBe(before.counts.unread - 1);
     expect(t.pushed.slice(pushedBefore)).toContainEqual(
@@ -111,18 +115,20 @@ describe('rfis.list filters, rfis.markSeen and unread markers', () => {
       }),
     );
     // the analyst answers, staff asks again: the RFI changed, so it is unread again
-    const q = (await call('rfis.get', { id: rfi.id })).rfi.questions[0]!;
+    const q = (await call('rfis.get', { profileId: own(), id: rfi.id })).rfi.questions[0]!;
     await t.services.bank.submitRfiResponse(rfi.id, q.id, {
       question_type: q.question_type,
       [q.question_type]: { response_text: 'Rent', document_ids: [] },
     });
     await staffOf(t.services).adminResponse(rfi.id, q.id, { response_text: 'Please add the lease' });
-    const fresh = await call('rfis.get', { id: rfi.id, refresh: true });
+    const fresh = await call('rfis.get', { profileId: own(), id: rfi.id, refresh: true });
     expect(fresh.fromCache).toBe(false);
     expect(fresh.bankUnreachable).toBe(false);
     expect(fresh.summary.unread).toBe(true);
     expect(fresh.lastSeenUpdatedAt).toBe(rfi.updatedAt);
-    await expect(call('rfis.markSeen', { id: 'rfi_unknown' })).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(call('rfis.markSeen', { profileId: own(), id: 'rfi_unknown' })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
   });
 
   it('suspend pauses polling, resume polls at once', async () => {

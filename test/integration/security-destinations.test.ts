@@ -742,7 +742,7 @@ describe('finding 7: ids and upload URLs', () => {
     await call('settings.activateProfile', { profileId: id });
     const seen = proxy.seen.length;
     for (const bad of ['.', '..', '...', 'a/b', '../v1', '%2e%2e', 'a?b', 'a#b', '']) {
-      expect(await refused('rfis.get', { id: bad, refresh: true })).toMatchObject({
+      expect(await refused('rfis.get', { profileId: id, id: bad, refresh: true })).toMatchObject({
         kind: 'invalid_argument',
       });
       expect(await refused('returns.lookup', { transactionId: bad })).toMatchObject({

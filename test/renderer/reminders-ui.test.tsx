@@ -24,7 +24,7 @@ beforeEach(() => {
     errors: { rfis: null, quotes: null, returns: null, dueSoon: null },
     loaded: { rfis: false, quotes: false, returns: false, dueSoon: false },
   });
-  useSnoozes.setState({ byId: {}, loaded: false });
+  useSnoozes.setState({ byKey: {}, loaded: false });
   (globalThis as { desk?: unknown }).desk = {
     async invoke(channel: string, args: unknown) {
       calls.push({ channel, args });
@@ -99,7 +99,7 @@ describe('due soon (overview)', () => {
     const rows = within(list).getAllByRole('listitem');
     expect(rows.map((r) => r.getAttribute('data-rfi-id'))).toEqual(['rfi_a', 'rfi_b']);
     const a = within(rows[0]!).getByRole('link', { name: 'Source of funds' });
-    expect(a.getAttribute('href')).toBe('#/rfis/rfi_a');
+    expect(a.getAttribute('href')).toBe('#/rfis/rfi_a?profile=sandbox');
     // 5 hours left in bank time, though this computer's clock is two days behind the bank's.
     expect(rows[0]!.textContent).toContain('in 5h');
     expect(rows[0]!.textContent).toContain('Alder Trade GmbH');
@@ -144,16 +144,23 @@ describe('due soon (overview)', () => {
 });
 
 describe('snooze control (RFI detail)', () => {
-  it('sends only a choice (never an instant) and shows until when main says', async () => {
+  it('sends only a choice (never an instant) for the owning profile and shows until when main says', async () => {
     const until = new Date(Date.now() + 72 * HOUR).toISOString();
     answers['reminders.snooze'] = (): SnoozeView => ({
       rfiId: 'rfi_1',
+      profileId: 'birch',
       until,
       capped: false,
       setAt: new Date().toISOString(),
       offsetMs: 0,
     });
-    render(<SnoozeControl rfiId="rfi_1" />);
+    // Another bank's RFI of the same id is snoozed: not this one.
+    answers['reminders.snoozes'] = () => ({
+      snoozes: [{ rfiId: 'rfi_1', profileId: 'alder', until, capped: false, setAt: until, offsetMs: 0 }],
+    });
+    render(<SnoozeControl rfiId="rfi_1" profileId="birch" />);
+    await waitFor(() => expect(useSnoozes.getState().loaded).toBe(true));
+    expect(screen.getByTestId('rfi-snooze-state').textContent).toContain('Reminders not snoozed');
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Snooze reminders' }));
     });
@@ -167,7 +174,7 @@ describe('snooze control (RFI detail)', () => {
       ),
     );
     expect(calls.filter((c) => c.channel === 'reminders.snooze')).toEqual([
-      { channel: 'reminders.snooze', args: { rfiId: 'rfi_1', choice: '3d' } },
+      { channel: 'reminders.snooze', args: { profileId: 'birch', rfiId: 'rfi_1', choice: '3d' } },
     ]);
     expect(screen.getByRole('button', { name: 'Cancel snooze' })).toBeTruthy();
   });
@@ -180,7 +187,7 @@ describe('snooze control (RFI detail)', () => {
         message: 'The last reminder is already due.',
       };
     };
-    render(<SnoozeControl rfiId="rfi_1" />);
+    render(<SnoozeControl rfiId="rfi_1" profileId="birch" />);
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Snooze reminders' }));
     });

@@ -62,13 +62,26 @@ describe('GET /v1/sandbox/fixtures', () => {
 });
 
 describe('GET /v1/webhook/url', () => {
-  it('answers the spec 2.7 shape to a viewer', async () => {
+  it('answers the spec 2.7 shape to a viewer, with the entity by name (our extension)', async () => {
     const r = await c('GET', '/v1/webhook/url', { token: f.viewerA });
     expect(r.status).toBe(200);
     const cfg = WebhookConfig.parse(r.body);
-    expect(cfg).toMatchObject({ webhook_url: '', legal_entity_id: f.a.id, role: 'viewer' });
+    expect(cfg).toMatchObject({
+      webhook_url: '',
+      legal_entity_id: f.a.id,
+      legal_entity_name: f.a.name,
+      role: 'viewer',
+    });
     expect(Object.keys(r.body).sort()).toEqual(
-      ['created_at', 'legal_entity_id', 'role', 'updated_at', 'webhook_name', 'webhook_url'].sort(),
+      [
+        'created_at',
+        'legal_entity_id',
+        'legal_entity_name',
+        'role',
+        'updated_at',
+        'webhook_name',
+        'webhook_url',
+      ].sort(),
     );
   });
 

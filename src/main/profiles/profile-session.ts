@@ -300,7 +300,9 @@ async function askWhoWeAre(
     const credential: Credential = {
       webhookName: cfg.webhook_name,
       legalEntityId: cfg.legal_entity_id,
-      legalEntityName: legalEntityName(cfg.legal_entity_id),
+      // The bank's own word first (its webhook configuration), else what the embedded sandbox's
+      // fixtures say; a bank that names none leaves the profile's name (entityName()).
+      legalEntityName: cfg.legal_entity_name?.trim() || legalEntityName(cfg.legal_entity_id),
       role: cfg.role,
     };
     return { ...base, connection: 'connected', credential, problem: null };

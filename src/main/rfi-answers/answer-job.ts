@@ -72,6 +72,8 @@ export interface OutboxAuditLine {
   target: string | null;
   outcome: 'succeeded' | 'failed' | 'pending';
   detail: string;
+  /** The profile that owns the answer (absent: one queued before answers carried their owner). */
+  profileId?: string | undefined;
 }
 
 export interface AnswerJobDeps {
@@ -154,10 +156,17 @@ function bankFor(deps: AnswerJobDeps, e: OutboxEntry): OutboxBank {
   };
 }
 
-/** An audit line that never throws (a lost line is logged). */
-export async function auditLine(deps: AnswerJobDeps, line: OutboxAuditLine): Promise<void> {
+/**
+ * An audit line that never throws (a lost line is logged), recorded under the profile that owns the
+ * answer: its credential and bank, not the default profile's, whatever profile is active.
+ */
+export async function auditLine(
+  deps: AnswerJobDeps,
+  e: Pick<OutboxEntry, 'scope'>,
+  line: Omit<OutboxAuditLine, 'profileId'>,
+): Promise<void> {
   try {
-    await deps.audit?.(line);
+    await deps.audit?.({ ...line, profileId: e.scope?.profileId });
   } catch (err) {
     deps.log.error('rfi-answers: audit line not recorded', { operation: line.operation, error: err });
   }
@@ -215,7 +224,7 @@ async function uploadDocument(
       if ('err' in hashed) {
         throw new AppFailure({ kind: 'local', message: 'unreadable' }, { cause: hashed.err });
       }
-      await auditLine(deps, {
+      await auditLine(deps, e, {
         operation: 'rfi.upload',
         target: d.documentId,
         outcome: 'succeeded',
@@ -247,7 +256,7 @@ async function uploadDocument(
             ? { kind: 'local', message: 'the file could not be read; nothing was sent' }
             : de,
         );
-        await auditLine(deps, {
+        await auditLine(deps, e, {
           operation: 'rfi.upload',
           target: d.documentId,
           outcome: f.outcome,
@@ -310,7 +319,7 @@ async function sent(
   deps.setLastError(null);
   // What the answer was, for the clean-up after sending; the entry itself keeps no content.
   const before: OutboxEntry = { ...e, documents: e.documents.map((d) => ({ ...d })) };
-  await auditLine(deps, { operation: 'rfi.respond', target: e.rfiId, outcome: 'succeeded', detail });
+  await auditLine(deps, e, { operation: 'rfi.respond', target: e.rfiId, outcome: 'succeeded', detail });
   return {
     ...sentStep(e, responseId),
     afterSaved: () => {
@@ -340,7 +349,7 @@ async function send(deps: AnswerJobDeps, e: OutboxEntry, ctx: JobContext<OutboxE
     const de = asAppError(err);
     if (de.reason === OTHER_BANK) return afterSendFailure(e, de);
     const f = failedOutcome(de);
-    await auditLine(deps, {
+    await auditLine(deps, e, {
       operation: 'rfi.respond',
       target: e.rfiId,
       outcome: f.outcome,
@@ -369,7 +378,7 @@ async function verify(
     return sent(deps, e, found.responseId, true);
   }
   if (found.next === 'conflict') {
-    await auditLine(deps, {
+    await auditLine(deps, e, {
       operation: 'rfi.respond',
       target: e.rfiId,
       outcome: 'failed',
@@ -390,7 +399,7 @@ async function runAnswer(
     if (e.state === 'verifying' || e.state === 'sending') return await verify(deps, e, ctx);
     const q = question(await bankFor(deps, e).getRfi(e.rfiId), e);
     if (q.status !== 'action_required') {
-      await auditLine(deps, {
+      await auditLine(deps, e, {
         operation: 'rfi.respond',
         target: e.rfiId,
         outcome: 'failed',

@@ -49,7 +49,12 @@ export function rfiAnswersHandlers(deps: RfiAnswersHandlerDeps): Pick<Handlers, 
       await a().dismiss(answerId);
       return null;
     },
-    'answers.list': async (args) => ({ answers: a().outbox.list(args?.rfiId) }),
+    // Narrowed to one profile's answers when the page names it (RFI ids are one bank's only).
+    'answers.list': async (args) => ({
+      answers: a()
+        .outbox.list(args?.rfiId)
+        .filter((x) => !args?.profileId || x.bank === null || x.bank.profileId === args.profileId),
+    }),
     'answers.status': async () => ({ ...a().status(), limits: a().limits() }),
     'files.pick': ({ documentType, multiple, profileId }) =>
       a().pick(documentType, multiple ?? true, profileId ?? null),

@@ -306,7 +306,7 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
   // A response interrupted while being sent (the app stopped): the bank may hold it. (An upload
   // interrupted is queued again: nothing to say.)
   for (const e of queue.resumed.filter((x) => x.state === 'verifying')) {
-    void auditLine(deps, {
+    void auditLine(deps, e, {
       operation: 'rfi.respond',
       target: e.rfiId,
       outcome: 'pending',

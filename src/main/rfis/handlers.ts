@@ -15,16 +15,16 @@ export interface UploadNames {
 export function rfisHandlers(entityWatch: EntityWatch, uploads?: UploadNames): Pick<Handlers, RfiChannels> {
   return {
     'rfis.list': (args) => entityWatch.list(args ?? {}),
-    'rfis.get': async ({ id, refresh }) => {
-      const detail = await entityWatch.get(id, refresh ?? false);
+    'rfis.get': async ({ profileId, id, refresh }) => {
+      const detail = await entityWatch.get(profileId, id, refresh ?? false);
       if (!uploads) return detail;
       const documents = uploads
-        .uploadsOf(detail.owner?.profileId ?? detail.summary.profileId ?? '', id)
+        .uploadsOf(detail.owner?.profileId ?? profileId, id)
         .map((u) => ({ id: u.documentId, name: u.name, documentType: u.documentType }));
       return { ...detail, documents };
     },
     'rfis.sync': (args) => entityWatch.sync(args?.full ?? false),
-    'rfis.markSeen': ({ id, updatedAt }) => entityWatch.markSeen(id, updatedAt),
+    'rfis.markSeen': ({ profileId, id, updatedAt }) => entityWatch.markSeen(profileId, id, updatedAt),
     'rfis.counts': () => entityWatch.counts(),
   };
 }

@@ -71,9 +71,16 @@ export interface EntityWatch {
   owner(rfiId: string, profileId?: string): Promise<WatchedEntity>;
   /** The member a profile reads through (null: not watched). */
   member(profileId: string): WatchedEntity | null;
+  /**
+   * The member a named profile reads through; an unknown profile, or one not watched, is refused
+   * as a typed not_found on `profileId`.
+   */
+  watchedMember(profileId: string): WatchedEntity;
   list(args: WatchListArgs): Promise<WatchListResult>;
-  get(id: string, refresh: boolean): Promise<RfiDetailView>;
+  /** One RFI read through the profile that owns it (named by the caller: RFI ids are one bank's only). */
+  get(profileId: string, id: string, refresh: boolean): Promise<RfiDetailView>;
   markSeen(
+    profileId: string,
     id: string,
     updatedAt?: string,
   ): Promise<{ summary: RfiSummaryView | null; counts: RfiCountsView }>;
@@ -249,13 +256,6 @@ function entityWatchOf(
     void reconcile();
   });
 
-  /** The member whose cache holds the RFI (the default profile first). */
-  const ownerOf = async (id: string): Promise<WatchedEntity | null> => {
-    for (const m of members()) {
-      if (await holds(m, id)) return m;
-    }
-    return null;
-  };
   const holds = async (m: WatchedEntity, id: string): Promise<boolean> => {
     try {
       await m.rfis.get(id, false);
@@ -266,23 +266,37 @@ function entityWatchOf(
     }
   };
 
-  /**
-   * The profile an RFI belongs to. Named by the caller (the row it acts on says it), it must be a
-   * watched profile whose cache holds the RFI; not named, the one profile that holds it.
-   */
   /** The member a profile reads through (a duplicate of a watched entity: the one watching it). */
   const member = (profileId: string): WatchedEntity | null => {
     const by = parked.get(profileId)?.watchedBy ?? profileId;
     return members().find((x) => x.profileId === by) ?? null;
   };
+  /**
+   * The member a named profile reads through: an unknown profile is refused as such (typed, field
+   * profileId), and so is a profile that is not watched (no token yet).
+   */
+  const namedMember = (profileId: string): WatchedEntity => {
+    const profile = settings.profile(profileId); // throws not_found (field profileId) when unknown
+    const m = member(profileId);
+    if (m) return m;
+    throw new AppFailure({
+      kind: 'not_found',
+      field: 'profileId',
+      message: `${profile.name} is not watched (no credential is stored for it): its RFIs cannot be read.`,
+    });
+  };
+  /**
+   * The profile an RFI belongs to. Named by the caller (the row it acts on says it), it must be a
+   * watched profile whose cache holds the RFI; not named, the one profile that holds it.
+   */
   const owner = async (id: string, profileId?: string): Promise<WatchedEntity> => {
     const all = members();
     if (profileId !== undefined) {
-      const m = member(profileId);
-      if (m && (await holds(m, id))) return m;
+      const m = namedMember(profileId);
+      if (await holds(m, id)) return m;
       throw new AppFailure({
         kind: 'not_found',
-        message: `The RFI ${id} is not one of ${m ? m.entityName() : 'this profile'}’s RFIs.`,
+        message: `The RFI ${id} is not one of ${m.entityName()}’s RFIs.`,
       });
     }
     const found: WatchedEntity[] = [];
@@ -299,6 +313,7 @@ function entityWatchOf(
   const entityWatch: EntityWatch = {
     owner,
     member,
+    watchedMember: namedMember,
     checkReminders,
     reminders: () => reminders,
     watched: () => new Map([...watchers].filter(([id]) => id !== session.profile.id)),
@@ -306,13 +321,9 @@ function entityWatchOf(
     watchDefault: () => watchSet.watchDefault(),
     reconcile,
     list: (args) => consolidatedList(deps, members(), parked, args, defaultSync),
-    async get(id, refresh) {
-      const owner = await ownerOf(id);
-      if (!owner) {
-        const d = defaultMember();
-        if (!d) throw new AppFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
-        return d.rfis.get(id, refresh);
-      }
+    async get(profileId, id, refresh) {
+      // Only the named profile's cache and bank: another bank's RFI of the same id is never read.
+      const owner = namedMember(profileId);
       const detail = await owner.rfis.get(id, refresh);
       const entityName = owner.entityName();
       return {
@@ -321,9 +332,8 @@ function entityWatchOf(
         owner: { profileId: owner.profileId, entityName },
       };
     },
-    async markSeen(id, updatedAt) {
-      const owner = (await ownerOf(id)) ?? members()[0];
-      if (!owner) throw new AppFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+    async markSeen(profileId, id, updatedAt) {
+      const owner = namedMember(profileId);
       const r = await owner.rfis.markSeen(id, updatedAt);
       return {
         summary: r.summary

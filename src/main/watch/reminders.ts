@@ -41,7 +41,10 @@ const KEEP_AFTER_DEADLINE_MS = 7 * 24 * HOUR_MS;
 
 const storedSchema = z.object({
   version: z.literal(1),
-  /** `<rfi id>|<deadline ISO>|<hours>` → the deadline in ms (to prune). */
+  /**
+   * `<bank origin> <rfi id>|<deadline ISO>|<hours>` → the deadline in ms (to prune). Keys written
+   * before they named the bank (`<rfi id>|…`) are still honoured until they are pruned.
+   */
   sent: z.record(z.string(), z.number()),
 });
 export const remindersFormat: StoreFormat<z.infer<typeof storedSchema>> = {
@@ -85,10 +88,13 @@ export interface RemindersDeps {
 export interface Reminders {
   /** Looks at every member's RFIs and notifies what crossed a threshold (serialised). */
   check(): Promise<number>;
-  /** Snoozes one RFI's reminders (the end computed on its entity's bank clock). */
-  snooze(rfiId: string, choice: SnoozeChoice): Promise<SnoozeView>;
-  /** Cancels an RFI's snooze; answers whether there was one. */
-  unsnooze(rfiId: string): Promise<boolean>;
+  /**
+   * Snoozes the reminders of one RFI of the named profile (a member's id): the end is computed on
+   * that entity's bank clock, and another bank's RFI of the same id is untouched.
+   */
+  snooze(profileId: string, rfiId: string, choice: SnoozeChoice): Promise<SnoozeView>;
+  /** Cancels the snooze of one RFI of the named profile; answers whether there was one. */
+  unsnooze(profileId: string, rfiId: string): Promise<boolean>;
   /** The snoozes in force. */
   snoozes(): Promise<SnoozeView[]>;
   /** RFIs awaiting action whose timeout is within the largest threshold, soonest first. */
@@ -124,17 +130,24 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     for (const m of deps.members()) if (!out.has(m.scope())) out.set(m.scope(), m.now());
     return out;
   };
+  /** The profile watching each bank (the default profile first), for snoozes that name none. */
+  const ownerOfScope = (): Map<string, string> => {
+    const out = new Map<string, string>();
+    for (const m of deps.members()) if (!out.has(m.scope())) out.set(m.scope(), m.profileId);
+    return out;
+  };
 
   const activeSnoozes = async (): Promise<SnoozeView[]> => {
     const hours = hoursNow();
     const nows = nowOfScope();
+    const owners = ownerOfScope();
     return snoozes
       .all()
       .filter((s) => {
         const now = nows.get(s.scope);
         return now === undefined || snoozeEnd(s.until, s.deadline, hours) > now;
       })
-      .map((s) => snoozeView(s, hours, nows.get(s.scope) ?? Date.now()));
+      .map((s) => snoozeView(s, hours, nows.get(s.scope) ?? Date.now(), owners.get(s.scope) ?? null));
   };
 
   const run = async (): Promise<number> => {
@@ -162,11 +175,18 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         const crossed = hours.filter((h) => left <= h * HOUR_MS);
         const tightest = crossed[crossed.length - 1];
         if (tightest === undefined) continue;
-        const key = (h: number): string => `${r.id}|${r.deadline}|${h}`;
+        // Keyed by the bank and the RFI: another bank's RFI of the same id has reminders of its own.
+        const prefix = `${snoozeKey(scope, r.id)}|${r.deadline}|`;
+        const key = (h: number): string => `${prefix}${h}`;
         if (sent[key(tightest)] !== undefined) continue;
         // A threshold looser than (or as tight as) one already shown never fires again: changing
-        // the thresholds back and forth re-fires nothing.
-        if (shownAtOrBelow(sent, `${r.id}|${r.deadline}|`, tightest)) continue;
+        // the thresholds back and forth re-fires nothing. (A key from before keys named the bank
+        // counts for every bank until it is pruned: at worst one reminder is not repeated.)
+        if (
+          shownAtOrBelow(sent, prefix, tightest) ||
+          shownAtOrBelow(sent, `${r.id}|${r.deadline}|`, tightest)
+        )
+          continue;
 
         // Snoozed: held back (nothing marked), so the snooze's end shows what was crossed meanwhile.
         if (holds(snooze, deadline, now, hours)) continue;
@@ -195,14 +215,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     return shown;
   };
 
-  /** The member holding the RFI and its row (the active profile first). */
-  const find = async (rfiId: string): Promise<{ m: ReminderMember; row: RfiSummaryView } | null> => {
-    for (const m of deps.members()) {
-      const row = (await m.rows()).find((r) => r.id === rfiId);
-      if (row) return { m, row };
-    }
-    return null;
-  };
+  const find = (profileId: string, rfiId: string) => memberRow(deps.members(), profileId, rfiId);
 
   return {
     check() {
@@ -211,12 +224,10 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         return 0;
       });
     },
-    snooze(rfiId, choice) {
+    snooze(profileId, rfiId, choice) {
       return serial(async () => {
-        const found = await find(rfiId);
-        if (!found) {
-          throw new AppFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
-        }
+        const found = await find(profileId, rfiId);
+        if (!found?.row) throw notHeld(rfiId, found?.m);
         const { m, row } = found;
         if (!row.awaitingAction) {
           throw new AppFailure({
@@ -232,6 +243,7 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         if (!plan.ok) throw snoozeRefused(plan.reason, hours);
         const stored: StoredSnooze = {
           rfiId,
+          profileId: m.profileId,
           scope: m.scope(),
           deadline: deadline!,
           until: plan.until,
@@ -249,17 +261,16 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         return snoozeView(stored, hours, now);
       });
     },
-    unsnooze(rfiId) {
+    unsnooze(profileId, rfiId) {
       return serial(async () => {
-        const found = await find(rfiId);
-        const had = snoozes.remove(rfiId);
-        if (!had && !found) {
-          throw new AppFailure({ kind: 'not_found', field: 'rfiId', message: `There is no RFI ${rfiId}.` });
-        }
+        const found = await find(profileId, rfiId);
+        if (!found) throw notHeld(rfiId, undefined);
+        // Only this bank's snooze of the RFI: another bank's RFI of the same id keeps its own.
+        const had = snoozes.remove(rfiId, found.m.scope());
+        if (!had && !found.row) throw notHeld(rfiId, found.m);
         if (had) {
           deps.log.info('reminders: snooze cancelled', { rfiId });
-          // Kept under the RFI's owner ('' when no watched profile holds it any more).
-          deps.onSeen?.(found?.m.profileId ?? '', rfiId, 'Reminder snooze cancelled by the analyst');
+          deps.onSeen?.(found.m.profileId, rfiId, 'Reminder snooze cancelled by the analyst');
           publish();
         }
         return had;
@@ -308,6 +319,26 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
   };
 }
 
+/** The named profile's member and its row of the RFI (null: no such member; row null: it does not hold it). */
+async function memberRow(
+  members: readonly ReminderMember[],
+  profileId: string,
+  rfiId: string,
+): Promise<{ m: ReminderMember; row: RfiSummaryView | null } | null> {
+  const m = members.find((x) => x.profileId === profileId);
+  if (!m) return null;
+  return { m, row: (await m.rows()).find((r) => r.id === rfiId) ?? null };
+}
+
+/** An RFI the named profile does not hold, as the analyst reads it. */
+function notHeld(rfiId: string, m: ReminderMember | undefined): AppFailure {
+  return new AppFailure({
+    kind: 'not_found',
+    field: 'rfiId',
+    message: m ? `${m.displayName()} has no RFI ${rfiId}.` : `There is no RFI ${rfiId}.`,
+  });
+}
+
 /** Whether a reminder at `hours` or tighter was already shown for this RFI and deadline. */
 function shownAtOrBelow(sent: Record<string, number>, prefix: string, hours: number): boolean {
   for (const k of Object.keys(sent)) {
@@ -338,7 +369,7 @@ function showReminder(
       title: `RFI due in less than ${thresholdLabel(at.tightest)}${entity ? ` — ${entity}` : ''}`,
       // The RFI in words and its deadline in the app's one date style, never a type code or ISO time.
       body: `${r.description || rfiTypeWords(r.type)} · times out ${dateWords(at.deadline)}`,
-      onClick: () => deps.events.emit('rfis.openRequested', { rfiId: r.id }),
+      onClick: () => deps.events.emit('rfis.openRequested', { rfiId: r.id, profileId: m.profileId }),
       source: 'reminders',
       object: r.id,
       coalesce: (count) => ({

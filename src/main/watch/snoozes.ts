@@ -14,6 +14,8 @@ import type { StoreFormat, Stores, TypedStore } from '../infra/stores';
 
 const snoozeSchema = z.object({
   rfiId: z.string().max(200),
+  /** The profile whose RFI was snoozed (absent in snoozes set before snoozes named it). */
+  profileId: z.string().max(64).optional(),
   /** The bank's origin (the entity watch's scope of the RFI). */
   scope: z.string().max(2000),
   /** The deadline the snooze was set for (ms). */
@@ -76,11 +78,20 @@ export async function openSnoozes(stores: Stores): Promise<SnoozeStore> {
   };
 }
 
-/** A snooze as the page reads it, its end under today's thresholds. */
-export function snoozeView(s: StoredSnooze, hours: readonly number[], bankNow: number): SnoozeView {
+/**
+ * A snooze as the page reads it, its end under today's thresholds; `owner` names its profile when
+ * the stored snooze does not (one set before snoozes named it: the profile watching its bank).
+ */
+export function snoozeView(
+  s: StoredSnooze,
+  hours: readonly number[],
+  bankNow: number,
+  owner: string | null = null,
+): SnoozeView {
   return {
     offsetMs: bankNow - Date.now(),
     rfiId: s.rfiId,
+    profileId: s.profileId ?? owner,
     until: new Date(snoozeEnd(s.until, s.deadline, hours)).toISOString(),
     capped: s.capped,
     setAt: new Date(s.setAt).toISOString(),

@@ -166,8 +166,11 @@ export function createWatchSet(deps: WatchSetDeps, hooks: WatchSetHooks): WatchS
     let lastState = '';
     const off = hub.attach((m: PushMessage) => {
       if (m.event === 'rfis.changed') hooks.changed(m.payload as RfiChangedView);
-      else if (m.event === 'rfis.openRequested') events.emit('rfis.openRequested', m.payload as never);
-      else if (m.event === 'rfis.syncState' || m.event === 'session.changed') {
+      else if (m.event === 'rfis.openRequested') {
+        // The RFI is this member's: the page opens it through this profile (ids are one bank's only).
+        const { rfiId } = m.payload as { rfiId: string };
+        events.emit('rfis.openRequested', { rfiId, profileId });
+      } else if (m.event === 'rfis.syncState' || m.event === 'session.changed') {
         // The header's sync state is the default profile's (its session.changed reaches the
         // window through the session facade).
         if (m.event === 'rfis.syncState' && profileId === session.profile.id) {

@@ -11,6 +11,8 @@ export class WebhookConfig {
       webhook_name: cred.name,
       webhook_url: cred.webhookUrl,
       legal_entity_id: cred.legalEntityId,
+      // Our extension (docs/api-decisions.md): the entity by name, as a bank's answers may carry it.
+      legal_entity_name: this.s.legalEntityById.get(cred.legalEntityId)?.name ?? '',
       role: cred.role,
       created_at: iso(cred.createdAt),
       updated_at: iso(cred.updatedAt),

@@ -12,6 +12,8 @@ export const WebhookConfig = z.looseObject({
   webhook_name: z.string(),
   webhook_url: z.string(),
   legal_entity_id: z.string(),
+  /** Our extension: the legal entity's name (a bank that does not send it names none). */
+  legal_entity_name: z.string().max(500).optional(),
   role: tolerantEnum(['admin', 'viewer']),
   created_at: timestampOut,
   updated_at: timestampOut,

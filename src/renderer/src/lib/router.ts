@@ -57,6 +57,15 @@ export function withQuery(path: string, query: Record<string, string | undefined
   return s ? `${path}?${s}` : path;
 }
 
+/**
+ * The route of one RFI: `/rfis/<id>?profile=<profile id>`. RFI ids are one bank's only, so a link
+ * that knows the RFI's owning profile names it; one that does not (a typed id, a link from outside)
+ * leaves it out and the RFI screen asks whose it is.
+ */
+export function rfiPath(rfi: { id: string; profileId?: string | null | undefined }): string {
+  return withQuery(`/rfis/${encodeURIComponent(rfi.id)}`, { profile: rfi.profileId ?? undefined });
+}
+
 /** The current route's query, re-read when the route changes. */
 export function useRouteQuery(): URLSearchParams {
   const path = useRouter((s) => s.path);

@@ -10,6 +10,7 @@ import { formatMinor, isMinorUnits, parseMinor } from '../../../shared/money';
 import type { ToastInput } from './toasts';
 import { onEvents, sharedSubscription } from './events';
 import { pushToast } from './toasts';
+import { rfiPath } from './router';
 
 /** The last state seen per object key; a toast only when it changes to one worth saying. */
 export class ToastMemory {
@@ -27,7 +28,7 @@ const money = (amount: string, currency: string): string =>
 
 export function answerToast(a: EventPayload<'answers.changed'>, memory: ToastMemory): ToastInput | null {
   if (!memory.changed(`answer:${a.id}`, a.state)) return null;
-  const link = { to: `/rfis/${encodeURIComponent(a.rfiId)}`, label: 'Open the RFI' };
+  const link = { to: rfiPath({ id: a.rfiId, profileId: a.bank?.profileId }), label: 'Open the RFI' };
   if (a.state === 'sent')
     return {
       key: `answer:${a.id}`,

@@ -8,12 +8,15 @@ import { z } from 'zod';
 import { bankId } from '../../api/common';
 import { SNOOZE_CHOICES } from '../../reminder-rules';
 import { channel, event, noArgs } from '../define';
+import { profileIdSchema } from './settings';
 
 export const snoozeChoiceSchema = z.enum(SNOOZE_CHOICES);
 
 /** One RFI's snooze: until when (ISO, bank time of its entity), and whether the last reminder capped it. */
 export const snoozeViewSchema = z.object({
   rfiId: z.string(),
+  /** The profile whose RFI it is (null: its bank is no longer watched). */
+  profileId: z.string().nullable(),
   until: z.string(),
   /** The choice asked for ran past the last reminder: the snooze ends there instead. */
   capped: z.boolean(),
@@ -53,15 +56,15 @@ export type DueSoonView = z.infer<typeof dueSoonSchema>;
 export const remindersChannels = {
   'reminders.snooze': channel({
     summary:
-      'Snooze one RFI’s deadline reminders for a choice of 1, 3 or 7 days or until the last reminder; main computes the end on the owning entity’s bank clock, never past the last reminder.',
-    args: z.strictObject({ rfiId: bankId, choice: snoozeChoiceSchema }),
+      'Snooze the deadline reminders of one RFI of the profile that owns it, for a choice of 1, 3 or 7 days or until the last reminder; main computes the end on the owning entity’s bank clock, never past the last reminder.',
+    args: z.strictObject({ profileId: profileIdSchema, rfiId: bankId, choice: snoozeChoiceSchema }),
     result: snoozeViewSchema,
   }),
   'reminders.unsnooze': channel({
     summary:
-      'Cancel an RFI’s snooze: its reminders come again (a threshold crossed meanwhile is shown once).',
-    args: z.strictObject({ rfiId: bankId }),
-    result: z.object({ rfiId: z.string(), cancelled: z.boolean() }),
+      'Cancel the snooze of one RFI of the profile that owns it: its reminders come again (a threshold crossed meanwhile is shown once).',
+    args: z.strictObject({ profileId: profileIdSchema, rfiId: bankId }),
+    result: z.object({ profileId: z.string(), rfiId: z.string(), cancelled: z.boolean() }),
   }),
   'reminders.snoozes': channel({
     summary: 'The RFIs snoozed now, each with until when (bank time).',

@@ -178,8 +178,9 @@ export const rfiAnswersChannels = {
     result: z.null(),
   }),
   'answers.list': channel({
-    summary: 'Answers in the outbox (of one RFI, or all), oldest first.',
-    args: z.strictObject({ rfiId: rfiId.optional() }).optional(),
+    summary:
+      'Answers in the outbox (of one RFI of one profile, of one RFI at any bank, or all), oldest first.',
+    args: z.strictObject({ rfiId: rfiId.optional(), profileId: profileIdSchema.optional() }).optional(),
     result: z.object({ answers: z.array(answerViewSchema) }),
   }),
   'answers.status': channel({

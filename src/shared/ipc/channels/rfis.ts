@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { bankId } from '../../api/common';
 import { Rfi } from '../../api/rfis';
 import { channel, event } from '../define';
+import { profileIdSchema } from './settings';
 
 export const deadlineBandSchema = z.enum(['on_track', 'at_risk', 'breached', 'none']);
 
@@ -152,6 +153,11 @@ export const rfiChangedSchema = z.object({
 export type RfiChangedView = z.infer<typeof rfiChangedSchema>;
 
 const rfiIdArg = bankId;
+/**
+ * The profile that owns the RFI (every row and detail says it). RFI ids are one bank's only: two
+ * banks may use the same id, so main reads and marks the RFI through this profile alone.
+ */
+const ownerArg = profileIdSchema;
 
 export const rfisChannels = {
   'rfis.list': channel({
@@ -171,8 +177,8 @@ export const rfisChannels = {
   }),
   'rfis.get': channel({
     summary:
-      'One RFI from the cache; refresh: true re-reads it from the bank first (falls back to the cache when offline).',
-    args: z.strictObject({ id: rfiIdArg, refresh: z.boolean().optional() }),
+      'One RFI of the profile that owns it, from its cache; refresh: true re-reads it from that profile’s bank first (falls back to the cache when offline).',
+    args: z.strictObject({ profileId: ownerArg, id: rfiIdArg, refresh: z.boolean().optional() }),
     result: rfiDetailSchema,
   }),
   'rfis.sync': channel({
@@ -183,7 +189,7 @@ export const rfisChannels = {
   'rfis.markSeen': channel({
     summary:
       'The analyst opened the RFI: remember its updated_at as seen (clears the unread marker until it changes).',
-    args: z.strictObject({ id: rfiIdArg, updatedAt: z.string().max(64).optional() }),
+    args: z.strictObject({ profileId: ownerArg, id: rfiIdArg, updatedAt: z.string().max(64).optional() }),
     result: z.object({ summary: rfiSummarySchema.nullable(), counts: rfiCountsSchema }),
   }),
   'rfis.counts': channel({
@@ -204,7 +210,8 @@ export const rfisEvents = {
     payload: rfiSyncStateSchema,
   }),
   'rfis.openRequested': event({
-    summary: 'The analyst clicked an RFI notification: open that RFI (#/rfis/<id>).',
-    payload: z.object({ rfiId: z.string() }),
+    summary:
+      'The analyst clicked an RFI notification: open that RFI of that profile (#/rfis/<id>?profile=<profile id>).',
+    payload: z.object({ rfiId: z.string(), profileId: z.string().optional() }),
   }),
 };

@@ -30,7 +30,7 @@ export const sessionStatusSchema = z.object({
     .object({
       webhookName: z.string(),
       legalEntityId: z.string(),
-      /** The legal entity's name where main knows it (the embedded sandbox's fixtures); null otherwise. */
+      /** The legal entity by the bank's name (its webhook configuration, else the embedded sandbox's fixtures); null: the bank names none. */
       legalEntityName: z.string().nullable(),
       role: z.string(),
     })

@@ -20,6 +20,7 @@ import { lockerSubscription, useLocker } from './store';
 import './locker.css';
 import { dateWords, dayWords, rfiTypeWords, statusWords } from '../../../../shared/words';
 import { useQueue } from '../rfis/queue-store';
+import { rfiPath } from '../../lib/router';
 
 /** RFI id → its subject, from the queue this workstation holds (read once if not yet). */
 function useRfiNames(): Readonly<Record<string, string>> {
@@ -212,7 +213,7 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
           {openRfis.map((u, i) => (
             <span key={`${u.rfiId}/${u.questionId}`}>
               {i > 0 && ', '}
-              <a href={`#/rfis/${u.rfiId}`} title={`RFI id ${u.rfiId}`}>
+              <a href={`#${rfiPath({ id: u.rfiId, profileId: u.profileId })}`} title={`RFI id ${u.rfiId}`}>
                 {rfiNames[u.rfiId] ?? 'An RFI'}
               </a>{' '}
               ({statusWords(u.rfiStatus).toLowerCase()})

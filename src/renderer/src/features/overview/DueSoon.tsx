@@ -10,6 +10,7 @@ import { relatedLabel, useRelatedNames } from '../rfis/related-names';
 import { useOverview } from './store';
 import { rfiTypeWords } from '../../../../shared/words';
 import { entityLabel } from '../../lib/entity';
+import { rfiPath } from '../../lib/router';
 
 /** The row's name: the RFI's description, else its type ("Account RFI"). */
 export function dueSoonTitle(item: Pick<DueSoonItemView, 'description' | 'type'>): string {
@@ -35,7 +36,11 @@ function Row({ item, showEntity }: { item: DueSoonItemView; showEntity: boolean 
   const labelId = useId();
   return (
     <li data-testid="due-soon-item" data-rfi-id={item.rfiId} aria-labelledby={labelId}>
-      <a href={`#/rfis/${encodeURIComponent(item.rfiId)}`} id={labelId} className="due-soon__link">
+      <a
+        href={`#${rfiPath({ id: item.rfiId, profileId: item.profileId })}`}
+        id={labelId}
+        className="due-soon__link"
+      >
         {dueSoonTitle(item)}
       </a>
       <span className="due-soon__meta">

@@ -5,6 +5,7 @@
  */
 
 import { statusWords } from '../../../../shared/words';
+import { rfiPath } from '../../lib/router';
 
 export interface PaletteItem {
   id: string;
@@ -17,7 +18,13 @@ export interface PaletteItem {
 }
 
 export interface PaletteData {
-  rfis: Array<{ id: string; description: string; type: string; status: string }>;
+  rfis: Array<{
+    id: string;
+    profileId?: string | undefined;
+    description: string;
+    type: string;
+    status: string;
+  }>;
   transfers: Array<{ transactionId: string; debtorName: string | null; label: string }>;
   quotes: Array<{ id: string; transactionId: string | null; label: string; status: string }>;
   profiles: Array<{ id: string; name: string; active: boolean }>;
@@ -71,14 +78,14 @@ export function paletteItems(text: string, data: PaletteData, max = 8): PaletteI
     .filter((r) => !q || has(r.id, q) || has(r.description, q) || has(r.type, q))
     .slice(0, max)
     .map((r) => ({
-      id: `r:${r.id}`,
+      id: r.profileId ? `r:${r.profileId}/${r.id}` : `r:${r.id}`,
       section: 'RFIs',
       label: r.description || r.type,
       hint: `${r.id} · ${statusWords(r.status)}`,
-      run: { kind: 'navigate', to: `/rfis/${encodeURIComponent(r.id)}` },
+      run: { kind: 'navigate', to: rfiPath(r) },
     }));
   const typed = text.trim();
-  if (RFI_ID.test(typed) && !rfis.some((r) => r.id === `r:${typed}`)) {
+  if (RFI_ID.test(typed) && !data.rfis.some((r) => r.id === typed)) {
     rfis.unshift({
       id: `r:${typed}`,
       section: 'RFIs',

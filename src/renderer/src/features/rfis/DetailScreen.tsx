@@ -11,7 +11,7 @@ import { entityLabel } from '../../lib/entity';
 import { useDeskEvent, useSubscription } from '../../lib/events';
 import { useRouter, withQuery } from '../../lib/router';
 import { CaseFileExport } from '../case-files/CaseFileExport';
-import { answersSubscription, latestAnswer, useAnswers } from './answers-store';
+import { answerOf, answersSubscription, latestAnswer, useAnswers } from './answers-store';
 import { DeadlineClock } from './DeadlineClock';
 import { QuestionCard, useAnswerShortcut } from './QuestionCard';
 import type { KnownDocuments } from './QuestionHistory';
@@ -106,7 +106,10 @@ function DetailFacts({ detail, ownerName, now }: { detail: RfiDetailView; ownerN
         <div>
           <dt>Reminders</dt>
           <dd>
-            <SnoozeControl rfiId={rfi.id} />
+            <SnoozeControl
+              rfiId={rfi.id}
+              profileId={detail.owner?.profileId ?? detail.summary.profileId ?? ''}
+            />
           </dd>
         </div>
       )}
@@ -114,8 +117,12 @@ function DetailFacts({ detail, ownerName, now }: { detail: RfiDetailView; ownerN
   );
 }
 
-/** The RFI, its drafts and the error of the last read, kept current with the bank's changes. */
-function useRfiDetail(id: string) {
+/**
+ * The RFI of the named profile, its drafts and the error of the last read, kept current with the
+ * bank's changes. Every read goes through that profile: another bank's RFI of the same id is
+ * another RFI.
+ */
+function useRfiDetail(id: string, profileId: string) {
   const [detail, setDetail] = useState<RfiDetailView | null>(null);
   const [drafts, setDrafts] = useState<Drafts | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -124,18 +131,18 @@ function useRfiDetail(id: string) {
 
   const load = useCallback(
     (refresh: boolean) =>
-      call('rfis.get', { id, refresh }).then(
+      call('rfis.get', { profileId, id, refresh }).then(
         (d) => {
           setDetail(d);
           setError(null);
           if (seenFor.current !== d.rfi.updated_at) {
             seenFor.current = d.rfi.updated_at;
-            void call('rfis.markSeen', { id, updatedAt: d.rfi.updated_at }).catch(() => undefined);
+            void call('rfis.markSeen', { profileId, id, updatedAt: d.rfi.updated_at }).catch(() => undefined);
           }
         },
         (err: unknown) => setError(errorMessage(err)),
       ),
-    [id],
+    [id, profileId],
   );
 
   useSubscription(answersSubscription);
@@ -144,20 +151,20 @@ function useRfiDetail(id: string) {
   });
   // When one of our answers lands, re-read the RFI from the bank (its status moved).
   useDeskEvent('answers.changed', (a) => {
-    if (a.rfiId === id && (a.state === 'sent' || a.state === 'conflict')) void load(true);
+    if (answerOf(a, id, profileId) && (a.state === 'sent' || a.state === 'conflict')) void load(true);
   });
 
   // The screen is keyed by the RFI id (RfisScreen), so its state starts empty for every RFI.
   useEffect(() => {
     void load(true);
-    void loadFor(id).catch((err: unknown) => setError(errorMessage(err)));
-    void call('drafts.get', { rfiId: id })
+    void loadFor(id, profileId).catch((err: unknown) => setError(errorMessage(err)));
+    void call('drafts.get', { profileId, rfiId: id })
       .then((r) => setDrafts(draftsById(r)))
       .catch((err: unknown) => {
         setDrafts({});
         setError(`Drafts could not be read: ${errorMessage(err)}`);
       });
-  }, [id, load, loadFor]);
+  }, [id, profileId, load, loadFor]);
 
   // When the RFI changes at the bank (a question closed or answered), re-read the drafts: what
   // the analyst typed since this screen opened is on disk, and must show as "not sent" if its
@@ -198,8 +205,16 @@ function useBankTick(): number {
  * One RFI (#/rfis/<id>): description, related object, questions with history and answer
  * composers. `inSplit`: shown beside the queue (no back link; the queue is right there).
  */
-export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: boolean }) {
-  const { detail, drafts, error, load, discardDraft } = useRfiDetail(id);
+export function DetailScreen({
+  id,
+  profileId,
+  inSplit = false,
+}: {
+  id: string;
+  profileId: string;
+  inSplit?: boolean | undefined;
+}) {
+  const { detail, drafts, error, load, discardDraft } = useRfiDetail(id, profileId);
   const byId = useAnswers((s) => s.byId);
   const limits = useAnswers((s) => s.limits);
   const now = useBankTick();
@@ -287,7 +302,7 @@ export function DetailScreen({ id, inSplit = false }: { id: string; inSplit?: bo
           known={known}
           now={now}
           drafts={drafts}
-          answer={latestAnswer(byId, rfi.id, q.id)}
+          answer={latestAnswer(byId, { rfiId: rfi.id, profileId }, q.id)}
           limits={limits}
           onDraftDiscarded={discardDraft}
         />

@@ -23,7 +23,7 @@ import { entityLabel } from '../../lib/entity';
 import { useRouter } from '../../lib/router';
 import { useStatusLine } from '../session/status-line';
 import { teamActive, useTeam } from '../team/store';
-import { useQueue, weekRange } from './queue-store';
+import { rowKey, useQueue, weekRange } from './queue-store';
 import type { QueueFilter } from './queue-store';
 
 /**
@@ -153,7 +153,7 @@ export const QueueSearch = memo(function QueueSearch({
         if (e.key === 'Enter') {
           tableRef.current?.querySelector<HTMLElement>('[role="grid"]')?.focus();
           const first = visibleRef.current[0];
-          if (!useQueue.getState().activeId && first) setActive(first.id);
+          if (!useQueue.getState().activeId && first) setActive(rowKey(first));
         }
       }}
       onClear={() => setFilter({ text: '' })}

@@ -25,8 +25,8 @@ import {
   WeekChip,
 } from './QueueFilters';
 import type { VisibleRef } from './QueueFilters';
-import { initialFilter, queueSubscription, useQueue, weekRange } from './queue-store';
-import type { QueueFilter } from './queue-store';
+import { initialFilter, queueSubscription, rowKey, useQueue, weekRange } from './queue-store';
+import type { QueueFilter, RfiRef } from './queue-store';
 import { useRelatedNames } from './related-names';
 import { snoozeSubscription } from './snooze-store';
 import { teamActive, teamSubscription, useTeam } from '../team/store';
@@ -44,11 +44,11 @@ function sortingOf(sort: RfiSort): SortingState {
 
 export interface QueueScreenProps {
   /** Master–detail: the RFI shown beside the queue (its row is the highlighted one). */
-  selectedId?: string | null;
+  selected?: RfiRef | null;
   /** Called when the highlighted row moves (j/k, arrows): the detail follows. */
-  onSelect?(id: string): void;
+  onSelect?(rfi: RfiRef): void;
   /** Enter or a click on a row. */
-  onOpen(id: string): void;
+  onOpen(rfi: RfiRef): void;
   /** Narrower layout beside a detail pane (fewer columns). */
   compact?: boolean;
 }
@@ -58,7 +58,8 @@ export interface QueueScreenProps {
  * Each part subscribes to the store slice it shows, so a filter, search or sort change re-renders
  * the table, the count line and the control that changed, not the whole screen.
  */
-export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: QueueScreenProps) {
+export function QueueScreen({ selected, onSelect, onOpen, compact = false }: QueueScreenProps) {
+  const selectedId = selected === undefined ? undefined : selected === null ? null : rowKey(selected);
   const { load, setFilter, setActive } = useQueue.getState();
   const searchRef = useRef<HTMLInputElement>(null);
   const tableRef = useRef<HTMLDivElement>(null);
@@ -126,7 +127,7 @@ export function QueueScreen({ selectedId, onSelect, onOpen, compact = false }: Q
       if ((e.key === 'j' || e.key === 'k') && t === document.body && !e.ctrlKey && !e.metaKey && !e.altKey) {
         e.preventDefault();
         tableRef.current?.querySelector<HTMLElement>('[role="grid"]')?.focus();
-        const active = useQueue.getState().activeId;
+        const active = refOfKey(visibleRef.current, useQueue.getState().activeId);
         if (active) onSelectRef.current?.(active);
       }
     };
@@ -171,8 +172,8 @@ function QueueBody({
   visibleRef,
 }: {
   compact: boolean;
-  onSelect: ((id: string) => void) | undefined;
-  onOpen: (id: string) => void;
+  onSelect: ((rfi: RfiRef) => void) | undefined;
+  onOpen: (rfi: RfiRef) => void;
   tableRef: RefObject<HTMLDivElement | null>;
   visibleRef: VisibleRef;
 }) {
@@ -297,11 +298,12 @@ function QueueBody({
               onActiveChange={(id, cause) => {
                 setActive(id);
                 // Only a keyboard move opens the row beside the queue; a click opens it below.
-                if (id && cause === 'keyboard') onSelect?.(id);
+                const rfi = id && cause === 'keyboard' ? refOfKey(visible, id) : null;
+                if (rfi) onSelect?.(rfi);
               }}
-              onOpen={(id) => {
+              onOpen={(id, row) => {
                 setActive(id);
-                onOpen(id);
+                onOpen({ id: row.id, profileId: row.profileId });
               }}
               rowTestId="rfi-row"
               rowData={rowData}
@@ -333,7 +335,12 @@ function QueueBody({
   );
 }
 
-const rowId = (r: RfiSummaryView): string => r.id;
+const rowId = (r: RfiSummaryView): string => rowKey(r);
+/** The RFI (and its owner) of a row key among the rows shown. */
+function refOfKey(rows: readonly RfiSummaryView[], key: string | null): RfiRef | null {
+  const row = key ? rows.find((r) => rowKey(r) === key) : undefined;
+  return row ? { id: row.id, profileId: row.profileId } : null;
+}
 const rowData = (r: RfiSummaryView): Record<`data-${string}`, string | undefined> => ({
   'data-rfi-id': r.id,
   'data-unread': r.unread ? 'true' : undefined,

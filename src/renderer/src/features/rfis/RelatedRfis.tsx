@@ -4,7 +4,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { RelativeTime } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
-import { useRouter } from '../../lib/router';
+import { rfiPath, useRouter } from '../../lib/router';
 import { rfiTypeWords } from '../../../../shared/words';
 import { entityLabel } from '../../lib/entity';
 
@@ -69,13 +69,13 @@ export function RelatedRfis({ objectIds, what }: { objectIds: readonly string[];
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.id}>
+              <tr key={`${r.profileId ?? ''}/${r.id}`}>
                 <td>
                   <a
-                    href={`#/rfis/${encodeURIComponent(r.id)}`}
+                    href={`#${rfiPath(r)}`}
                     onClick={(e) => {
                       e.preventDefault();
-                      navigate(`/rfis/${encodeURIComponent(r.id)}`);
+                      navigate(rfiPath(r));
                     }}
                   >
                     {r.description || r.id}

@@ -1,9 +1,10 @@
 import { useSyncExternalStore } from 'react';
 import { Inbox } from 'lucide-react';
 import { EmptyState } from '../../components/ui';
-import { useRouter } from '../../lib/router';
+import { rfiPath, useRouteQuery, useRouter } from '../../lib/router';
 import { DetailScreen } from './DetailScreen';
 import { QueueScreen } from './QueueScreen';
+import { RfiOwner } from './RfiOwner';
 
 /** Windows at least this wide show the queue and the selected RFI side by side. */
 export const SPLIT_MIN_WIDTH = 1200;
@@ -20,37 +21,49 @@ function useWide(): boolean {
   );
 }
 
-const rfiPath = (id: string): string => `/rfis/${encodeURIComponent(id)}`;
+/** One RFI of the profile the route names; named by id alone, the page first asks whose it is. */
+function RfiPane({ id, profileId, inSplit }: { id: string; profileId: string | null; inSplit?: boolean }) {
+  return profileId ? (
+    <DetailScreen key={`${profileId}/${id}`} id={id} profileId={profileId} inSplit={inSplit} />
+  ) : (
+    <RfiOwner key={id} id={id} inSplit={inSplit} />
+  );
+}
 
 /**
- * #/rfis → the queue; #/rfis/<id> → one RFI. On wide windows, as in a mail client, the queue and
+ * #/rfis → the queue; #/rfis/<id>?profile=<profile id> → one RFI of that profile. On wide windows, as in a mail client, the queue and
  * the selected RFI sit side by side: moving the highlighted row (j/k, arrows) shows it at once and
  * the URL follows (replacing the history entry, so Back leaves the queue rather than replaying
  * every row); a click or Enter adds a history entry. Narrow windows show one or the other.
  */
 export function RfisScreen({ params }: { params: string[] }) {
   const id = params[0];
+  const profileId = useRouteQuery().get('profile');
   const wide = useWide();
   const navigate = useRouter((s) => s.navigate);
 
   if (!wide) {
-    return id ? <DetailScreen key={id} id={id} /> : <QueueScreen onOpen={(rfi) => navigate(rfiPath(rfi))} />;
+    return id ? (
+      <RfiPane id={id} profileId={profileId} />
+    ) : (
+      <QueueScreen onOpen={(rfi) => navigate(rfiPath(rfi))} />
+    );
   }
   return (
     <div className="rfi-split" data-testid="rfi-split">
       <div className="rfi-split__queue">
         <QueueScreen
           compact
-          selectedId={id ?? null}
+          selected={id ? { id, profileId: profileId ?? undefined } : null}
           onSelect={(rfi) => navigate(rfiPath(rfi), { replace: true })}
           onOpen={(rfi) => {
-            if (rfi !== id) navigate(rfiPath(rfi));
+            if (rfi.id !== id || rfi.profileId !== profileId) navigate(rfiPath(rfi));
           }}
         />
       </div>
       <div className="rfi-split__detail">
         {id ? (
-          <DetailScreen key={id} id={id} inSplit />
+          <RfiPane id={id} profileId={profileId} inSplit />
         ) : (
           <EmptyState title="No RFI selected" icon={<Inbox size={28} />}>
             Choose an RFI in the queue (j/k or the arrow keys move, Enter opens).

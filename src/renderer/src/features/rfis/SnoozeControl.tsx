@@ -9,7 +9,7 @@ import { useNow } from '../../components/ui/clock';
 import { describeDate } from '../../lib/dates';
 import { errorMessage } from '../../lib/desk';
 import { useSubscription } from '../../lib/events';
-import { snoozeSubscription, useSnoozes } from './snooze-store';
+import { snoozeKey, snoozeSubscription, useSnoozes } from './snooze-store';
 
 const CHOICE_HINTS: Record<SnoozeChoice, string> = {
   '1d': 'Quiet for a day of bank time',
@@ -34,8 +34,8 @@ function ResumeTime({ snooze, label }: { snooze: SnoozeView; label: string }) {
  * A bell-off mark for a queue row whose RFI's reminders are snoozed, with until when. The queue
  * holds the snooze subscription for all its rows.
  */
-export function SnoozedMark({ rfiId }: { rfiId: string }) {
-  const snooze = useSnoozes((s) => s.byId[rfiId]);
+export function SnoozedMark({ rfiId, profileId }: { rfiId: string; profileId: string | undefined }) {
+  const snooze = useSnoozes((s) => s.byKey[snoozeKey(profileId, rfiId)]);
   if (!snooze) return null;
   // The space after the mark keeps the next word a word of its own (capitalised, wrapped).
   return (
@@ -52,13 +52,13 @@ export function SnoozedMark({ rfiId }: { rfiId: string }) {
 }
 
 /**
- * Snooze an RFI's deadline reminders (the RFI detail, for an RFI awaiting action with a running
+ * Snooze an RFI's deadline reminders, through the profile that owns it (the RFI detail, for an RFI awaiting action with a running
  * deadline): a menu of fixed choices; main computes the end on the owning entity's bank clock and
  * never lets it run past the last reminder.
  */
-export function SnoozeControl({ rfiId }: { rfiId: string }) {
+export function SnoozeControl({ rfiId, profileId }: { rfiId: string; profileId: string }) {
   useSubscription(snoozeSubscription);
-  const snooze = useSnoozes((s) => s.byId[rfiId]);
+  const snooze = useSnoozes((s) => s.byKey[snoozeKey(profileId, rfiId)]);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -69,7 +69,7 @@ export function SnoozeControl({ rfiId }: { rfiId: string }) {
     setNotice(null);
     useSnoozes
       .getState()
-      .snooze(rfiId, choice)
+      .snooze(profileId, rfiId, choice)
       .then(
         (v) =>
           setNotice(
@@ -87,7 +87,7 @@ export function SnoozeControl({ rfiId }: { rfiId: string }) {
     setNotice(null);
     useSnoozes
       .getState()
-      .cancel(rfiId)
+      .cancel(profileId, rfiId)
       .then(
         () => setNotice('Snooze cancelled: reminders come again.'),
         (err: unknown) => setProblem(`Not cancelled: ${errorMessage(err)}`),

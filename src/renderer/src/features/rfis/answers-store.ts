@@ -15,7 +15,8 @@ export interface AnswersState {
   byId: Record<string, AnswerView>;
   progress: Record<string, { sentBytes: number; totalBytes: number }>;
   limits: UploadLimits | null;
-  loadFor(rfiId: string): Promise<void>;
+  /** The answers of one RFI of one profile (another bank's RFI of the same id is another RFI). */
+  loadFor(rfiId: string, profileId: string): Promise<void>;
   upsert(a: AnswerView): void;
   remove(id: string): void;
 }
@@ -24,13 +25,13 @@ export const useAnswers = create<AnswersState>((set, get) => ({
   byId: {},
   progress: {},
   limits: null,
-  async loadFor(rfiId) {
+  async loadFor(rfiId, profileId) {
     const [list, status] = await Promise.all([
-      call('answers.list', { rfiId }),
+      call('answers.list', { rfiId, profileId }),
       get().limits ? Promise.resolve(null) : call('answers.status', undefined),
     ]);
     const byId = { ...get().byId };
-    for (const a of Object.values(byId)) if (a.rfiId === rfiId) delete byId[a.id];
+    for (const a of Object.values(byId)) if (answerOf(a, rfiId, profileId)) delete byId[a.id];
     for (const a of list.answers) byId[a.id] = a;
     set({ byId, ...(status ? { limits: status.limits } : {}) });
   },
@@ -44,15 +45,19 @@ export const useAnswers = create<AnswersState>((set, get) => ({
   },
 }));
 
-/** The newest answer of a question, if any. */
+/** Whether an answer is for this RFI of this profile (one queued before answers named their bank counts for any). */
+export const answerOf = (a: AnswerView, rfiId: string, profileId: string): boolean =>
+  a.rfiId === rfiId && (a.bank === null || a.bank.profileId === profileId);
+
+/** The newest answer of a question of one profile's RFI, if any. */
 export function latestAnswer(
   byId: Record<string, AnswerView>,
-  rfiId: string,
+  rfi: { rfiId: string; profileId: string },
   questionId: string,
 ): AnswerView | undefined {
   let best: AnswerView | undefined;
   for (const a of Object.values(byId)) {
-    if (a.rfiId !== rfiId || a.questionId !== questionId) continue;
+    if (!answerOf(a, rfi.rfiId, rfi.profileId) || a.questionId !== questionId) continue;
     if (!best || a.createdAt > best.createdAt) best = a;
   }
   return best;

@@ -3,17 +3,17 @@ import type { RfiCountsView } from '../../../../shared/ipc/channels/rfis';
 import { countWords } from '../../../../shared/words';
 import { call } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
-import { useRouter } from '../../lib/router';
+import { rfiPath, useRouter } from '../../lib/router';
 
 /**
  * App-wide RFI alerts: opens the RFI whose native notification was clicked (`rfis.openRequested`
- * → #/rfis/<id>), and shows in the header the same numbers as the app badge — RFIs awaiting
+ * → #/rfis/<id>?profile=<its profile>), and shows in the header the same numbers as the app badge — RFIs awaiting
  * action — and how many are unread, kept current by `rfis.changed`.
  */
 export function useRfiNotificationNavigation(): void {
   const navigate = useRouter((s) => s.navigate);
-  useDeskEvent('rfis.openRequested', ({ rfiId }) => {
-    navigate(rfiId ? `/rfis/${encodeURIComponent(rfiId)}` : '/rfis');
+  useDeskEvent('rfis.openRequested', ({ rfiId, profileId }) => {
+    navigate(rfiId ? rfiPath({ id: rfiId, profileId }) : '/rfis');
   });
 }
 

@@ -51,7 +51,7 @@ export function queueColumns(
       accessorFn: (r) => `${r.description || `${typeLabel(r.type)} RFI`} · ${typeLabel(r.type)}`,
       cell: (c) => (
         <span className="rfi-cell">
-          <SnoozedMark rfiId={c.row.original.id} />
+          <SnoozedMark rfiId={c.row.original.id} profileId={c.row.original.profileId} />
           <span className="rfi-cell__subject">
             {c.row.original.description || `${typeLabel(c.row.original.type)} RFI`}
           </span>

@@ -10,6 +10,15 @@ import { call, errorMessage } from '../../lib/desk';
 import { bankClockSubscription, bankNow, useBankClock } from '../../lib/bank-clock';
 import { coalesce, onEvents, sharedSubscription } from '../../lib/events';
 
+/** An RFI as the page names it: its id and the profile that owns it (ids are one bank's only). */
+export interface RfiRef {
+  id: string;
+  profileId?: string | undefined;
+}
+
+/** A queue row's key: the owning profile and the RFI id (two banks may use the same RFI id). */
+export const rowKey = (r: RfiRef): string => (r.profileId ? `${r.profileId}/${r.id}` : r.id);
+
 export interface QueueFilter {
   status: string;
   type: string;
