@@ -28,7 +28,7 @@ export async function assembleApprovals(
   const ownerOf = (rfiId: string, profileId: string | undefined) =>
     ownerOrDefault(entityWatch, rfiId, profileId);
 
-  const contentOf = async (text: string, refs: string[]): Promise<DraftContent['documentSha256s']> =>
+  const sha256sOf = async (refs: string[]): Promise<string[]> =>
     Promise.all(refs.map((ref) => rfiAnswers.files.source(ref).sha256()));
 
   const draftOf = async (ref: AnswerRef): Promise<DraftContent | null> => {
@@ -39,7 +39,7 @@ export async function assembleApprovals(
       owner ? bankKey(owner.session.scope()) : undefined,
     );
     if (!d) return null;
-    return { questionType: d.questionType, text: d.text, documentSha256s: await contentOf(d.text, d.files) };
+    return { questionType: d.questionType, text: d.text, documentSha256s: await sha256sOf(d.files) };
   };
 
   // One name per data folder on this computer: a lease names the workstation that holds it.
@@ -71,24 +71,22 @@ export async function assembleApprovals(
       });
     },
     async sendApproved(job, approval, questionId) {
-      if (approval.content.kind !== 'rfi_answer') return false;
+      if (approval.content.kind !== 'rfi_answer') return null;
       const rfiId = approval.content.rfiId;
       const owner = await ownerOf(rfiId, undefined);
       const scope = owner?.session.scope();
-      if (!owner || !scope || scope.legalEntityId !== approval.legalEntityId) return false;
+      if (!owner || !scope || scope.legalEntityId !== approval.legalEntityId) return null;
       // Handed over once per key (a retried lease, a restart): the outbox keeps the entry.
-      if (
-        rfiAnswers.outbox
-          .list(rfiId)
-          .some((a) => rfiAnswers.outbox.get(a.id)?.teamJob?.idempotencyKey === job.idempotencyKey)
-      )
-        return true;
+      const handed = rfiAnswers.outbox
+        .list(rfiId)
+        .find((a) => rfiAnswers.outbox.get(a.id)?.teamJob?.idempotencyKey === job.idempotencyKey);
+      if (handed) return handed;
       const d = await rfiAnswers.drafts.getOne(rfiId, questionId, bankKey(scope));
-      if (!d) return false;
+      if (!d) return null;
       const draft = await draftOf({ rfiId, questionId, profileId: owner.profileId });
-      if (!draft || draft.text !== approval.content.text) return false;
-      if (draft.documentSha256s.join() !== approval.content.documentSha256s.join()) return false;
-      await rfiAnswers.submit({
+      if (!draft || draft.text !== approval.content.text) return null;
+      if (draft.documentSha256s.join() !== approval.content.documentSha256s.join()) return null;
+      return rfiAnswers.submit({
         rfiId,
         questionId,
         questionType: d.questionType,
@@ -102,7 +100,6 @@ export async function assembleApprovals(
           idempotencyKey: job.idempotencyKey,
         },
       });
-      return true;
     },
     onChange: (notice) => f.events.emit('team.approvalsChanged', { notice }),
     ...(f.options.team?.outboxRetry ? { retry: f.options.team.outboxRetry } : {}),

@@ -23,7 +23,7 @@ export function teamApprovalHandlers(a: TeamApprovals): Pick<Handlers, ApprovalC
 
 /**
  * The answer workspace's channels with the team's four-eyes rule in front: an answer the rules
- * give a checker cannot be sent straight to the bank (it goes as an approved send job), and a
+ * give a checker goes to the bank only as the send job of an approval covering it exactly, and a
  * saved draft that differs from what was asked for is asked for again (the old approval no longer
  * covers it). Solo use passes through unchanged.
  */
@@ -38,8 +38,9 @@ export function withApprovalGate(
       return saved;
     },
     'answers.submit': async (args) => {
-      await a.checkDirectSend(args);
-      return answers['answers.submit'](args);
+      // The saved draft is what an approval covers: the page's content is saved first.
+      await answers['drafts.save'](args);
+      return (await a.submit(args)) ?? answers['answers.submit'](args);
     },
   };
 }

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { AppFailure } from '../../shared/ipc/errors';
 import type { ApprovalView, EntityRulesView } from '../../shared/ipc/channels/team-approvals';
+import type { AnswerView } from '../../shared/ipc/channels/rfi-answers';
 import type { Approval, ApprovalRule, SendJob } from '../../shared/team/schemas';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
@@ -53,8 +54,11 @@ export interface TeamApprovalsDeps {
   draftOf(ref: AnswerRef): Promise<DraftContent | null>;
   /** Saves the draft (the answer form's content) as drafts.save does. */
   saveDraft(ref: AnswerRef & { questionType: string; text: string; files: string[] }): Promise<void>;
-  /** Puts the approved answer in the bank outbox under the job's key; false when the draft changed. */
-  sendApproved(job: SendJob, approval: Approval, questionId: string): Promise<boolean>;
+  /**
+   * Puts the approved answer (the saved draft) in the owning profile's bank outbox under the send
+   * job's key, once per key; null when the draft is no longer the approved content.
+   */
+  sendApproved(job: SendJob, approval: Approval, questionId: string): Promise<AnswerView | null>;
   onChange(notice: string | null): void;
   retry?: { baseMs: number; maxMs: number };
 }
@@ -73,8 +77,12 @@ export interface TeamApprovals {
       ),
   ): Promise<ApprovalView>;
   list(rfiId?: string): ApprovalView[];
-  /** Refuses an answer sent straight to the bank when the team's rules want a checker first. */
-  checkDirectSend(ref: AnswerRef): Promise<void>;
+  /**
+   * An answer the analyst sends: null when the team has no say (solo, or no rule applies: the
+   * answer goes straight to the outbox); the approved answer handed to the outbox as its send job;
+   * refused when a rule wants a checker and no approval covers the draft as it is.
+   */
+  submit(ref: AnswerRef): Promise<AnswerView | null>;
   /** The draft was saved: a live approval of other content is asked again (the old one no longer covers it). */
   draftSaved(ref: AnswerRef): Promise<void>;
   /** An answer of a send job left the outbox (sent, or given up). */
@@ -127,7 +135,6 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
     nameOf: (id, subject) => team.book.nameOf(id, subject),
     onChange: (_id, notice) => deps.onChange(notice),
     workstation: deps.workstation,
-    sendApproved: (job, approval) => deps.sendApproved(job, approval, approval.object.id),
     ...(deps.retry ? { retry: deps.retry } : {}),
   });
   team.attach(book);
@@ -237,26 +244,38 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
       }
     },
     list: (rfiId) => (analyst() ? book.views(rfiId ? { rfiId } : undefined) : []),
-    async checkDirectSend(ref) {
+    async submit(ref) {
       const me = analyst();
-      if (!team.status().serverUrl || !me) return;
-      const rfi = await deps.rfiOf(ref.rfiId, ref.profileId);
-      const legalEntityId = rfi?.legalEntityId;
-      if (!rfi || !legalEntityId || !me.memberships.some((m) => m.legalEntityId === legalEntityId)) return;
-      // Only the RFI's type decides for an answer: the text and documents do not matter here.
-      const probe: AnswerContent = {
-        kind: 'rfi_answer',
-        rfiId: ref.rfiId,
-        rfiType: rfi.rfiType,
-        text: '',
-        documentSha256s: [],
-      };
-      if (book.required(legalEntityId, probe) === true)
+      if (!team.status().serverUrl || !me) return null;
+      const r = await resolve(ref);
+      // Only the RFI's type decides for an answer; the rules unknown (never read) leave it to the bank.
+      if (!r?.content || book.required(r.legalEntityId, r.content) !== true) return null;
+      const view = book.view(r.legalEntityId, ref.questionId);
+      if (view?.status !== 'approved' || view.queued || view.contentHash !== approvalHash(r.content))
         throw new AppFailure({
           kind: 'precondition',
           reason: 'APPROVAL_REQUIRED',
           message: 'Your team’s rules want a checker to approve this answer first: ask for approval.',
         });
+      try {
+        const { approval, job } = await book.takeSendJob(r.legalEntityId, ref.questionId);
+        if (job.status === 'done' || job.status === 'failed')
+          throw new AppFailure({
+            kind: 'conflict',
+            reason: 'ALREADY_SENT',
+            message: 'This approved answer was sent already (by its send job).',
+          });
+        const queued = await deps.sendApproved(job, approval, ref.questionId);
+        if (!queued)
+          throw new AppFailure({
+            kind: 'conflict',
+            reason: 'CONTENT_CHANGED',
+            message: 'The answer changed since it was approved: ask for approval again.',
+          });
+        return queued;
+      } catch (err) {
+        return failure(err);
+      }
     },
     async draftSaved(ref) {
       const r = await resolve(ref).catch(() => null);

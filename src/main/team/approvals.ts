@@ -132,11 +132,6 @@ export interface ApprovalsDeps {
   onChange(legalEntityId: string, notice: string | null): void;
   /** This workstation's name for its send leases. */
   workstation: string;
-  /**
-   * Puts an approved answer in the bank outbox under the send job's idempotency key (once per
-   * key); answers false when the saved draft no longer is the approved content.
-   */
-  sendApproved?(job: SendJob, approval: Approval): Promise<boolean>;
   retry?: { baseMs: number; maxMs: number };
   autoRun?: boolean;
 }
@@ -159,6 +154,11 @@ export interface ApprovalsBook {
     decision:
       { approve: true; contentHash: string } | { approve: false; contentHash: string; reason: string },
   ): Promise<ApprovalView>;
+  /**
+   * The answer's send job (one per answer, one idempotency key) leased to this workstation, for
+   * approved content only; a job that is done already is answered as it is.
+   */
+  takeSendJob(legalEntityId: string, questionId: string): Promise<{ approval: Approval; job: SendJob }>;
   /** The bank outbox sent (or gave up on) an answer of a send job: reported under its lease. */
   sendFinished(
     job: { id: string; leaseNumber: number; legalEntityId: string; objectId: string; rfiId: string },
@@ -333,32 +333,30 @@ async function postChange(http: TeamHttp, state: ApprovalState, j: ChangeInput):
 }
 
 /**
- * The maker's workstation sends its approved answer once: the send job (one per answer, the same
- * job and key on every call), its lease, then the bank outbox under the job's key.
+ * The send job of approved content, leased to this workstation: created (or the same job and key
+ * answered again), then leased unless this analyst holds a live lease on it already.
  */
-async function sendApprovedOnce(deps: ApprovalsDeps, state: ApprovalState, a: Approval): Promise<void> {
+async function leaseSendJob(deps: ApprovalsDeps, state: ApprovalState, a: Approval): Promise<SendJob> {
   const me = deps.me();
-  const lease = (id: string) =>
-    deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(id)}/lease`, SendJob, {
-      workstation: deps.workstation,
-    });
   let job = await deps.http.call('POST', '/v1/send-jobs', SendJob, {
     legalEntityId: a.legalEntityId,
     objectId: a.object.id,
     content: a.content,
   });
   state.rememberJob(job);
-  if (job.status === 'done' || job.status === 'failed') return;
+  if (job.status === 'done' || job.status === 'failed') return job;
   const heldByMe =
     job.status === 'leased' &&
     job.leasedBy === me &&
     job.leaseExpiresAt !== null &&
     Date.parse(job.leaseExpiresAt) > Date.now();
-  if (!heldByMe) job = await lease(job.id);
+  if (!heldByMe)
+    job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/lease`, SendJob, {
+      workstation: deps.workstation,
+    });
   state.rememberJob(job);
-  if (!(await deps.sendApproved?.(job, a)))
-    deps.log.info('team: approved answer not sent: the draft changed since', { approval: a.id });
   deps.onChange(a.legalEntityId, null);
+  return job;
 }
 
 /** Approval changes as a kind of job: queued while the team server is away, dropped when refused. */
@@ -449,7 +447,6 @@ function completeInput(
 
 export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook> {
   const state = createApprovalState();
-  const sending = new Set<string>();
   const reAsk = new Map<string, ReturnType<typeof setTimeout>>();
   let disposed = false;
 
@@ -464,28 +461,11 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
   const viewOf = (legalEntityId: string, questionId: string): ApprovalView | null =>
     approvalView(deps, state, legalEntityId, questionId, queuedFor(legalEntityId, questionId));
 
-  const maybeSend = (legalEntityId: string, objectId: string): void => {
-    const a = state.latest(legalEntityId, objectId);
-    if (!deps.sendApproved || disposed || !a || a.status !== 'approved' || a.maker !== deps.me()) return;
-    const known = state.jobs.get(legalEntityId)?.get(objectId);
-    if ((known && (known.status === 'done' || known.status === 'failed')) || sending.has(a.id)) return;
-    sending.add(a.id);
-    void sendApprovedOnce(deps, state, a)
-      .catch((err: unknown) => {
-        if (err instanceof TeamApiError && err.code === 'not_leasable') return;
-        if (err instanceof TeamUnreachable || err instanceof TeamNotSignedIn) return;
-        deps.log.warn('team: sending an approved answer failed', { error: err });
-        if (err instanceof TeamApiError) deps.onChange(legalEntityId, approvalRefusal(err));
-      })
-      .finally(() => sending.delete(a.id));
-  };
-
   const kind = approvalJobKind(deps, state, (job, notice) => void settled(job, notice));
 
   const settled = async (job: ApprovalJob, notice: string | null): Promise<void> => {
     await queue.remove(job.id);
     deps.onChange(job.legalEntityId, notice);
-    maybeSend(job.legalEntityId, job.objectId);
   };
 
   const queue: JobQueue<ApprovalJob> = await openJobQueue<ApprovalJob>({
@@ -538,7 +518,6 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
           state.rules.set(id, r.rules);
           state.approvals.set(id, new Map(list.approvals.map((a) => [a.id, a])));
           deps.onChange(id, null);
-          for (const a of list.approvals) maybeSend(id, a.object.id);
         }),
       );
     },
@@ -548,7 +527,6 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         if (!a.success) return;
         state.remember(a.data);
         deps.onChange(c.legalEntityId, null);
-        maybeSend(c.legalEntityId, a.data.object.id);
       } else if (c.topic === 'approval_rules') {
         const r = ApprovalRules.safeParse(c.data);
         if (r.success) state.rules.set(c.legalEntityId, r.data.rules);
@@ -624,6 +602,12 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         throw new TeamApiError(404, 'not_found', 'This approval is not known here.');
       await change(decisionInput(a, a.content.rfiId, decision));
       return viewOf(a.legalEntityId, a.object.id) as ApprovalView;
+    },
+    async takeSendJob(legalEntityId, questionId) {
+      const approval = state.latest(legalEntityId, questionId);
+      if (!approval || approval.status !== 'approved')
+        throw new TeamApiError(409, 'approval_required', 'This answer is not approved by a checker.');
+      return { approval, job: await leaseSendJob(deps, state, approval) };
     },
     async sendFinished(job, outcome) {
       await change(completeInput(job, outcome)).catch((err: unknown) => {
