@@ -7,7 +7,8 @@
  * exactly one response with that document's sha256; the job is done in PostgreSQL).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
 import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import { approvalHash } from '../../src/main/team/approvals';
 import { seedTeam } from '../../src/team-server/bootstrap';
@@ -23,6 +24,7 @@ let stack: TeamStack;
 let maria: TestServices;
 let jonas: TestServices;
 let entity: string;
+let restarted: RunningTeamServer | null = null;
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 const teamOptions = {
@@ -106,6 +108,7 @@ afterAll(async () => {
   // Jonas's workstation talks to Maria's embedded bank: it closes first.
   await jonas?.close();
   await maria?.close();
+  await restarted?.close();
   await stack?.close().catch(() => undefined);
   for (const s of keyringServices) await keyring.delete(s, 'team-refresh-token').catch(() => false);
 });
@@ -319,5 +322,98 @@ describe('four-eyes approval of RFI answers', () => {
     const docIds = Object.values(customer[0]!.response).flatMap((c) => c.document_ids);
     expect(docIds).toHaveLength(1);
     expect((await staff.getDocument(docIds[0]!)).sha256).toBe(sha(second));
+  });
+
+  it('asking and approving while the team server is away are queued durably, shown as pending, and sent when it is back', async () => {
+    const m = maria.services.handlers;
+    const j = jonas.services.handlers;
+    const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
+    const rfi = await staffOf(maria.services).createRfi({
+      type: 'account',
+      related_id: le.accounts[0]!.id,
+      description: 'offline four eyes',
+      questions: [
+        { question_type: 'identification.individual.passport', question_text: 'Passport' },
+        {
+          question_type: 'identification.individual.passport',
+          question_text: 'Passport of the second director',
+        },
+      ],
+    });
+    const [q1, q2] = rfi.questions;
+    await m['rfis.get']({ id: rfi.id, refresh: true });
+    await j['rfis.get']({ id: rfi.id, refresh: true });
+    const draft = (questionId: string, ref: string) => ({
+      rfiId: rfi.id,
+      questionId,
+      questionType: 'identification.individual.passport',
+      text: '',
+      files: [ref],
+    });
+    const asked = await m['team.askApproval'](
+      draft(q1!.id, await stagePdf(maria, documentAround('pdf', Buffer.from('ONE')), 'one.pdf')),
+    );
+    await expect.poll(async () => (await j['team.approvals']({ rfiId: rfi.id })).length).toBe(1);
+
+    const port = Number(new URL(stack.server.url).port);
+    await stack.server.close();
+    await expect.poll(async () => (await m['team.status'](undefined)).connection).toBe('unreachable');
+
+    const approving = await j['team.decideApproval']({
+      rfiId: rfi.id,
+      questionId: q1!.id,
+      approvalId: asked.approvalId!,
+      decision: 'approve',
+      contentHash: asked.contentHash,
+    });
+    expect(approving).toMatchObject({
+      queued: 'approve',
+      words: 'Approved by you (waiting for the team server).',
+    });
+    const asking = await m['team.askApproval'](
+      draft(q2!.id, await stagePdf(maria, documentAround('pdf', Buffer.from('TWO')), 'two.pdf')),
+    );
+    expect(asking).toMatchObject({
+      queued: 'ask',
+      approvalId: null,
+      words: 'Asking for approval by a checker (waiting for the team server).',
+    });
+    // In the durable outbox (sealed at rest), in each analyst's name.
+    expect(maria.services.approvals.book.queue.all().map((x) => [x.op, x.objectId, x.subject])).toEqual([
+      ['ask', q2!.id, 'maria.keller'],
+    ]);
+    expect(jonas.services.approvals.book.queue.all().map((x) => [x.op, x.objectId, x.subject])).toEqual([
+      ['approve', q1!.id, 'jonas.weber'],
+    ]);
+
+    restarted = await startTeamServer({
+      databaseUrl: stack.databaseUrl,
+      auth: { issuer: inject('teamIssuer'), audience: inject('teamAudience') },
+      port,
+    });
+    await expect
+      .poll(
+        async () => [
+          (await approvalRows(q1!.id)).at(-1)?.status,
+          (await approvalRows(q2!.id)).at(-1)?.status,
+        ],
+        {
+          timeout: 20_000,
+        },
+      )
+      .toEqual(['approved', 'pending']);
+    expect((await approvalRows(q1!.id)).at(-1)).toMatchObject({
+      maker: 'maria.keller',
+      checker: 'jonas.weber',
+    });
+    await expect
+      .poll(
+        async () => (await m['team.answerApproval']({ rfiId: rfi.id, questionId: q1!.id })).approval?.words,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe('Approved by Jonas Weber.');
+    expect(maria.services.approvals.book.queue.all()).toEqual([]);
   });
 });
