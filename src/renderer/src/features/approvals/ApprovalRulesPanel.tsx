@@ -142,7 +142,7 @@ export function ApprovalRulesPanel() {
           {!entity.known ? (
             <p className="muted">Not read from the team server yet.</p>
           ) : entity.mayEdit ? (
-            <RulesEditor key={JSON.stringify(entity.rules)} entity={entity} />
+            <RulesEditor key={entity.legalEntityId} entity={entity} />
           ) : (
             <>
               <ul>

@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { rfiTypeWords } from '../../../../shared/words';
 import { useSubscription } from '../../lib/events';
 import { approvalsSubscription, useApprovals, waitingForMe } from './store';
@@ -8,7 +9,9 @@ import { approvalsSubscription, useApprovals, waitingForMe } from './store';
  */
 export function WaitingForApproval() {
   useSubscription(approvalsSubscription);
-  const waiting = useApprovals((s) => waitingForMe(s.approvals));
+  // The list itself is selected (a stable reference); the filter runs on it, not in the selector.
+  const approvals = useApprovals((s) => s.approvals);
+  const waiting = useMemo(() => waitingForMe(approvals), [approvals]);
   if (waiting.length === 0) return null;
   return (
     <section
