@@ -19,9 +19,11 @@ import { vaultHandlers } from './session/vault-handlers';
 import { desktopHandlers } from './desktop/handlers';
 import { remindersHandlers } from './watch/handlers';
 import { teamHandlers } from './team/handlers';
+import { teamApprovalHandlers, withApprovalGate } from './team/approvals-handlers';
 
 export function buildHandlers(s: ServiceCore): Handlers {
   const view = s.settingsView;
+  const answers = rfiAnswersHandlers({ answers: s.rfiAnswers, ownerScope: s.ownerScope });
   return {
     ...sessionHandlers({ session: s.session, settings: s.settings, vault: s.vault }),
     ...settingsHandlers({ settings: s.settings, profiles: s.profilesService, stores: s.stores, view }),
@@ -29,7 +31,8 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...auditHandlers({ audit: s.audit, platform: s.platform }),
     ...cryptoHandlers(s.crypto),
     ...returnsHandlers(s.returns),
-    ...rfiAnswersHandlers({ answers: s.rfiAnswers, ownerScope: s.ownerScope }),
+    ...answers,
+    ...withApprovalGate(answers, s.approvals),
     ...rfisHandlers(s.entityWatch, s.caseFileJournal),
     ...webhookHandlers({
       webhooks: s.webhooks,
@@ -42,5 +45,6 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...desktopHandlers(s.desktop),
     ...remindersHandlers(s.entityWatch),
     ...teamHandlers(s.team),
+    ...teamApprovalHandlers(s.approvals),
   };
 }

@@ -29,6 +29,7 @@ import {
   openJournal,
   ownerOrDefault,
 } from './root/features';
+import { assembleApprovals } from './root/approvals';
 
 export type { EnvironmentChoice, ServicesOptions } from './root/options';
 
@@ -114,6 +115,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const returns = assembleReturns(f, o, b);
   const profilesService = assembleProfilesService(f, o, b, rfiAnswers, entityWatch);
   const team = await assembleTeam(f, entityWatch);
+  const approvals = await assembleApprovals(f, team, entityWatch, rfiAnswers);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -145,6 +147,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     returns,
     desktop,
     team,
+    approvals,
     busy: o.busy,
     dataDir: f.dataDir,
     hasToken: () => f.vault.has(o.defaultProfileId()),

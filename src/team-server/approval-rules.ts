@@ -1,20 +1,10 @@
 /**
- * Which content needs a checker, by the entity's rules: an RFI answer when a rule covers every
- * answer or its RFI type; a return or an exchange when its amount is above a rule's amount
- * (compared as integers of minor units, never floats).
+ * Approval rules as stored: the evaluation itself is shared with the workstation
+ * (`src/shared/team/approval-rules.ts`), so both decide alike.
  */
-import type { ApprovalContent, ApprovalRule } from '../shared/team/schemas';
+import type { ApprovalRule } from '../shared/team/schemas';
 
-export function approvalRequired(rules: readonly ApprovalRule[], content: ApprovalContent): boolean {
-  return rules.some((rule) => {
-    if (rule.kind !== content.kind) return false;
-    if (rule.kind === 'rfi_answer' && content.kind === 'rfi_answer')
-      return rule.rfiType === null || rule.rfiType === content.rfiType;
-    if (rule.kind !== 'rfi_answer' && content.kind !== 'rfi_answer')
-      return BigInt(content.amount) > BigInt(rule.above);
-    return false;
-  });
-}
+export { approvalRequired } from '../shared/team/approval-rules';
 
 export function ruleFromRow(r: {
   kind: string;

@@ -39,6 +39,10 @@ beforeEach(() => {
   useAnswers.setState({ byId: {}, progress: {}, limits: null });
   (globalThis as { desk?: unknown }).desk = {
     async invoke(channel: string, args: unknown) {
+      // The composer reads the team's approval state (solo here: nothing needed); not a write.
+      if (channel === 'team.answerApproval')
+        return { ok: true, value: { required: null, approval: null, covers: false } };
+      if (channel === 'team.approvalRules' || channel === 'team.approvals') return { ok: true, value: [] };
       calls.push({ channel, args });
       if (channel === 'drafts.save') {
         const a = args as { rfiId: string; questionId: string; questionType: string; text: string };

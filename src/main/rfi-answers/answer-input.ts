@@ -19,6 +19,8 @@ export interface DraftInput {
   questionType: string;
   text: string;
   files: string[];
+  /** A team's approved send job this answer carries out (set by main only, never by the page). */
+  teamJob?: NewAnswer['teamJob'];
 }
 
 const invalid = (field: string, message: string): AppFailure =>
@@ -87,6 +89,7 @@ export function newAnswerOf(d: DraftInput, files: FileArea): NewAnswer {
     questionId: d.questionId,
     questionType: d.questionType,
     text: d.text,
+    ...(d.teamJob ? { teamJob: d.teamJob } : {}),
     documents: d.files.map((ref) => {
       const f = files.resolve(ref);
       return {

@@ -49,7 +49,12 @@ export interface OutboxBank {
     contentType: string,
     o: { onProgress?(sent: number, total: number): void },
   ): Promise<unknown>;
-  submitRfiResponse(rfiId: string, questionId: string, body: RfiResponseBody): Promise<{ id: string }>;
+  submitRfiResponse(
+    rfiId: string,
+    questionId: string,
+    body: RfiResponseBody,
+    o?: { idempotencyKey?: string },
+  ): Promise<{ id: string }>;
 }
 
 export interface UploadedDocument {
@@ -152,7 +157,10 @@ function bankFor(deps: AnswerJobDeps, e: OutboxEntry): OutboxBank {
     getRfi: (id) => (ensure(), deps.bank(e).getRfi(id)),
     createUploadUrl: (b) => (ensure(), deps.bank(e).createUploadUrl(b)),
     uploadDocument: (url, file, ct, o) => (ensure(), deps.bank(e).uploadDocument(url, file, ct, o)),
-    submitRfiResponse: (rfiId, qid, body) => (ensure(), deps.bank(e).submitRfiResponse(rfiId, qid, body)),
+    submitRfiResponse: (rfiId, qid, body, o) => (
+      ensure(),
+      deps.bank(e).submitRfiResponse(rfiId, qid, body, o)
+    ),
   };
 }
 
@@ -318,7 +326,7 @@ async function sent(
   deps.progress.delete(e.id);
   deps.setLastError(null);
   // What the answer was, for the clean-up after sending; the entry itself keeps no content.
-  const before: OutboxEntry = { ...e, documents: e.documents.map((d) => ({ ...d })) };
+  const before: OutboxEntry = { ...e, responseId, documents: e.documents.map((d) => ({ ...d })) };
   await auditLine(deps, e, { operation: 'rfi.respond', target: e.rfiId, outcome: 'succeeded', detail });
   return {
     ...sentStep(e, responseId),
@@ -343,7 +351,9 @@ async function send(deps: AnswerJobDeps, e: OutboxEntry, ctx: JobContext<OutboxE
   const bank = bankFor(deps, e);
   await ctx.update(sendingPatch(e));
   try {
-    const resp = await bank.submitRfiResponse(e.rfiId, e.questionId, body);
+    // A team's send job: its one key on every attempt, so the bank keeps one response.
+    const key = e.teamJob ? { idempotencyKey: e.teamJob.idempotencyKey } : undefined;
+    const resp = await bank.submitRfiResponse(e.rfiId, e.questionId, body, key);
     return await sent(deps, e, resp.id);
   } catch (err) {
     const de = asAppError(err);

@@ -71,6 +71,18 @@ export const entrySchema = z.object({
     })
     .nullable(),
   responseId: z.string().nullable(),
+  /**
+   * A team's send job this answer carries out (four-eyes approved): the bank sees the job's
+   * idempotency key on every attempt, and the outcome is reported under the lease number.
+   */
+  teamJob: z
+    .object({
+      id: z.string().max(64),
+      legalEntityId: z.string().max(128),
+      leaseNumber: z.number().int(),
+      idempotencyKey: z.string().max(255),
+    })
+    .optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

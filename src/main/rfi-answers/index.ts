@@ -91,7 +91,7 @@ export interface RfiAnswers {
   /** Forgets staged files that no draft and no unfinished answer uses (deleting dropped bytes). */
   releaseUnused(refs: string[]): Promise<void>;
   /** Tells when an answer landed (its owner's RFI cache may re-read the RFI). */
-  onSent(listener: (rfiId: string, owner: BankScope | null) => void): () => void;
+  onSent(listener: (rfiId: string, owner: BankScope | null, entry: OutboxEntry) => void): () => void;
   /** What removing a profile would lose: its unsent answers and its drafts. */
   queuedFor(profileId: string): { answers: number };
   /** Deletes a profile's answers, drafts and their staged copies (the profile is being removed). */
@@ -143,7 +143,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
   const draftView = (rfiId: string, questionId: string, d: DraftRecord): DraftView =>
     draftViewOf(files, rfiId, questionId, d);
 
-  const sentListeners = new Set<(rfiId: string, owner: BankScope | null) => void>();
+  const sentListeners = new Set<(rfiId: string, owner: BankScope | null, entry: OutboxEntry) => void>();
   const outbox = await openOutbox({
     file: path.join(dir, 'outbox.json'),
     bank: deps.bank,
@@ -171,7 +171,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
         await releaseUnused(e.documents.map((x) => x.ref));
       })().catch((err: unknown) => deps.log.warn('rfi-answers: cleanup after send failed', { error: err }));
       deps.onSent?.(e.rfiId, e.scope ?? null);
-      for (const l of sentListeners) l(e.rfiId, e.scope ?? null);
+      for (const l of sentListeners) l(e.rfiId, e.scope ?? null, e);
     },
   });
 

@@ -94,6 +94,8 @@ export interface NewAnswer {
   questionType: string;
   text: string;
   documents: Array<Pick<OutboxDocument, 'ref' | 'name' | 'contentType' | 'documentType' | 'sizeBytes'>>;
+  /** The team's send job it carries out (its idempotency key goes to the bank). */
+  teamJob?: OutboxEntry['teamJob'];
 }
 
 export interface Outbox {
@@ -147,6 +149,7 @@ function newEntry(a: NewAnswer, scope: BankScope): OutboxEntry {
     lastError: null,
     conflict: null,
     responseId: null,
+    ...(a.teamJob ? { teamJob: a.teamJob } : {}),
     createdAt: now,
     updatedAt: now,
   };

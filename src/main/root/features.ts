@@ -150,7 +150,7 @@ function defaultProfileBank(o: Owners): RfiAnswersDeps['bank'] {
     getRfi: (id) => bank().getRfi(id),
     createUploadUrl: (body) => bank().createUploadUrl(body),
     uploadDocument: (url, file, contentType, opts) => bank().uploadDocument(url, file, contentType, opts),
-    submitRfiResponse: (rfiId, questionId, body) => bank().submitRfiResponse(rfiId, questionId, body),
+    submitRfiResponse: (rfiId, questionId, body, o) => bank().submitRfiResponse(rfiId, questionId, body, o),
   };
 }
 

@@ -63,6 +63,14 @@ export interface TeamDeps {
 /** Timing a caller may tune (tests: short backoffs). */
 export type TeamOptions = Pick<TeamDeps, 'feedRetry' | 'outboxRetry' | 'signInTimeoutMs'>;
 
+/** A team feature beside assignment, following the same sign-in and change feed. */
+export interface TeamPart {
+  load(legalEntityIds: readonly string[]): Promise<void>;
+  apply(change: Change): void;
+  wake(): void;
+  clear(): void;
+}
+
 export interface TeamService {
   status(): TeamStatusView;
   /** Sets (or with null, removes) the team server; a new address is approved natively first. */
@@ -84,6 +92,10 @@ export interface TeamService {
   feedPosition(): number;
   /** Internal for tests: the feed and the outbox. */
   readonly book: AssignmentsBook;
+  /** The team server as main calls it (team features beside assignment use it). */
+  readonly http: TeamHttp;
+  /** Adds a team feature (approvals…): loaded with the holders, fed every change, woken and cleared alike. */
+  attach(part: TeamPart): void;
   dispose(): Promise<void>;
 }
 
@@ -226,7 +238,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
     await credential.delete();
     // The next analyst to sign in here starts from the whole current state, not this one's position.
     store.update((s) => ({ ...s, analyst: null, lastSeq: 0 }));
-    book.clear();
+    for (const p of parts) p.clear();
     feedState = { state: 'signed-out' };
     problem = why;
   };
@@ -263,8 +275,14 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
     ...(deps.outboxRetry ? { retry: deps.outboxRetry } : {}),
   });
 
+  /** Assignment first, then what attached itself (approvals…): loaded, fed, woken, cleared alike. */
+  const parts: TeamPart[] = [book];
+  const loadAll = async (ids: string[]): Promise<void> => {
+    await Promise.all(parts.map((p) => p.load(ids)));
+  };
+
   const applyChange = (change: Change): void => {
-    book.apply(change);
+    for (const p of parts) p.apply(change);
     // Stored before the next change is applied: a restart resumes after this one.
     store.update((s) => ({ ...s, lastSeq: Math.max(s.lastSeq, change.seq) }));
   };
@@ -276,7 +294,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
       ...s,
       analyst: { subject: me.subject, name: me.name, memberships: me.memberships },
     }));
-    await book.load(me.memberships.map((m) => m.legalEntityId));
+    await loadAll(me.memberships.map((m) => m.legalEntityId));
   };
 
   const follow = (): void => {
@@ -301,7 +319,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
             void refreshMe()
               .then(publish)
               .catch((err: unknown) => log.warn('team: who am I failed', { error: err }));
-            book.wake();
+            for (const p of parts) p.wake();
           }
         }
         publish();
@@ -355,7 +373,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
           analyst: { subject: me.subject, name: me.name, memberships: me.memberships },
         }));
         problem = null;
-        await book.load(me.memberships.map((m) => m.legalEntityId));
+        await loadAll(me.memberships.map((m) => m.legalEntityId));
         log.info('team: signed in', { subject: me.subject });
       } catch (err) {
         feedState = { state: 'signed-out' };
@@ -384,9 +402,11 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
         return teamFailure(err, (sub) => book.nameOf(legalEntityId, sub), action);
       }
     },
+    http,
+    attach: (part) => void parts.push(part),
     wake() {
       feed?.wake();
-      book.wake();
+      for (const p of parts) p.wake();
     },
     async start() {
       const s = store.get();

@@ -13,6 +13,7 @@ import { caseFilesChannels } from './channels/case-files';
 import { desktopChannels, desktopEvents } from './channels/desktop';
 import { remindersChannels, remindersEvents } from './channels/reminders';
 import { teamChannels, teamEvents } from './channels/team';
+import { teamApprovalsChannels, teamApprovalsEvents } from './channels/team-approvals';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -33,6 +34,7 @@ export const channels = {
   ...desktopChannels,
   ...remindersChannels,
   ...teamChannels,
+  ...teamApprovalsChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -49,6 +51,7 @@ export const events = {
   ...desktopEvents,
   ...remindersEvents,
   ...teamEvents,
+  ...teamApprovalsEvents,
 } as const;
 
 export type Channels = typeof channels;

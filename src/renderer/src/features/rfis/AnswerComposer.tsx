@@ -14,6 +14,7 @@ import type { UploadLimits } from './answers-store';
 import { formatBytes } from './format';
 import { LockerPicker } from '../locker/LockerPicker';
 import { documentTypeWords, statusWords } from '../../../../shared/words';
+import { AnswerApproval, useAnswerApproval } from '../approvals/AnswerApproval';
 
 /** "in 12 s" for a retry that is near, to the second (ticks while one is pending). */
 function useRetryIn(at: string | null | undefined): string | null {
@@ -231,6 +232,9 @@ export function AnswerComposer({
   const [documentType, setDocumentType] = useState<DocumentType>(info.defaultDocumentType);
   const answerDraft = useDraftAutosave({ rfiId, profileId, questionId, questionType }, draft, setProblem);
   const { text, files, savedAt, saving } = answerDraft;
+  // The team's four-eyes rule: Send becomes "Ask for approval" until an approval covers the draft.
+  const approval = useAnswerApproval(rfiId, questionId, profileId, savedAt);
+  const askFirst = approval.required === true && !approval.covers;
   const staging = useFileStaging(limits, profileId);
   const upsert = useAnswers((s) => s.upsert);
   const remove = useAnswers((s) => s.remove);
@@ -262,6 +266,18 @@ export function AnswerComposer({
     setBusy(true);
     const saveWasDue = answerDraft.cancelPendingSave();
     try {
+      if (askFirst) {
+        await call('team.askApproval', {
+          ...(profileId ? { profileId } : {}),
+          rfiId,
+          questionId,
+          questionType,
+          text,
+          files: files.map((f) => f.ref),
+        });
+        approval.refresh();
+        return;
+      }
       const a = await call('answers.submit', {
         ...(profileId ? { profileId } : {}),
         rfiId,
@@ -308,6 +324,7 @@ export function AnswerComposer({
   return (
     <div className="answer" data-testid="answer-composer">
       <AnswerStatus answer={answer} draftSavedAt={savedAt} />
+      <AnswerApproval approval={approval.approval} profileId={profileId} onDecided={approval.refresh} />
       {(answer?.state === 'failed' || answer?.state === 'conflict') && (
         <div className="answer__actions">
           <Button onPress={() => void retry()}>
@@ -391,7 +408,7 @@ export function AnswerComposer({
           )}
           {!locked && (
             <Button type="submit" variant="primary" isPending={busy} data-testid="answer-submit">
-              Send answer
+              {askFirst ? 'Ask for approval' : approval.required ? 'Send approved answer' : 'Send answer'}
             </Button>
           )}
         </form>

@@ -31,6 +31,7 @@ import { useRelatedNames } from './related-names';
 import { snoozeSubscription } from './snooze-store';
 import { teamActive, teamSubscription, useTeam } from '../team/store';
 import { holderMatches } from '../team/holders';
+import { WaitingForApproval } from '../approvals/WaitingForApproval';
 
 /** Which header sorts which way: the queue sorts in its store (shared rules), the table shows it. */
 const SORT_OF_COLUMN: Record<string, RfiSort> = { deadline: 'deadline', updated: 'updated_desc' };
@@ -138,6 +139,7 @@ export function QueueScreen({ selected, onSelect, onOpen, compact = false }: Que
   return (
     <section className="screen rfi-queue" aria-labelledby="rfi-queue-title">
       <QueueHead />
+      <WaitingForApproval />
       <EntityList />
       {/* One compact filter bar: the labels are the fields' accessible names, the values say the rest. */}
       <div className="rfi-filters" role="search">

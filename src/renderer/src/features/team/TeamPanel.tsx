@@ -4,6 +4,7 @@ import { call, errorMessage } from '../../lib/desk';
 import { useSubscription } from '../../lib/events';
 import { teamSubscription, useTeam } from './store';
 import { teamStatusWords, whoWords } from './words';
+import { ApprovalRulesPanel } from '../approvals/ApprovalRulesPanel';
 
 /**
  * Settings → Team: the team server's address (main asks for approval in its own dialog), sign-in
@@ -72,6 +73,7 @@ export function TeamPanel() {
         </div>
       )}
       {(problem ?? status.problem) && <p role="alert">{problem ?? status.problem}</p>}
+      {status.analyst && <ApprovalRulesPanel />}
     </div>
   );
 }

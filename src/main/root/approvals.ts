@@ -1,0 +1,127 @@
+/**
+ * Four-eyes approval of RFI answers, joined to the rest of the app: each answer's legal entity and
+ * RFI type from the profile that owns the RFI, its content from the saved draft (the staged
+ * documents' sha256s), and an approved answer handed to that profile's bank outbox under the team
+ * send job's idempotency key, its outcome reported back when the bank holds it.
+ */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { bankKey } from '../bank/scope';
+import type { RfiAnswers } from '../rfi-answers';
+import type { TeamService } from '../team/service';
+import {
+  createTeamApprovals,
+  type AnswerRef,
+  type DraftContent,
+  type TeamApprovals,
+} from '../team/approvals-service';
+import type { EntityWatch } from '../watch/entity-watch';
+import { ownerOrDefault } from './features';
+import type { Foundation } from './foundation';
+
+export async function assembleApprovals(
+  f: Foundation,
+  team: TeamService,
+  entityWatch: EntityWatch,
+  rfiAnswers: RfiAnswers,
+): Promise<TeamApprovals> {
+  const ownerOf = (rfiId: string, profileId: string | undefined) =>
+    ownerOrDefault(entityWatch, rfiId, profileId);
+
+  const sha256sOf = async (refs: string[]): Promise<string[]> =>
+    Promise.all(refs.map((ref) => rfiAnswers.files.source(ref).sha256()));
+
+  const draftOf = async (ref: AnswerRef): Promise<DraftContent | null> => {
+    const owner = await ownerOf(ref.rfiId, ref.profileId);
+    const d = await rfiAnswers.drafts.getOne(
+      ref.rfiId,
+      ref.questionId,
+      owner ? bankKey(owner.session.scope()) : undefined,
+    );
+    if (!d) return null;
+    return { questionType: d.questionType, text: d.text, documentSha256s: await sha256sOf(d.files) };
+  };
+
+  // One name per data folder on this computer: a lease names the workstation that holds it.
+  const workstation = `${hostname().slice(0, 80)}/${createHash('sha256').update(f.dataDir).digest('hex').slice(0, 12)}`;
+
+  const approvals = await createTeamApprovals({
+    team,
+    log: f.log,
+    dataDir: f.dataDir,
+    codec: f.atRest,
+    onProblem: (message, file, movedTo) => f.stores.report({ file, movedTo, message }),
+    workstation,
+    rfiOf: async (rfiId, profileId) => {
+      const owner = await ownerOf(rfiId, profileId);
+      if (!owner) return null;
+      const detail = await owner.rfis.get(rfiId);
+      return { legalEntityId: owner.session.scope().legalEntityId, rfiType: detail.rfi.type };
+    },
+    draftOf,
+    saveDraft: async ({ rfiId, questionId, profileId, questionType, text, files }) => {
+      const owner = await ownerOf(rfiId, profileId);
+      await rfiAnswers.saveDraft({
+        rfiId,
+        questionId,
+        questionType,
+        text,
+        files,
+        ...(owner ? { owner: owner.session.scope() } : {}),
+      });
+    },
+    async sendApproved(job, approval, questionId) {
+      if (approval.content.kind !== 'rfi_answer') return null;
+      const rfiId = approval.content.rfiId;
+      const owner = await ownerOf(rfiId, undefined);
+      const scope = owner?.session.scope();
+      if (!owner || !scope || scope.legalEntityId !== approval.legalEntityId) return null;
+      // Handed over once per key (a retried lease, a restart): the outbox keeps the entry.
+      const handed = rfiAnswers.outbox
+        .list(rfiId)
+        .find((a) => rfiAnswers.outbox.get(a.id)?.teamJob?.idempotencyKey === job.idempotencyKey);
+      if (handed) return handed;
+      const d = await rfiAnswers.drafts.getOne(rfiId, questionId, bankKey(scope));
+      if (!d) return null;
+      const draft = await draftOf({ rfiId, questionId, profileId: owner.profileId });
+      if (!draft || draft.text !== approval.content.text) return null;
+      if (draft.documentSha256s.join() !== approval.content.documentSha256s.join()) return null;
+      return rfiAnswers.submit({
+        rfiId,
+        questionId,
+        questionType: d.questionType,
+        text: d.text,
+        files: d.files,
+        owner: scope,
+        teamJob: {
+          id: job.id,
+          legalEntityId: job.legalEntityId,
+          leaseNumber: job.leaseNumber,
+          idempotencyKey: job.idempotencyKey,
+        },
+      });
+    },
+    onChange: (notice) => f.events.emit('team.approvalsChanged', { notice }),
+    ...(f.options.team?.outboxRetry ? { retry: f.options.team.outboxRetry } : {}),
+  });
+  // The bank holds the answer: the send job is done (reported under its lease number).
+  const off = rfiAnswers.onSent((rfiId, _owner, entry) => {
+    const j = entry.teamJob;
+    if (!j || !entry.responseId) return;
+    void approvals
+      .sendFinished(
+        {
+          id: j.id,
+          leaseNumber: j.leaseNumber,
+          legalEntityId: j.legalEntityId,
+          objectId: entry.questionId,
+          rfiId,
+        },
+        { sent: true, responseId: entry.responseId },
+      )
+      .catch((err: unknown) => f.log.warn('team: reporting a send failed', { error: err }));
+  });
+  f.disposables.add(() => approvals.dispose());
+  f.disposables.add(off);
+  return approvals;
+}

@@ -1,0 +1,287 @@
+/**
+ * Approvals as the renderer calls them: every call names the RFI and the profile that owns it,
+ * main finds the legal entity from that profile's session (what the bank said about its
+ * credential) and the content from the saved draft (text, the RFI's type, the documents' sha256s),
+ * so what a checker approves is what this workstation would send. Solo use (no team server, not
+ * signed in) answers "no approval needed" and sends nothing anywhere.
+ */
+import path from 'node:path';
+import { AppFailure } from '../../shared/ipc/errors';
+import type { ApprovalView, EntityRulesView } from '../../shared/ipc/channels/team-approvals';
+import type { AnswerView } from '../../shared/ipc/channels/rfi-answers';
+import type { Approval, ApprovalRule, SendJob } from '../../shared/team/schemas';
+import type { AtRestCodec } from '../infra/at-rest';
+import type { Logger } from '../infra/log';
+import { TeamApiError, TeamNotSignedIn, TeamUnreachable } from './api';
+import {
+  approvalHash,
+  approvalRefusal,
+  openApprovals,
+  type AnswerContent,
+  type ApprovalsBook,
+} from './approvals';
+import type { TeamService } from './service';
+
+/** An answer as the workstation holds it: the RFI, its question and the owning profile. */
+export interface AnswerRef {
+  rfiId: string;
+  questionId: string;
+  profileId?: string | undefined;
+}
+
+/** The draft's content as it would be sent. */
+export interface DraftContent {
+  questionType: string;
+  text: string;
+  /** sha256 of each staged document, in the draft's order. */
+  documentSha256s: string[];
+}
+
+export interface TeamApprovalsDeps {
+  team: TeamService;
+  log: Logger;
+  dataDir: string;
+  codec?: AtRestCodec;
+  onProblem?(message: string, file: string, movedTo: string | null): void;
+  /** This workstation's name for its send leases. */
+  workstation: string;
+  /** The owning profile's legal entity and the RFI's type (the bank says them); null when unknown. */
+  rfiOf(
+    rfiId: string,
+    profileId: string | undefined,
+  ): Promise<{ legalEntityId: string | null; rfiType: string } | null>;
+  /** The saved draft's content (null: no draft). */
+  draftOf(ref: AnswerRef): Promise<DraftContent | null>;
+  /** Saves the draft (the answer form's content) as drafts.save does. */
+  saveDraft(ref: AnswerRef & { questionType: string; text: string; files: string[] }): Promise<void>;
+  /**
+   * Puts the approved answer (the saved draft) in the owning profile's bank outbox under the send
+   * job's key, once per key; null when the draft is no longer the approved content.
+   */
+  sendApproved(job: SendJob, approval: Approval, questionId: string): Promise<AnswerView | null>;
+  onChange(notice: string | null): void;
+  retry?: { baseMs: number; maxMs: number };
+}
+
+export interface TeamApprovals {
+  book: ApprovalsBook;
+  rules(): EntityRulesView[];
+  setRules(legalEntityId: string, rules: ApprovalRule[]): Promise<EntityRulesView>;
+  forAnswer(
+    ref: AnswerRef,
+  ): Promise<{ required: boolean | null; approval: ApprovalView | null; covers: boolean }>;
+  ask(ref: AnswerRef & { questionType: string; text: string; files: string[] }): Promise<ApprovalView>;
+  decide(
+    ref: AnswerRef & { approvalId: string; contentHash: string } & (
+        { decision: 'approve' } | { decision: 'reject'; reason: string }
+      ),
+  ): Promise<ApprovalView>;
+  list(rfiId?: string): ApprovalView[];
+  /**
+   * An answer the analyst sends: null when the team has no say (solo, or no rule applies: the
+   * answer goes straight to the outbox); the approved answer handed to the outbox as its send job;
+   * refused when a rule wants a checker and no approval covers the draft as it is.
+   */
+  submit(ref: AnswerRef): Promise<AnswerView | null>;
+  /** The draft was saved: a live approval of other content is asked again (the old one no longer covers it). */
+  draftSaved(ref: AnswerRef): Promise<void>;
+  /** An answer of a send job left the outbox (sent, or given up). */
+  sendFinished: ApprovalsBook['sendFinished'];
+  dispose(): Promise<void>;
+}
+
+function failure(err: unknown): never {
+  if (err instanceof AppFailure) throw err;
+  if (err instanceof TeamNotSignedIn)
+    throw new AppFailure({
+      kind: 'unauthenticated',
+      reason: 'TEAM_SIGNED_OUT',
+      message: 'Sign in to the team first (Settings → Team).',
+    });
+  if (err instanceof TeamUnreachable)
+    throw new AppFailure({
+      kind: 'offline',
+      reason: 'TEAM_UNREACHABLE',
+      message: 'The team server could not be reached. Try again when it is back.',
+    });
+  if (err instanceof TeamApiError) {
+    const kinds: Partial<Record<string, AppFailure['kind']>> = {
+      self_approval: 'forbidden',
+      forbidden: 'forbidden',
+      not_found: 'not_found',
+      content_changed: 'conflict',
+      conflict: 'conflict',
+    };
+    throw new AppFailure({
+      kind: kinds[err.code] ?? 'server',
+      reason: err.code.toUpperCase(),
+      message: approvalRefusal(err),
+    });
+  }
+  throw err;
+}
+
+export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<TeamApprovals> {
+  const { team } = deps;
+  const analyst = () => team.status().analyst;
+  const book = await openApprovals({
+    http: team.http,
+    log: deps.log,
+    file: path.join(deps.dataDir, 'team', 'approvals-outbox.json'),
+    ...(deps.codec ? { codec: deps.codec } : {}),
+    ...(deps.onProblem ? { onProblem: deps.onProblem } : {}),
+    me: () => analyst()?.subject ?? null,
+    rolesIn: (id) => analyst()?.memberships.find((m) => m.legalEntityId === id)?.roles ?? [],
+    nameOf: (id, subject) => team.book.nameOf(id, subject),
+    onChange: (_id, notice) => deps.onChange(notice),
+    workstation: deps.workstation,
+    ...(deps.retry ? { retry: deps.retry } : {}),
+  });
+  team.attach(book);
+
+  /** The answer's legal entity (one of the analyst's team) and its content as the draft says it. */
+  const resolve = async (
+    ref: AnswerRef,
+  ): Promise<{ legalEntityId: string; content: AnswerContent | null } | null> => {
+    const me = analyst();
+    if (!team.status().serverUrl || !me) return null;
+    const rfi = await deps.rfiOf(ref.rfiId, ref.profileId);
+    if (!rfi?.legalEntityId) return null;
+    if (!me.memberships.some((m) => m.legalEntityId === rfi.legalEntityId)) return null;
+    const draft = await deps.draftOf(ref);
+    const content: AnswerContent | null = draft
+      ? {
+          kind: 'rfi_answer',
+          rfiId: ref.rfiId,
+          rfiType: rfi.rfiType,
+          text: draft.text,
+          documentSha256s: draft.documentSha256s,
+        }
+      : null;
+    return { legalEntityId: rfi.legalEntityId, content };
+  };
+
+  const requireTeam = async (ref: AnswerRef) => {
+    if (!team.status().serverUrl || !analyst()) failure(new TeamNotSignedIn());
+    const r = await resolve(ref);
+    if (!r)
+      throw new AppFailure({
+        kind: 'forbidden',
+        reason: 'NOT_A_MEMBER',
+        message:
+          'This RFI’s legal entity is not part of your team (or the bank has not said which it is yet).',
+      });
+    return r;
+  };
+
+  const entityName = (id: string): string =>
+    analyst()?.memberships.find((m) => m.legalEntityId === id)?.legalEntityName ?? id;
+
+  return {
+    book,
+    rules: () =>
+      (analyst()?.memberships ?? []).map((m) => ({
+        ...book.rulesView(m.legalEntityId),
+        legalEntityName: m.legalEntityName,
+        known: book.rules(m.legalEntityId) !== null,
+      })),
+    async setRules(legalEntityId, rules) {
+      if (!analyst()?.memberships.some((m) => m.legalEntityId === legalEntityId && m.roles.includes('admin')))
+        throw new AppFailure({
+          kind: 'forbidden',
+          reason: 'NOT_ADMIN',
+          message: 'Only an admin of this legal entity sets its approval rules.',
+        });
+      try {
+        const v = await book.setRules(legalEntityId, rules);
+        return { ...v, legalEntityName: entityName(legalEntityId), known: true };
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    async forAnswer(ref) {
+      const r = await resolve(ref);
+      if (!r) return { required: null, approval: null, covers: false };
+      const approval = book.view(r.legalEntityId, ref.questionId);
+      const required = r.content ? book.required(r.legalEntityId, r.content) : null;
+      const covers =
+        r.content !== null &&
+        approval !== null &&
+        approval.status === 'approved' &&
+        approval.contentHash === approvalHash(r.content);
+      return { required, approval: approval?.rfiId === ref.rfiId ? approval : null, covers };
+    },
+    async ask(input) {
+      const { questionType, text, files, ...ref } = input;
+      await deps.saveDraft({ ...ref, questionType, text, files });
+      const r = await requireTeam(ref);
+      if (!r.content)
+        throw new AppFailure({ kind: 'invalid_argument', field: 'text', message: 'Write the answer first.' });
+      try {
+        return await book.ask(r.legalEntityId, ref.questionId, r.content);
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    async decide(input) {
+      const r = await requireTeam(input);
+      const view = book.view(r.legalEntityId, input.questionId);
+      if (!view || view.approvalId !== input.approvalId)
+        throw new AppFailure({
+          kind: 'conflict',
+          reason: 'CONTENT_CHANGED',
+          message: 'This approval is no longer the answer’s current one: read it again.',
+        });
+      try {
+        return await book.decide(
+          input.approvalId,
+          input.decision === 'approve'
+            ? { approve: true, contentHash: input.contentHash }
+            : { approve: false, contentHash: input.contentHash, reason: input.reason },
+        );
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    list: (rfiId) => (analyst() ? book.views(rfiId ? { rfiId } : undefined) : []),
+    async submit(ref) {
+      const me = analyst();
+      if (!team.status().serverUrl || !me) return null;
+      const r = await resolve(ref);
+      // Only the RFI's type decides for an answer; the rules unknown (never read) leave it to the bank.
+      if (!r?.content || book.required(r.legalEntityId, r.content) !== true) return null;
+      const view = book.view(r.legalEntityId, ref.questionId);
+      if (view?.status !== 'approved' || view.queued || view.contentHash !== approvalHash(r.content))
+        throw new AppFailure({
+          kind: 'precondition',
+          reason: 'APPROVAL_REQUIRED',
+          message: 'Your team’s rules want a checker to approve this answer first: ask for approval.',
+        });
+      try {
+        const { approval, job } = await book.takeSendJob(r.legalEntityId, ref.questionId);
+        if (job.status === 'done' || job.status === 'failed')
+          throw new AppFailure({
+            kind: 'conflict',
+            reason: 'ALREADY_SENT',
+            message: 'This approved answer was sent already (by its send job).',
+          });
+        const queued = await deps.sendApproved(job, approval, ref.questionId);
+        if (!queued)
+          throw new AppFailure({
+            kind: 'conflict',
+            reason: 'CONTENT_CHANGED',
+            message: 'The answer changed since it was approved: ask for approval again.',
+          });
+        return queued;
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    async draftSaved(ref) {
+      const r = await resolve(ref).catch(() => null);
+      if (r?.content) book.draftChanged(r.legalEntityId, ref.questionId, r.content);
+    },
+    sendFinished: (job, outcome) => book.sendFinished(job, outcome),
+    dispose: () => book.dispose(),
+  };
+}

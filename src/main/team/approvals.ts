@@ -1,0 +1,630 @@
+/**
+ * Four-eyes approval of RFI answers on the workstation: the approval rules of the analyst's legal
+ * entities (read by everyone, set by an admin), the approvals of their answers (loaded when the
+ * team connects, kept current by the change feed), asking for approval (maker), approving or
+ * rejecting (checker), and the one send of an approved answer.
+ *
+ * An approval covers the exact content by its hash (the shared canonical JSON): the answer's text,
+ * its RFI's type and its documents' sha256s. Asking, deciding and reporting a send's outcome are
+ * sent at once and, when the team server cannot be reached, queued in a durable outbox (the
+ * generic job queue, sealed at rest) and shown as pending; the server's answer decides, and what it
+ * refused is dropped with a notice in words, never retried.
+ *
+ * Exactly one send: once the maker's workstation sees its answer approved it asks the team server
+ * for the answer's send job (one per answer, one idempotency key), takes the job's lease and hands
+ * the answer to the bank outbox with that key (sent with this analyst's own bank credential; no
+ * bank token ever goes to the team server); the outcome is reported under the lease number.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { approvalRequired } from '../../shared/team/approval-rules';
+import { canonicalJson } from '../../shared/team/canonical';
+import {
+  Approval,
+  ApprovalContent,
+  ApprovalRules,
+  SendJob,
+  type ApprovalRule,
+  type Change,
+} from '../../shared/team/schemas';
+import type { AtRestCodec } from '../infra/at-rest';
+import { openJobQueue, type JobKind, type JobQueue, type QueuedJob } from '../infra/job-queue';
+import type { Logger } from '../infra/log';
+import { TeamApiError, TeamNotSignedIn, TeamUnreachable, type TeamHttp } from './api';
+
+export type AnswerContent = Extract<ApprovalContent, { kind: 'rfi_answer' }>;
+export type ApprovalOp = 'ask' | 'approve' | 'reject' | 'complete';
+
+/** The hash the team server gives this content (sha256 of its canonical JSON). */
+export function approvalHash(content: ApprovalContent): string {
+  return createHash('sha256').update(canonicalJson(content)).digest('hex');
+}
+
+export interface ApprovalJob extends QueuedJob {
+  op: ApprovalOp;
+  legalEntityId: string;
+  /** The answer's question (the approval's object). */
+  objectId: string;
+  rfiId: string;
+  contentHash: string;
+  /** ask: the content asked for. */
+  content: AnswerContent | null;
+  /** approve / reject: the approval decided on; complete: the send job. */
+  targetId: string | null;
+  reason: string | null;
+  /** complete: the lease number and the bank's response id. */
+  leaseNumber: number | null;
+  bankReference: string | null;
+  /** Who queued it: a decision queued by one analyst is never sent in another's name. */
+  subject: string;
+  state: 'pending' | 'done' | 'refused';
+}
+
+const jobSchema = z.object({
+  id: z.string().max(64),
+  createdAt: z.string().max(64),
+  updatedAt: z.string().max(64),
+  failures: z.number().int().nonnegative(),
+  nextAttemptAt: z.number().nullable(),
+  op: z.enum(['ask', 'approve', 'reject', 'complete']),
+  legalEntityId: z.string().max(128),
+  objectId: z.string().max(128),
+  rfiId: z.string().max(128),
+  contentHash: z.string().max(64),
+  content: ApprovalContent.nullable(),
+  targetId: z.string().max(64).nullable(),
+  reason: z.string().max(2000).nullable(),
+  leaseNumber: z.number().int().nullable(),
+  bankReference: z.string().max(256).nullable(),
+  subject: z.string().max(255),
+  state: z.enum(['pending', 'done', 'refused']),
+}) as z.ZodType<ApprovalJob>;
+
+export interface PersonView {
+  subject: string;
+  name: string;
+  isYou: boolean;
+}
+
+/** One answer's approval as the analyst reads it. */
+export interface ApprovalView {
+  legalEntityId: string;
+  rfiId: string;
+  questionId: string;
+  /** The server's approval (null while the request waits in the outbox). */
+  approvalId: string | null;
+  status: 'pending' | 'approved' | 'rejected' | 'cleared';
+  contentHash: string;
+  text: string;
+  rfiType: string;
+  documentSha256s: string[];
+  maker: PersonView;
+  checker: PersonView | null;
+  reason: string | null;
+  requestedAt: string | null;
+  decidedAt: string | null;
+  /** This analyst's change waiting for the team server. */
+  queued: ApprovalOp | null;
+  /** The analyst may approve or reject it (a checker of the entity, not its maker, still pending). */
+  mayDecide: boolean;
+  send: { status: SendJob['status']; bankReference: string | null } | null;
+  /** One truthful sentence: "Waiting for approval by a checker.", "Approved by Jonas Weber." … */
+  words: string;
+}
+
+export interface EntityRulesView {
+  legalEntityId: string;
+  rules: ApprovalRule[];
+  /** The analyst is an admin of the entity. */
+  mayEdit: boolean;
+}
+
+export interface ApprovalsDeps {
+  http: TeamHttp;
+  log: Logger;
+  file: string;
+  codec?: AtRestCodec;
+  onProblem?(message: string, file: string, movedTo: string | null): void;
+  me(): string | null;
+  /** The analyst's roles in a legal entity (from the last `/v1/me`). */
+  rolesIn(legalEntityId: string): readonly string[];
+  nameOf(legalEntityId: string, subject: string): string;
+  onChange(legalEntityId: string, notice: string | null): void;
+  /** This workstation's name for its send leases. */
+  workstation: string;
+  retry?: { baseMs: number; maxMs: number };
+  autoRun?: boolean;
+}
+
+export interface ApprovalsBook {
+  load(legalEntityIds: readonly string[]): Promise<void>;
+  apply(change: Change): void;
+  rules(legalEntityId: string): ApprovalRule[] | null;
+  rulesView(legalEntityId: string): EntityRulesView;
+  setRules(legalEntityId: string, rules: ApprovalRule[]): Promise<EntityRulesView>;
+  /** Whether this content needs a checker by the entity's rules (null: the rules are not known). */
+  required(legalEntityId: string, content: AnswerContent): boolean | null;
+  view(legalEntityId: string, questionId: string): ApprovalView | null;
+  views(filter?: { legalEntityId?: string; rfiId?: string }): ApprovalView[];
+  ask(legalEntityId: string, questionId: string, content: AnswerContent): Promise<ApprovalView>;
+  /** The draft changed: a live approval of other content is asked again with the new content. */
+  draftChanged(legalEntityId: string, questionId: string, content: AnswerContent): void;
+  decide(
+    approvalId: string,
+    decision:
+      { approve: true; contentHash: string } | { approve: false; contentHash: string; reason: string },
+  ): Promise<ApprovalView>;
+  /**
+   * The answer's send job (one per answer, one idempotency key) leased to this workstation, for
+   * approved content only; a job that is done already is answered as it is.
+   */
+  takeSendJob(legalEntityId: string, questionId: string): Promise<{ approval: Approval; job: SendJob }>;
+  /** The bank outbox sent (or gave up on) an answer of a send job: reported under its lease. */
+  sendFinished(
+    job: { id: string; leaseNumber: number; legalEntityId: string; objectId: string; rfiId: string },
+    outcome: { sent: true; responseId: string } | { sent: false },
+  ): Promise<void>;
+  pendingCount(): number;
+  wake(): void;
+  queue: JobQueue<ApprovalJob>;
+  clear(): void;
+  dispose(): Promise<void>;
+}
+
+const RE_ASK_DEBOUNCE_MS = 1_500;
+
+/** A refusal of the team server in words. */
+export function approvalRefusal(err: TeamApiError): string {
+  switch (err.code) {
+    case 'self_approval':
+      return 'The team server refused: nobody approves their own answer. Another checker has to decide.';
+    case 'content_changed':
+      return 'The answer changed since it was read: read it again before deciding.';
+    case 'forbidden':
+      return 'Your role in this legal entity does not allow this.';
+    case 'not_found':
+      return 'This legal entity is not part of your team.';
+    default:
+      return err.message;
+  }
+}
+
+type ChangeInput = Omit<ApprovalJob, keyof QueuedJob | 'subject' | 'state'>;
+
+/** What the workstation knows of the team's approvals, rules and send jobs (kept current by the feed). */
+function createApprovalState() {
+  /** entity → approval id → approval. */
+  const approvals = new Map<string, Map<string, Approval>>();
+  const rules = new Map<string, ApprovalRule[]>();
+  /** entity → object id → its send job. */
+  const jobs = new Map<string, Map<string, SendJob>>();
+  return {
+    approvals,
+    rules,
+    jobs,
+    remember(a: Approval): void {
+      const m = approvals.get(a.legalEntityId) ?? new Map<string, Approval>();
+      m.set(a.id, a);
+      approvals.set(a.legalEntityId, m);
+    },
+    rememberJob(j: SendJob): void {
+      const m = jobs.get(j.legalEntityId) ?? new Map<string, SendJob>();
+      m.set(j.object.id, j);
+      jobs.set(j.legalEntityId, m);
+    },
+    /** The newest approval of an answer (the live one if there is one). */
+    latest(legalEntityId: string, objectId: string): Approval | undefined {
+      const all = [...(approvals.get(legalEntityId)?.values() ?? [])].filter(
+        (a) => a.object.kind === 'rfi_answer' && a.object.id === objectId,
+      );
+      const live = all.find((a) => a.status === 'pending' || a.status === 'approved');
+      return live ?? all.sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1))[0];
+    },
+    find(approvalId: string): Approval | undefined {
+      for (const m of approvals.values()) {
+        const a = m.get(approvalId);
+        if (a) return a;
+      }
+      return undefined;
+    },
+    clear(): void {
+      approvals.clear();
+      rules.clear();
+      jobs.clear();
+    },
+  };
+}
+type ApprovalState = ReturnType<typeof createApprovalState>;
+
+/** One truthful sentence for an answer's approval. */
+function wordsOf(v: Omit<ApprovalView, 'words'>): string {
+  const by = (p: PersonView | null): string => (p ? (p.isYou ? 'you' : p.name) : 'a checker');
+  const waiting = ' (waiting for the team server)';
+  if (v.queued === 'ask') return `Asking for approval by a checker${waiting}.`;
+  if (v.queued === 'approve') return `Approved by you${waiting}.`;
+  if (v.queued === 'reject') return `Rejected by you${waiting}: ${v.reason ?? ''}`;
+  if (v.send?.status === 'done') return `Approved by ${by(v.checker)} and sent to the bank.`;
+  switch (v.status) {
+    case 'pending':
+      return v.maker.isYou ? 'Waiting for approval by a checker.' : `${v.maker.name} asks for your approval.`;
+    case 'approved':
+      return `Approved by ${by(v.checker)}.`;
+    case 'rejected':
+      return `Rejected by ${by(v.checker)}: ${v.reason ?? ''}`;
+    case 'cleared':
+      return 'The approval was cleared: the answer changed after it was asked for.';
+  }
+}
+
+/** An answer's approval as the analyst reads it: the server's, or this analyst's change still queued. */
+function approvalView(
+  deps: Pick<ApprovalsDeps, 'me' | 'nameOf' | 'rolesIn'>,
+  state: ApprovalState,
+  legalEntityId: string,
+  questionId: string,
+  q: ApprovalJob | undefined,
+): ApprovalView | null {
+  const a = state.latest(legalEntityId, questionId);
+  const me = deps.me();
+  const asked = q?.op === 'ask' ? q : null;
+  const content = asked?.content ?? (a?.content.kind === 'rfi_answer' ? a.content : null);
+  if (!content || content.kind !== 'rfi_answer') return null;
+  const person = (subject: string): PersonView => ({
+    subject,
+    name: deps.nameOf(legalEntityId, subject),
+    isYou: subject === me,
+  });
+  const job = state.jobs.get(legalEntityId)?.get(questionId);
+  const checker = q && q.op !== 'ask' ? q.subject : (a?.checker ?? null);
+  const base: Omit<ApprovalView, 'words'> = {
+    legalEntityId,
+    rfiId: content.rfiId,
+    questionId,
+    approvalId: asked ? null : (a?.id ?? null),
+    status: asked ? 'pending' : (a?.status ?? 'pending'),
+    contentHash: asked ? asked.contentHash : (a?.contentHash ?? ''),
+    text: content.text,
+    rfiType: content.rfiType,
+    documentSha256s: content.documentSha256s,
+    maker: person(asked ? asked.subject : (a?.maker ?? me ?? '')),
+    checker: checker ? person(checker) : null,
+    reason: q?.op === 'reject' ? q.reason : asked ? null : (a?.reason ?? null),
+    requestedAt: asked ? asked.createdAt : (a?.requestedAt ?? null),
+    decidedAt: asked ? null : (a?.decidedAt ?? null),
+    queued: q?.op ?? null,
+    mayDecide:
+      !q && a?.status === 'pending' && a.maker !== me && deps.rolesIn(legalEntityId).includes('checker'),
+    send:
+      job && a && job.contentHash === a.contentHash
+        ? { status: job.status, bankReference: job.bankReference }
+        : null,
+  };
+  return { ...base, words: wordsOf(base) };
+}
+
+const entityPath = (id: string): string => `/v1/entities/${encodeURIComponent(id)}`;
+
+/** Sends one change now; throws TeamUnreachable (queue it) or TeamApiError (refused). */
+async function postChange(http: TeamHttp, state: ApprovalState, j: ChangeInput): Promise<void> {
+  if (j.op === 'ask') {
+    const a = await http.call('POST', '/v1/approvals', Approval, {
+      legalEntityId: j.legalEntityId,
+      objectId: j.objectId,
+      content: j.content,
+    });
+    // The server cleared the older live approval of this answer (its change follows on the feed).
+    for (const other of state.approvals.get(j.legalEntityId)?.values() ?? [])
+      if (other.id !== a.id && other.object.id === j.objectId && other.status !== 'rejected')
+        state.remember({ ...other, status: 'cleared' });
+    state.remember(a);
+  } else if (j.op === 'approve' || j.op === 'reject') {
+    const path = `/v1/approvals/${encodeURIComponent(j.targetId ?? '')}/${j.op}`;
+    const body =
+      j.op === 'approve' ? { contentHash: j.contentHash } : { contentHash: j.contentHash, reason: j.reason };
+    state.remember(await http.call('POST', path, Approval, body));
+  } else {
+    const path = `/v1/send-jobs/${encodeURIComponent(j.targetId ?? '')}/complete`;
+    const body =
+      j.bankReference !== null
+        ? { leaseNumber: j.leaseNumber, outcome: 'sent', bankReference: j.bankReference }
+        : { leaseNumber: j.leaseNumber, outcome: 'ambiguous' };
+    state.rememberJob(await http.call('POST', path, SendJob, body));
+  }
+}
+
+/**
+ * The send job of approved content, leased to this workstation: created (or the same job and key
+ * answered again), then leased unless this analyst holds a live lease on it already.
+ */
+async function leaseSendJob(deps: ApprovalsDeps, state: ApprovalState, a: Approval): Promise<SendJob> {
+  const me = deps.me();
+  let job = await deps.http.call('POST', '/v1/send-jobs', SendJob, {
+    legalEntityId: a.legalEntityId,
+    objectId: a.object.id,
+    content: a.content,
+  });
+  state.rememberJob(job);
+  if (job.status === 'done' || job.status === 'failed') return job;
+  const heldByMe =
+    job.status === 'leased' &&
+    job.leasedBy === me &&
+    job.leaseExpiresAt !== null &&
+    Date.parse(job.leaseExpiresAt) > Date.now();
+  if (!heldByMe)
+    job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/lease`, SendJob, {
+      workstation: deps.workstation,
+    });
+  state.rememberJob(job);
+  deps.onChange(a.legalEntityId, null);
+  return job;
+}
+
+/** Approval changes as a kind of job: queued while the team server is away, dropped when refused. */
+function approvalJobKind(
+  deps: ApprovalsDeps,
+  state: ApprovalState,
+  settled: (job: ApprovalJob, notice: string | null) => void,
+): JobKind<ApprovalJob> {
+  return {
+    label: 'Approvals waiting for the team server',
+    consequence:
+      'Approval requests and decisions made while the team server was away were lost; make them again.',
+    schema: jobSchema,
+    interrupted: () => null,
+    finished: (j) => j.state !== 'pending',
+    ready: (j) => deps.me() === j.subject,
+    async run(job) {
+      try {
+        await postChange(deps.http, state, job);
+        return { outcome: 'done', patch: { state: 'done' }, afterSaved: () => settled(job, null) };
+      } catch (err) {
+        if (err instanceof TeamUnreachable) return { outcome: 'retry' };
+        if (err instanceof TeamNotSignedIn) return { outcome: 'wait' };
+        if (err instanceof TeamApiError) {
+          const words = approvalRefusal(err);
+          return { outcome: 'failed', patch: { state: 'refused' }, afterSaved: () => settled(job, words) };
+        }
+        throw err;
+      }
+    },
+  };
+}
+
+/** The answers (entity and question) with an approval or a queued change, in a stable order. */
+function answerKeys(
+  state: ApprovalState,
+  queued: ApprovalJob[],
+  legalEntityId?: string,
+): Array<[string, string]> {
+  const keys = new Set<string>();
+  for (const [le, m] of state.approvals)
+    if (!legalEntityId || le === legalEntityId)
+      for (const a of m.values()) if (a.object.kind === 'rfi_answer') keys.add(`${le}\n${a.object.id}`);
+  for (const j of queued)
+    if (j.op !== 'complete' && (!legalEntityId || j.legalEntityId === legalEntityId))
+      keys.add(`${j.legalEntityId}\n${j.objectId}`);
+  return [...keys].sort().map((k) => {
+    const [le = '', q = ''] = k.split('\n');
+    return [le, q];
+  });
+}
+
+const NO_JOB = { content: null, targetId: null, reason: null, leaseNumber: null, bankReference: null };
+
+function decisionInput(
+  a: Approval,
+  rfiId: string,
+  decision: { approve: true; contentHash: string } | { approve: false; contentHash: string; reason: string },
+): ChangeInput {
+  return {
+    ...NO_JOB,
+    op: decision.approve ? 'approve' : 'reject',
+    legalEntityId: a.legalEntityId,
+    objectId: a.object.id,
+    rfiId,
+    contentHash: decision.contentHash,
+    targetId: a.id,
+    reason: decision.approve ? null : decision.reason,
+  };
+}
+
+function completeInput(
+  job: { id: string; leaseNumber: number; legalEntityId: string; objectId: string; rfiId: string },
+  outcome: { sent: true; responseId: string } | { sent: false },
+): ChangeInput {
+  return {
+    ...NO_JOB,
+    op: 'complete',
+    legalEntityId: job.legalEntityId,
+    objectId: job.objectId,
+    rfiId: job.rfiId,
+    contentHash: '',
+    targetId: job.id,
+    leaseNumber: job.leaseNumber,
+    bankReference: outcome.sent ? outcome.responseId : null,
+  };
+}
+
+export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook> {
+  const state = createApprovalState();
+  const reAsk = new Map<string, ReturnType<typeof setTimeout>>();
+  let disposed = false;
+
+  const mine = (j: ApprovalJob): boolean => j.state === 'pending' && j.subject === deps.me();
+  const queuedFor = (legalEntityId: string, objectId: string): ApprovalJob | undefined =>
+    queue
+      .all()
+      .filter(
+        (j) => mine(j) && j.op !== 'complete' && j.legalEntityId === legalEntityId && j.objectId === objectId,
+      )
+      .at(-1);
+  const viewOf = (legalEntityId: string, questionId: string): ApprovalView | null =>
+    approvalView(deps, state, legalEntityId, questionId, queuedFor(legalEntityId, questionId));
+
+  const kind = approvalJobKind(deps, state, (job, notice) => void settled(job, notice));
+
+  const settled = async (job: ApprovalJob, notice: string | null): Promise<void> => {
+    await queue.remove(job.id);
+    deps.onChange(job.legalEntityId, notice);
+  };
+
+  const queue: JobQueue<ApprovalJob> = await openJobQueue<ApprovalJob>({
+    file: deps.file,
+    kind,
+    log: deps.log,
+    name: 'team-approvals',
+    retry: deps.retry ?? { baseMs: 2_000, maxMs: 60_000 },
+    ...(deps.codec ? { codec: deps.codec } : {}),
+    ...(deps.onProblem ? { onProblem: deps.onProblem } : {}),
+    ...(deps.autoRun === false ? { autoRun: false } : {}),
+  });
+
+  /** Sends now, or queues it when the team server is away (a newer change of the same kind replaces one waiting). */
+  const change = async (j: ChangeInput): Promise<void> => {
+    const subject = deps.me();
+    if (!subject) throw new TeamNotSignedIn();
+    if (j.op !== 'complete')
+      await queue.removeWhere(
+        (x) => mine(x) && x.op === j.op && x.legalEntityId === j.legalEntityId && x.objectId === j.objectId,
+      );
+    try {
+      await postChange(deps.http, state, j);
+    } catch (err) {
+      if (!(err instanceof TeamUnreachable)) throw err;
+      const now = new Date().toISOString();
+      await queue.add({
+        ...j,
+        id: `ta_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`,
+        createdAt: now,
+        updatedAt: now,
+        failures: 1,
+        nextAttemptAt: Date.now() + 2_000,
+        subject,
+        state: 'pending',
+      });
+    }
+    deps.onChange(j.legalEntityId, null);
+  };
+
+  const book: ApprovalsBook = {
+    queue,
+    async load(legalEntityIds) {
+      await Promise.all(
+        legalEntityIds.map(async (id) => {
+          const [r, list] = await Promise.all([
+            deps.http.call('GET', `${entityPath(id)}/approval-rules`, ApprovalRules),
+            deps.http.call('GET', `${entityPath(id)}/approvals`, z.object({ approvals: z.array(Approval) })),
+          ]);
+          state.rules.set(id, r.rules);
+          state.approvals.set(id, new Map(list.approvals.map((a) => [a.id, a])));
+          deps.onChange(id, null);
+        }),
+      );
+    },
+    apply(c) {
+      if (c.topic === 'approval') {
+        const a = Approval.safeParse(c.data);
+        if (!a.success) return;
+        state.remember(a.data);
+        deps.onChange(c.legalEntityId, null);
+      } else if (c.topic === 'approval_rules') {
+        const r = ApprovalRules.safeParse(c.data);
+        if (r.success) state.rules.set(c.legalEntityId, r.data.rules);
+        deps.onChange(c.legalEntityId, null);
+      } else if (c.topic === 'send_job') {
+        const j = SendJob.safeParse(c.data);
+        if (!j.success) return;
+        state.rememberJob(j.data);
+        deps.onChange(c.legalEntityId, null);
+      }
+    },
+    rules: (id) => state.rules.get(id) ?? null,
+    rulesView: (id) => ({
+      legalEntityId: id,
+      rules: state.rules.get(id) ?? [],
+      mayEdit: deps.rolesIn(id).includes('admin'),
+    }),
+    async setRules(id, next) {
+      const r = await deps.http.call('PUT', `${entityPath(id)}/approval-rules`, ApprovalRules, {
+        rules: next,
+      });
+      state.rules.set(id, r.rules);
+      deps.onChange(id, null);
+      return book.rulesView(id);
+    },
+    required(id, content) {
+      const r = state.rules.get(id);
+      return r ? approvalRequired(r, content) : null;
+    },
+    view: viewOf,
+    views: (filter) =>
+      answerKeys(state, queue.all().filter(mine), filter?.legalEntityId)
+        .map(([le, q]) => viewOf(le, q))
+        .filter((v): v is ApprovalView => v !== null && (!filter?.rfiId || v.rfiId === filter.rfiId)),
+    async ask(legalEntityId, questionId, content) {
+      const t = reAsk.get(`${legalEntityId}\n${questionId}`);
+      if (t) clearTimeout(t);
+      const hash = approvalHash(content);
+      await change({
+        ...NO_JOB,
+        op: 'ask',
+        legalEntityId,
+        objectId: questionId,
+        rfiId: content.rfiId,
+        contentHash: hash,
+        content,
+      });
+      return viewOf(legalEntityId, questionId) as ApprovalView;
+    },
+    draftChanged(legalEntityId, questionId, content) {
+      const key = `${legalEntityId}\n${questionId}`;
+      const q = queuedFor(legalEntityId, questionId);
+      const a = state.latest(legalEntityId, questionId);
+      const live = a && (a.status === 'pending' || a.status === 'approved') && a.maker === deps.me();
+      const liveHash = q?.op === 'ask' ? q.contentHash : live ? a.contentHash : null;
+      if (liveHash === null || liveHash === approvalHash(content)) return;
+      const old = reAsk.get(key);
+      if (old) clearTimeout(old);
+      const timer = setTimeout(() => {
+        reAsk.delete(key);
+        if (disposed) return;
+        void book.ask(legalEntityId, questionId, content).catch((err: unknown) => {
+          deps.log.warn('team: asking again after an edit failed', { error: err });
+          if (err instanceof TeamApiError) deps.onChange(legalEntityId, approvalRefusal(err));
+        });
+      }, RE_ASK_DEBOUNCE_MS);
+      timer.unref?.();
+      reAsk.set(key, timer);
+    },
+    async decide(approvalId, decision) {
+      const a = state.find(approvalId);
+      if (!a || a.content.kind !== 'rfi_answer')
+        throw new TeamApiError(404, 'not_found', 'This approval is not known here.');
+      await change(decisionInput(a, a.content.rfiId, decision));
+      return viewOf(a.legalEntityId, a.object.id) as ApprovalView;
+    },
+    async takeSendJob(legalEntityId, questionId) {
+      const approval = state.latest(legalEntityId, questionId);
+      if (!approval || approval.status !== 'approved')
+        throw new TeamApiError(409, 'approval_required', 'This answer is not approved by a checker.');
+      return { approval, job: await leaseSendJob(deps, state, approval) };
+    },
+    async sendFinished(job, outcome) {
+      await change(completeInput(job, outcome)).catch((err: unknown) => {
+        // A lease taken over meanwhile: the next holder re-reads the bank first.
+        if (err instanceof TeamApiError) deps.log.warn('team: the send outcome was refused', { error: err });
+        else throw err;
+      });
+    },
+    pendingCount: () => queue.all().filter(mine).length,
+    wake: () => queue.wake(),
+    clear: () => state.clear(),
+    async dispose() {
+      disposed = true;
+      for (const t of reAsk.values()) clearTimeout(t);
+      reAsk.clear();
+      await queue.dispose();
+    },
+  };
+  return book;
+}

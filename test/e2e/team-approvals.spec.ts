@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import pg from 'pg';
+import { test, expect } from './fixtures';
+import { startHarness } from '../harness/harness';
+import type { Harness } from '../harness/harness';
+import { staffOf } from '../support/sandbox-staff';
+import { startDevOidcProvider, type DevOidcProvider } from '../../src/team-server/dev/oidc';
+import { startPostgresCluster, type PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
+import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
+import { seedTeam } from '../../src/team-server/bootstrap';
+import { customerResponses, writePdf, type WireRfi } from './rfi-workspace-support';
+
+/**
+ * Four-eyes approval from the analysts' side: two workstations (two harness instances, each with
+ * its own data folder and keychain entries) against one sandbox bank and one team server on real
+ * PostgreSQL. Maria (an admin) sets the rule in Settings → Team, drafts an answer with a document
+ * and asks for approval; her own approval is refused by the server; Jonas reviews the document's
+ * sha256 and approves; Maria changes the document, which clears the approval; Jonas approves the
+ * new one; Maria sends it, and the bank holds exactly one response with that document's sha256.
+ */
+
+interface Workstation {
+  harness: Harness;
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+}
+
+let cluster: PostgresCluster;
+let provider: DevOidcProvider;
+let team: RunningTeamServer;
+const stations: Workstation[] = [];
+
+/** Bounded: a teardown step that hangs is reported, never left to stall the run. */
+async function bounded(what: string, step: () => Promise<unknown>, ms = 15_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    step(),
+    new Promise<void>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`teardown: ${what} took longer than ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+test.beforeAll(async () => {
+  [cluster, provider] = await Promise.all([
+    startPostgresCluster({ database: 'team_approvals_e2e' }),
+    startDevOidcProvider(),
+  ]);
+  team = await startTeamServer({
+    databaseUrl: cluster.url,
+    auth: { issuer: provider.issuer, audience: provider.audience },
+  });
+});
+
+test.afterAll(async () => {
+  await bounded('team server', async () => team?.close());
+  await bounded('provider', async () => provider?.close());
+  await bounded('PostgreSQL', async () => cluster?.stop(), 30_000);
+});
+
+test.afterEach(async () => {
+  // Ordered and bounded, the workstation talking to the other's embedded bank first: the page
+  // leaves the app (nothing in flight), then its context closes, then its harness. A step that does
+  // not end in time fails the test with its name (a teardown that stalls is a defect of the app).
+  const errors: string[] = [];
+  for (const s of stations.splice(0).reverse()) {
+    for (const [what, step] of [
+      ['page to about:blank', () => s.page.goto('about:blank')],
+      ['context close', () => s.context.close()],
+      ['harness close', () => s.harness.close()],
+    ] as const)
+      await bounded(what, step, 30_000);
+    errors.push(...s.errors);
+  }
+  expect(errors).toEqual([]);
+});
+
+async function openWorkstation(browser: Browser, harness: Harness): Promise<Workstation> {
+  const context = await browser.newContext();
+  await harness.attach(context);
+  const page = await harness.open(context);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const s = { harness, context, page, errors };
+  stations.push(s);
+  return s;
+}
+
+/** Settings → Team: the address (approved in main's dialog), then sign-in in "the system browser". */
+async function joinTeam(s: Workstation, analyst: string, password: string): Promise<void> {
+  const { page, harness, context } = s;
+  const browserTabs: Promise<void>[] = [];
+  harness.platform.onOpenExternal = (url) =>
+    browserTabs.push(
+      (async () => {
+        const tab = await context.newPage();
+        await tab.goto(url);
+        await tab.getByLabel('Analyst').selectOption(analyst);
+        await tab.getByLabel('Password').fill(password);
+        await tab.getByRole('button', { name: 'Sign in' }).click();
+        await tab.getByRole('button', { name: 'Allow' }).click();
+        await expect(tab.getByRole('heading', { name: 'Signed in to the team' })).toBeVisible();
+        await tab.close();
+      })(),
+    );
+  await page.goto(`${harness.url}#/settings`);
+  harness.platform.nextConfirmAnswers.push(true);
+  await page.getByLabel('Team server address').fill(team.url);
+  await page.getByRole('button', { name: 'Save address' }).click();
+  await expect(page.getByText('Not signed in to the team.')).toBeVisible();
+  await page.getByRole('button', { name: 'Sign in to the team' }).click();
+  await expect.poll(() => browserTabs.length).toBe(1);
+  await Promise.all(browserTabs);
+  await expect(page.getByTestId('team-status')).toHaveText('Team: connected.');
+}
+
+const sha256Of = async (file: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+
+test('a maker asks, a checker approves, an edit clears it, and the bank holds one response with the approved document', async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const first = await startHarness({
+    services: {
+      environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 0, max: 0 } } },
+    },
+  });
+  const sandbox = first.services.sandbox!;
+  const le = sandbox.fixtures.legal_entities[0]!;
+  const second = await startHarness({
+    services: { environment: { kind: 'remote', baseUrl: sandbox.url, name: 'Bank', token: le.tokens.admin } },
+  });
+  await seedTeam(team.db, {
+    entities: [{ id: le.id, name: le.name }],
+    members: [
+      // Maria may check too: only the server stops her approving her own answer.
+      {
+        subject: 'maria.keller',
+        name: 'Maria Keller',
+        legalEntityId: le.id,
+        roles: ['maker', 'checker', 'admin'],
+      },
+      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
+    ],
+  });
+  const maria = await openWorkstation(browser, first);
+  const jonas = await openWorkstation(browser, second);
+  await joinTeam(maria, 'maria.keller', 'demo-maria');
+  await joinTeam(jonas, 'jonas.weber', 'demo-jonas');
+
+  // The admin's rule: every answer needs a checker. Jonas reads it in words.
+  const rules = maria.page.getByTestId('approval-rules');
+  await rules.getByText('Every RFI answer needs a checker').click();
+  await rules.getByRole('button', { name: 'Save approval rules' }).click();
+  await expect(rules.getByText('Approval rules saved.')).toBeVisible();
+  await expect(jonas.page.getByTestId('approval-rules')).toContainText('Every RFI answer needs a checker.');
+  await expect(jonas.page.getByTestId('approval-rules')).toContainText('Only an admin of');
+
+  const bankGet = async (p: string): Promise<WireRfi> => {
+    const r = await fetch(`${sandbox.url}${p}`, { headers: { authorization: `Bearer ${le.tokens.admin}` } });
+    return (await r.json()) as WireRfi;
+  };
+  const rfiId = le.rfi_ids[0]!; // transaction: purpose (text) + supporting documents
+  const qDoc = (await bankGet(`/v1/rfis/${rfiId}`)).questions[1]!;
+
+  // Maria drafts the answer with a document: Send has become "Ask for approval".
+  const firstPdf = path.join(first.dataDir, '..', 'approval-invoice.pdf');
+  await writePdf(firstPdf, 30_000);
+  await maria.page.goto(`${first.url}#/rfis/${rfiId}`);
+  const mq = maria.page.getByTestId(`question-${qDoc.id}`);
+  first.platform.nextDialogAnswers.push([firstPdf]);
+  await mq.getByRole('button', { name: 'Choose files…' }).click();
+  await expect(mq.getByTestId('answer-files')).toContainText('approval-invoice.pdf');
+  await expect(mq.getByTestId('answer-submit')).toHaveText('Ask for approval');
+  await mq.getByTestId('answer-submit').click();
+  await expect(mq.getByTestId('answer-approval')).toHaveText('Waiting for approval by a checker.');
+  // Her own answer: no Approve for her, and the server refuses it when asked all the same.
+  await expect(mq.getByRole('button', { name: 'Approve' })).toHaveCount(0);
+  const [mine] = await first.services.handlers['team.approvals']({ rfiId });
+  await expect(
+    first.services.handlers['team.decideApproval']({
+      rfiId,
+      questionId: qDoc.id,
+      approvalId: mine!.approvalId!,
+      decision: 'approve',
+      contentHash: mine!.contentHash,
+    }),
+  ).rejects.toMatchObject({ message: expect.stringContaining('nobody approves their own answer') });
+
+  // Jonas sees it waiting for him in the queue, reviews the document's sha256 and approves.
+  await jonas.page.goto(`${second.url}#/rfis`);
+  await jonas.page.getByTestId('approvals-waiting').getByRole('link').click();
+  const jq = jonas.page.getByTestId(`question-${qDoc.id}`);
+  await expect(jq.getByTestId('answer-approval')).toHaveText('Maria Keller asks for your approval.');
+  await expect(jq.getByTestId('approval-content')).toContainText(await sha256Of(firstPdf));
+  await jq.getByRole('button', { name: 'Approve' }).click();
+  await expect(mq.getByTestId('answer-approval')).toHaveText('Approved by Jonas Weber.');
+  await expect(mq.getByTestId('answer-submit')).toHaveText('Send approved answer');
+
+  // An edit after approval: another document. The approval no longer covers it.
+  const secondPdf = path.join(first.dataDir, '..', 'approval-invoice-2.pdf');
+  await writePdf(secondPdf, 31_000);
+  await mq.getByRole('button', { name: 'Remove approval-invoice.pdf' }).click();
+  first.platform.nextDialogAnswers.push([secondPdf]);
+  await mq.getByRole('button', { name: 'Choose files…' }).click();
+  await expect(mq.getByTestId('answer-files')).toContainText('approval-invoice-2.pdf');
+  await expect(mq.getByTestId('answer-approval')).toHaveText('Waiting for approval by a checker.', {
+    timeout: 15_000,
+  });
+  await expect(mq.getByTestId('answer-submit')).toHaveText('Ask for approval');
+  const db = new pg.Client({ connectionString: cluster.url });
+  await db.connect();
+  try {
+    const rows = await db.query<{ status: string }>(
+      'SELECT status FROM approvals WHERE legal_entity_id = $1 AND object_id = $2 ORDER BY requested_at',
+      [le.id, qDoc.id],
+    );
+    expect(rows.rows.map((r) => r.status)).toEqual(['cleared', 'pending']);
+
+    await expect(jq.getByTestId('approval-content')).toContainText(await sha256Of(secondPdf));
+    await jq.getByRole('button', { name: 'Approve' }).click();
+    await expect(mq.getByTestId('answer-submit')).toHaveText('Send approved answer');
+    await mq.getByTestId('answer-submit').click();
+    await expect(mq.getByTestId('answer-status')).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
+
+    const jobs = await db.query<{ status: string; bank_reference: string }>(
+      'SELECT status, bank_reference FROM send_jobs WHERE legal_entity_id = $1 AND object_id = $2',
+      [le.id, qDoc.id],
+    );
+    expect(jobs.rows).toHaveLength(1);
+    expect(jobs.rows[0]!.status).toBe('done');
+  } finally {
+    await db.end();
+  }
+
+  // The bank holds exactly one response, with the approved document.
+  const responses = customerResponses(await bankGet(`/v1/rfis/${rfiId}`), qDoc.id);
+  expect(responses).toHaveLength(1);
+  const documentId = responses[0]!.response['transaction.supporting_documents']!.document_ids[0]!;
+  expect((await staffOf(first.services).getDocument(documentId)).sha256).toBe(await sha256Of(secondPdf));
+});
