@@ -32,6 +32,7 @@ import type { TokenVault } from './infra/vault';
 import type { BusyGuard } from './desktop/busy';
 import type { DesktopSettings } from './desktop/settings';
 import type { TeamService } from './team/service';
+import type { TeamShare } from './team/share';
 
 /** What every handler can reach. */
 export interface ServiceCore {
@@ -70,6 +71,8 @@ export interface ServiceCore {
   readonly returns: ReturnsService;
   /** The team connection (solo use when no team server is set): sign-in, feed, assignment. */
   team: TeamService;
+  /** What the team shares beside assignment: evidence locker, notes, presence, team activity. */
+  teamShare: TeamShare;
   /** Background and start-at-login choices (the shell reads them; the login item follows them). */
   desktop: DesktopSettings;
   /** Held by answer uploads/sends and money confirmations; the updater never restarts while held. */

@@ -19,6 +19,7 @@ import { vaultHandlers } from './session/vault-handlers';
 import { desktopHandlers } from './desktop/handlers';
 import { remindersHandlers } from './watch/handlers';
 import { teamHandlers } from './team/handlers';
+import { teamShareHandlers } from './team/share-handlers';
 
 export function buildHandlers(s: ServiceCore): Handlers {
   const view = s.settingsView;
@@ -42,5 +43,6 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...desktopHandlers(s.desktop),
     ...remindersHandlers(s.entityWatch),
     ...teamHandlers(s.team),
+    ...teamShareHandlers(s.teamShare),
   };
 }

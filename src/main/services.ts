@@ -29,6 +29,7 @@ import {
   openJournal,
   ownerOrDefault,
 } from './root/features';
+import { assembleTeamShare } from './root/team-share';
 
 export type { EnvironmentChoice, ServicesOptions } from './root/options';
 
@@ -114,6 +115,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const returns = assembleReturns(f, o, b);
   const profilesService = assembleProfilesService(f, o, b, rfiAnswers, entityWatch);
   const team = await assembleTeam(f, entityWatch);
+  const teamShare = await assembleTeamShare(f, team, entityWatch, locker, rfiAnswers);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -145,16 +147,20 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     returns,
     desktop,
     team,
+    teamShare,
     busy: o.busy,
     dataDir: f.dataDir,
     hasToken: () => f.vault.has(o.defaultProfileId()),
     settingsView,
   };
   startBackground(f, o, settingsView);
-  // Back from sleep or offline: the team feed reconnects and queued team changes go now.
+  // Back from sleep or offline: the team feed reconnects and queued team changes, notes and shares go now.
   f.disposables.add(
     f.platform.onSystemEvent((e) => {
-      if (e === 'resume' || e === 'online') team.wake();
+      if (e === 'resume' || e === 'online') {
+        team.wake();
+        teamShare.outbox.wake();
+      }
     }),
   );
   // Held notifications are dropped first: nothing is shown after teardown begins.

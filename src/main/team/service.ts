@@ -53,6 +53,13 @@ export interface TeamDeps {
   signInTimeoutMs?: number;
 }
 
+export interface TeamListener {
+  change?(change: Change): void;
+  presence?(data: unknown): void;
+  connected?(): void;
+  signedOut?(): void;
+}
+
 /** Timing a caller may tune (tests: short backoffs). */
 export type TeamOptions = Pick<TeamDeps, 'feedRetry' | 'outboxRetry' | 'signInTimeoutMs'>;
 
@@ -77,6 +84,12 @@ export interface TeamService {
   feedPosition(): number;
   /** Internal for tests: the feed and the outbox. */
   readonly book: AssignmentsBook;
+  /** The team server over HTTP with the analyst's token (the team's shared objects use it). */
+  readonly http: TeamHttp;
+  /** The signed-in analyst's subject (null: signed out). */
+  me(): string | null;
+  /** Follows what the feed brings beside assignments: changes, presence, (re)connection, sign-out. */
+  follow(listener: TeamListener): void;
   dispose(): Promise<void>;
 }
 
@@ -191,6 +204,20 @@ async function fetchTeamConfig(origin: string): Promise<TeamConfig> {
   }
 }
 
+/** Who follows the feed beside assignments; one failing listener does not stop the others. */
+function listenerList(log: Logger) {
+  const listeners: TeamListener[] = [];
+  const tell = (f: (l: TeamListener) => void): void => {
+    for (const l of listeners)
+      try {
+        f(l);
+      } catch (err) {
+        log.warn('team: a listener failed', { error: err });
+      }
+  };
+  return { listeners, tell };
+}
+
 export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   const { store, credential, log } = deps;
   let oidcClient: { config: TeamConfig; client: TeamOidc } | null = null;
@@ -199,6 +226,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   let feed: ChangeFeed | null = null;
   /** The sign-in waiting for the browser: ended when the app closes. */
   const closing = new AbortController();
+  const { listeners, tell } = listenerList(log);
 
   const oidcOf = (config: TeamConfig): TeamOidc => {
     if (!oidcClient || JSON.stringify(oidcClient.config) !== JSON.stringify(config))
@@ -217,6 +245,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
     // The next analyst to sign in here starts from the whole current state, not this one's position.
     store.update((s) => ({ ...s, analyst: null, lastSeq: 0 }));
     book.clear();
+    tell((l) => l.signedOut?.());
     feedState = { state: 'signed-out' };
     problem = why;
   };
@@ -255,6 +284,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
 
   const applyChange = (change: Change): void => {
     book.apply(change);
+    tell((l) => l.change?.(change));
     // Stored before the next change is applied: a restart resumes after this one.
     store.update((s) => ({ ...s, lastSeq: Math.max(s.lastSeq, change.seq) }));
   };
@@ -277,6 +307,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
       log,
       lastSeq: () => store.get().lastSeq,
       apply: applyChange,
+      onPresence: (data) => tell((l) => l.presence?.(data)),
       ...(deps.feedRetry ? { retry: deps.feedRetry } : {}),
       onState: (s) => {
         const wasConnected = feedState.state === 'connected';
@@ -292,6 +323,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
               .then(publish)
               .catch((err: unknown) => log.warn('team: who am I failed', { error: err }));
             book.wake();
+            tell((l) => l.connected?.());
           }
         }
         publish();
@@ -302,6 +334,9 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
 
   const service: TeamService = {
     book,
+    http,
+    me: () => store.get().analyst?.subject ?? null,
+    follow: (listener) => void listeners.push(listener),
     status: view,
     feedPosition: () => store.get().lastSeq,
     async setServer(raw) {

@@ -13,6 +13,7 @@ import { caseFilesChannels } from './channels/case-files';
 import { desktopChannels, desktopEvents } from './channels/desktop';
 import { remindersChannels, remindersEvents } from './channels/reminders';
 import { teamChannels, teamEvents } from './channels/team';
+import { teamShareChannels, teamShareEvents } from './channels/team-share';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -33,6 +34,7 @@ export const channels = {
   ...desktopChannels,
   ...remindersChannels,
   ...teamChannels,
+  ...teamShareChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -49,6 +51,7 @@ export const events = {
   ...desktopEvents,
   ...remindersEvents,
   ...teamEvents,
+  ...teamShareEvents,
 } as const;
 
 export type Channels = typeof channels;

@@ -20,6 +20,7 @@ import { lockerSubscription, useLocker } from './store';
 import './locker.css';
 import { dateWords, dayWords, rfiTypeWords, statusWords } from '../../../../shared/words';
 import { useQueue } from '../rfis/queue-store';
+import { SharedLocker, ShareWithTeam } from '../team-share/SharedLocker';
 
 /** RFI id → its subject, from the queue this workstation holds (read once if not yet). */
 function useRfiNames(): Readonly<Record<string, string>> {
@@ -243,6 +244,7 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
             Replace with a newer file…
           </Button>
         )}
+        <ShareWithTeam doc={doc} />
         {/* Quiet until confirmed: the confirmation dialog carries the destructive action. */}
         <Button size="sm" variant="ghost" onPress={() => setConfirming(true)}>
           Remove from the locker
@@ -342,6 +344,7 @@ export function LockerScreen() {
           </p>
         )}
       </div>
+      <SharedLocker />
       <AddDocument />
       <section aria-labelledby="locker-list-title">
         <h2 id="locker-list-title">Documents</h2>

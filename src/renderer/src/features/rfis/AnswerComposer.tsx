@@ -13,6 +13,7 @@ import { useAnswers } from './answers-store';
 import type { UploadLimits } from './answers-store';
 import { formatBytes } from './format';
 import { LockerPicker } from '../locker/LockerPicker';
+import { SharedPicker } from '../team-share/SharedLocker';
 import { documentTypeWords, statusWords } from '../../../../shared/words';
 
 /** "in 12 s" for a retry that is near, to the second (ticks while one is pending). */
@@ -364,6 +365,16 @@ export function AnswerComposer({
               {...(profileId ? { profileId } : {})}
               questionId={questionId}
               questionType={questionType}
+              disabled={locked}
+              onAttached={(f) => answerDraft.addFiles([f])}
+              onProblem={setProblem}
+            />
+          )}
+          {wantsFiles && (
+            <SharedPicker
+              rfiId={rfiId}
+              {...(profileId ? { profileId } : {})}
+              questionId={questionId}
               disabled={locked}
               onAttached={(f) => answerDraft.addFiles([f])}
               onProblem={setProblem}
