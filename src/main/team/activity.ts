@@ -1,6 +1,7 @@
 /**
  * The team activity log, for the workstation: one legal entity's entries read from the team
- * server (paged from the last one held, kept current by the change feed's `activity` changes),
+ * server (read whole at each look, so a changed entry shows; the change feed's `activity` changes
+ * say when to look again),
  * each named by its actor, and the server's hash chain checked here entry by entry with the same
  * hashing the server uses (`src/shared/team/activity-chain.ts`). A chain that does not hold is
  * said plainly, with the first entry where it breaks; the entries are still shown.
@@ -73,6 +74,8 @@ export function teamActivityWords(
       return `Shared a ${d.documentType ? typeName(d.documentType) : 'document'} with the team`;
     case 'evidence.replaced':
       return `Replaced a shared ${d.documentType ? typeName(d.documentType) : 'document'}`;
+    case 'evidence.used':
+      return `Used a shared ${d.documentType ? typeName(d.documentType) : 'document'} in an answer`;
     case 'evidence.revoked':
       return `Withdrew a shared document${d.reason ? `: ${d.reason}` : ''}`;
     default: {
@@ -86,16 +89,20 @@ export function teamActivityWords(
 export function createTeamActivity(deps: TeamActivityDeps): TeamActivity {
   const held = new Map<string, ActivityEntry[]>();
 
-  const fetchNew = async (legalEntityId: string): Promise<void> => {
-    const list = held.get(legalEntityId) ?? [];
-    let since = list.at(-1)?.seq ?? 0;
+  /**
+   * Reads the entity's whole log again each time: a chain is only checked if every entry is the
+   * server's current one (an entry changed after it was first read must show as a break).
+   */
+  const fetchAll = async (legalEntityId: string): Promise<void> => {
+    const list: ActivityEntry[] = [];
+    let since = 0;
     for (;;) {
       const page = await deps.http.call(
         'GET',
         `/v1/entities/${encodeURIComponent(legalEntityId)}/activity?since=${since}&limit=1000`,
         ActivityPage,
       );
-      for (const e of page.entries) if (e.seq > (list.at(-1)?.seq ?? 0)) list.push(e);
+      list.push(...page.entries);
       if (page.next === null || page.entries.length === 0) break;
       since = page.next;
     }
@@ -116,7 +123,7 @@ export function createTeamActivity(deps: TeamActivityDeps): TeamActivity {
     async entries(legalEntityId, rfiId) {
       let offline = false;
       try {
-        await fetchNew(legalEntityId);
+        await fetchAll(legalEntityId);
       } catch (err) {
         if (!(err instanceof TeamUnreachable)) throw err;
         offline = true;

@@ -86,7 +86,8 @@ export function ShareWithTeam({ doc }: { doc: LockerDocumentView }) {
   useSubscription(teamSubscription);
   useSubscription(sharedEvidenceSubscription);
   const active = useTeam((s) => teamActive(s.status));
-  const targets = useShared((s) => s.entities.filter((e) => e.canShare));
+  const entities = useShared((s) => s.entities);
+  const targets = entities.filter((e) => e.canShare);
   const [chosen, setChosen] = useState<string>('');
   const [busy, setBusy] = useState(false);
   const [said, setSaid] = useState<{ ok: boolean; words: string } | null>(null);
