@@ -27,7 +27,7 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...sessionHandlers({ session: s.session, settings: s.settings, vault: s.vault }),
     ...settingsHandlers({ settings: s.settings, profiles: s.profilesService, stores: s.stores, view }),
     ...vaultHandlers({ vault: s.vault, profiles: s.profilesService, events: s.events, view }),
-    ...auditHandlers({ audit: s.audit, platform: s.platform }),
+    ...auditHandlers({ audit: s.audit, platform: s.platform, teamCsvRows: () => s.teamShare.csvRows() }),
     ...cryptoHandlers(s.crypto),
     ...returnsHandlers(s.returns),
     ...rfiAnswersHandlers({ answers: s.rfiAnswers, ownerScope: s.ownerScope }),

@@ -234,6 +234,14 @@ describe('notes, presence and the team activity log on the workstation', () => {
     const words = log!.entries.map((e) => `${e.actor.name}: ${e.words}`);
     expect(words).toContain('Maria Keller: Shared a Business registry extract with the team');
     expect(words).toContain('Jonas Weber: Wrote a note on the RFI');
+    // The Activity CSV carries the team's entries after the local ones, marked as the team log's.
+    const csvFile = path.join(tmp, 'activity.csv');
+    app.platform.nextSaveAnswers.push(csvFile);
+    await h['audit.exportCsv'](undefined);
+    const csv = await readFile(csvFile, 'utf8');
+    expect(csv).toContain(`"Team log (${log!.legalEntityName})","note.added"`);
+    expect(csv).toContain('"Jonas Weber"');
+    expect(csv).toContain('"Wrote a note on the RFI"');
     // Someone able to switch the guard off edits an entry: the workstation says where it breaks.
     const target = log!.entries.find((e) => e.action === 'note.added')!;
     await stack.sql.query(

@@ -8,6 +8,7 @@
  * solo use.
  */
 import { AppFailure } from '../../shared/ipc/errors';
+import { csvCell } from '../bank/audit';
 import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
@@ -105,6 +106,12 @@ export interface TeamShare {
     rfiId: string,
     profileId: string | undefined,
   ): Promise<{ entries: TeamActivityView[]; chain: ChainView } | null>;
+  /**
+   * The team log of every legal entity the analyst's profiles reach, as rows of the audit CSV's
+   * columns: marked "Team log (<entity>)" in the environment column, `team-<n>` as the id, the
+   * chain's state as a last row per entity when it is broken.
+   */
+  csvRows(): Promise<string[]>;
   pendingCount(): number;
   readonly outbox: ShareOutbox;
   dispose(): Promise<void>;
@@ -216,6 +223,61 @@ async function openParts(
   parts.notes = notes;
   parts.evidence = evidence;
   return { outbox, notes, evidence, activity };
+}
+
+/** The team log of each entity the profiles reach, as rows of the audit CSV's columns. */
+async function teamCsvRows(
+  share: Pick<TeamShare, 'activity'>,
+  profiles: readonly TeamProfileEntity[],
+  active: () => boolean,
+): Promise<string[]> {
+  if (!active()) return [];
+  const rows: string[] = [];
+  const seen = new Set<string>();
+  for (const p of profiles) {
+    if (!p.legalEntityId || seen.has(p.legalEntityId)) continue;
+    seen.add(p.legalEntityId);
+    const log = await share.activity({ profileId: p.profileId }).catch(() => null);
+    if (!log) continue;
+    const where = `Team log (${log.legalEntityName})`;
+    for (const e of log.entries)
+      rows.push(
+        [
+          e.at,
+          e.actor.name,
+          '',
+          where,
+          e.action,
+          '',
+          e.object ? `${e.object.kind}:${e.object.id}` : '',
+          'recorded',
+          JSON.stringify(e.detail),
+          `team-${e.seq}`,
+          e.words,
+        ]
+          .map(csvCell)
+          .join(','),
+      );
+    if (!log.chain.intact)
+      rows.push(
+        [
+          new Date().toISOString(),
+          '',
+          '',
+          where,
+          'team.chain_check',
+          '',
+          '',
+          'broken',
+          '',
+          '',
+          log.chain.words,
+        ]
+          .map(csvCell)
+          .join(','),
+      );
+  }
+  return rows;
 }
 
 export async function createTeamShare(deps: TeamShareDeps): Promise<TeamShare> {
@@ -397,6 +459,7 @@ export async function createTeamShare(deps: TeamShareDeps): Promise<TeamShare> {
       const r = await share.activity({ rfiId, ...(profileId ? { profileId } : {}) });
       return r ? { entries: r.entries, chain: r.chain } : null;
     },
+    csvRows: () => teamCsvRows(share, deps.profiles(), () => teamActive(team)),
     dispose: () => outbox.dispose(),
   };
   return share;
