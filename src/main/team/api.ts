@@ -66,6 +66,17 @@ export interface TeamHttp {
   ): Promise<Response>;
 }
 
+/** A response that is not 2xx, as the typed failure a caller acts on. */
+function errorOf(status: number, json: unknown): never {
+  if (status === 401) throw new TeamNotSignedIn();
+  const parsed = TeamErrorBody.safeParse(json);
+  if (status >= 500 && (!parsed.success || parsed.data.error.code === 'internal'))
+    throw new TeamUnreachable(`The team server failed (${status}).`);
+  if (!parsed.success) throw new TeamApiError(status, 'internal', `The team server answered ${status}.`);
+  const e = parsed.data.error;
+  throw new TeamApiError(status, e.code, e.message, e.holder ?? null);
+}
+
 export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
   const timeoutMs = deps.timeoutMs ?? 15_000;
 
@@ -104,18 +115,8 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
     throw new TeamNotSignedIn();
   };
 
-  /** A response that is not 2xx, as the typed failure a caller acts on. */
-  const failure = async (res: Response): Promise<never> => {
-    if (res.status === 401) throw new TeamNotSignedIn();
-    const json: unknown = await res.json().catch(() => null);
-    const parsed = TeamErrorBody.safeParse(json);
-    if (res.status >= 500 && (!parsed.success || parsed.data.error.code === 'internal'))
-      throw new TeamUnreachable(`The team server failed (${res.status}).`);
-    if (!parsed.success)
-      throw new TeamApiError(res.status, 'internal', `The team server answered ${res.status}.`);
-    const e = parsed.data.error;
-    throw new TeamApiError(res.status, e.code, e.message, e.holder ?? null);
-  };
+  const failure = async (res: Response): Promise<never> =>
+    errorOf(res.status, await res.json().catch(() => null));
 
   return {
     async bytes(method, path, headers, body, ms) {
@@ -143,16 +144,7 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
           'The team server answered something that is not JSON.',
         );
       }
-      if (!res.ok) {
-        if (res.status === 401) throw new TeamNotSignedIn();
-        const parsed = TeamErrorBody.safeParse(json);
-        if (res.status >= 500 && (!parsed.success || parsed.data.error.code === 'internal'))
-          throw new TeamUnreachable(`The team server failed (${res.status}).`);
-        if (!parsed.success)
-          throw new TeamApiError(res.status, 'internal', `The team server answered ${res.status}.`);
-        const e = parsed.data.error;
-        throw new TeamApiError(res.status, e.code, e.message, e.holder ?? null);
-      }
+      if (!res.ok) errorOf(res.status, json);
       const parsed = schema.safeParse(json);
       if (!parsed.success)
         throw new TeamApiError(res.status, 'internal', 'The team server’s answer has an unexpected shape.');
