@@ -20,6 +20,7 @@ import { desktopHandlers } from './desktop/handlers';
 import { remindersHandlers } from './watch/handlers';
 import { teamHandlers } from './team/handlers';
 import { teamApprovalHandlers, withApprovalGate } from './team/approvals-handlers';
+import { teamShareHandlers } from './team/share-handlers';
 
 export function buildHandlers(s: ServiceCore): Handlers {
   const view = s.settingsView;
@@ -28,7 +29,7 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...sessionHandlers({ session: s.session, settings: s.settings, vault: s.vault }),
     ...settingsHandlers({ settings: s.settings, profiles: s.profilesService, stores: s.stores, view }),
     ...vaultHandlers({ vault: s.vault, profiles: s.profilesService, events: s.events, view }),
-    ...auditHandlers({ audit: s.audit, platform: s.platform }),
+    ...auditHandlers({ audit: s.audit, platform: s.platform, teamCsvRows: () => s.teamShare.csvRows() }),
     ...cryptoHandlers(s.crypto),
     ...returnsHandlers(s.returns),
     ...answers,
@@ -46,5 +47,6 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...remindersHandlers(s.entityWatch),
     ...teamHandlers(s.team),
     ...teamApprovalHandlers(s.approvals),
+    ...teamShareHandlers(s.teamShare),
   };
 }

@@ -30,6 +30,7 @@ import {
   ownerOrDefault,
 } from './root/features';
 import { assembleApprovals } from './root/approvals';
+import { assembleTeamShare } from './root/team-share';
 
 export type { EnvironmentChoice, ServicesOptions } from './root/options';
 
@@ -116,6 +117,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const profilesService = assembleProfilesService(f, o, b, rfiAnswers, entityWatch);
   const team = await assembleTeam(f, entityWatch);
   const approvals = await assembleApprovals(f, team, entityWatch, rfiAnswers);
+  const teamShare = await assembleTeamShare(f, team, entityWatch, locker, rfiAnswers);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -148,16 +150,20 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     desktop,
     team,
     approvals,
+    teamShare,
     busy: o.busy,
     dataDir: f.dataDir,
     hasToken: () => f.vault.has(o.defaultProfileId()),
     settingsView,
   };
   startBackground(f, o, settingsView);
-  // Back from sleep or offline: the team feed reconnects and queued team changes go now.
+  // Back from sleep or offline: the team feed reconnects and queued team changes, notes and shares go now.
   f.disposables.add(
     f.platform.onSystemEvent((e) => {
-      if (e === 'resume' || e === 'online') team.wake();
+      if (e === 'resume' || e === 'online') {
+        team.wake();
+        teamShare.outbox.wake();
+      }
     }),
   );
   // Held notifications are dropped first: nothing is shown after teardown begins.

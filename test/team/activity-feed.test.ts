@@ -88,14 +88,22 @@ describe('change feed', () => {
     await stack.as('lea.fischer').post('/v1/activity', { legalEntityId: BIRCH, action: 'note', detail: {} });
     await stack.as('maria.keller').post(`/v1/entities/${ALDER}/rfis/rfi_feed_2/claim`);
     const caught = await jonas.get<{ changes: Change[]; last: number }>(`/v1/changes?since=${mark}`);
-    expect(caught.body.changes.map((c) => [c.topic, c.objectId])).toEqual([
+    // Each claim lands with its entry in the team activity log (same transaction).
+    expect(
+      caught.body.changes.map((c) => [
+        c.topic,
+        c.topic === 'activity' ? (c.data as { action: string }).action : c.objectId,
+      ]),
+    ).toEqual([
       ['assignment', 'rfi_feed_1'],
+      ['activity', 'rfi.claimed'],
       ['assignment', 'rfi_feed_2'],
+      ['activity', 'rfi.claimed'],
     ]);
     expect(caught.body.last).toBe(caught.body.changes.at(-1)?.seq);
     // Lea holds roles at Birch too: she sees the Birch entry.
     const lea = await stack.as('lea.fischer').get<{ changes: Change[] }>(`/v1/changes?since=${leaMark}`);
-    expect(lea.body.changes.map((c) => c.legalEntityId)).toEqual([ALDER, BIRCH, ALDER]);
+    expect(lea.body.changes.map((c) => c.legalEntityId)).toEqual([ALDER, ALDER, BIRCH, ALDER, ALDER]);
     const again = await jonas.get<{ changes: Change[]; last: number }>(
       `/v1/changes?since=${caught.body.last}`,
     );
@@ -110,16 +118,17 @@ describe('change feed', () => {
     try {
       // Another analyst's claim, committed after the stream opened, reaches it.
       await stack.as('maria.keller').post(`/v1/entities/${ALDER}/rfis/rfi_push/claim`);
-      await waitFor(1);
+      await waitFor(2);
       expect(received[0]).toMatchObject({ topic: 'assignment', objectId: 'rfi_push', legalEntityId: ALDER });
+      expect(received[1]).toMatchObject({ topic: 'activity', data: { action: 'rfi.claimed' } });
       expect(received[0]!.seq).toBeGreaterThan(last);
       // A change made with plain SQL (another server process) reaches it too: the trigger's NOTIFY.
       await stack.sql.query(
         "INSERT INTO changes (legal_entity_id, topic, object_id, data) VALUES ($1, 'member', 'someone', '{}')",
         [ALDER],
       );
-      await waitFor(2);
-      expect(received[1]).toMatchObject({ topic: 'member', objectId: 'someone' });
+      await waitFor(3);
+      expect(received[2]).toMatchObject({ topic: 'member', objectId: 'someone' });
     } finally {
       await stream.close();
     }

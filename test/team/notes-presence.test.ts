@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Note, ObjectPresence } from '../../src/shared/team/notes';
-import type { Change } from '../../src/shared/team/schemas';
+import type { ActivityEntry, Change } from '../../src/shared/team/schemas';
 import { ALDER, BIRCH, openChangeStream, startTeamStack, type TeamStack } from './support';
 
 /** Internal notes (append-only, the server's author and time) and presence (beats that expire). */
@@ -70,11 +70,24 @@ describe('internal notes', () => {
       ['lea.fischer', 'Checked against the registry extract.'],
     ]);
     const feed = await stack.as('lea.fischer').get<{ changes: Change[] }>(`/v1/changes?since=${last}`);
-    expect(feed.body.changes.map((c) => [c.topic, c.objectId])).toEqual([
+    // Each note lands with an entry in the team activity log naming it (not its words).
+    expect(
+      feed.body.changes.map((c) => [
+        c.topic,
+        c.topic === 'activity'
+          ? (c.data as { action: string; object: { id: string } }).object.id
+          : c.objectId,
+      ]),
+    ).toEqual([
       ['note', 'rfi_notes'],
+      ['activity', 'rfi_notes'],
       ['note', 'rfi_notes'],
+      ['activity', 'rfi_notes'],
       ['note', 'tx_note'],
+      ['activity', 'tx_note'],
     ]);
+    const logged = feed.body.changes.find((c) => c.topic === 'activity')!.data as ActivityEntry;
+    expect(logged).toMatchObject({ action: 'note.added', actor: 'maria.keller', detail: { note: first.id } });
     // Nobody at Birch's side sees Alder's notes; nobody edits a note, not even with psql.
     expect(
       (await stack.as('jonas.weber').get(`/v1/entities/${BIRCH}/notes?kind=rfi&objectId=rfi_notes`)).status,

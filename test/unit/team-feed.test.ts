@@ -51,6 +51,7 @@ describe('the team change feed', () => {
     // never aborts. Stopping must still end the stream and the connection.
     const http: TeamHttp = {
       call: () => Promise.reject(new Error('not used')),
+      bytes: () => Promise.reject(new Error('not used')),
       open: (path, headers) => fetch(new URL(path, srv.url), { headers }),
     };
     const states: string[] = [];

@@ -1,3 +1,4 @@
+import { appendFile } from 'node:fs/promises';
 import type { Handlers } from '../ipc/dispatcher';
 import type { AuditLog } from '../bank/audit';
 import type { Platform } from '../infra/platform';
@@ -6,6 +7,8 @@ import type { Platform } from '../infra/platform';
 export function auditHandlers(core: {
   audit: Pick<AuditLog, 'list' | 'exportCsv'>;
   platform: Pick<Platform, 'showSaveFileDialog'>;
+  /** The team log's rows in the same columns (none in solo use), appended after the local ones. */
+  teamCsvRows?: () => Promise<string[]>;
 }): Pick<Handlers, 'audit.list' | 'audit.exportCsv'> {
   return {
     'audit.list': (args) => core.audit.list(args ?? {}),
@@ -17,7 +20,9 @@ export function auditHandlers(core: {
       });
       if (!file) return { path: null, rows: 0 };
       const rows = await core.audit.exportCsv(file);
-      return { path: file, rows };
+      const team = core.teamCsvRows ? await core.teamCsvRows() : [];
+      if (team.length > 0) await appendFile(file, `${team.join('\r\n')}\r\n`);
+      return { path: file, rows: rows + team.length };
     },
   };
 }

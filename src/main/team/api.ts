@@ -53,6 +53,28 @@ export interface TeamHttp {
   ): Promise<z.infer<S>>;
   /** Opens a long-lived GET (the change stream) with the token; the caller reads the body. */
   open(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response>;
+  /**
+   * A call whose body or answer is bytes (evidence): the raw response, after the same token
+   * handling; a response that is not 2xx is turned into the same typed failures as `call`.
+   */
+  bytes(
+    method: 'GET' | 'PUT',
+    path: string,
+    headers: Record<string, string>,
+    body?: Uint8Array,
+    timeoutMs?: number,
+  ): Promise<Response>;
+}
+
+/** A response that is not 2xx, as the typed failure a caller acts on. */
+function errorOf(status: number, json: unknown): never {
+  if (status === 401) throw new TeamNotSignedIn();
+  const parsed = TeamErrorBody.safeParse(json);
+  if (status >= 500 && (!parsed.success || parsed.data.error.code === 'internal'))
+    throw new TeamUnreachable(`The team server failed (${status}).`);
+  if (!parsed.success) throw new TeamApiError(status, 'internal', `The team server answered ${status}.`);
+  const e = parsed.data.error;
+  throw new TeamApiError(status, e.code, e.message, e.holder ?? null);
 }
 
 /**
@@ -89,7 +111,7 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
     method: string,
     path: string,
     headers: Record<string, string>,
-    body: string | undefined,
+    body: string | Uint8Array | undefined,
     signal: AbortSignal,
   ): Promise<Response> => {
     const base = deps.baseUrl();
@@ -102,7 +124,7 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
         res = await fetch(new URL(path, base), {
           method,
           headers: { ...headers, authorization: `Bearer ${token}` },
-          body,
+          body: body as RequestInit['body'],
           signal,
           redirect: 'error',
         });
@@ -120,7 +142,15 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
     throw new TeamNotSignedIn();
   };
 
+  const failure = async (res: Response): Promise<never> =>
+    errorOf(res.status, await res.json().catch(() => null));
+
   return {
+    async bytes(method, path, headers, body, ms) {
+      const res = await send(method, path, headers, body, AbortSignal.timeout(ms ?? timeoutMs * 4));
+      if (!res.ok) return failure(res);
+      return res;
+    },
     async call(method, path, schema, body) {
       const { res, json } = await withinDeadline(
         timeoutMs,
@@ -146,16 +176,7 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
         },
         () => new TeamUnreachable('The team server did not answer in time.'),
       );
-      if (!res.ok) {
-        if (res.status === 401) throw new TeamNotSignedIn();
-        const parsed = TeamErrorBody.safeParse(json);
-        if (res.status >= 500 && (!parsed.success || parsed.data.error.code === 'internal'))
-          throw new TeamUnreachable(`The team server failed (${res.status}).`);
-        if (!parsed.success)
-          throw new TeamApiError(res.status, 'internal', `The team server answered ${res.status}.`);
-        const e = parsed.data.error;
-        throw new TeamApiError(res.status, e.code, e.message, e.holder ?? null);
-      }
+      if (!res.ok) errorOf(res.status, json);
       const parsed = schema.safeParse(json);
       if (!parsed.success)
         throw new TeamApiError(res.status, 'internal', 'The team server’s answer has an unexpected shape.');

@@ -22,6 +22,8 @@ export interface ChangeFeedDeps {
   /** Applies changes in order and stores the last number before it resolves. */
   apply(change: Change): Promise<void> | void;
   onState(state: FeedState): void;
+  /** A `presence` event: who is at an object now (not numbered, not replayed). */
+  onPresence?(data: unknown): void;
   log: Logger;
   retry?: BackoffSchedule;
 }
@@ -73,6 +75,14 @@ export function createChangeFeed(deps: ChangeFeedDeps): ChangeFeed {
     let chain: Promise<void> = Promise.resolve();
     let broken: unknown = null;
     const parser = createSseParser((event) => {
+      if (event.event === 'presence') {
+        try {
+          deps.onPresence?.(JSON.parse(event.data));
+        } catch (err) {
+          deps.log.warn('team: a presence event was not JSON', { error: err });
+        }
+        return;
+      }
       if (event.event !== 'change') return;
       let change: Change;
       try {

@@ -60,6 +60,13 @@ export interface TeamDeps {
   signInTimeoutMs?: number;
 }
 
+export interface TeamListener {
+  change?(change: Change): void;
+  presence?(data: unknown): void;
+  connected?(): void;
+  signedOut?(): void;
+}
+
 /** Timing a caller may tune (tests: short backoffs). */
 export type TeamOptions = Pick<TeamDeps, 'feedRetry' | 'outboxRetry' | 'signInTimeoutMs'>;
 
@@ -96,6 +103,10 @@ export interface TeamService {
   readonly http: TeamHttp;
   /** Adds a team feature (approvals…): loaded with the holders, fed every change, woken and cleared alike. */
   attach(part: TeamPart): void;
+  /** The signed-in analyst's subject (null: signed out). */
+  me(): string | null;
+  /** Follows what the feed brings beside assignments: changes, presence, (re)connection, sign-out. */
+  follow(listener: TeamListener): void;
   dispose(): Promise<void>;
 }
 
@@ -213,6 +224,48 @@ async function fetchTeamConfig(origin: string): Promise<TeamConfig> {
   }
 }
 
+/**
+ * Everything that follows the team connection beside the service itself: the parts (assignment,
+ * approvals…: loaded after sign-in, fed every change, woken on reconnection, cleared at sign-out)
+ * and the listeners (the shared locker, notes, presence and activity). A failing listener does not
+ * stop the others.
+ */
+function teamFollowers(log: Logger) {
+  const parts: TeamPart[] = [];
+  const listeners: TeamListener[] = [];
+  const tell = (f: (l: TeamListener) => void): void => {
+    for (const l of listeners)
+      try {
+        f(l);
+      } catch (err) {
+        log.warn('team: a listener failed', { error: err });
+      }
+  };
+  return {
+    attach: (part: TeamPart): void => void parts.push(part),
+    follow: (listener: TeamListener): void => void listeners.push(listener),
+    load: async (ids: string[]): Promise<void> => {
+      await Promise.all(parts.map((p) => p.load(ids)));
+    },
+    apply(change: Change): void {
+      for (const p of parts) p.apply(change);
+      tell((l) => l.change?.(change));
+    },
+    presence: (data: unknown): void => tell((l) => l.presence?.(data)),
+    wake(): void {
+      for (const p of parts) p.wake();
+    },
+    connected(): void {
+      for (const p of parts) p.wake();
+      tell((l) => l.connected?.());
+    },
+    signedOut(): void {
+      for (const p of parts) p.clear();
+      tell((l) => l.signedOut?.());
+    },
+  };
+}
+
 export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   const { store, credential, log } = deps;
   let oidcClient: { config: TeamConfig; client: TeamOidc } | null = null;
@@ -221,6 +274,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   let feed: ChangeFeed | null = null;
   /** The sign-in waiting for the browser: ended when the app closes. */
   const closing = new AbortController();
+  const followers = teamFollowers(log);
 
   const oidcOf = (config: TeamConfig): TeamOidc => {
     if (!oidcClient || JSON.stringify(oidcClient.config) !== JSON.stringify(config))
@@ -238,7 +292,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
     await credential.delete();
     // The next analyst to sign in here starts from the whole current state, not this one's position.
     store.update((s) => ({ ...s, analyst: null, lastSeq: 0 }));
-    for (const p of parts) p.clear();
+    followers.signedOut();
     feedState = { state: 'signed-out' };
     problem = why;
   };
@@ -275,14 +329,11 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
     ...(deps.outboxRetry ? { retry: deps.outboxRetry } : {}),
   });
 
-  /** Assignment first, then what attached itself (approvals…): loaded, fed, woken, cleared alike. */
-  const parts: TeamPart[] = [book];
-  const loadAll = async (ids: string[]): Promise<void> => {
-    await Promise.all(parts.map((p) => p.load(ids)));
-  };
+  // Assignment first, then what attaches itself (approvals…).
+  followers.attach(book);
 
   const applyChange = (change: Change): void => {
-    for (const p of parts) p.apply(change);
+    followers.apply(change);
     // Stored before the next change is applied: a restart resumes after this one.
     store.update((s) => ({ ...s, lastSeq: Math.max(s.lastSeq, change.seq) }));
   };
@@ -294,7 +345,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
       ...s,
       analyst: { subject: me.subject, name: me.name, memberships: me.memberships },
     }));
-    await loadAll(me.memberships.map((m) => m.legalEntityId));
+    await followers.load(me.memberships.map((m) => m.legalEntityId));
   };
 
   const follow = (): void => {
@@ -305,6 +356,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
       log,
       lastSeq: () => store.get().lastSeq,
       apply: applyChange,
+      onPresence: followers.presence,
       ...(deps.feedRetry ? { retry: deps.feedRetry } : {}),
       onState: (s) => {
         const wasConnected = feedState.state === 'connected';
@@ -319,7 +371,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
             void refreshMe()
               .then(publish)
               .catch((err: unknown) => log.warn('team: who am I failed', { error: err }));
-            for (const p of parts) p.wake();
+            followers.connected();
           }
         }
         publish();
@@ -330,6 +382,9 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
 
   const service: TeamService = {
     book,
+    http,
+    me: () => store.get().analyst?.subject ?? null,
+    follow: followers.follow,
     status: view,
     feedPosition: () => store.get().lastSeq,
     async setServer(raw) {
@@ -373,7 +428,7 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
           analyst: { subject: me.subject, name: me.name, memberships: me.memberships },
         }));
         problem = null;
-        await loadAll(me.memberships.map((m) => m.legalEntityId));
+        await followers.load(me.memberships.map((m) => m.legalEntityId));
         log.info('team: signed in', { subject: me.subject });
       } catch (err) {
         feedState = { state: 'signed-out' };
@@ -402,11 +457,10 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
         return teamFailure(err, (sub) => book.nameOf(legalEntityId, sub), action);
       }
     },
-    http,
-    attach: (part) => void parts.push(part),
+    attach: followers.attach,
     wake() {
       feed?.wake();
-      for (const p of parts) p.wake();
+      followers.wake();
     },
     async start() {
       const s = store.get();

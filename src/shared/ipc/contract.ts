@@ -14,6 +14,7 @@ import { desktopChannels, desktopEvents } from './channels/desktop';
 import { remindersChannels, remindersEvents } from './channels/reminders';
 import { teamChannels, teamEvents } from './channels/team';
 import { teamApprovalsChannels, teamApprovalsEvents } from './channels/team-approvals';
+import { teamShareChannels, teamShareEvents } from './channels/team-share';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -35,6 +36,7 @@ export const channels = {
   ...remindersChannels,
   ...teamChannels,
   ...teamApprovalsChannels,
+  ...teamShareChannels,
 } as const;
 
 /** Every main → renderer push event. */
@@ -52,6 +54,7 @@ export const events = {
   ...remindersEvents,
   ...teamEvents,
   ...teamApprovalsEvents,
+  ...teamShareEvents,
 } as const;
 
 export type Channels = typeof channels;

@@ -168,9 +168,9 @@ export const CompleteBody = z.strictObject({
 // ---------------------------------------------------------------------------------------------
 // Team activity log and the change feed
 
-/** What an activity entry is about: a shared object, or a document of the evidence locker. */
+/** What an activity entry is about: a shared object, a document of the evidence locker, an RFI. */
 export const ActivityObjectRef = z.strictObject({
-  kind: z.enum([...OBJECT_KINDS, 'evidence']),
+  kind: z.enum([...OBJECT_KINDS, 'evidence', 'rfi']),
   id: bankId,
 });
 export const ActivityDetail = z.record(z.string().max(64), z.string().max(2000));

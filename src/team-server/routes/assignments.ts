@@ -5,7 +5,7 @@
  * decision made on a stale view changes nothing.
  */
 import type { FastifyInstance } from 'fastify';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { z } from 'zod';
 import { bankId } from '../../shared/api/common';
 import { ReassignBody, type Assignment } from '../../shared/team/schemas';
@@ -19,9 +19,29 @@ import {
   type TeamContext,
   EntityParams,
 } from '../context';
-import type { RfiAssignmentsTable } from '../db/schema';
+import type { RfiAssignmentsTable, TeamDatabase } from '../db/schema';
+import { appendActivityIn } from './activity';
 
 const RfiParams = z.strictObject({ entityId: bankId, rfiId: bankId });
+
+/** A change of holder goes into the team activity log in its own transaction (or not at all). */
+async function logged(
+  trx: Transaction<TeamDatabase>,
+  row: Selectable<RfiAssignmentsTable> | undefined,
+  actor: string,
+  action: 'rfi.claimed' | 'rfi.released' | 'rfi.reassigned',
+  detail: Record<string, string> = {},
+): Promise<Selectable<RfiAssignmentsTable> | undefined> {
+  if (row)
+    await appendActivityIn(trx, {
+      actor,
+      legalEntityId: row.legal_entity_id,
+      action,
+      object: { kind: 'rfi', id: row.rfi_id },
+      detail,
+    });
+  return row;
+}
 
 function toWire(r: Selectable<RfiAssignmentsTable>): Assignment {
   return {
@@ -76,7 +96,8 @@ export function registerAssignmentRoutes(app: FastifyInstance, ctx: TeamContext)
         )
         .returningAll()
         .executeTakeFirst();
-      return recordRow(trx, 'assignment', claimed, (r) => r.rfi_id, toWire);
+      await recordRow(trx, 'assignment', claimed, (r) => r.rfi_id, toWire);
+      return logged(trx, claimed, caller.subject, 'rfi.claimed');
     });
     if (row) return toWire(row);
     const holder = await currentHolder(ctx, entityId, rfiId);
@@ -105,7 +126,8 @@ export function registerAssignmentRoutes(app: FastifyInstance, ctx: TeamContext)
         .where('holder', 'is not', null);
       if (!roles.has('admin')) q = q.where('holder', '=', caller.subject);
       const released = await q.returningAll().executeTakeFirst();
-      return recordRow(trx, 'assignment', released, (r) => r.rfi_id, toWire);
+      await recordRow(trx, 'assignment', released, (r) => r.rfi_id, toWire);
+      return logged(trx, released, caller.subject, 'rfi.released');
     });
     if (row) return toWire(row);
     const holder = await currentHolder(ctx, entityId, rfiId);
@@ -156,7 +178,11 @@ export function registerAssignmentRoutes(app: FastifyInstance, ctx: TeamContext)
               .where('holder', '=', body.from)
               .returningAll()
               .executeTakeFirst();
-      return recordRow(trx, 'assignment', moved, (r) => r.rfi_id, toWire);
+      await recordRow(trx, 'assignment', moved, (r) => r.rfi_id, toWire);
+      return logged(trx, moved, caller.subject, 'rfi.reassigned', {
+        from: body.from ?? '',
+        to: body.to,
+      });
     });
     if (row) return toWire(row);
     const holder = await currentHolder(ctx, entityId, rfiId);

@@ -29,6 +29,7 @@ import {
 } from '../context';
 import type { TeamDb } from '../db';
 import { beat, readPresence } from '../presence';
+import { appendActivityIn } from './activity';
 
 const WRITERS = ['maker', 'checker', 'admin'] as const;
 
@@ -116,6 +117,14 @@ function registerNoteRoutes(app: FastifyInstance, ctx: TeamContext): void {
           topic: 'note',
           objectId: body.object.id,
           data: added,
+        });
+        // The log says that a note was written and by whom; its words stay in the note.
+        await appendActivityIn(trx, {
+          actor: caller.subject,
+          legalEntityId: entityId,
+          action: 'note.added',
+          object: body.object,
+          detail: { note: body.id },
         });
         return added;
       });

@@ -21,6 +21,7 @@ import './locker.css';
 import { dateWords, dayWords, rfiTypeWords, statusWords } from '../../../../shared/words';
 import { useQueue } from '../rfis/queue-store';
 import { rfiPath } from '../../lib/router';
+import { SharedLocker, ShareWithTeam } from '../team-share/SharedLocker';
 
 /** RFI id → its subject, from the queue this workstation holds (read once if not yet). */
 function useRfiNames(): Readonly<Record<string, string>> {
@@ -244,6 +245,7 @@ function DocumentRow({ doc }: { doc: LockerDocumentView }) {
             Replace with a newer file…
           </Button>
         )}
+        <ShareWithTeam doc={doc} />
         {/* Quiet until confirmed: the confirmation dialog carries the destructive action. */}
         <Button size="sm" variant="ghost" onPress={() => setConfirming(true)}>
           Remove from the locker
@@ -343,6 +345,7 @@ export function LockerScreen() {
           </p>
         )}
       </div>
+      <SharedLocker />
       <AddDocument />
       <section aria-labelledby="locker-list-title">
         <h2 id="locker-list-title">Documents</h2>

@@ -13,6 +13,7 @@ import { useAnswers } from './answers-store';
 import type { UploadLimits } from './answers-store';
 import { formatBytes } from './format';
 import { LockerPicker } from '../locker/LockerPicker';
+import { SharedPicker } from '../team-share/SharedLocker';
 import { documentTypeWords, statusWords } from '../../../../shared/words';
 import { AnswerApproval, useAnswerApproval } from '../approvals/AnswerApproval';
 
@@ -265,27 +266,22 @@ export function AnswerComposer({
     setProblem(null);
     setBusy(true);
     const saveWasDue = answerDraft.cancelPendingSave();
+    // The same content is asked for approval or sent: what a checker approves is what goes out.
+    const content = {
+      ...(profileId ? { profileId } : {}),
+      rfiId,
+      questionId,
+      questionType,
+      text,
+      files: files.map((f) => f.ref),
+    };
     try {
       if (askFirst) {
-        await call('team.askApproval', {
-          ...(profileId ? { profileId } : {}),
-          rfiId,
-          questionId,
-          questionType,
-          text,
-          files: files.map((f) => f.ref),
-        });
+        await call('team.askApproval', content);
         approval.refresh();
         return;
       }
-      const a = await call('answers.submit', {
-        ...(profileId ? { profileId } : {}),
-        rfiId,
-        questionId,
-        questionType,
-        text,
-        files: files.map((f) => f.ref),
-      });
+      const a = await call('answers.submit', content);
       upsert(a);
       answerDraft.handedOver();
     } catch (err) {
@@ -381,6 +377,16 @@ export function AnswerComposer({
               {...(profileId ? { profileId } : {})}
               questionId={questionId}
               questionType={questionType}
+              disabled={locked}
+              onAttached={(f) => answerDraft.addFiles([f])}
+              onProblem={setProblem}
+            />
+          )}
+          {wantsFiles && (
+            <SharedPicker
+              rfiId={rfiId}
+              {...(profileId ? { profileId } : {})}
+              questionId={questionId}
               disabled={locked}
               onAttached={(f) => answerDraft.addFiles([f])}
               onProblem={setProblem}

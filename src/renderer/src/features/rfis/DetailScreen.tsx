@@ -18,6 +18,8 @@ import type { KnownDocuments } from './QuestionHistory';
 import { relatedLabel, useRelatedNames } from './related-names';
 import { SnoozeControl } from './SnoozeControl';
 import { Assignment } from '../team/Assignment';
+import { RfiTeamNotes } from '../team-share/RfiTeamNotes';
+import { TeamActivity } from '../team-share/TeamActivity';
 
 type Drafts = Record<string, DraftView>;
 
@@ -307,6 +309,8 @@ export function DetailScreen({
           onDraftDiscarded={discardDraft}
         />
       ))}
+      <RfiTeamNotes rfiId={rfi.id} profileId={owner?.profileId} />
+      <TeamActivity rfiId={rfi.id} {...(owner ? { profileId: owner.profileId } : {})} />
     </section>
   );
 }
