@@ -44,8 +44,14 @@ describe('PostgreSQL restarts under the team server', () => {
         return res.status === 200 ? res : undefined;
       });
       expect(claimed.body).toMatchObject({ holder: 'maria.keller', version: 1 });
-      await stream.waitFor(1);
-      expect(stream.received.map((c: Change) => c.objectId)).toEqual(['rfi_after']);
+      // The claim and its team activity entry: nothing more, nothing doubled.
+      await stream.waitFor(2);
+      expect(
+        stream.received.map((c: Change) => [c.topic, c.topic === 'activity' ? 'entry' : c.objectId]),
+      ).toEqual([
+        ['assignment', 'rfi_after'],
+        ['activity', 'entry'],
+      ]);
       const rows = await stack.sql.query('SELECT rfi_id, holder FROM rfi_assignments ORDER BY rfi_id');
       expect(rows.rows).toEqual([
         { rfi_id: 'rfi_after', holder: 'maria.keller' },
