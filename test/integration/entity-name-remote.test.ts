@@ -81,3 +81,31 @@ it('a remote bank’s own name for the entity is shown wherever the entity appea
   // The id stays available as the secondary detail.
   expect(detail.rfi.legal_entity_id).toBe(leA!.id);
 }, 120_000);
+
+it('a bank’s name for the entity is shown cleaned: no bidi override or control character reaches the app', async () => {
+  const bank = await startSandbox({ visibilityDelayMs: { min: 0, max: 0 } });
+  closers.push(() => bank.close());
+  const le = bank.fixtures.legal_entities[0]!;
+  // A hostile or broken bank answers a name that would read reversed ("Alder Trade exe.pdf").
+  const spoofing = await startFaultProxy(bank.url);
+  closers.push(() => spoofing.close());
+  spoofing.rules.push((req) =>
+    req.path.startsWith('/v1/webhook/url')
+      ? {
+          kind: 'rewrite',
+          fn: (json) => ({ ...(json as object), legal_entity_name: 'Alder\u0007 Trade\u202Efdp.exe\u200B' }),
+        }
+      : undefined,
+  );
+  const t = await startServices({
+    environment: { kind: 'remote', baseUrl: spoofing.url, name: 'Alder profile', token: le.tokens.admin },
+    rfis: {
+      poll: { intervalMs: 600_000, floorMs: 600_000, jitter: 0 },
+      webhook: { autoConfigureSandbox: false },
+    },
+  });
+  closers.push(() => t.close());
+  const status = await t.services.handlers['session.status'](undefined);
+  expect(status.credential?.legalEntityName).toBe('Alder Tradefdp.exe');
+  expect(t.services.session.current.entityName()).toBe('Alder Tradefdp.exe');
+}, 120_000);

@@ -22,6 +22,7 @@ import type { TokenVault } from '../infra/vault';
 import { bankOrigin } from '../infra/origins';
 import type { DestinationGuard } from '../session/destinations';
 import type { SettingsStore } from '../session/settings';
+import { cleanName } from '../../shared/names';
 
 export type Environment = SessionStatus['environment'];
 export type Credential = NonNullable<SessionStatus['credential']>;
@@ -302,7 +303,8 @@ async function askWhoWeAre(
       legalEntityId: cfg.legal_entity_id,
       // The bank's own word first (its webhook configuration), else what the embedded sandbox's
       // fixtures say; a bank that names none leaves the profile's name (entityName()).
-      legalEntityName: cfg.legal_entity_name?.trim() || legalEntityName(cfg.legal_entity_id),
+      // The bank's own words, cleaned like every name shown (no bidi overrides or control characters).
+      legalEntityName: cleanName(cfg.legal_entity_name ?? '') || legalEntityName(cfg.legal_entity_id),
       role: cfg.role,
     };
     return { ...base, connection: 'connected', credential, problem: null };
