@@ -6,6 +6,7 @@
  * error code, e.g. `held_by_other` with the holder).
  */
 import type { z } from 'zod';
+import { AppFailure } from '../../shared/ipc/errors';
 import { TeamErrorBody, type TeamErrorCode } from '../../shared/team/schemas';
 
 export class TeamUnreachable extends Error {
@@ -184,4 +185,36 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
     },
     open: (path, headers, signal) => send('GET', path, headers, undefined, signal),
   };
+}
+
+/**
+ * A failed team call as the typed error the renderer reads: signed out and unreachable in the same
+ * words everywhere; a refusal of the team server with its code mapped to a kind (`server` when the
+ * caller names none) and put in words by the caller. A typed error already made passes through.
+ */
+export function teamCallFailure(
+  err: unknown,
+  kinds: Partial<Record<string, AppFailure['kind']>>,
+  words: (refusal: TeamApiError) => string,
+): never {
+  if (err instanceof AppFailure) throw err;
+  if (err instanceof TeamNotSignedIn)
+    throw new AppFailure({
+      kind: 'unauthenticated',
+      reason: 'TEAM_SIGNED_OUT',
+      message: 'Sign in to the team first (Settings → Team).',
+    });
+  if (err instanceof TeamUnreachable)
+    throw new AppFailure({
+      kind: 'offline',
+      reason: 'TEAM_UNREACHABLE',
+      message: 'The team server could not be reached. Try again when it is back.',
+    });
+  if (err instanceof TeamApiError)
+    throw new AppFailure({
+      kind: kinds[err.code] ?? 'server',
+      reason: err.code.toUpperCase(),
+      message: words(err),
+    });
+  throw err;
 }

@@ -12,7 +12,7 @@ import type { AnswerView } from '../../shared/ipc/channels/rfi-answers';
 import type { Approval, ApprovalRule, SendJob } from '../../shared/team/schemas';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
-import { TeamApiError, TeamNotSignedIn, TeamUnreachable } from './api';
+import { TeamNotSignedIn, teamCallFailure } from './api';
 import {
   approvalHash,
   approvalRefusal,
@@ -90,36 +90,19 @@ export interface TeamApprovals {
   dispose(): Promise<void>;
 }
 
-function failure(err: unknown): never {
-  if (err instanceof AppFailure) throw err;
-  if (err instanceof TeamNotSignedIn)
-    throw new AppFailure({
-      kind: 'unauthenticated',
-      reason: 'TEAM_SIGNED_OUT',
-      message: 'Sign in to the team first (Settings → Team).',
-    });
-  if (err instanceof TeamUnreachable)
-    throw new AppFailure({
-      kind: 'offline',
-      reason: 'TEAM_UNREACHABLE',
-      message: 'The team server could not be reached. Try again when it is back.',
-    });
-  if (err instanceof TeamApiError) {
-    const kinds: Partial<Record<string, AppFailure['kind']>> = {
+/** A failed approval call as the typed error the renderer reads. */
+const failure = (err: unknown): never =>
+  teamCallFailure(
+    err,
+    {
       self_approval: 'forbidden',
       forbidden: 'forbidden',
       not_found: 'not_found',
       content_changed: 'conflict',
       conflict: 'conflict',
-    };
-    throw new AppFailure({
-      kind: kinds[err.code] ?? 'server',
-      reason: err.code.toUpperCase(),
-      message: approvalRefusal(err),
-    });
-  }
-  throw err;
-}
+    },
+    approvalRefusal,
+  );
 
 export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<TeamApprovals> {
   const { team } = deps;

@@ -17,14 +17,7 @@ import { bankOrigin } from '../infra/origins';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
 import type { TypedStore } from '../infra/stores';
-import {
-  createTeamHttp,
-  TeamApiError,
-  TeamNotSignedIn,
-  TeamUnreachable,
-  withinDeadline,
-  type TeamHttp,
-} from './api';
+import { createTeamHttp, TeamNotSignedIn, teamCallFailure, withinDeadline, type TeamHttp } from './api';
 import {
   openAssignments,
   refusalMessage,
@@ -152,35 +145,13 @@ function statusView(
   return { ...base, connection: feedState.state, since: null, retryAt: null };
 }
 
-/** A failed team call as the typed error the renderer reads. */
+/** A failed team call as the typed error the renderer reads (a holder named by name). */
 function teamFailure(err: unknown, nameOf: (subject: string) => string, action: TeamAction): never {
-  if (err instanceof TeamNotSignedIn)
-    throw new AppFailure({
-      kind: 'unauthenticated',
-      reason: 'TEAM_SIGNED_OUT',
-      message: 'Sign in to the team first (Settings → Team).',
-    });
-  if (err instanceof TeamUnreachable)
-    throw new AppFailure({
-      kind: 'offline',
-      reason: 'TEAM_UNREACHABLE',
-      message: 'The team server could not be reached. Try again when it is back.',
-    });
-  if (err instanceof TeamApiError) {
-    const holder = err.holder ? nameOf(err.holder) : null;
-    const kinds: Partial<Record<string, AppFailure['kind']>> = {
-      held_by_other: 'conflict',
-      conflict: 'conflict',
-      forbidden: 'forbidden',
-      not_found: 'not_found',
-    };
-    throw new AppFailure({
-      kind: kinds[err.code] ?? 'server',
-      reason: err.code.toUpperCase(),
-      message: refusalMessage(action, holder, err),
-    });
-  }
-  throw err;
+  return teamCallFailure(
+    err,
+    { held_by_other: 'conflict', conflict: 'conflict', forbidden: 'forbidden', not_found: 'not_found' },
+    (refusal) => refusalMessage(action, refusal.holder ? nameOf(refusal.holder) : null, refusal),
+  );
 }
 
 /** The RFI's legal entity, when it is one of the analyst's team. */

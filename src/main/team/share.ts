@@ -13,7 +13,7 @@ import type { StagedFileView } from '../../shared/ipc/channels/rfi-answers';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
 import { ActivityEntry } from '../../shared/team/schemas';
-import { TeamApiError, TeamNotSignedIn, TeamUnreachable } from './api';
+import { teamCallFailure } from './api';
 import { createTeamActivity, type TeamActivity, type TeamActivityView, type ChainView } from './activity';
 import {
   createTeamEvidence,
@@ -123,22 +123,11 @@ function teamActive(team: TeamService): boolean {
   return s.connection !== 'solo' && s.analyst !== null;
 }
 
-function failure(err: unknown): never {
-  if (err instanceof AppFailure) throw err;
-  if (err instanceof TeamNotSignedIn)
-    throw new AppFailure({
-      kind: 'unauthenticated',
-      reason: 'TEAM_SIGNED_OUT',
-      message: 'Sign in to the team first (Settings → Team).',
-    });
-  if (err instanceof TeamUnreachable)
-    throw new AppFailure({
-      kind: 'offline',
-      reason: 'TEAM_UNREACHABLE',
-      message: 'The team server could not be reached. Try again when it is back.',
-    });
-  if (err instanceof TeamApiError) {
-    const kinds: Partial<Record<string, AppFailure['kind']>> = {
+/** A failed call about shared evidence, notes or activity as the typed error the renderer reads. */
+const failure = (err: unknown): never =>
+  teamCallFailure(
+    err,
+    {
       conflict: 'conflict',
       superseded: 'conflict',
       forbidden: 'forbidden',
@@ -146,20 +135,14 @@ function failure(err: unknown): never {
       too_large: 'invalid',
       hash_mismatch: 'invalid',
       bad_request: 'invalid',
-    };
-    throw new AppFailure({
-      kind: kinds[err.code] ?? 'server',
-      reason: err.code.toUpperCase(),
-      message:
-        err.code === 'forbidden'
-          ? 'Your role in this legal entity does not allow this.'
-          : err.code === 'not_found'
-            ? 'This legal entity is not part of your team, or the document is gone.'
-            : `The team server refused: ${err.message}`,
-    });
-  }
-  throw err;
-}
+    },
+    (refusal) =>
+      refusal.code === 'forbidden'
+        ? 'Your role in this legal entity does not allow this.'
+        : refusal.code === 'not_found'
+          ? 'This legal entity is not part of your team, or the document is gone.'
+          : `The team server refused: ${refusal.message}`,
+  );
 
 /** The outbox and the three parts that share it, wired to the page's `team.shared` event. */
 async function openParts(
