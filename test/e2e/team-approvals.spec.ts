@@ -1,15 +1,21 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from '@playwright/test';
 import pg from 'pg';
 import { test, expect } from './fixtures';
 import { startHarness } from '../harness/harness';
-import type { Harness } from '../harness/harness';
 import { staffOf } from '../support/sandbox-staff';
-import { startDevOidcProvider, type DevOidcProvider } from '../../src/team-server/dev/oidc';
-import { startPostgresCluster, type PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
-import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
+import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
+import type { RunningTeamServer } from '../../src/team-server/index';
+import {
+  closeWorkstations,
+  joinTeam,
+  openWorkstation,
+  startTeamStack,
+  stopTeamStack,
+  type TeamStack,
+  type Workstation,
+} from './team-stations';
 import { seedTeam } from '../../src/team-server/bootstrap';
 import { customerResponses, writePdf, type WireRfi } from './rfi-workspace-support';
 
@@ -22,101 +28,22 @@ import { customerResponses, writePdf, type WireRfi } from './rfi-workspace-suppo
  * new one; Maria sends it, and the bank holds exactly one response with that document's sha256.
  */
 
-interface Workstation {
-  harness: Harness;
-  context: BrowserContext;
-  page: Page;
-  errors: string[];
-}
-
 let cluster: PostgresCluster;
-let provider: DevOidcProvider;
 let team: RunningTeamServer;
+let stack: Partial<TeamStack> = {};
 const stations: Workstation[] = [];
 
-/** Bounded: a teardown step that hangs is reported, never left to stall the run. */
-async function bounded(what: string, step: () => Promise<unknown>, ms = 15_000): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    step(),
-    new Promise<void>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`teardown: ${what} took longer than ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
 test.beforeAll(async () => {
-  [cluster, provider] = await Promise.all([
-    startPostgresCluster({ database: 'team_approvals_e2e' }),
-    startDevOidcProvider(),
-  ]);
-  team = await startTeamServer({
-    databaseUrl: cluster.url,
-    auth: { issuer: provider.issuer, audience: provider.audience },
-  });
+  stack = await startTeamStack('team_approvals_e2e');
+  ({ cluster, team } = stack as TeamStack);
 });
 
-test.afterAll(async () => {
-  await bounded('team server', async () => team?.close());
-  await bounded('provider', async () => provider?.close());
-  await bounded('PostgreSQL', async () => cluster?.stop(), 30_000);
-});
+test.afterAll(() => stopTeamStack(stack));
 
 test.afterEach(async () => {
-  // Ordered and bounded, the workstation talking to the other's embedded bank first: the page
-  // leaves the app (nothing in flight), then its context closes, then its harness. A step that does
-  // not end in time fails the test with its name (a teardown that stalls is a defect of the app).
-  const errors: string[] = [];
-  for (const s of stations.splice(0).reverse()) {
-    for (const [what, step] of [
-      ['page to about:blank', () => s.page.goto('about:blank')],
-      ['context close', () => s.context.close()],
-      ['harness close', () => s.harness.close()],
-    ] as const)
-      await bounded(what, step, 30_000);
-    errors.push(...s.errors);
-  }
-  expect(errors).toEqual([]);
+  // In order, each step bounded (a stall fails the test); no page may have thrown.
+  expect(await closeWorkstations(stations)).toEqual([]);
 });
-
-async function openWorkstation(browser: Browser, harness: Harness): Promise<Workstation> {
-  const context = await browser.newContext();
-  await harness.attach(context);
-  const page = await harness.open(context);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const s = { harness, context, page, errors };
-  stations.push(s);
-  return s;
-}
-
-/** Settings → Team: the address (approved in main's dialog), then sign-in in "the system browser". */
-async function joinTeam(s: Workstation, analyst: string, password: string): Promise<void> {
-  const { page, harness, context } = s;
-  const browserTabs: Promise<void>[] = [];
-  harness.platform.onOpenExternal = (url) =>
-    browserTabs.push(
-      (async () => {
-        const tab = await context.newPage();
-        await tab.goto(url);
-        await tab.getByLabel('Analyst').selectOption(analyst);
-        await tab.getByLabel('Password').fill(password);
-        await tab.getByRole('button', { name: 'Sign in' }).click();
-        await tab.getByRole('button', { name: 'Allow' }).click();
-        await expect(tab.getByRole('heading', { name: 'Signed in to the team' })).toBeVisible();
-        await tab.close();
-      })(),
-    );
-  await page.goto(`${harness.url}#/settings`);
-  harness.platform.nextConfirmAnswers.push(true);
-  await page.getByLabel('Team server address').fill(team.url);
-  await page.getByRole('button', { name: 'Save address' }).click();
-  await expect(page.getByText('Not signed in to the team.')).toBeVisible();
-  await page.getByRole('button', { name: 'Sign in to the team' }).click();
-  await expect.poll(() => browserTabs.length).toBe(1);
-  await Promise.all(browserTabs);
-  await expect(page.getByTestId('team-status')).toHaveText('Team: connected.');
-}
 
 const sha256Of = async (file: string): Promise<string> =>
   createHash('sha256')
@@ -150,10 +77,10 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
       { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
     ],
   });
-  const maria = await openWorkstation(browser, first);
-  const jonas = await openWorkstation(browser, second);
-  await joinTeam(maria, 'maria.keller', 'demo-maria');
-  await joinTeam(jonas, 'jonas.weber', 'demo-jonas');
+  const maria = await openWorkstation(browser, first, stations);
+  const jonas = await openWorkstation(browser, second, stations);
+  await joinTeam(maria, team.url, 'maria.keller', 'demo-maria');
+  await joinTeam(jonas, team.url, 'jonas.weber', 'demo-jonas');
 
   // The admin's rule: every answer needs a checker. Jonas reads it in words.
   const rules = maria.page.getByTestId('approval-rules');

@@ -1,11 +1,17 @@
-import type { Browser, BrowserContext, Page } from '@playwright/test';
 import pg from 'pg';
 import { test, expect } from './fixtures';
 import { startHarness } from '../harness/harness';
-import type { Harness } from '../harness/harness';
-import { startDevOidcProvider, type DevOidcProvider } from '../../src/team-server/dev/oidc';
-import { startPostgresCluster, type PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
-import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
+import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
+import type { RunningTeamServer } from '../../src/team-server/index';
+import {
+  closeWorkstations,
+  joinTeam,
+  openWorkstation,
+  startTeamStack,
+  stopTeamStack,
+  type TeamStack,
+  type Workstation,
+} from './team-stations';
 import { seedTeam } from '../../src/team-server/bootstrap';
 import { chooseOption } from './ui-controls';
 
@@ -17,85 +23,22 @@ import { chooseOption } from './ui-controls';
  * told who does.
  */
 
-interface Workstation {
-  harness: Harness;
-  context: BrowserContext;
-  page: Page;
-  errors: string[];
-}
-
 let cluster: PostgresCluster;
-let provider: DevOidcProvider;
 let team: RunningTeamServer;
+let stack: Partial<TeamStack> = {};
 const stations: Workstation[] = [];
 
 test.beforeAll(async () => {
-  [cluster, provider] = await Promise.all([
-    startPostgresCluster({ database: 'team_e2e' }),
-    startDevOidcProvider(),
-  ]);
-  team = await startTeamServer({
-    databaseUrl: cluster.url,
-    auth: { issuer: provider.issuer, audience: provider.audience },
-  });
+  stack = await startTeamStack('team_e2e');
+  ({ cluster, team } = stack as TeamStack);
 });
 
-test.afterAll(async () => {
-  await team?.close();
-  await provider?.close();
-  await cluster?.stop();
-});
+test.afterAll(() => stopTeamStack(stack));
 
 test.afterEach(async () => {
-  // The second workstation talks to the first one's embedded bank: it closes first.
-  for (const s of stations.splice(0).reverse()) {
-    // Leave the app first, so nothing is in flight in the page while its context closes.
-    await s.page.goto('about:blank');
-    await s.context.close();
-    await s.harness.close();
-    expect(s.errors).toEqual([]);
-  }
+  // In order, each step bounded (a stall fails the test); no page may have thrown.
+  expect(await closeWorkstations(stations)).toEqual([]);
 });
-
-async function openWorkstation(browser: Browser, harness: Harness): Promise<Workstation> {
-  const context = await browser.newContext();
-  await harness.attach(context);
-  const page = await harness.open(context);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const s = { harness, context, page, errors };
-  stations.push(s);
-  return s;
-}
-
-/** Settings → Team: the address (approved in main's dialog), then sign-in in "the system browser". */
-async function joinTeam(s: Workstation, analyst: string, password: string): Promise<void> {
-  const { page, harness, context } = s;
-  const browserTabs: Promise<void>[] = [];
-  harness.platform.onOpenExternal = (url) =>
-    browserTabs.push(
-      (async () => {
-        const tab = await context.newPage();
-        await tab.goto(url);
-        await tab.getByLabel('Analyst').selectOption(analyst);
-        await tab.getByLabel('Password').fill(password);
-        await tab.getByRole('button', { name: 'Sign in' }).click();
-        await tab.getByRole('button', { name: 'Allow' }).click();
-        await expect(tab.getByRole('heading', { name: 'Signed in to the team' })).toBeVisible();
-        await tab.close();
-      })(),
-    );
-  await page.goto(`${harness.url}#/settings`);
-  harness.platform.nextConfirmAnswers.push(true);
-  await page.getByLabel('Team server address').fill(team.url);
-  await page.getByRole('button', { name: 'Save address' }).click();
-  await expect(page.getByText('Not signed in to the team.')).toBeVisible();
-  expect(harness.platform.confirmations.at(-1)).toMatchObject({ kind: 'team-origin', destination: team.url });
-  await page.getByRole('button', { name: 'Sign in to the team' }).click();
-  await expect.poll(() => browserTabs.length).toBe(1);
-  await Promise.all(browserTabs);
-  await expect(page.getByTestId('team-status')).toHaveText('Team: connected.');
-}
 
 test('two analysts claim the same RFI at once: exactly one holds it, the other sees who', async ({
   browser,
@@ -118,10 +61,10 @@ test('two analysts claim the same RFI at once: exactly one holds it, the other s
       { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
     ],
   });
-  const maria = await openWorkstation(browser, first);
-  const jonas = await openWorkstation(browser, second);
-  await joinTeam(maria, 'maria.keller', 'demo-maria');
-  await joinTeam(jonas, 'jonas.weber', 'demo-jonas');
+  const maria = await openWorkstation(browser, first, stations);
+  const jonas = await openWorkstation(browser, second, stations);
+  await joinTeam(maria, team.url, 'maria.keller', 'demo-maria');
+  await joinTeam(jonas, team.url, 'jonas.weber', 'demo-jonas');
   await expect(maria.page.getByText('Signed in as Maria Keller (maker, admin at')).toBeVisible();
 
   // The queue shows who holds what once a team is in use.

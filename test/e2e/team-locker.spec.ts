@@ -2,18 +2,25 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import pg from 'pg';
 import { test, expect } from './fixtures';
 import { startHarness } from '../harness/harness';
-import type { Harness } from '../harness/harness';
 import { seriousA11yViolations } from './axe';
 import { customerResponses, writePdf } from './rfi-workspace-support';
 import type { WireRfi } from './rfi-workspace-support';
 import { staffOf } from '../support/sandbox-staff';
-import { startDevOidcProvider, type DevOidcProvider } from '../../src/team-server/dev/oidc';
-import { startPostgresCluster, type PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
-import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
+import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
+import type { RunningTeamServer } from '../../src/team-server/index';
+import {
+  closeWorkstations,
+  joinTeam,
+  openWorkstation,
+  startTeamStack,
+  stopTeamStack,
+  type TeamStack,
+  type Workstation,
+} from './team-stations';
 import { seedTeam } from '../../src/team-server/bootstrap';
 
 /**
@@ -25,106 +32,28 @@ import { seedTeam } from '../../src/team-server/bootstrap';
  * team's entries with names, and the hash chain checked.
  */
 
-interface Workstation {
-  harness: Harness;
-  context: BrowserContext;
-  page: Page;
-  errors: string[];
-}
-
 let cluster: PostgresCluster;
-let provider: DevOidcProvider;
 let team: RunningTeamServer;
-let tmp: string;
+let stack: Partial<TeamStack> = {};
 const stations: Workstation[] = [];
-
-test.beforeAll(async () => {
-  [cluster, provider] = await Promise.all([
-    startPostgresCluster({ database: 'team_locker_e2e' }),
-    startDevOidcProvider(),
-  ]);
-  team = await startTeamServer({
-    databaseUrl: cluster.url,
-    auth: { issuer: provider.issuer, audience: provider.audience },
-  });
-});
-
-test.afterAll(async () => {
-  await bounded('team server', team?.close());
-  await bounded('OpenID provider', provider?.close());
-  await bounded('PostgreSQL', cluster?.stop());
-});
-
-/** Teardown never hangs the run: each step gets 20 s, then the next one goes. */
-async function bounded(what: string, step: Promise<unknown> | undefined): Promise<void> {
-  if (!step) return;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((ok) => {
-    timer = setTimeout(() => ok('late'), 20_000);
-  });
-  const r = await Promise.race([step.then(() => 'done' as const), late]).finally(() => clearTimeout(timer));
-  if (r === 'late') console.warn(`team-locker teardown: ${what} took over 20 s; going on`);
-}
+let tmp: string;
 
 test.beforeEach(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'td-team-locker-e2e-'));
 });
 
-test.afterEach(async () => {
-  // In order, each bounded: page to about:blank (nothing in flight), context, harness. The second
-  // workstation talks to the first one's embedded bank: it closes first.
-  const errors: string[] = [];
-  for (const s of stations.splice(0).reverse()) {
-    await bounded(
-      'page',
-      s.page.goto('about:blank').catch(() => undefined),
-    );
-    await bounded('browser context', s.context.close());
-    await bounded('harness', s.harness.close());
-    errors.push(...s.errors);
-  }
-  await rm(tmp, { recursive: true, force: true });
-  expect(errors).toEqual([]);
+test.beforeAll(async () => {
+  stack = await startTeamStack('team_locker_e2e');
+  ({ cluster, team } = stack as TeamStack);
 });
 
-async function openWorkstation(browser: Browser, harness: Harness): Promise<Workstation> {
-  const context = await browser.newContext();
-  await harness.attach(context);
-  const page = await harness.open(context);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const s = { harness, context, page, errors };
-  stations.push(s);
-  return s;
-}
+test.afterAll(() => stopTeamStack(stack));
 
-/** Settings → Team: the address (approved in main's dialog), then sign-in in "the system browser". */
-async function joinTeam(s: Workstation, analyst: string, password: string): Promise<void> {
-  const { page, harness, context } = s;
-  const browserTabs: Promise<void>[] = [];
-  harness.platform.onOpenExternal = (url) =>
-    browserTabs.push(
-      (async () => {
-        const tab = await context.newPage();
-        await tab.goto(url);
-        await tab.getByLabel('Analyst').selectOption(analyst);
-        await tab.getByLabel('Password').fill(password);
-        await tab.getByRole('button', { name: 'Sign in' }).click();
-        await tab.getByRole('button', { name: 'Allow' }).click();
-        await expect(tab.getByRole('heading', { name: 'Signed in to the team' })).toBeVisible();
-        await tab.close();
-      })(),
-    );
-  await page.goto(`${harness.url}#/settings`);
-  harness.platform.nextConfirmAnswers.push(true);
-  await page.getByLabel('Team server address').fill(team.url);
-  await page.getByRole('button', { name: 'Save address' }).click();
-  await expect(page.getByText('Not signed in to the team.')).toBeVisible();
-  await page.getByRole('button', { name: 'Sign in to the team' }).click();
-  await expect.poll(() => browserTabs.length).toBe(1);
-  await Promise.all(browserTabs);
-  await expect(page.getByTestId('team-status')).toHaveText('Team: connected.');
-}
+test.afterEach(async () => {
+  // In order, each step bounded (a stall fails the test); no page may have thrown.
+  expect(await closeWorkstations(stations)).toEqual([]);
+  await rm(tmp, { recursive: true, force: true });
+});
 
 async function choose(page: Page, label: string, option: string): Promise<void> {
   await page.getByRole('button', { name: new RegExp(`${label}$`) }).click();
@@ -152,10 +81,10 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
       { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
     ],
   });
-  const maria = await openWorkstation(browser, first);
-  const jonas = await openWorkstation(browser, second);
-  await joinTeam(maria, 'maria.keller', 'demo-maria');
-  await joinTeam(jonas, 'jonas.weber', 'demo-jonas');
+  const maria = await openWorkstation(browser, first, stations);
+  const jonas = await openWorkstation(browser, second, stations);
+  await joinTeam(maria, team.url, 'maria.keller', 'demo-maria');
+  await joinTeam(jonas, team.url, 'jonas.weber', 'demo-jonas');
 
   // Maria adds a passport to her own locker (main's native picker) and shares it with the team.
   const passport = path.join(tmp, 'anna-meyer-passport.pdf');

@@ -1,0 +1,121 @@
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import { expect } from './fixtures';
+import type { Harness } from '../harness/harness';
+import { startDevOidcProvider, type DevOidcProvider } from '../../src/team-server/dev/oidc';
+import { startPostgresCluster, type PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
+import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
+
+/**
+ * What the team e2e specs share: one team (PostgreSQL from Debian's binaries, the development
+ * OpenID provider, the team server) and analysts' workstations (harness instances, each with its
+ * own data folder and keychain entries, each in its own browser context), joined to the team the
+ * way an analyst does it, and let go in order.
+ */
+
+export interface Workstation {
+  harness: Harness;
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught errors of the page: a test fails on any. */
+  errors: string[];
+}
+
+export interface TeamStack {
+  cluster: PostgresCluster;
+  provider: DevOidcProvider;
+  team: RunningTeamServer;
+}
+
+export async function startTeamStack(database: string): Promise<TeamStack> {
+  const [cluster, provider] = await Promise.all([startPostgresCluster({ database }), startDevOidcProvider()]);
+  const team = await startTeamServer({
+    databaseUrl: cluster.url,
+    auth: { issuer: provider.issuer, audience: provider.audience },
+  });
+  return { cluster, provider, team };
+}
+
+/** A teardown step that does not end in time fails with its name: a stalled teardown is a defect. */
+async function bounded(what: string, step: () => Promise<unknown>, ms = 30_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    step(),
+    new Promise<void>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`teardown: ${what} took longer than ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export async function stopTeamStack(stack: Partial<TeamStack>): Promise<void> {
+  if (stack.team) await bounded('team server', () => stack.team!.close());
+  if (stack.provider) await bounded('OpenID provider', () => stack.provider!.close());
+  if (stack.cluster) await bounded('PostgreSQL', () => stack.cluster!.stop());
+}
+
+export async function openWorkstation(
+  browser: Browser,
+  harness: Harness,
+  stations: Workstation[],
+): Promise<Workstation> {
+  const context = await browser.newContext();
+  await harness.attach(context);
+  const page = await harness.open(context);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const s = { harness, context, page, errors };
+  stations.push(s);
+  return s;
+}
+
+/**
+ * Lets the workstations go, the last opened first (a second workstation may use the first one's
+ * embedded bank): the page leaves the app (nothing in flight), its context closes, then its
+ * harness. Answers the pages' uncaught errors.
+ */
+export async function closeWorkstations(stations: Workstation[]): Promise<string[]> {
+  const errors: string[] = [];
+  for (const s of stations.splice(0).reverse()) {
+    await bounded('page to about:blank', () => s.page.goto('about:blank'));
+    await bounded('browser context', () => s.context.close());
+    await bounded('harness', () => s.harness.close());
+    errors.push(...s.errors);
+  }
+  return errors;
+}
+
+/**
+ * Settings → Team: the address (approved in main's native dialog), then the sign-in in "the system
+ * browser" (a tab of the workstation's context on the URL main handed to the platform).
+ */
+export async function joinTeam(
+  s: Workstation,
+  teamUrl: string,
+  analyst: string,
+  password: string,
+): Promise<void> {
+  const { page, harness, context } = s;
+  const browserTabs: Promise<void>[] = [];
+  harness.platform.onOpenExternal = (url) =>
+    browserTabs.push(
+      (async () => {
+        const tab = await context.newPage();
+        await tab.goto(url);
+        await tab.getByLabel('Analyst').selectOption(analyst);
+        await tab.getByLabel('Password').fill(password);
+        await tab.getByRole('button', { name: 'Sign in' }).click();
+        await tab.getByRole('button', { name: 'Allow' }).click();
+        await expect(tab.getByRole('heading', { name: 'Signed in to the team' })).toBeVisible();
+        await tab.close();
+      })(),
+    );
+  await page.goto(`${harness.url}#/settings`);
+  harness.platform.nextConfirmAnswers.push(true);
+  await page.getByLabel('Team server address').fill(teamUrl);
+  await page.getByRole('button', { name: 'Save address' }).click();
+  await expect(page.getByText('Not signed in to the team.')).toBeVisible();
+  expect(harness.platform.confirmations.at(-1)).toMatchObject({ kind: 'team-origin', destination: teamUrl });
+  await page.getByRole('button', { name: 'Sign in to the team' }).click();
+  await expect.poll(() => browserTabs.length).toBe(1);
+  await Promise.all(browserTabs);
+  await expect(page.getByTestId('team-status')).toHaveText('Team: connected.');
+}
