@@ -93,7 +93,9 @@ it('one reminder per threshold per RFI on the bank clock, across a restart and t
   await staff.advanceClock(23 * DAY + 3600);
   await sync();
   await sync();
-  expect(about('Reminder probe').map((n) => n.title)).toEqual(['RFI due in less than 7 days — Alder']);
+  expect(about('Reminder probe').map((n) => n.title)).toEqual([
+    'RFI due in less than 7 days — Alder Trade GmbH',
+  ]);
   expect(about('Answered probe')).toEqual([]);
 
   // Restart on the same data folder: nothing repeated.
@@ -107,13 +109,15 @@ it('one reminder per threshold per RFI on the bank clock, across a restart and t
   await staff.advanceClock(5 * DAY);
   await sync();
   await sync();
-  expect(about('Reminder probe').map((n) => n.title)).toEqual(['RFI due in less than 48 hours — Alder']);
+  expect(about('Reminder probe').map((n) => n.title)).toEqual([
+    'RFI due in less than 48 hours — Alder Trade GmbH',
+  ]);
   await staff.advanceClock(DAY);
   await sync();
   await sync();
   expect(about('Reminder probe').map((n) => n.title)).toEqual([
-    'RFI due in less than 48 hours — Alder',
-    'RFI due in less than 24 hours — Alder',
+    'RFI due in less than 48 hours — Alder Trade GmbH',
+    'RFI due in less than 24 hours — Alder Trade GmbH',
   ]);
   expect(about('Answered probe')).toEqual([]);
   // The workstation's clock never moved: only the bank's did.

@@ -190,7 +190,10 @@ describe('one notification per change, by webhook, by polling and by both (real 
     // clicking opens that RFI in the renderer
     const before = t.pushed.length;
     t.platform.notifications[0]!.onClick?.();
-    expect(t.pushed.slice(before)).toContainEqual({ event: 'rfis.openRequested', payload: { rfiId: id } });
+    expect(t.pushed.slice(before)).toContainEqual({
+      event: 'rfis.openRequested',
+      payload: { rfiId: id, profileId: t.services.session.profile.id },
+    });
     // unread and the badge follow
     const counts = (await t.services.rfis.counts()).counts;
     expect(t.platform.badgeCount).toBe(counts.awaitingAction);

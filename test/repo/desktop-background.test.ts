@@ -176,7 +176,7 @@ describe('background mode, tray, links and diagnostics on the built shell', () =
     await call('rfis.sync');
     s = await shell.state();
     // The embedded sandbox's profile is watched too, so the title names the entity.
-    expect(notifications(s).slice(before)).toEqual(['notification New RFI — Test bank']);
+    expect(notifications(s).slice(before)).toEqual(['notification New RFI — Alder Trade GmbH']);
 
     // The tray tells the count awaiting action and the most urgent deadlines by name (type and
     // description, never the id), as the queue lists them.
@@ -238,7 +238,7 @@ describe('background mode, tray, links and diagnostics on the built shell', () =
     await call('rfis.sync');
     s = await waitForState(shell, (x) => notifications(x).length > before);
     // The embedded sandbox's profile is watched too, so the title names the entity.
-    expect(notifications(s).slice(before)).toEqual(['notification New RFI — Test bank']);
+    expect(notifications(s).slice(before)).toEqual(['notification New RFI — Alder Trade GmbH']);
   });
 
   it('Open window opens one; a link from a second instance navigates it, a hostile one does not', async () => {

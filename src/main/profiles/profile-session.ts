@@ -303,8 +303,10 @@ async function askWhoWeAre(
       legalEntityId: cfg.legal_entity_id,
       // The bank's own word first (its webhook configuration), else what the embedded sandbox's
       // fixtures say; a bank that names none leaves the profile's name (entityName()).
-      // The bank's own words, cleaned like every name shown (no bidi overrides or control characters).
-      legalEntityName: cleanName(cfg.legal_entity_name ?? '') || legalEntityName(cfg.legal_entity_id),
+      // The embedded sandbox's fixtures name its entities; any other bank by its own words, cleaned
+      // like every name shown (no bidi overrides or control characters).
+      legalEntityName:
+        legalEntityName(cfg.legal_entity_id) ?? (cleanName(cfg.legal_entity_name ?? '') || null),
       role: cfg.role,
     };
     return { ...base, connection: 'connected', credential, problem: null };

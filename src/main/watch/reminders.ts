@@ -159,6 +159,9 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
     /** Snoozes that no longer apply: ended, or their RFI's deadline moved or it awaits no action. */
     const stale = new Set<string>();
     const held = snoozes.byKey();
+    // One entity's RFI seen through two bank addresses (two profiles) is kept per address, but the
+    // analyst is told once: the same reminder is not shown twice in one pass.
+    const toldNow = new Set<string>();
     for (const m of deps.members()) {
       const now = m.now();
       const scope = m.scope();
@@ -192,6 +195,9 @@ export async function createReminders(deps: RemindersDeps): Promise<Reminders> {
         if (holds(snooze, deadline, now, hours)) continue;
         for (const h of crossed) sent[key(h)] = deadline;
         changed = true;
+        const told = `${m.entityName() ?? ''}|${r.id}|${r.deadline}|${tightest}`;
+        if (toldNow.has(told)) continue;
+        toldNow.add(told);
         if (showReminder(deps, m, r, { tightest, deadline, now })) shown++;
       }
     }
