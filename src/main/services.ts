@@ -110,7 +110,6 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const j = await openJournal(f);
   const rfiAnswers = await assembleAnswers(f, o, b, j);
   const { webhooks, entityWatch } = await assembleEntityWatch(f, o, j, crypto, rfiAnswers);
-  const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch);
   const locker = await assembleLocker(f, o, rfiAnswers, entityWatch);
   const desktop = await createDesktopSettings(f.stores, options.platform);
   const returns = assembleReturns(f, o, b);
@@ -118,6 +117,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const team = await assembleTeam(f, entityWatch);
   const approvals = await assembleApprovals(f, team, entityWatch, rfiAnswers);
   const teamShare = await assembleTeamShare(f, team, entityWatch, locker, rfiAnswers);
+  const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch, teamShare);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { pdfText } from '../support/pdf-text';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { detailInWords } from '../../src/main/case-files/words';
 import { staffOf } from '../support/sandbox-staff';
@@ -21,23 +21,6 @@ let t: TestServices;
 let dir: string;
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
-
-async function pdfText(file: string): Promise<string> {
-  const pdf = await getDocument({
-    data: new Uint8Array(await readFile(file)),
-    // The standard fonts' metrics ship with pdfjs-dist (a folder URL with its trailing slash).
-    standardFontDataUrl: `${path.resolve('node_modules/pdfjs-dist/standard_fonts')}/`,
-  }).promise;
-  const pages: string[] = [];
-  for (let i = 1; i <= pdf.numPages; i++) {
-    const content = await (await pdf.getPage(i)).getTextContent();
-    pages.push(
-      content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join(''),
-    );
-  }
-  await pdf.destroy();
-  return pages.join('\n');
-}
 
 async function waitSent(id: string): Promise<void> {
   for (let i = 0; i < 400; i++) {

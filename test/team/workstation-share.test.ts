@@ -16,6 +16,7 @@ import { inject } from 'vitest';
 import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
 import { writePdf } from '../e2e/rfi-workspace-support';
+import { pdfText } from '../support/pdf-text';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
 import { browseSignIn, PASSWORDS, seedSandboxTeam } from './workstation-support';
@@ -242,6 +243,16 @@ describe('notes, presence and the team activity log on the workstation', () => {
     expect(csv).toContain(`"Team log (${log!.legalEntityName})","note.added"`);
     expect(csv).toContain('"Jonas Weber"');
     expect(csv).toContain('"Wrote a note on the RFI"');
+    // The RFI's case file carries the team's part too: who did what, by name, and the chain's state.
+    const caseFile = async (name: string): Promise<string> => {
+      app.platform.nextSaveAnswers.push(path.join(tmp, `${name}.pdf`));
+      const r = await h['caseFiles.export']({ rfiIds: [rfiId], owners: { [rfiId]: profileId }, zip: false });
+      return (await pdfText(r.path!)).replace(/\s+/g, ' ');
+    };
+    const intact = await caseFile('intact');
+    expect(intact).toContain('From the team log');
+    expect(intact).toContain('Jonas Weber: Wrote a note on the RFI');
+    expect(intact).toContain(log!.chain.words);
     // Someone able to switch the guard off edits an entry: the workstation says where it breaks.
     const target = log!.entries.find((e) => e.action === 'note.added')!;
     await stack.sql.query(
@@ -251,5 +262,6 @@ describe('notes, presence and the team activity log on the workstation', () => {
     const broken = await h['team.activity']({ profileId });
     expect(broken!.chain).toMatchObject({ intact: false, brokenAt: target.seq });
     expect(broken!.chain.words).toContain(`broken at entry ${target.seq}`);
+    expect(await caseFile('broken')).toContain(`broken at entry ${target.seq}`);
   });
 });

@@ -94,12 +94,29 @@ function questionBlocks(rfi: Rfi, names: ReadonlyMap<string, string>): Block[] {
   return blocks;
 }
 
+/** The team's log about one RFI (team use only): what happened in words, and whether its chain holds. */
+export interface CaseFileTeamLog {
+  entries: Array<{ seq: number; at: string; actor: { name: string }; words: string }>;
+  chain: { intact: boolean; words: string };
+}
+
+/** The team's part of one RFI: each entry by name and time, then the chain's state. */
+function teamBlocks(log: CaseFileTeamLog): Block[] {
+  const blocks: Block[] = [{ kind: 'subheading', text: `From the team log (${log.entries.length})` }];
+  if (log.entries.length === 0) blocks.push({ kind: 'text', text: 'Nothing recorded by the team.' });
+  for (const e of log.entries)
+    blocks.push({ kind: 'text', text: `${pdfTime(e.at)}: ${e.actor.name}: ${e.words}` });
+  blocks.push({ kind: 'text', text: log.chain.words });
+  return blocks;
+}
+
 /** One RFI's part of the PDF. */
 function rfiBlocks(
   { rfi, fromCache, owner }: ReadRfi,
   docs: DocInfo[],
   lines: AuditEntry[],
   journal: Pick<CaseFileJournal, 'seenOf'>,
+  team: CaseFileTeamLog | null,
 ): Block[] {
   const blocks: Block[] = [];
   const names = new Map(docs.map((d) => [d.documentId, d.name]));
@@ -132,6 +149,7 @@ function rfiBlocks(
   blocks.push({ kind: 'subheading', text: `Notifications and webhook events seen (${seen.length})` });
   if (seen.length === 0) blocks.push({ kind: 'text', text: 'None seen on this computer.' });
   for (const s of seen) blocks.push({ kind: 'text', text: seenLine(s) });
+  if (team) blocks.push(...teamBlocks(team));
   return blocks;
 }
 
@@ -141,6 +159,8 @@ export function caseFileBlocks(o: {
   sources: CaseFileSource[];
   docsByRfi: ReadonlyMap<string, DocInfo[]>;
   audit: ReadonlyMap<string, AuditEntry[]>;
+  /** The team's log of each RFI (absent or null: solo use). */
+  team?: ReadonlyMap<string, CaseFileTeamLog | null>;
   journal: Pick<CaseFileJournal, 'seenOf'>;
   exportedAt: string;
 }): Block[] {
@@ -163,7 +183,15 @@ export function caseFileBlocks(o: {
         .join(' '),
   });
   for (const r of rfis) {
-    blocks.push(...rfiBlocks(r, o.docsByRfi.get(r.rfi.id) ?? [], o.audit.get(r.rfi.id) ?? [], o.journal));
+    blocks.push(
+      ...rfiBlocks(
+        r,
+        o.docsByRfi.get(r.rfi.id) ?? [],
+        o.audit.get(r.rfi.id) ?? [],
+        o.journal,
+        o.team?.get(r.rfi.id) ?? null,
+      ),
+    );
   }
   return blocks;
 }

@@ -26,7 +26,7 @@ import { privateFileMode } from '../infra/durable-file';
 import type { TempArea } from '../infra/temp-area';
 import type { BlobCodec } from '../infra/sealed-blob';
 import { auditLinesFor, caseFileBlocks } from './content';
-import type { ReadRfi } from './content';
+import type { CaseFileTeamLog, ReadRfi } from './content';
 import { documentRefs, fetchDocument } from './documents';
 import type { DocInfo } from './documents';
 import type { CaseFileJournal } from './journal';
@@ -68,6 +68,8 @@ export interface CaseFileDeps {
   owner(rfiId: string, profileId?: string): Promise<CaseFileOwner>;
   audit: Pick<AuditLog, 'list'>;
   journal: CaseFileJournal;
+  /** The team's log about an RFI, read through its owning profile (null in solo use, or not a member). */
+  teamLog?(rfiId: string, profileId: string): Promise<CaseFileTeamLog | null>;
   platform: Platform;
   log: Logger;
 }
@@ -226,7 +228,26 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
 
     const docIds = new Set([...docsByRfi.values()].flat().map((d) => d.documentId));
     const audit = await auditLinesFor(deps.audit, new Set(ids), docIds);
-    const blocks = caseFileBlocks({ rfis, sources, docsByRfi, audit, journal: deps.journal, exportedAt });
+    // The team's part, when a team is in use: never a reason for the export to fail.
+    const team = new Map<string, CaseFileTeamLog | null>();
+    if (deps.teamLog)
+      for (const r of rfis)
+        team.set(
+          r.rfi.id,
+          await deps.teamLog(r.rfi.id, r.owner.profileId).catch((err: unknown) => {
+            deps.log.warn('case file: the team log could not be read', { rfiId: r.rfi.id, error: err });
+            return null;
+          }),
+        );
+    const blocks = caseFileBlocks({
+      rfis,
+      sources,
+      docsByRfi,
+      audit,
+      team,
+      journal: deps.journal,
+      exportedAt,
+    });
     const bytes = await renderCaseFilePdf(blocks, {
       title: blocks[0]!.kind === 'title' ? (blocks[0] as { text: string }).text : 'Case file',
       subject: ids.join(', '),

@@ -31,6 +31,7 @@ import type { EntityWatch, WatchedEntity } from '../watch/entity-watch';
 import { createTeamService, type TeamService } from '../team/service';
 import { keychainTeamCredential } from '../team/credential';
 import { teamStateDefaults, teamStateFormat } from '../team/stored';
+import type { TeamShare } from '../team/share';
 
 /**
  * The profile an RFI belongs to, for a write the page may not tie to a profile: the one it names
@@ -287,6 +288,7 @@ export function assembleCaseFiles(
   b: BankFloor,
   j: Journal,
   entityWatch: EntityWatch,
+  teamShare: Pick<TeamShare, 'activityOfRfi'>,
 ): CaseFiles {
   return createCaseFiles({
     dataDir: f.dataDir,
@@ -316,6 +318,8 @@ export function assembleCaseFiles(
     },
     audit: b.audit,
     journal: j.caseFileJournal,
+    // In team use the team's log of each RFI goes in too (its words, names, and the chain's state).
+    teamLog: (rfiId, profileId) => teamShare.activityOfRfi(rfiId, profileId),
     platform: f.platform,
     log: f.log,
   });
