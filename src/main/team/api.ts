@@ -55,8 +55,9 @@ export interface TeamHttp {
   /** Opens a long-lived GET (the change stream) with the token; the caller reads the body. */
   open(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response>;
   /**
-   * A call whose body or answer is bytes (evidence): the raw response, after the same token
-   * handling; a response that is not 2xx is turned into the same typed failures as `call`.
+   * A call whose body or answer is bytes (evidence): the answer's whole body, read within the
+   * deadline (four times a call's unless given), after the same token handling; a response that is
+   * not 2xx is turned into the same typed failures as `call`.
    */
   bytes(
     method: 'GET' | 'PUT',
@@ -64,7 +65,7 @@ export interface TeamHttp {
     headers: Record<string, string>,
     body?: Uint8Array,
     timeoutMs?: number,
-  ): Promise<Response>;
+  ): Promise<Uint8Array>;
 }
 
 /** A response that is not 2xx, as the typed failure a caller acts on. */
@@ -147,11 +148,16 @@ export function createTeamHttp(deps: TeamHttpDeps): TeamHttp {
     errorOf(res.status, await res.json().catch(() => null));
 
   return {
-    async bytes(method, path, headers, body, ms) {
-      const res = await send(method, path, headers, body, AbortSignal.timeout(ms ?? timeoutMs * 4));
-      if (!res.ok) return failure(res);
-      return res;
-    },
+    bytes: (method, path, headers, body, ms) =>
+      withinDeadline(
+        ms ?? timeoutMs * 4,
+        async (signal) => {
+          const res = await send(method, path, headers, body, signal);
+          if (!res.ok) return failure(res);
+          return new Uint8Array(await res.arrayBuffer());
+        },
+        () => new TeamUnreachable('The team server did not answer in time.'),
+      ),
     async call(method, path, schema, body) {
       const { res, json } = await withinDeadline(
         timeoutMs,

@@ -171,7 +171,7 @@ export function createTeamEvidence(deps: TeamEvidenceDeps): TeamEvidence {
           { 'content-type': local.contentType },
           local.bytes,
         )
-        .then(async (res) => StoredBlob.parse(await res.json()));
+        .then((answer) => StoredBlob.parse(JSON.parse(Buffer.from(answer).toString('utf8'))));
       const doc = await deps.http.call('POST', base(job.legalEntityId), EvidenceDocument, {
         id: job.id,
         sha256: job.sha256,
@@ -195,12 +195,9 @@ export function createTeamEvidence(deps: TeamEvidenceDeps): TeamEvidence {
           reason: 'EVIDENCE_SUPERSEDED',
           message: `“${doc.fileName}” was ${doc.status} in the team’s locker; use its current version.`,
         });
-      const res = await deps.http.bytes(
-        'GET',
-        `${base(legalEntityId)}/${encodeURIComponent(documentId)}/content`,
-        {},
+      const bytes = Buffer.from(
+        await deps.http.bytes('GET', `${base(legalEntityId)}/${encodeURIComponent(documentId)}/content`, {}),
       );
-      const bytes = Buffer.from(await res.arrayBuffer());
       if (bytes.length !== doc.size || sha256(bytes) !== doc.sha256) {
         deps.log.warn('team: shared evidence bytes do not match their sha256', { documentId });
         throw new AppFailure({
