@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DisposableStore } from '../../src/main/infra/lifecycle';
+import { BackgroundWork, DisposableStore } from '../../src/main/infra/lifecycle';
 
 describe('DisposableStore', () => {
   it('lets go in the reverse order of adding, awaiting each, and only once', async () => {
@@ -32,5 +32,36 @@ describe('DisposableStore', () => {
     });
     await expect(store.dispose()).rejects.toThrow('c failed');
     expect(order).toEqual(['a']);
+  });
+});
+
+describe('BackgroundWork', () => {
+  it('settles only after every tracked piece, including work tracked while waiting, has settled', async () => {
+    const work = new BackgroundWork();
+    const done: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    work.track(
+      gate.then(() => {
+        done.push('first');
+        work.track(
+          new Promise<void>((r) => setTimeout(r, 20)).then(() => {
+            done.push('second');
+          }),
+        );
+      }),
+    );
+    work.track(Promise.reject(new Error('a failure is the caller’s to handle')));
+    let settled = false;
+    const waiting = work.settled().then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(settled).toBe(false);
+    release();
+    await waiting;
+    expect(done).toEqual(['first', 'second']);
+  });
+
+  it('settles at once when nothing runs', async () => {
+    await expect(new BackgroundWork().settled()).resolves.toBeUndefined();
   });
 });

@@ -36,3 +36,23 @@ export class DisposableStore {
     if (first !== null) throw first;
   }
 }
+
+/**
+ * Work started in the background (not awaited by whoever started it) that teardown must still
+ * wait for, so nothing writes into the data folder after its owner is disposed.
+ */
+export class BackgroundWork {
+  private readonly running = new Set<Promise<unknown>>();
+
+  /** Tracks a piece of work until it settles; its failure is the caller's to handle. */
+  track(work: Promise<unknown>): void {
+    const p = work.finally(() => this.running.delete(p));
+    p.catch(() => undefined);
+    this.running.add(p);
+  }
+
+  /** Settles once every piece tracked so far (and any tracked meanwhile) has settled. */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+}

@@ -10,6 +10,7 @@ import { bankKey } from '../bank/scope';
 import type { BankScope } from '../bank/scope';
 import type { EventHub } from '../infra/events';
 import type { StateFileProblem } from '../infra/json-store';
+import { BackgroundWork } from '../infra/lifecycle';
 import type { Logger } from '../infra/log';
 import type { BusyGuard } from '../desktop/busy';
 import type { Platform } from '../infra/platform';
@@ -144,6 +145,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     draftViewOf(files, rfiId, questionId, d);
 
   const sentListeners = new Set<(rfiId: string, owner: BankScope | null, entry: OutboxEntry) => void>();
+  const background = new BackgroundWork();
   const outbox = await openOutbox({
     file: path.join(dir, 'outbox.json'),
     bank: deps.bank,
@@ -163,13 +165,15 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     onSent: (e: OutboxEntry) => {
       // The answer landed: its draft is done, and staged copies are no longer needed (unless a
       // draft edited since still lists the same file).
-      void (async () => {
-        const key = e.scope ? bankKey(e.scope) : undefined;
-        const d = await drafts.getOne(e.rfiId, e.questionId, key);
-        const same = d && d.text === e.text && d.files.join() === e.documents.map((x) => x.ref).join();
-        if (same) await drafts.discard(e.rfiId, e.questionId, key);
-        await releaseUnused(e.documents.map((x) => x.ref));
-      })().catch((err: unknown) => deps.log.warn('rfi-answers: cleanup after send failed', { error: err }));
+      background.track(
+        (async () => {
+          const key = e.scope ? bankKey(e.scope) : undefined;
+          const d = await drafts.getOne(e.rfiId, e.questionId, key);
+          const same = d && d.text === e.text && d.files.join() === e.documents.map((x) => x.ref).join();
+          if (same) await drafts.discard(e.rfiId, e.questionId, key);
+          await releaseUnused(e.documents.map((x) => x.ref));
+        })().catch((err: unknown) => deps.log.warn('rfi-answers: cleanup after send failed', { error: err })),
+      );
       deps.onSent?.(e.rfiId, e.scope ?? null);
       for (const l of sentListeners) l(e.rfiId, e.scope ?? null, e);
     },
@@ -282,6 +286,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
       unsubscribe();
       clearInterval(expiryTimer);
       await outbox.dispose();
+      await background.settled();
       await files.dispose();
     },
   };
