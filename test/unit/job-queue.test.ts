@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { openJobQueue, scheduleOf } from '../../src/main/infra/job-queue';
+import { openJobQueue, queuedJobSchema, scheduleOf } from '../../src/main/infra/job-queue';
 import type { JobKind, JobQueue, JobQueueOptions, JobResult } from '../../src/main/infra/job-queue';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 
@@ -13,12 +13,7 @@ import { createLogger, memorySink } from '../../src/main/infra/log';
  * note, scripted per run. Storage, order, retry scheduling, restart recovery and disposal.
  */
 
-const noteSchema = z.object({
-  id: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  failures: z.number(),
-  nextAttemptAt: z.number().nullable(),
+const noteSchema = queuedJobSchema.extend({
   note: z.string(),
   phase: z.enum(['waiting', 'delivering', 'checking', 'delivered', 'refused']),
   runs: z.number(),

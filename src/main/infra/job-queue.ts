@@ -28,18 +28,22 @@ import { createSerialQueue } from './durable-file';
 import { stateFile } from './json-store';
 import type { Logger } from './log';
 
-/** What the queue reads and writes in every job's record, whatever its kind. */
-export interface QueuedJob {
-  id: string;
+/**
+ * What the queue reads and writes in every job's record, whatever its kind: a kind's stored shape
+ * extends this one (`queuedJobSchema.extend({...})`), so the bounds of these fields are the queue's.
+ */
+export const queuedJobSchema = z.object({
+  id: z.string().max(64),
   /** ISO time: jobs run in this order. */
-  createdAt: string;
+  createdAt: z.string().max(64),
   /** ISO time of the last write of the record. */
-  updatedAt: string;
+  updatedAt: z.string().max(64),
   /** Failures since the job last worked (or was retried by hand): the backoff step. */
-  failures: number;
+  failures: z.number().int().nonnegative(),
   /** When the job runs next (epoch ms); null while it is not scheduled. */
-  nextAttemptAt: number | null;
-}
+  nextAttemptAt: z.number().nullable(),
+});
+export type QueuedJob = z.infer<typeof queuedJobSchema>;
 
 type Patch<J> = Partial<J>;
 

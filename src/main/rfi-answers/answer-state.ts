@@ -26,7 +26,7 @@ import type { AnswerState } from '../../shared/ipc/channels/rfi-answers';
 import { classifyFailure } from '../../shared/failure-policy';
 import type { AppError } from '../../shared/ipc/errors';
 import type { BankScope } from '../bank/scope';
-import type { JobResult } from '../infra/job-queue';
+import { queuedJobSchema, type JobResult } from '../infra/job-queue';
 
 const docSchema = z.object({
   ref: z.string(),
@@ -47,8 +47,7 @@ const scopeSchema = z.object({
   origin: z.string(),
   legalEntityId: z.string().nullable(),
 });
-export const entrySchema = z.object({
-  id: z.string(),
+export const entrySchema = queuedJobSchema.extend({
   /** The bank this answer is for (absent in files from before scoping: the active one adopts it). */
   scope: scopeSchema.optional(),
   rfiId: z.string(),
@@ -60,8 +59,6 @@ export const entrySchema = z.object({
   /** Response ids on the question before our first POST: a new customer one is a candidate for ours. */
   knownResponseIds: z.array(z.string()).nullable(),
   attempts: z.number(),
-  failures: z.number(),
-  nextAttemptAt: z.number().nullable(),
   lastError: errorSchema.nullable(),
   conflict: z
     .object({
@@ -83,8 +80,6 @@ export const entrySchema = z.object({
       idempotencyKey: z.string().max(255),
     })
     .optional(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
 });
 export type OutboxEntry = z.infer<typeof entrySchema>;
 export type OutboxDocument = z.infer<typeof docSchema>;

@@ -28,7 +28,13 @@ import {
   type Change,
 } from '../../shared/team/schemas';
 import type { AtRestCodec } from '../infra/at-rest';
-import { openJobQueue, type JobKind, type JobQueue, type QueuedJob } from '../infra/job-queue';
+import {
+  openJobQueue,
+  queuedJobSchema,
+  type JobKind,
+  type JobQueue,
+  type QueuedJob,
+} from '../infra/job-queue';
 import type { Logger } from '../infra/log';
 import { TeamApiError, TeamNotSignedIn, TeamUnreachable, type TeamHttp } from './api';
 
@@ -60,12 +66,7 @@ export interface ApprovalJob extends QueuedJob {
   state: 'pending' | 'done' | 'refused';
 }
 
-const jobSchema = z.object({
-  id: z.string().max(64),
-  createdAt: z.string().max(64),
-  updatedAt: z.string().max(64),
-  failures: z.number().int().nonnegative(),
-  nextAttemptAt: z.number().nullable(),
+const jobSchema = queuedJobSchema.extend({
   op: z.enum(['ask', 'approve', 'reject', 'complete']),
   legalEntityId: z.string().max(128),
   objectId: z.string().max(128),

@@ -11,7 +11,13 @@ import { z } from 'zod';
 import { MembersPage } from '../../shared/team/config';
 import { Assignment, type Change } from '../../shared/team/schemas';
 import type { AtRestCodec } from '../infra/at-rest';
-import { openJobQueue, type JobKind, type JobQueue, type QueuedJob } from '../infra/job-queue';
+import {
+  openJobQueue,
+  queuedJobSchema,
+  type JobKind,
+  type JobQueue,
+  type QueuedJob,
+} from '../infra/job-queue';
 import type { Logger } from '../infra/log';
 import { TeamApiError, TeamNotSignedIn, TeamUnreachable, type TeamHttp } from './api';
 
@@ -29,12 +35,7 @@ export interface TeamChangeJob extends QueuedJob {
   state: 'pending' | 'done' | 'refused';
 }
 
-const jobSchema = z.object({
-  id: z.string().max(64),
-  createdAt: z.string().max(64),
-  updatedAt: z.string().max(64),
-  failures: z.number().int().nonnegative(),
-  nextAttemptAt: z.number().nullable(),
+const jobSchema = queuedJobSchema.extend({
   action: z.enum(['claim', 'release', 'reassign']),
   legalEntityId: z.string().max(128),
   rfiId: z.string().max(128),

@@ -8,7 +8,13 @@
  */
 import { z } from 'zod';
 import type { AtRestCodec } from '../infra/at-rest';
-import { openJobQueue, type JobKind, type JobQueue, type QueuedJob } from '../infra/job-queue';
+import {
+  openJobQueue,
+  queuedJobSchema,
+  type JobKind,
+  type JobQueue,
+  type QueuedJob,
+} from '../infra/job-queue';
 import type { Logger } from '../infra/log';
 import { TeamApiError, TeamNotSignedIn, TeamUnreachable } from './api';
 
@@ -39,25 +45,18 @@ export interface ShareJob extends QueuedJob {
 
 export type ShareOutboxJob = NoteJob | ShareJob;
 
-const base = {
-  id: z.string().max(64),
-  createdAt: z.string().max(64),
-  updatedAt: z.string().max(64),
-  failures: z.number().int().nonnegative(),
-  nextAttemptAt: z.number().nullable(),
+const base = queuedJobSchema.extend({
   legalEntityId: z.string().max(128),
   subject: z.string().max(255),
-};
+});
 const jobSchema = z.discriminatedUnion('what', [
-  z.object({
-    ...base,
+  base.extend({
     what: z.literal('note'),
     objectKind: z.enum(['rfi', 'return', 'exchange']),
     objectId: z.string().max(128),
     text: z.string().max(10_000),
   }),
-  z.object({
-    ...base,
+  base.extend({
     what: z.literal('share'),
     lockerId: z.string().max(64),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
