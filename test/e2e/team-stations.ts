@@ -70,15 +70,40 @@ export async function openWorkstation(
 /**
  * Lets the workstations go, the last opened first (a second workstation may use the first one's
  * embedded bank): the page leaves the app (nothing in flight), its context closes, then its
- * harness. Answers the pages' uncaught errors.
+ * harness. A step that fails (a page that crashed cannot navigate) does not stop the ones after
+ * it, so every harness is closed; the failures are then thrown together, each naming its workstation and step.
+ * Answers the pages' uncaught errors.
  */
 export async function closeWorkstations(stations: Workstation[]): Promise<string[]> {
   const errors: string[] = [];
-  for (const s of stations.splice(0).reverse()) {
-    await bounded('page to about:blank', () => s.page.goto('about:blank'));
-    await bounded('browser context', () => s.context.close());
-    await bounded('harness', () => s.harness.close());
+  const failed: Error[] = [];
+  const step = async (what: string, run: () => Promise<unknown>): Promise<void> => {
+    try {
+      await bounded(what, run);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      // A step that timed out already names itself (bounded).
+      failed.push(
+        message.startsWith(`teardown: ${what}`)
+          ? (e as Error)
+          : new Error(`teardown: ${what}: ${message}`, { cause: e }),
+      );
+    }
+  };
+  for (const [i, s] of stations
+    .splice(0)
+    .map((s, i) => [i, s] as const)
+    .reverse()) {
+    const name = `workstation ${i + 1} (${s.harness.url})`;
+    await step(`${name}: page to about:blank`, () => s.page.goto('about:blank'));
+    await step(`${name}: browser context`, () => s.context.close());
+    await step(`${name}: harness`, () => s.harness.close());
     errors.push(...s.errors);
+  }
+  if (failed.length > 0) {
+    // The pages' own errors too: the caller's check of them is not reached.
+    const lines = [...failed.map((e) => e.message), ...errors.map((e) => `page error: ${e}`)];
+    throw new AggregateError(failed, lines.join('\n'));
   }
   return errors;
 }
