@@ -3,20 +3,17 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { test, expect } from './fixtures';
-import { startHarness } from '../harness/harness';
 import { staffOf } from '../support/sandbox-staff';
 import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
 import type { RunningTeamServer } from '../../src/team-server/index';
 import {
   closeWorkstations,
-  joinTeam,
-  openWorkstation,
   startTeamStack,
   stopTeamStack,
+  twoAnalysts,
   type TeamStack,
   type Workstation,
 } from './team-stations';
-import { seedTeam } from '../../src/team-server/bootstrap';
 import { customerResponses, writePdf, type WireRfi } from './rfi-workspace-support';
 
 /**
@@ -54,33 +51,10 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
   browser,
 }) => {
   test.setTimeout(180_000);
-  const first = await startHarness({
-    services: {
-      environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 0, max: 0 } } },
-    },
+  // Maria may check too: only the server stops her approving her own answer.
+  const { maria, jonas, sandbox, le } = await twoAnalysts(browser, team, stations, {
+    mariaRoles: ['maker', 'checker', 'admin'],
   });
-  const sandbox = first.services.sandbox!;
-  const le = sandbox.fixtures.legal_entities[0]!;
-  const second = await startHarness({
-    services: { environment: { kind: 'remote', baseUrl: sandbox.url, name: 'Bank', token: le.tokens.admin } },
-  });
-  await seedTeam(team.db, {
-    entities: [{ id: le.id, name: le.name }],
-    members: [
-      // Maria may check too: only the server stops her approving her own answer.
-      {
-        subject: 'maria.keller',
-        name: 'Maria Keller',
-        legalEntityId: le.id,
-        roles: ['maker', 'checker', 'admin'],
-      },
-      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
-    ],
-  });
-  const maria = await openWorkstation(browser, first, stations);
-  const jonas = await openWorkstation(browser, second, stations);
-  await joinTeam(maria, team.url, 'maria.keller', 'demo-maria');
-  await joinTeam(jonas, team.url, 'jonas.weber', 'demo-jonas');
 
   // The admin's rule: every answer needs a checker. Jonas reads it in words.
   const rules = maria.page.getByTestId('approval-rules');
@@ -98,11 +72,11 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
   const qDoc = (await bankGet(`/v1/rfis/${rfiId}`)).questions[1]!;
 
   // Maria drafts the answer with a document: Send has become "Ask for approval".
-  const firstPdf = path.join(first.dataDir, '..', 'approval-invoice.pdf');
+  const firstPdf = path.join(maria.harness.dataDir, '..', 'approval-invoice.pdf');
   await writePdf(firstPdf, 30_000);
-  await maria.page.goto(`${first.url}#/rfis/${rfiId}`);
+  await maria.page.goto(`${maria.harness.url}#/rfis/${rfiId}`);
   const mq = maria.page.getByTestId(`question-${qDoc.id}`);
-  first.platform.nextDialogAnswers.push([firstPdf]);
+  maria.harness.platform.nextDialogAnswers.push([firstPdf]);
   await mq.getByRole('button', { name: 'Choose files…' }).click();
   await expect(mq.getByTestId('answer-files')).toContainText('approval-invoice.pdf');
   await expect(mq.getByTestId('answer-submit')).toHaveText('Ask for approval');
@@ -110,9 +84,9 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
   await expect(mq.getByTestId('answer-approval')).toHaveText('Waiting for approval by a checker.');
   // Her own answer: no Approve for her, and the server refuses it when asked all the same.
   await expect(mq.getByRole('button', { name: 'Approve' })).toHaveCount(0);
-  const [mine] = await first.services.handlers['team.approvals']({ rfiId });
+  const [mine] = await maria.harness.services.handlers['team.approvals']({ rfiId });
   await expect(
-    first.services.handlers['team.decideApproval']({
+    maria.harness.services.handlers['team.decideApproval']({
       rfiId,
       questionId: qDoc.id,
       approvalId: mine!.approvalId!,
@@ -122,7 +96,7 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
   ).rejects.toMatchObject({ message: expect.stringContaining('nobody approves their own answer') });
 
   // Jonas sees it waiting for him in the queue, reviews the document's sha256 and approves.
-  await jonas.page.goto(`${second.url}#/rfis`);
+  await jonas.page.goto(`${jonas.harness.url}#/rfis`);
   await jonas.page.getByTestId('approvals-waiting').getByRole('link').click();
   const jq = jonas.page.getByTestId(`question-${qDoc.id}`);
   await expect(jq.getByTestId('answer-approval')).toHaveText('Maria Keller asks for your approval.');
@@ -132,10 +106,10 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
   await expect(mq.getByTestId('answer-submit')).toHaveText('Send approved answer');
 
   // An edit after approval: another document. The approval no longer covers it.
-  const secondPdf = path.join(first.dataDir, '..', 'approval-invoice-2.pdf');
+  const secondPdf = path.join(maria.harness.dataDir, '..', 'approval-invoice-2.pdf');
   await writePdf(secondPdf, 31_000);
   await mq.getByRole('button', { name: 'Remove approval-invoice.pdf' }).click();
-  first.platform.nextDialogAnswers.push([secondPdf]);
+  maria.harness.platform.nextDialogAnswers.push([secondPdf]);
   await mq.getByRole('button', { name: 'Choose files…' }).click();
   await expect(mq.getByTestId('answer-files')).toContainText('approval-invoice-2.pdf');
   await expect(mq.getByTestId('answer-approval')).toHaveText('Waiting for approval by a checker.', {
@@ -171,5 +145,7 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
   const responses = customerResponses(await bankGet(`/v1/rfis/${rfiId}`), qDoc.id);
   expect(responses).toHaveLength(1);
   const documentId = responses[0]!.response['transaction.supporting_documents']!.document_ids[0]!;
-  expect((await staffOf(first.services).getDocument(documentId)).sha256).toBe(await sha256Of(secondPdf));
+  expect((await staffOf(maria.harness.services).getDocument(documentId)).sha256).toBe(
+    await sha256Of(secondPdf),
+  );
 });

@@ -1,18 +1,15 @@
 import pg from 'pg';
 import { test, expect } from './fixtures';
-import { startHarness } from '../harness/harness';
 import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
 import type { RunningTeamServer } from '../../src/team-server/index';
 import {
   closeWorkstations,
-  joinTeam,
-  openWorkstation,
   startTeamStack,
   stopTeamStack,
+  twoAnalysts,
   type TeamStack,
   type Workstation,
 } from './team-stations';
-import { seedTeam } from '../../src/team-server/bootstrap';
 import { chooseOption } from './ui-controls';
 
 /**
@@ -44,33 +41,13 @@ test('two analysts claim the same RFI at once: exactly one holds it, the other s
   browser,
 }) => {
   test.setTimeout(120_000);
-  const first = await startHarness({
-    services: {
-      environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 0, max: 0 } } },
-    },
-  });
-  const sandbox = first.services.sandbox!;
-  const le = sandbox.fixtures.legal_entities[0]!;
-  const second = await startHarness({
-    services: { environment: { kind: 'remote', baseUrl: sandbox.url, name: 'Bank', token: le.tokens.admin } },
-  });
-  await seedTeam(team.db, {
-    entities: [{ id: le.id, name: le.name }],
-    members: [
-      { subject: 'maria.keller', name: 'Maria Keller', legalEntityId: le.id, roles: ['maker', 'admin'] },
-      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
-    ],
-  });
-  const maria = await openWorkstation(browser, first, stations);
-  const jonas = await openWorkstation(browser, second, stations);
-  await joinTeam(maria, team.url, 'maria.keller', 'demo-maria');
-  await joinTeam(jonas, team.url, 'jonas.weber', 'demo-jonas');
+  const { maria, jonas, le } = await twoAnalysts(browser, team, stations);
   await expect(maria.page.getByText('Signed in as Maria Keller (maker, admin at')).toBeVisible();
 
   // The queue shows who holds what once a team is in use.
-  await maria.page.goto(`${first.url}#/rfis`);
+  await maria.page.goto(`${maria.harness.url}#/rfis`);
   await expect(maria.page.getByRole('columnheader', { name: 'Held by' })).toBeVisible();
-  const rfi = (await first.services.handlers['rfis.list'](undefined)).items[0]!;
+  const rfi = (await maria.harness.services.handlers['rfis.list'](undefined)).items[0]!;
 
   for (const s of [maria, jonas]) {
     await s.page.goto(`${s.harness.url}#/rfis/${rfi.id}`);

@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import pg from 'pg';
 import { test, expect } from './fixtures';
-import { startHarness } from '../harness/harness';
 import { seriousA11yViolations } from './axe';
 import { customerResponses, writePdf } from './rfi-workspace-support';
 import type { WireRfi } from './rfi-workspace-support';
@@ -14,14 +13,12 @@ import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster
 import type { RunningTeamServer } from '../../src/team-server/index';
 import {
   closeWorkstations,
-  joinTeam,
-  openWorkstation,
   startTeamStack,
   stopTeamStack,
+  twoAnalysts,
   type TeamStack,
   type Workstation,
 } from './team-stations';
-import { seedTeam } from '../../src/team-server/bootstrap';
 
 /**
  * The team's shared evidence locker, notes, presence and activity log between two analysts'
@@ -64,27 +61,7 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
   browser,
 }) => {
   test.setTimeout(180_000);
-  const first = await startHarness({
-    services: {
-      environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 0, max: 0 } } },
-    },
-  });
-  const sandbox = first.services.sandbox!;
-  const le = sandbox.fixtures.legal_entities[0]!;
-  const second = await startHarness({
-    services: { environment: { kind: 'remote', baseUrl: sandbox.url, name: 'Bank', token: le.tokens.admin } },
-  });
-  await seedTeam(team.db, {
-    entities: [{ id: le.id, name: le.name }],
-    members: [
-      { subject: 'maria.keller', name: 'Maria Keller', legalEntityId: le.id, roles: ['maker', 'admin'] },
-      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
-    ],
-  });
-  const maria = await openWorkstation(browser, first, stations);
-  const jonas = await openWorkstation(browser, second, stations);
-  await joinTeam(maria, team.url, 'maria.keller', 'demo-maria');
-  await joinTeam(jonas, team.url, 'jonas.weber', 'demo-jonas');
+  const { maria, jonas, sandbox, le } = await twoAnalysts(browser, team, stations);
 
   // Maria adds a passport to her own locker (main's native picker) and shares it with the team.
   const passport = path.join(tmp, 'anna-meyer-passport.pdf');
@@ -92,12 +69,12 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
   const passportSha = createHash('sha256')
     .update(await readFile(passport))
     .digest('hex');
-  await maria.page.goto(`${first.url}#/locker`);
+  await maria.page.goto(`${maria.harness.url}#/locker`);
   const form = maria.page.getByRole('region', { name: 'Add a document' });
   await choose(maria.page, 'Document type', 'Passport');
   await form.getByRole('textbox', { name: 'Person’s name' }).fill('Anna Meyer');
   await form.getByRole('textbox', { name: 'Expires on' }).fill('2031-03-31');
-  first.platform.nextDialogAnswers.push([passport]);
+  maria.harness.platform.nextDialogAnswers.push([passport]);
   await form.getByRole('button', { name: 'Choose a file and add it…' }).click();
   const own = maria.page
     .getByRole('list', { name: 'Locker documents' })
@@ -121,7 +98,7 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
 
   // Jonas sees it in the team's part of his Evidence locker: by holder, type and expiry in words,
   // and who added it.
-  await jonas.page.goto(`${second.url}#/locker`);
+  await jonas.page.goto(`${jonas.harness.url}#/locker`);
   const shared = jonas.page
     .getByRole('list', { name: `Documents shared at ${le.name}` })
     .getByRole('listitem', { name: 'Passport of Anna Meyer' });
@@ -132,7 +109,7 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
   expect(await seriousA11yViolations(jonas.page)).toEqual([]);
 
   // A passport question; both analysts open the RFI.
-  const rfi = await staffOf(first.services).createRfi({
+  const rfi = await staffOf(maria.harness.services).createRfi({
     type: 'account',
     related_id: le.accounts[0]!.id,
     description: 'Director identification',
@@ -140,14 +117,14 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
       { question_type: 'identification.individual.passport', question_text: 'Passport of the director' },
     ],
   });
-  await first.services.rfis.sync('sync', true);
-  await second.services.rfis.sync('sync', true);
+  await maria.harness.services.rfis.sync('sync', true);
+  await jonas.harness.services.rfis.sync('sync', true);
   const questionId = rfi.questions[0]!.id;
-  await maria.page.goto(`${first.url}#/rfis/${rfi.id}`);
+  await maria.page.goto(`${maria.harness.url}#/rfis/${rfi.id}`);
   await expect(maria.page.getByTestId('rfi-presence')).toHaveText(
     'Nobody else on the team has this RFI open.',
   );
-  await jonas.page.goto(`${second.url}#/rfis/${rfi.id}`);
+  await jonas.page.goto(`${jonas.harness.url}#/rfis/${rfi.id}`);
   // Presence: Maria's detail says Jonas is there (his beat, pushed through the change stream).
   await expect(maria.page.getByTestId('rfi-presence')).toHaveText('Jonas Weber is viewing this RFI.', {
     timeout: 15_000,
@@ -186,11 +163,11 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
   expect(responses).toHaveLength(1);
   const docIds = responses[0]!.response['identification.individual.passport']!.document_ids;
   expect(docIds).toHaveLength(1);
-  expect((await staffOf(first.services).getDocument(docIds[0]!)).sha256).toBe(passportSha);
+  expect((await staffOf(maria.harness.services).getDocument(docIds[0]!)).sha256).toBe(passportSha);
 
   // Maria's Activity: the team's entries beside her own, by name, marked as the team log's, and
   // the server's hash chain checked.
-  await maria.page.goto(`${first.url}#/activity`);
+  await maria.page.goto(`${maria.harness.url}#/activity`);
   const log = maria.page.getByTestId('team-activity');
   await expect(log.getByRole('heading', { name: `From the team log: ${le.name}` })).toBeVisible();
   await expect(log.getByTestId('team-chain')).toContainText('checks out');

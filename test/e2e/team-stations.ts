@@ -1,6 +1,9 @@
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { expect } from './fixtures';
-import type { Harness } from '../harness/harness';
+import { startHarness, type Harness } from '../harness/harness';
+import type { RunningSandbox } from '../../src/sandbox/index';
+import type { TeamRole } from '../../src/shared/team/schemas';
+import { seedTeam } from '../../src/team-server/bootstrap';
 import { startDevOidcProvider, type DevOidcProvider } from '../../src/team-server/dev/oidc';
 import { startPostgresCluster, type PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
 import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
@@ -143,4 +146,55 @@ export async function joinTeam(
   await expect.poll(() => browserTabs.length).toBe(1);
   await Promise.all(browserTabs);
   await expect(page.getByTestId('team-status')).toHaveText('Team: connected.');
+}
+
+/** Two analysts of one legal entity, each at a workstation of their own, both signed in to the team. */
+export interface TwoAnalysts {
+  /** Maria's workstation runs the embedded sandbox bank. */
+  maria: Workstation;
+  /** Jonas's workstation reaches Maria's bank over HTTP, with the entity's admin token. */
+  jonas: Workstation;
+  sandbox: RunningSandbox;
+  /** The legal entity both work for, in the bank and in the team. */
+  le: RunningSandbox['fixtures']['legal_entities'][number];
+}
+
+/**
+ * The team specs' opening: two workstations against one sandbox bank, the team seeded with the
+ * bank's first legal entity and its two analysts (Maria maker and admin unless told otherwise,
+ * Jonas maker and checker), then each analyst joins the team from Settings.
+ */
+export async function twoAnalysts(
+  browser: Browser,
+  team: RunningTeamServer,
+  stations: Workstation[],
+  o: { mariaRoles?: readonly TeamRole[] } = {},
+): Promise<TwoAnalysts> {
+  const first = await startHarness({
+    services: {
+      environment: { kind: 'embedded-sandbox', sandbox: { visibilityDelayMs: { min: 0, max: 0 } } },
+    },
+  });
+  const sandbox = first.services.sandbox!;
+  const le = sandbox.fixtures.legal_entities[0]!;
+  const maria = await openWorkstation(browser, first, stations);
+  const second = await startHarness({
+    services: { environment: { kind: 'remote', baseUrl: sandbox.url, name: 'Bank', token: le.tokens.admin } },
+  });
+  const jonas = await openWorkstation(browser, second, stations);
+  await seedTeam(team.db, {
+    entities: [{ id: le.id, name: le.name }],
+    members: [
+      {
+        subject: 'maria.keller',
+        name: 'Maria Keller',
+        legalEntityId: le.id,
+        roles: o.mariaRoles ?? ['maker', 'admin'],
+      },
+      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
+    ],
+  });
+  await joinTeam(maria, team.url, 'maria.keller', 'demo-maria');
+  await joinTeam(jonas, team.url, 'jonas.weber', 'demo-jonas');
+  return { maria, jonas, sandbox, le };
 }
