@@ -2,7 +2,11 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sweepInterruptedWrites, writeFileDurable } from '../../src/main/infra/durable-file';
+import {
+  createKeyedQueue,
+  sweepInterruptedWrites,
+  writeFileDurable,
+} from '../../src/main/infra/durable-file';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -31,5 +35,69 @@ describe('sweepInterruptedWrites', () => {
 
   it('answers 0 for a folder that does not exist', async () => {
     expect(await sweepInterruptedWrites(path.join(os.tmpdir(), 'td-sweep-missing-' + Date.now()))).toBe(0);
+  });
+});
+
+describe('createKeyedQueue', () => {
+  /** A task that logs its start and ends when told to (or fails). */
+  const gate = () => {
+    let open!: () => void;
+    let fail!: (e: Error) => void;
+    const ended = new Promise<void>((resolve, reject) => {
+      open = resolve;
+      fail = reject;
+    });
+    return { open, fail, ended };
+  };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('runs one key in order, other keys side by side, and a batch in the turn of each of its keys', async () => {
+    const turns = createKeyedQueue();
+    const started: string[] = [];
+    const task = (name: string, g: { ended: Promise<void> }) => () => {
+      started.push(name);
+      return g.ended;
+    };
+    const a1 = gate();
+    const a2 = gate();
+    const b1 = gate();
+    const batch = gate();
+    const c1 = gate();
+    const after = gate();
+    const runs = [
+      turns('a', task('a1', a1)),
+      turns('a', task('a2', a2)),
+      turns('b', task('b1', b1)),
+      turns.all(['a', 'b'], task('batch', batch)),
+      turns('c', task('c1', c1)),
+      turns('b', task('after', after)),
+    ];
+    await settle();
+    // a2 waits for a1; b1 and c1 run beside them; the batch waits for both a's and b1.
+    expect(started).toEqual(['a1', 'b1', 'c1']);
+    a1.fail(new Error('a1 failed')); // a failed task does not stop the next one of its key
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1', 'a2']);
+    a2.open();
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1', 'a2']);
+    b1.open();
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1', 'a2', 'batch']);
+    // A later task of one of the batch's keys waits for the batch.
+    batch.open();
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1', 'a2', 'batch', 'after']);
+    c1.open();
+    after.open();
+    const results = await Promise.allSettled(runs);
+    expect(results.map((r) => r.status)).toEqual([
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
   });
 });

@@ -175,18 +175,31 @@ export function createSerialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
  * One queue per key (a file's path): tasks of one key run one at a time, in order; tasks of
  * different keys run side by side. Nothing is kept for a key once its last task has ended.
  */
-export function createKeyedQueue(): <T>(key: string, task: () => Promise<T>) => Promise<T> {
+export interface KeyedQueue {
+  <T>(key: string, task: () => Promise<T>): Promise<T>;
+  /**
+   * One task in the turn of several keys at once (a batch of files): it runs once every earlier
+   * task of each key has ended, and every later task of any of them waits for it.
+   */
+  all<T>(keys: readonly string[], task: () => Promise<T>): Promise<T>;
+}
+
+export function createKeyedQueue(): KeyedQueue {
   const tails = new Map<string, Promise<void>>();
-  return (key, task) => {
-    const run = (tails.get(key) ?? Promise.resolve()).then(task);
+  const all = <T>(keys: readonly string[], task: () => Promise<T>): Promise<T> => {
+    // A tail never rejects: a failed task does not stop the ones after it.
+    const run = Promise.all(keys.map((k) => tails.get(k))).then(task);
     const tail = run.then(
       () => undefined,
       () => undefined,
     );
-    tails.set(key, tail);
-    void tail.then(() => {
-      if (tails.get(key) === tail) tails.delete(key);
-    });
+    for (const key of keys) {
+      tails.set(key, tail);
+      void tail.then(() => {
+        if (tails.get(key) === tail) tails.delete(key);
+      });
+    }
     return run;
   };
+  return Object.assign(<T>(key: string, task: () => Promise<T>): Promise<T> => all([key], task), { all });
 }

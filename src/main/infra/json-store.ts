@@ -26,7 +26,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { AtRestWaiting, isSealed, plainCodec } from './at-rest';
 import type { AtRestCodec } from './at-rest';
-import { moveAside, syncDirectory, writeFileDurable } from './durable-file';
+import { createKeyedQueue, moveAside, syncDirectory, writeFileDurable } from './durable-file';
 import type { RenameFile } from './durable-file';
 import type { Logger } from './log';
 
@@ -246,38 +246,29 @@ export function writeSealedBatch(
   options: { concurrency: number; rename?: RenameFile },
 ): Promise<void> {
   // After any write of these files still under way (the same order as writeSealed keeps).
-  const earlier = entries.map((e) =>
-    (writesInFlight.get(e.file) ?? Promise.resolve()).catch(() => undefined),
+  return writeTurns.all(
+    entries.map((e) => e.file),
+    async () => {
+      const work = [...entries];
+      const renamed: string[] = [];
+      const writer = async (): Promise<void> => {
+        for (let e = work.shift(); e; e = work.shift()) {
+          await writeFileDurable(e.file, codec.seal(e.plain(), e.file), {
+            ...(options.rename ? { rename: options.rename } : {}),
+            syncDir: false,
+          });
+          renamed.push(e.file);
+        }
+      };
+      const results = await Promise.allSettled(
+        Array.from({ length: Math.max(1, Math.min(options.concurrency, entries.length)) }, writer),
+      );
+      for (const dir of new Set(renamed.map((f) => path.dirname(f)))) await syncDirectory(dir);
+      for (const f of renamed) codec.written(f);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
   );
-  const run = (async () => {
-    await Promise.all(earlier);
-    const work = [...entries];
-    const renamed: string[] = [];
-    const writer = async (): Promise<void> => {
-      for (let e = work.shift(); e; e = work.shift()) {
-        await writeFileDurable(e.file, codec.seal(e.plain(), e.file), {
-          ...(options.rename ? { rename: options.rename } : {}),
-          syncDir: false,
-        });
-        renamed.push(e.file);
-      }
-    };
-    const results = await Promise.allSettled(
-      Array.from({ length: Math.max(1, Math.min(options.concurrency, entries.length)) }, writer),
-    );
-    for (const dir of new Set(renamed.map((f) => path.dirname(f)))) await syncDirectory(dir);
-    for (const f of renamed) codec.written(f);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-  })();
-  const tail = run.catch(() => undefined);
-  for (const { file } of entries) {
-    writesInFlight.set(file, tail);
-    void tail.then(() => {
-      if (writesInFlight.get(file) === tail) writesInFlight.delete(file);
-    });
-  }
-  return run;
 }
 
 /**
@@ -292,25 +283,10 @@ export function writeSealed(
 ): Promise<void> {
   // One write of a file at a time, sealed inside its turn: the file on disk always holds the
   // highest generation sealed for it, so two overlapping writes never look like a rollback.
-  return inTurn(file, async () => {
+  return writeTurns(file, async () => {
     await writeFileDurable(file, codec.seal(plain, file), options);
     codec.written(file);
   });
-}
-
-/** Runs `work` after every earlier write of `file` has settled (one write of a file at a time). */
-function inTurn<T>(file: string, work: () => Promise<T>): Promise<T> {
-  const previous = writesInFlight.get(file) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(work);
-  const tail = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  writesInFlight.set(file, tail);
-  void tail.then(() => {
-    if (writesInFlight.get(file) === tail) writesInFlight.delete(file);
-  });
-  return run;
 }
 
 /**
@@ -373,7 +349,7 @@ export async function resealPlainFiles(dataDir: string, codec: AtRestCodec, log?
 
 /** Seals a plain file where it is, in its turn among the writes of that file; false when already sealed or gone. */
 function resealIfPlain(codec: AtRestCodec, file: string): Promise<boolean> {
-  return inTurn(file, async () => {
+  return writeTurns(file, async () => {
     let stored: string;
     try {
       stored = await readFile(file, 'utf8');
@@ -388,8 +364,8 @@ function resealIfPlain(codec: AtRestCodec, file: string): Promise<boolean> {
   });
 }
 
-/** The last write of each file still running (writeSealed orders writes of one file). */
-const writesInFlight = new Map<string, Promise<void>>();
+/** The writes of each file, one at a time in order (writeSealed, a batch, a re-seal). */
+const writeTurns = createKeyedQueue();
 
 /** Reads a sealed (or plain) file whole; null when missing. Throws AtRestError / AtRestWaiting. */
 export async function readSealed(
