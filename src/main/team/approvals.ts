@@ -28,13 +28,8 @@ import {
   type Change,
 } from '../../shared/team/schemas';
 import type { AtRestCodec } from '../infra/at-rest';
-import {
-  openJobQueue,
-  queuedJobSchema,
-  type JobKind,
-  type JobQueue,
-  type QueuedJob,
-} from '../infra/job-queue';
+import { openJobQueue, queuedJobSchema } from '../infra/job-queue';
+import type { JobKind, JobQueue, QueuedJob } from '../infra/job-queue';
 import type { Logger } from '../infra/log';
 import { TeamApiError, TeamNotSignedIn, TeamUnreachable, type TeamHttp } from './api';
 

@@ -8,13 +8,8 @@
  */
 import { z } from 'zod';
 import type { AtRestCodec } from '../infra/at-rest';
-import {
-  openJobQueue,
-  queuedJobSchema,
-  type JobKind,
-  type JobQueue,
-  type QueuedJob,
-} from '../infra/job-queue';
+import { openJobQueue, queuedJobSchema } from '../infra/job-queue';
+import type { JobKind, JobQueue, QueuedJob } from '../infra/job-queue';
 import type { Logger } from '../infra/log';
 import { TeamApiError, TeamNotSignedIn, TeamUnreachable } from './api';
 
