@@ -4,16 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { test, expect } from './fixtures';
 import { staffOf } from '../support/sandbox-staff';
-import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
-import type { RunningTeamServer } from '../../src/team-server/index';
-import {
-  closeWorkstations,
-  startTeamStack,
-  stopTeamStack,
-  twoAnalysts,
-  type TeamStack,
-  type Workstation,
-} from './team-stations';
+import { teamSpec, twoAnalysts } from './team-stations';
 import { customerResponses, writePdf, type WireRfi } from './rfi-workspace-support';
 
 /**
@@ -25,22 +16,7 @@ import { customerResponses, writePdf, type WireRfi } from './rfi-workspace-suppo
  * new one; Maria sends it, and the bank holds exactly one response with that document's sha256.
  */
 
-let cluster: PostgresCluster;
-let team: RunningTeamServer;
-let stack: Partial<TeamStack> = {};
-const stations: Workstation[] = [];
-
-test.beforeAll(async () => {
-  stack = await startTeamStack('team_approvals_e2e');
-  ({ cluster, team } = stack as TeamStack);
-});
-
-test.afterAll(() => stopTeamStack(stack));
-
-test.afterEach(async () => {
-  // In order, each step bounded (a stall fails the test); no page may have thrown.
-  expect(await closeWorkstations(stations)).toEqual([]);
-});
+const spec = teamSpec('team_approvals_e2e');
 
 const sha256Of = async (file: string): Promise<string> =>
   createHash('sha256')
@@ -52,7 +28,8 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
 }) => {
   test.setTimeout(180_000);
   // Maria may check too: only the server stops her approving her own answer.
-  const { maria, jonas, sandbox, le } = await twoAnalysts(browser, team, stations, {
+  const { cluster, team } = spec.stack();
+  const { maria, jonas, sandbox, le } = await twoAnalysts(browser, team, spec.stations, {
     mariaRoles: ['maker', 'checker', 'admin'],
   });
 

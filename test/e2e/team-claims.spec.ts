@@ -1,15 +1,6 @@
 import pg from 'pg';
 import { test, expect } from './fixtures';
-import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
-import type { RunningTeamServer } from '../../src/team-server/index';
-import {
-  closeWorkstations,
-  startTeamStack,
-  stopTeamStack,
-  twoAnalysts,
-  type TeamStack,
-  type Workstation,
-} from './team-stations';
+import { teamSpec, twoAnalysts } from './team-stations';
 import { chooseOption } from './ui-controls';
 
 /**
@@ -20,28 +11,14 @@ import { chooseOption } from './ui-controls';
  * told who does.
  */
 
-let cluster: PostgresCluster;
-let team: RunningTeamServer;
-let stack: Partial<TeamStack> = {};
-const stations: Workstation[] = [];
-
-test.beforeAll(async () => {
-  stack = await startTeamStack('team_e2e');
-  ({ cluster, team } = stack as TeamStack);
-});
-
-test.afterAll(() => stopTeamStack(stack));
-
-test.afterEach(async () => {
-  // In order, each step bounded (a stall fails the test); no page may have thrown.
-  expect(await closeWorkstations(stations)).toEqual([]);
-});
+const spec = teamSpec('team_e2e');
 
 test('two analysts claim the same RFI at once: exactly one holds it, the other sees who', async ({
   browser,
 }) => {
   test.setTimeout(120_000);
-  const { maria, jonas, le } = await twoAnalysts(browser, team, stations);
+  const { cluster, team } = spec.stack();
+  const { maria, jonas, le } = await twoAnalysts(browser, team, spec.stations);
   await expect(maria.page.getByText('Signed in as Maria Keller (maker, admin at')).toBeVisible();
 
   // The queue shows who holds what once a team is in use.

@@ -9,16 +9,7 @@ import { seriousA11yViolations } from './axe';
 import { customerResponses, writePdf } from './rfi-workspace-support';
 import type { WireRfi } from './rfi-workspace-support';
 import { staffOf } from '../support/sandbox-staff';
-import type { PostgresCluster } from '../../src/team-server/dev/postgres-cluster';
-import type { RunningTeamServer } from '../../src/team-server/index';
-import {
-  closeWorkstations,
-  startTeamStack,
-  stopTeamStack,
-  twoAnalysts,
-  type TeamStack,
-  type Workstation,
-} from './team-stations';
+import { teamSpec, twoAnalysts } from './team-stations';
 
 /**
  * The team's shared evidence locker, notes, presence and activity log between two analysts'
@@ -29,26 +20,14 @@ import {
  * team's entries with names, and the hash chain checked.
  */
 
-let cluster: PostgresCluster;
-let team: RunningTeamServer;
-let stack: Partial<TeamStack> = {};
-const stations: Workstation[] = [];
+const spec = teamSpec('team_locker_e2e');
 let tmp: string;
 
 test.beforeEach(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'td-team-locker-e2e-'));
 });
 
-test.beforeAll(async () => {
-  stack = await startTeamStack('team_locker_e2e');
-  ({ cluster, team } = stack as TeamStack);
-});
-
-test.afterAll(() => stopTeamStack(stack));
-
 test.afterEach(async () => {
-  // In order, each step bounded (a stall fails the test); no page may have thrown.
-  expect(await closeWorkstations(stations)).toEqual([]);
   await rm(tmp, { recursive: true, force: true });
 });
 
@@ -61,7 +40,8 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
   browser,
 }) => {
   test.setTimeout(180_000);
-  const { maria, jonas, sandbox, le } = await twoAnalysts(browser, team, stations);
+  const { cluster, team } = spec.stack();
+  const { maria, jonas, sandbox, le } = await twoAnalysts(browser, team, spec.stations);
 
   // Maria adds a passport to her own locker (main's native picker) and shares it with the team.
   const passport = path.join(tmp, 'anna-meyer-passport.pdf');

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from '@playwright/test';
-import { expect } from './fixtures';
+import { expect, test } from './fixtures';
 import { startHarness, type Harness } from '../harness/harness';
 import type { RunningSandbox } from '../../src/sandbox/index';
 import type { TeamRole } from '../../src/shared/team/schemas';
@@ -36,6 +36,24 @@ export async function startTeamStack(database: string): Promise<TeamStack> {
     auth: { issuer: provider.issuer, audience: provider.audience },
   });
   return { cluster, provider, team };
+}
+
+/**
+ * A team spec's hooks: the team stack started once for the file on a database of its own, every
+ * workstation let go after each test (in order, each step bounded; no page may have thrown), and
+ * the stack stopped at the end. The stack is there once the file's tests run.
+ */
+export function teamSpec(database: string): { stations: Workstation[]; stack(): TeamStack } {
+  let stack: Partial<TeamStack> = {};
+  const stations: Workstation[] = [];
+  test.beforeAll(async () => {
+    stack = await startTeamStack(database);
+  });
+  test.afterAll(() => stopTeamStack(stack));
+  test.afterEach(async () => {
+    expect(await closeWorkstations(stations)).toEqual([]);
+  });
+  return { stations, stack: () => stack as TeamStack };
 }
 
 /** A teardown step that does not end in time fails with its name: a stalled teardown is a defect. */
