@@ -41,7 +41,7 @@ beforeEach(() => {
     async invoke(channel: string, args: unknown) {
       // The composer reads the team's approval state (solo here: nothing needed); not a write.
       if (channel === 'team.answerApproval')
-        return { ok: true, value: { required: null, approval: null, covers: false } };
+        return { ok: true, value: { required: null, approval: null, covers: false, held: null } };
       if (channel === 'team.approvalRules' || channel === 'team.approvals') return { ok: true, value: [] };
       calls.push({ channel, args });
       if (channel === 'drafts.save') {

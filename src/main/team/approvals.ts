@@ -119,8 +119,18 @@ export interface EntityRulesView {
   mayEdit: boolean;
 }
 
+/**
+ * The rules last read per legal entity, kept on the workstation (sealed at rest) so they are known
+ * at the next start even while the team server is away; only those read from the current server.
+ */
+export interface RulesMemory {
+  read(): ReadonlyMap<string, ApprovalRule[]>;
+  write(legalEntityId: string, rules: ApprovalRule[]): void;
+}
+
 export interface ApprovalsDeps {
   http: TeamHttp;
+  remembered?: RulesMemory;
   log: Logger;
   file: string;
   codec?: AtRestCodec;
@@ -139,6 +149,7 @@ export interface ApprovalsDeps {
 export interface ApprovalsBook {
   load(legalEntityIds: readonly string[]): Promise<void>;
   apply(change: Change): void;
+  /** The entity's rules as last read (from the server, or remembered from an earlier run); null: never read. */
   rules(legalEntityId: string): ApprovalRule[] | null;
   rulesView(legalEntityId: string): EntityRulesView;
   setRules(legalEntityId: string, rules: ApprovalRule[]): Promise<EntityRulesView>;
@@ -462,6 +473,13 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
     approvalView(deps, state, legalEntityId, questionId, queuedFor(legalEntityId, questionId));
 
   const kind = approvalJobKind(deps, state, (job, notice) => void settled(job, notice));
+  /** Rules read in this run, else those remembered from an earlier one. */
+  const rulesOf = (id: string): ApprovalRule[] | null =>
+    state.rules.get(id) ?? deps.remembered?.read().get(id) ?? null;
+  const keepRules = (id: string, rules: ApprovalRule[]): void => {
+    state.rules.set(id, rules);
+    deps.remembered?.write(id, rules);
+  };
 
   const settled = async (job: ApprovalJob, notice: string | null): Promise<void> => {
     await queue.remove(job.id);
@@ -515,7 +533,7 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
             deps.http.call('GET', `${entityPath(id)}/approval-rules`, ApprovalRules),
             deps.http.call('GET', `${entityPath(id)}/approvals`, z.object({ approvals: z.array(Approval) })),
           ]);
-          state.rules.set(id, r.rules);
+          keepRules(id, r.rules);
           state.approvals.set(id, new Map(list.approvals.map((a) => [a.id, a])));
           deps.onChange(id, null);
         }),
@@ -529,7 +547,7 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         deps.onChange(c.legalEntityId, null);
       } else if (c.topic === 'approval_rules') {
         const r = ApprovalRules.safeParse(c.data);
-        if (r.success) state.rules.set(c.legalEntityId, r.data.rules);
+        if (r.success) keepRules(c.legalEntityId, r.data.rules);
         deps.onChange(c.legalEntityId, null);
       } else if (c.topic === 'send_job') {
         const j = SendJob.safeParse(c.data);
@@ -538,22 +556,22 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         deps.onChange(c.legalEntityId, null);
       }
     },
-    rules: (id) => state.rules.get(id) ?? null,
+    rules: rulesOf,
     rulesView: (id) => ({
       legalEntityId: id,
-      rules: state.rules.get(id) ?? [],
+      rules: rulesOf(id) ?? [],
       mayEdit: deps.rolesIn(id).includes('admin'),
     }),
     async setRules(id, next) {
       const r = await deps.http.call('PUT', `${entityPath(id)}/approval-rules`, ApprovalRules, {
         rules: next,
       });
-      state.rules.set(id, r.rules);
+      keepRules(id, r.rules);
       deps.onChange(id, null);
       return book.rulesView(id);
     },
     required(id, content) {
-      const r = state.rules.get(id);
+      const r = rulesOf(id);
       return r ? approvalRequired(r, content) : null;
     },
     view: viewOf,
