@@ -23,6 +23,7 @@ import {
   Approval,
   ApprovalContent,
   ApprovalRules,
+  OpenSendJobs,
   SendJob,
   type ApprovalRule,
   type Change,
@@ -170,6 +171,13 @@ export interface ApprovalsBook {
    * approved content only; a job that is done already is answered as it is.
    */
   takeSendJob(legalEntityId: string, questionId: string): Promise<{ approval: Approval; job: SendJob }>;
+  /**
+   * Send jobs of approved answers that no workstation holds now (queued, or their lease expired),
+   * with the approval that covers each: what this workstation may take over.
+   */
+  leasable(now?: number): Array<{ job: SendJob; approval: Approval }>;
+  /** Leases that job to this workstation (refused `not_leasable` when another took it first). */
+  leaseJob(jobId: string): Promise<SendJob>;
   /** The bank outbox sent (or gave up on) an answer of a send job: reported under its lease. */
   sendFinished(
     job: { id: string; leaseNumber: number; legalEntityId: string; objectId: string; rfiId: string },
@@ -456,6 +464,23 @@ function completeInput(
   };
 }
 
+/** Send jobs of approved answers nobody holds now (queued, or the lease expired), with their approval. */
+function leasableJobs(state: ApprovalState, now: number): Array<{ job: SendJob; approval: Approval }> {
+  const out: Array<{ job: SendJob; approval: Approval }> = [];
+  for (const [le, m] of state.jobs)
+    for (const job of m.values()) {
+      const free =
+        job.status === 'queued' ||
+        (job.status === 'leased' && job.leaseExpiresAt !== null && Date.parse(job.leaseExpiresAt) <= now);
+      if (!free || job.object.kind !== 'rfi_answer') continue;
+      const approval = [...(state.approvals.get(le)?.values() ?? [])].find(
+        (a) => a.object.id === job.object.id && a.status === 'approved' && a.contentHash === job.contentHash,
+      );
+      if (approval?.content.kind === 'rfi_answer') out.push({ job, approval });
+    }
+  return out;
+}
+
 export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook> {
   const state = createApprovalState();
   const reAsk = new Map<string, ReturnType<typeof setTimeout>>();
@@ -529,12 +554,14 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
     async load(legalEntityIds) {
       await Promise.all(
         legalEntityIds.map(async (id) => {
-          const [r, list] = await Promise.all([
+          const [r, list, open] = await Promise.all([
             deps.http.call('GET', `${entityPath(id)}/approval-rules`, ApprovalRules),
             deps.http.call('GET', `${entityPath(id)}/approvals`, z.object({ approvals: z.array(Approval) })),
+            deps.http.call('GET', `${entityPath(id)}/send-jobs`, OpenSendJobs),
           ]);
           keepRules(id, r.rules);
           state.approvals.set(id, new Map(list.approvals.map((a) => [a.id, a])));
+          for (const j of open.jobs) state.rememberJob(j);
           deps.onChange(id, null);
         }),
       );
@@ -626,6 +653,14 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
       if (!approval || approval.status !== 'approved')
         throw new TeamApiError(409, 'approval_required', 'This answer is not approved by a checker.');
       return { approval, job: await leaseSendJob(deps, state, approval) };
+    },
+    leasable: (now = Date.now()) => leasableJobs(state, now),
+    async leaseJob(jobId) {
+      const job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(jobId)}/lease`, SendJob, {
+        workstation: deps.workstation,
+      });
+      state.rememberJob(job);
+      return job;
     },
     async sendFinished(job, outcome) {
       await change(completeInput(job, outcome)).catch((err: unknown) => {
