@@ -9,19 +9,19 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { seedTeam } from '../../src/team-server/bootstrap';
+import { bundleNodeWorker } from '../support/bundle-worker';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { sandboxStaff } from '../support/sandbox-staff';
 import { startServices, tempDir, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
 import type { SendKillWorkerConfig } from './send-kill-worker';
-import { browseSignIn, PASSWORDS } from './workstation-support';
+import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
 
 const LEASE_SECONDS = 3;
 const keyringServices = [0, 1].map(() => `treasury-desk-team-test/${randomBytes(6).toString('hex')}`);
@@ -32,44 +32,9 @@ let proxy: FaultProxy;
 let jonas: TestServices | null = null;
 let mariaDir: string;
 
-const teamOptions = {
-  feedRetry: { baseMs: 100, maxMs: 400 },
-  outboxRetry: { baseMs: 100, maxMs: 400 },
-  signInTimeoutMs: 20_000,
-};
-
-async function join(t: TestServices, analyst: keyof typeof PASSWORDS): Promise<void> {
-  const h = t.services.handlers;
-  t.platform.nextConfirmAnswers.push(true);
-  await h['team.setServer']({ url: stack.server.url });
-  const browsed: Promise<number>[] = [];
-  t.platform.onOpenExternal = (url) => browsed.push(browseSignIn(url, analyst, PASSWORDS[analyst]));
-  await h['team.signIn'](undefined);
-  expect(await Promise.all(browsed)).toEqual([200]);
-  for (let i = 0; i < 200 && (await h['team.status'](undefined)).connection !== 'connected'; i += 1)
-    await new Promise((r) => setTimeout(r, 100));
-  expect((await h['team.status'](undefined)).connection).toBe('connected');
-}
-
-const workerBundle = path.resolve(
-  import.meta.dirname,
-  '../../node_modules/.cache/treasury-team/send-kill-worker.mjs',
-);
-
-async function bundleWorker(): Promise<string> {
-  await mkdir(path.dirname(workerBundle), { recursive: true });
-  await build({
-    entryPoints: [path.resolve(import.meta.dirname, 'send-kill-worker.ts')],
-    outfile: workerBundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  });
-  return workerBundle;
-}
+const teamOptions = TEAM_TEST_OPTIONS;
+const join = (t: TestServices, analyst: 'maria.keller' | 'jonas.weber') =>
+  joinTeam(t, stack.server.url, analyst);
 
 beforeAll(async () => {
   stack = await startTeamStack({ leaseSeconds: LEASE_SECONDS });
@@ -166,10 +131,19 @@ describe('the workstation holding a send lease is killed mid-send', () => {
       questionType: draft.questionType,
       text: draft.text,
     };
-    const child = spawn(process.execPath, [await bundleWorker()], {
-      env: { ...process.env, TD_SEND_KILL_WORKER: JSON.stringify(config) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        await bundleNodeWorker(
+          path.resolve(import.meta.dirname, 'send-kill-worker.ts'),
+          'treasury-team/send-kill-worker',
+        ),
+      ],
+      {
+        env: { ...process.env, TD_SEND_KILL_WORKER: JSON.stringify(config) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b.toString()));
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));

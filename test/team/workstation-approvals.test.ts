@@ -19,7 +19,7 @@ import { documentAround } from '../support/documents';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
-import { browseSignIn, PASSWORDS } from './workstation-support';
+import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
 
 const keyringServices = [0, 1].map(() => `treasury-desk-team-test/${randomBytes(6).toString('hex')}`);
 const keyring = napiKeyringBackend();
@@ -30,25 +30,9 @@ let entity: string;
 let restarted: RunningTeamServer | null = null;
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-const teamOptions = {
-  feedRetry: { baseMs: 100, maxMs: 400 },
-  outboxRetry: { baseMs: 100, maxMs: 400 },
-  signInTimeoutMs: 20_000,
-};
-
-async function join(t: TestServices, analyst: keyof typeof PASSWORDS): Promise<void> {
-  const h = t.services.handlers;
-  t.platform.nextConfirmAnswers.push(true);
-  await h['team.setServer']({ url: stack.server.url });
-  const browsed: Promise<number>[] = [];
-  t.platform.onOpenExternal = (url) => browsed.push(browseSignIn(url, analyst, PASSWORDS[analyst]));
-  await h['team.signIn'](undefined);
-  expect(await Promise.all(browsed)).toEqual([200]);
-  // In beforeAll (no expect.poll there): connected within 20 s.
-  for (let i = 0; i < 200 && (await h['team.status'](undefined)).connection !== 'connected'; i += 1)
-    await new Promise((r) => setTimeout(r, 100));
-  expect((await h['team.status'](undefined)).connection).toBe('connected');
-}
+const teamOptions = TEAM_TEST_OPTIONS;
+const join = (t: TestServices, analyst: 'maria.keller' | 'jonas.weber') =>
+  joinTeam(t, stack.server.url, analyst);
 
 async function stagePdf(t: TestServices, bytes: Buffer, name: string): Promise<string> {
   const h = t.services.handlers;

@@ -16,7 +16,7 @@ import { documentAround } from '../support/documents';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
-import { browseSignIn, PASSWORDS } from './workstation-support';
+import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
 
 const LEASE_SECONDS = 2;
 const keyringService = `treasury-desk-team-test/${randomBytes(6).toString('hex')}`;
@@ -30,12 +30,7 @@ beforeAll(async () => {
   stack = await startTeamStack({ leaseSeconds: LEASE_SECONDS });
   maria = await startServices({
     keyringService,
-    team: {
-      feedRetry: { baseMs: 100, maxMs: 400 },
-      outboxRetry: { baseMs: 100, maxMs: 400 },
-      signInTimeoutMs: 20_000,
-      takeover: { everyMs: 250, graceMs: 1_000 },
-    },
+    team: { ...TEAM_TEST_OPTIONS, takeover: { everyMs: 250, graceMs: 1_000 } },
   });
   await maria.services.session.check();
   const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
@@ -47,16 +42,8 @@ beforeAll(async () => {
       { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker'] },
     ],
   });
+  await joinTeam(maria, stack.server.url, 'maria.keller');
   const h = maria.services.handlers;
-  maria.platform.nextConfirmAnswers.push(true);
-  await h['team.setServer']({ url: stack.server.url });
-  const browsed: Promise<number>[] = [];
-  maria.platform.onOpenExternal = (url) =>
-    browsed.push(browseSignIn(url, 'maria.keller', PASSWORDS['maria.keller']));
-  await h['team.signIn'](undefined);
-  expect(await Promise.all(browsed)).toEqual([200]);
-  for (let i = 0; i < 200 && (await h['team.status'](undefined)).connection !== 'connected'; i += 1)
-    await new Promise((r) => setTimeout(r, 100));
   await h['team.setApprovalRules']({ legalEntityId: entity, rules: [{ kind: 'rfi_answer', rfiType: null }] });
 }, 120_000);
 
