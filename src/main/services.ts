@@ -31,6 +31,7 @@ import {
 } from './root/features';
 import { assembleApprovals } from './root/approvals';
 import { assembleTeamShare } from './root/team-share';
+import { startSendTakeover } from './root/send-takeover';
 
 export type { EnvironmentChoice, ServicesOptions } from './root/options';
 
@@ -117,6 +118,17 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const team = await assembleTeam(f, entityWatch);
   const approvals = await assembleApprovals(f, team, entityWatch, rfiAnswers);
   const teamShare = await assembleTeamShare(f, team, entityWatch, locker, rfiAnswers);
+  // Approved answers whose send no workstation holds (the maker's went away) are sent from here.
+  const takeover = startSendTakeover({
+    team,
+    approvals,
+    rfiAnswers,
+    share: teamShare,
+    log: f.log,
+    ownerOf: (rfiId) => ownerOrDefault(entityWatch, rfiId, undefined),
+    ...(options.team?.takeover ? { timing: options.team.takeover } : {}),
+  });
+  f.disposables.add(() => takeover.dispose());
   const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch, teamShare);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;

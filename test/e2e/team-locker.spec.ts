@@ -36,6 +36,19 @@ async function choose(page: Page, label: string, option: string): Promise<void> 
   await page.getByRole('option', { name: option, exact: true }).click();
 }
 
+/** axe-core on the page as it is, in the light and the dark colour scheme: no serious violation. */
+async function axeInBothSchemes(page: Page, what: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    expect(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)).toBe(
+      colorScheme === 'dark',
+    );
+    const violations = await seriousA11yViolations(page);
+    expect(violations, `${what}, ${colorScheme}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
+
 test('a passport shared by one analyst answers another analyst’s RFI with the same sha256 at the bank; notes, presence and the team log reach the other workstation', async ({
   browser,
 }) => {
@@ -119,6 +132,9 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
   await expect(seen).toContainText(note);
   await expect(seen).toContainText('Jonas Weber');
   await expect(seen).toContainText('wrote on');
+  // The RFI detail's team notes and presence, on both workstations, in both colour schemes.
+  await axeInBothSchemes(maria.page, 'Maria’s RFI detail with Jonas’s note and presence');
+  await axeInBothSchemes(jonas.page, 'Jonas’s RFI detail with his note');
 
   // Jonas answers with the shared passport: main fetches it, checks its sha256, stages it for his
   // profile; his own credential uploads it to the bank.
@@ -156,4 +172,10 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
   await expect(rows.filter({ hasText: 'Wrote a note on the RFI' })).toContainText('Jonas Weber');
   await expect(rows.filter({ hasText: 'Used a shared Passport in an answer' })).toContainText('Jonas Weber');
   await expect(rows.first()).toContainText('Team log #');
+  await axeInBothSchemes(maria.page, 'Maria’s Activity with the team log');
+  await jonas.page.goto(`${second.url}#/activity`);
+  await expect(
+    jonas.page.getByTestId('team-activity').getByRole('heading', { name: `From the team log: ${le.name}` }),
+  ).toBeVisible();
+  await axeInBothSchemes(jonas.page, 'Jonas’s Activity with the team log');
 });

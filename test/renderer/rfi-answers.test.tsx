@@ -10,6 +10,9 @@ import { ProgressBar } from '../../src/renderer/src/components/ProgressBar';
 /** The answer composer and its status line with a stand-in window.desk. */
 
 const calls: Array<{ channel: string; args: unknown }> = [];
+/** What main answers for the team's approval state (solo by default). */
+const solo = { required: null, approval: null, covers: false, held: null as string | null };
+let approvalState = solo;
 
 function answer(patch: Partial<AnswerView>): AnswerView {
   return {
@@ -36,12 +39,12 @@ function answer(patch: Partial<AnswerView>): AnswerView {
 
 beforeEach(() => {
   calls.length = 0;
+  approvalState = solo;
   useAnswers.setState({ byId: {}, progress: {}, limits: null });
   (globalThis as { desk?: unknown }).desk = {
     async invoke(channel: string, args: unknown) {
       // The composer reads the team's approval state (solo here: nothing needed); not a write.
-      if (channel === 'team.answerApproval')
-        return { ok: true, value: { required: null, approval: null, covers: false } };
+      if (channel === 'team.answerApproval') return { ok: true, value: approvalState };
       if (channel === 'team.approvalRules' || channel === 'team.approvals') return { ok: true, value: [] };
       calls.push({ channel, args });
       if (channel === 'drafts.save') {
@@ -209,6 +212,26 @@ describe('AnswerComposer', () => {
       fireEvent.click(screen.getByRole('button', { name: 'Choose files…' }));
     });
     expect(calls.find((c) => c.channel === 'files.pick')?.args).toMatchObject({ profileId: 'p_birch' });
+  });
+
+  it('an answer the team holds (its rules not known here) says so in words', async () => {
+    const words =
+      'Not sent: Alder Trade GmbH’s approval rules are not known on this workstation yet, so this answer waits for the team server (it may need a checker).';
+    approvalState = { ...solo, held: words };
+    render(
+      <AnswerComposer
+        rfiId="rfi_1"
+        questionId="q_1"
+        questionType="transaction.purpose"
+        awaiting
+        draft={undefined}
+        answer={undefined}
+        limits={null}
+      />,
+    );
+    const held = await screen.findByTestId('answer-held');
+    expect(held.textContent).toBe(words);
+    expect(held.getAttribute('role')).toBe('status');
   });
 
   it('an unknown question type gets a text box and a file picker', () => {

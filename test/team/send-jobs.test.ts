@@ -58,6 +58,10 @@ describe('send jobs', () => {
       job.id,
     ]);
     expect(row.rows).toEqual([{ status: 'leased', lease_number: 1, leased_by: winner.leasedBy }]);
+    // Every analyst of the entity lists the jobs not finished, to pick one they can send.
+    const open = await stack.as('lea.fischer').get<{ jobs: SendJob[] }>(`/v1/entities/${ALDER}/send-jobs`);
+    expect(open.status).toBe(200);
+    expect(open.body.jobs.find((j) => j.id === job.id)).toMatchObject({ status: 'leased', leaseNumber: 1 });
   });
 
   it('many workers taking the next job each get a different one', async () => {

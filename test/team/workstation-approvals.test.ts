@@ -7,8 +7,11 @@
  * exactly one response with that document's sha256; the job is done in PostgreSQL).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
+import { isSealed } from '../../src/main/infra/at-rest';
 import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import { approvalHash } from '../../src/main/team/approvals';
 import { seedTeam } from '../../src/team-server/bootstrap';
@@ -16,7 +19,7 @@ import { documentAround } from '../support/documents';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
-import { browseSignIn, PASSWORDS } from './workstation-support';
+import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
 
 const keyringServices = [0, 1].map(() => `treasury-desk-team-test/${randomBytes(6).toString('hex')}`);
 const keyring = napiKeyringBackend();
@@ -27,25 +30,9 @@ let entity: string;
 let restarted: RunningTeamServer | null = null;
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-const teamOptions = {
-  feedRetry: { baseMs: 100, maxMs: 400 },
-  outboxRetry: { baseMs: 100, maxMs: 400 },
-  signInTimeoutMs: 20_000,
-};
-
-async function join(t: TestServices, analyst: keyof typeof PASSWORDS): Promise<void> {
-  const h = t.services.handlers;
-  t.platform.nextConfirmAnswers.push(true);
-  await h['team.setServer']({ url: stack.server.url });
-  const browsed: Promise<number>[] = [];
-  t.platform.onOpenExternal = (url) => browsed.push(browseSignIn(url, analyst, PASSWORDS[analyst]));
-  await h['team.signIn'](undefined);
-  expect(await Promise.all(browsed)).toEqual([200]);
-  // In beforeAll (no expect.poll there): connected within 20 s.
-  for (let i = 0; i < 200 && (await h['team.status'](undefined)).connection !== 'connected'; i += 1)
-    await new Promise((r) => setTimeout(r, 100));
-  expect((await h['team.status'](undefined)).connection).toBe('connected');
-}
+const teamOptions = TEAM_TEST_OPTIONS;
+const join = (t: TestServices, analyst: 'maria.keller' | 'jonas.weber') =>
+  joinTeam(t, stack.server.url, analyst);
 
 async function stagePdf(t: TestServices, bytes: Buffer, name: string): Promise<string> {
   const h = t.services.handlers;
@@ -74,6 +61,24 @@ const approvalRows = async (questionId: string) =>
     )
   ).rows;
 
+/** Jonas's workstation (against Maria's embedded bank over HTTP), new or on its data folder again. */
+async function openJonas(dataDir?: string): Promise<TestServices> {
+  const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
+  const t = await startServices({
+    keyringService: keyringServices[1]!,
+    team: teamOptions,
+    environment: {
+      kind: 'remote',
+      baseUrl: maria.services.sandbox!.url,
+      name: 'Bank',
+      token: le.tokens.admin,
+    },
+    ...(dataDir ? { dataDir } : {}),
+  });
+  await t.services.session.check();
+  return t;
+}
+
 beforeAll(async () => {
   stack = await startTeamStack();
   maria = await startServices({ keyringService: keyringServices[0]!, team: teamOptions });
@@ -81,12 +86,7 @@ beforeAll(async () => {
   const sandbox = maria.services.sandbox!;
   const le = sandbox.fixtures.legal_entities[0]!;
   entity = le.id;
-  jonas = await startServices({
-    keyringService: keyringServices[1]!,
-    team: teamOptions,
-    environment: { kind: 'remote', baseUrl: sandbox.url, name: 'Bank', token: le.tokens.admin },
-  });
-  await jonas.services.session.check();
+  jonas = await openJonas();
   await seedTeam(stack.server.db, {
     entities: [{ id: le.id, name: le.name }],
     members: [
@@ -416,5 +416,98 @@ describe('four-eyes approval of RFI answers', () => {
       .toBe('Approved by Jonas Weber.');
     // Each queued job leaves the outbox once its outcome is stored.
     await expect.poll(() => maria.services.approvals.book.queue.all()).toEqual([]);
+  });
+
+  it('a workstation started while the team server is away holds an answer a rule may cover: by the rules it last read, or, never read, until the server answers', async () => {
+    const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
+    const rfi = await staffOf(maria.services).createRfi({
+      type: 'account',
+      related_id: le.accounts[0]!.id,
+      description: 'rules while away',
+      questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose of the account' }],
+    });
+    const q = rfi.questions[0]!;
+    const draft = {
+      rfiId: rfi.id,
+      questionId: q.id,
+      questionType: 'transaction.purpose',
+      text: 'Payroll of the Hamburg branch',
+      files: [],
+    };
+    const customerResponses = async () =>
+      (
+        await maria.services.handlers['rfis.get']({
+          profileId: maria.services.session.profile.id,
+          id: rfi.id,
+          refresh: true,
+        })
+      ).rfi.questions
+        .find((x) => x.id === q.id)!
+        .responses.filter((r) => r.responder_type === 'customer');
+    // The rules Jonas's workstation read are kept in its data folder, sealed like every store.
+    const rulesFile = path.join(jonas.dataDir, 'state', 'team-rules.json');
+    expect(isSealed(await readFile(rulesFile))).toBe(true);
+
+    const dataDir = jonas.dataDir;
+    await jonas.stop();
+    const port = Number(new URL(stack.server.url).port);
+    await (restarted ?? stack.server).close();
+    restarted = null;
+
+    // Started with the team server away: the rules last read say a checker is needed.
+    jonas = await openJonas(dataDir);
+    let j = jonas.services.handlers;
+    await expect.poll(async () => (await j['team.status'](undefined)).connection).toBe('unreachable');
+    await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
+    await j['drafts.save'](draft);
+    expect(await j['team.answerApproval']({ rfiId: rfi.id, questionId: q.id })).toMatchObject({
+      required: true,
+      covers: false,
+      held: null,
+    });
+    await expect(j['answers.submit'](draft)).rejects.toMatchObject({
+      kind: 'precondition',
+      reason: 'APPROVAL_REQUIRED',
+    });
+    const asking = await j['team.askApproval'](draft);
+    expect(asking).toMatchObject({
+      queued: 'ask',
+      words: 'Asking for approval by a checker (waiting for the team server).',
+    });
+
+    // The rules never read on this workstation (their file gone): the answer waits, it is not sent solo.
+    await jonas.stop();
+    await rm(rulesFile);
+    jonas = await openJonas(dataDir);
+    j = jonas.services.handlers;
+    await expect.poll(async () => (await j['team.status'](undefined)).connection).toBe('unreachable');
+    await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
+    const held = await j['team.answerApproval']({ rfiId: rfi.id, questionId: q.id });
+    expect(held).toMatchObject({
+      required: null,
+      held: expect.stringContaining('waits for the team server'),
+    });
+    await expect(j['answers.submit'](draft)).rejects.toMatchObject({
+      kind: 'precondition',
+      reason: 'TEAM_RULES_UNKNOWN',
+      message: held.held,
+    });
+    expect(jonas.services.rfiAnswers.outbox.list(rfi.id)).toEqual([]);
+    expect(await customerResponses()).toEqual([]);
+
+    // The team server back: the rules are read (and kept) again, the queued request lands in Jonas's name.
+    restarted = await startTeamServer({
+      databaseUrl: stack.databaseUrl,
+      auth: { issuer: inject('teamIssuer'), audience: inject('teamAudience') },
+      port,
+    });
+    await expect
+      .poll(async () => await j['team.answerApproval']({ rfiId: rfi.id, questionId: q.id }), {
+        timeout: 20_000,
+      })
+      .toMatchObject({ required: true, held: null, approval: { status: 'pending', queued: null } });
+    expect((await approvalRows(q.id)).map((r) => [r.status, r.maker])).toEqual([['pending', 'jonas.weber']]);
+    expect(isSealed(await readFile(rulesFile))).toBe(true);
+    expect(await customerResponses()).toEqual([]);
   });
 });

@@ -4,9 +4,11 @@
  * form and consent are submitted, and the redirect is delivered to main's loopback listener), and
  * registers the sandbox's legal entity as a team with two of the demo analysts.
  */
+import { expect } from 'vitest';
 import { seedTeam } from '../../src/team-server/bootstrap';
 import { browserFetch, CookieJar } from '../../src/team-server/dev/sign-in';
 import type { TeamDb } from '../../src/team-server/db';
+import type { TestServices } from '../support/services';
 
 /**
  * Follows an authorization URL as a browser would for `subject`: sign-in form, consent, then the
@@ -54,4 +56,33 @@ export async function seedSandboxTeam(db: TeamDb, legalEntityId: string, name: s
       { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId, roles: ['maker', 'checker'] },
     ],
   });
+}
+
+/** Short backoffs for the workstations of the team tests. */
+export const TEAM_TEST_OPTIONS = {
+  feedRetry: { baseMs: 100, maxMs: 400 },
+  outboxRetry: { baseMs: 100, maxMs: 400 },
+  signInTimeoutMs: 20_000,
+};
+
+/**
+ * Joins a workstation to the team as an analyst does: the team server's address approved in the
+ * native dialog, the sign-in in the (scripted) system browser, then connected within 20 s.
+ */
+export async function joinTeam(
+  t: TestServices,
+  serverUrl: string,
+  analyst: keyof typeof PASSWORDS,
+): Promise<void> {
+  const h = t.services.handlers;
+  t.platform.nextConfirmAnswers.push(true);
+  await h['team.setServer']({ url: serverUrl });
+  const browsed: Promise<number>[] = [];
+  t.platform.onOpenExternal = (url) => browsed.push(browseSignIn(url, analyst, PASSWORDS[analyst]));
+  await h['team.signIn'](undefined);
+  expect(await Promise.all(browsed)).toEqual([200]);
+  // Used in beforeAll too (no expect.poll there).
+  for (let i = 0; i < 200 && (await h['team.status'](undefined)).connection !== 'connected'; i += 1)
+    await new Promise((r) => setTimeout(r, 100));
+  expect((await h['team.status'](undefined)).connection).toBe('connected');
 }

@@ -228,6 +228,25 @@ describe('answer state: verifying and other failures', () => {
     expect(afterReRead(e, question('in_review', [alreadyKnown]))).toEqual({ next: 'conflict' });
   });
 
+  it('a send job taken over from another workstation: its response (same text, as many documents, its own ids) is ours', () => {
+    const base = entry();
+    const e = entry({
+      state: 'verifying',
+      knownResponseIds: null,
+      documents: base.documents.map((d) => ({ ...d, documentId: null, url: null, uploaded: false })),
+      teamJob: { id: 'job_1', legalEntityId: 'le_1', leaseNumber: 2, idempotencyKey: 'k_1' },
+    });
+    const theirs = response('r_theirs', 'customer', e.text, ['doc_uploaded_elsewhere']);
+    expect(afterReRead(e, question('in_review', [theirs]))).toEqual({ next: 'sent', responseId: 'r_theirs' });
+    const twoDocs = response('r_two', 'customer', e.text, ['doc_a', 'doc_b']);
+    expect(afterReRead(e, question('in_review', [twoDocs]))).toEqual({ next: 'conflict' });
+    expect(afterReRead(e, question('action_required'))).toEqual({ next: 'send' });
+    // Not taken over (its documents uploaded here): only its own document ids count.
+    expect(
+      afterReRead(entry({ state: 'verifying', knownResponseIds: null }), question('in_review', [theirs])),
+    ).toEqual({ next: 'conflict' });
+  });
+
   it('a failed read while verifying is waited out; only a vanished RFI or question ends it', () => {
     const verifying = entry({ state: 'verifying' });
     expect(afterRunFailure(verifying, err({ kind: 'offline' }))).toMatchObject({

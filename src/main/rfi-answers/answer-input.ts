@@ -21,6 +21,7 @@ export interface DraftInput {
   files: string[];
   /** A team's approved send job this answer carries out (set by main only, never by the page). */
   teamJob?: NewAnswer['teamJob'];
+  verifyFirst?: NewAnswer['verifyFirst'];
 }
 
 const invalid = (field: string, message: string): AppFailure =>
@@ -90,6 +91,7 @@ export function newAnswerOf(d: DraftInput, files: FileArea): NewAnswer {
     questionType: d.questionType,
     text: d.text,
     ...(d.teamJob ? { teamJob: d.teamJob } : {}),
+    ...(d.verifyFirst ? { verifyFirst: true } : {}),
     documents: d.files.map((ref) => {
       const f = files.resolve(ref);
       return {

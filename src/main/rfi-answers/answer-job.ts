@@ -396,6 +396,11 @@ async function verify(
     });
     return conflictStep(q);
   }
+  // Taken over before anything was uploaded here: the documents go up first.
+  if (e.documents.some((d) => !d.uploaded)) {
+    await ctx.update(startPatch(e, q));
+    await upload(deps, e, ctx);
+  }
   return send(deps, e, ctx);
 }
 

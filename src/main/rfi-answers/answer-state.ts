@@ -107,15 +107,21 @@ function contentOf(q: { question_type: string }, r: RfiQuestion['responses'][num
   return { text: c?.response_text ?? '', documentIds: c?.document_ids ?? [] };
 }
 
-/** Our own response among the question's responses (after an ambiguous failure). */
+/**
+ * Our own response among the question's responses (after an ambiguous failure). An answer taken
+ * over from another workstation's send job has uploaded nothing yet: the other workstation's
+ * response carries its own document ids, so the same text with as many documents is ours.
+ */
 export function findOwnResponse(entry: OutboxEntry, q: RfiQuestion): string | null {
   const known = new Set(entry.knownResponseIds ?? []);
   const ourDocs = entry.documents.map((d) => d.documentId).filter((d): d is string => d !== null);
+  const takenOver = entry.teamJob !== undefined && entry.documents.every((d) => d.documentId === null);
   for (const r of q.responses) {
     if (r.responder_type !== 'customer' || known.has(r.id)) continue;
     const c = contentOf(q, r);
-    const sameDocs =
-      c.documentIds.length === ourDocs.length && ourDocs.every((d) => c.documentIds.includes(d));
+    const sameDocs = takenOver
+      ? c.documentIds.length === entry.documents.length
+      : c.documentIds.length === ourDocs.length && ourDocs.every((d) => c.documentIds.includes(d));
     if (sameDocs && c.text === entry.text) return r.id;
   }
   return null;

@@ -96,6 +96,11 @@ export interface NewAnswer {
   documents: Array<Pick<OutboxDocument, 'ref' | 'name' | 'contentType' | 'documentType' | 'sizeBytes'>>;
   /** The team's send job it carries out (its idempotency key goes to the bank). */
   teamJob?: OutboxEntry['teamJob'];
+  /**
+   * Another workstation may have sent it already (a send job taken over after an expired lease or
+   * an unknown outcome): the RFI is re-read before anything is uploaded or sent.
+   */
+  verifyFirst?: boolean;
 }
 
 export interface Outbox {
@@ -141,7 +146,7 @@ function newEntry(a: NewAnswer, scope: BankScope): OutboxEntry {
       expiresAt: null,
       uploaded: false,
     })),
-    state: 'queued',
+    state: a.verifyFirst ? 'verifying' : 'queued',
     knownResponseIds: null,
     attempts: 0,
     failures: 0,

@@ -15,6 +15,7 @@ import {
   type DraftContent,
   type TeamApprovals,
 } from '../team/approvals-service';
+import { teamRulesDefaults, teamRulesFormat } from '../team/stored';
 import type { EntityWatch } from '../watch/entity-watch';
 import { ownerOrDefault } from './features';
 import type { Foundation } from './foundation';
@@ -50,6 +51,7 @@ export async function assembleApprovals(
     log: f.log,
     dataDir: f.dataDir,
     codec: f.atRest,
+    rulesStore: await f.stores.open('team-rules', teamRulesFormat, teamRulesDefaults),
     onProblem: (message, file, movedTo) => f.stores.report({ file, movedTo, message }),
     workstation,
     rfiOf: async (rfiId, profileId) => {

@@ -12,6 +12,7 @@ import type { AnswerView } from '../../shared/ipc/channels/rfi-answers';
 import type { Approval, ApprovalRule, SendJob } from '../../shared/team/schemas';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
+import type { TypedStore } from '../infra/stores';
 import { TeamNotSignedIn, teamCallFailure } from './api';
 import {
   approvalHash,
@@ -19,8 +20,10 @@ import {
   openApprovals,
   type AnswerContent,
   type ApprovalsBook,
+  type RulesMemory,
 } from './approvals';
 import type { TeamService } from './service';
+import type { StoredRules } from './stored';
 
 /** An answer as the workstation holds it: the RFI, its question and the owning profile. */
 export interface AnswerRef {
@@ -43,6 +46,8 @@ export interface TeamApprovalsDeps {
   dataDir: string;
   codec?: AtRestCodec;
   onProblem?(message: string, file: string, movedTo: string | null): void;
+  /** Where the rules last read are kept between runs (the data folder's sealed store). */
+  rulesStore?: TypedStore<StoredRules>;
   /** This workstation's name for its send leases. */
   workstation: string;
   /** The owning profile's legal entity and the RFI's type (the bank says them); null when unknown. */
@@ -67,9 +72,13 @@ export interface TeamApprovals {
   book: ApprovalsBook;
   rules(): EntityRulesView[];
   setRules(legalEntityId: string, rules: ApprovalRule[]): Promise<EntityRulesView>;
-  forAnswer(
-    ref: AnswerRef,
-  ): Promise<{ required: boolean | null; approval: ApprovalView | null; covers: boolean }>;
+  forAnswer(ref: AnswerRef): Promise<{
+    required: boolean | null;
+    approval: ApprovalView | null;
+    covers: boolean;
+    /** Why the answer cannot go to the bank now, in words (null: nothing holds it). */
+    held: string | null;
+  }>;
   ask(ref: AnswerRef & { questionType: string; text: string; files: string[] }): Promise<ApprovalView>;
   decide(
     ref: AnswerRef & { approvalId: string; contentHash: string } & (
@@ -104,11 +113,36 @@ const failure = (err: unknown): never =>
     approvalRefusal,
   );
 
+/** The rules last read, kept in the store for the team server they were read from. */
+function rulesMemory(store: TypedStore<StoredRules>, serverUrl: () => string | null): RulesMemory {
+  return {
+    read() {
+      const s = store.get();
+      const url = serverUrl();
+      return new Map(
+        url && s.serverUrl === url ? Object.entries(s.entities).map(([id, e]) => [id, e.rules]) : [],
+      );
+    },
+    write(legalEntityId, rules) {
+      const url = serverUrl();
+      if (!url) return;
+      store.update((s) => ({
+        serverUrl: url,
+        entities: {
+          ...(s.serverUrl === url ? s.entities : {}),
+          [legalEntityId]: { rules, readAt: new Date().toISOString() },
+        },
+      }));
+    },
+  };
+}
+
 export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<TeamApprovals> {
   const { team } = deps;
   const analyst = () => team.status().analyst;
   const book = await openApprovals({
     http: team.http,
+    ...(deps.rulesStore ? { remembered: rulesMemory(deps.rulesStore, () => team.status().serverUrl) } : {}),
     log: deps.log,
     file: path.join(deps.dataDir, 'team', 'approvals-outbox.json'),
     ...(deps.codec ? { codec: deps.codec } : {}),
@@ -126,11 +160,15 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
   const resolve = async (
     ref: AnswerRef,
   ): Promise<{ legalEntityId: string; content: AnswerContent | null } | null> => {
+    if (!team.status().serverUrl) return null;
     const me = analyst();
-    if (!team.status().serverUrl || !me) return null;
     const rfi = await deps.rfiOf(ref.rfiId, ref.profileId);
     if (!rfi?.legalEntityId) return null;
-    if (!me.memberships.some((m) => m.legalEntityId === rfi.legalEntityId)) return null;
+    // Signed out, the entity is the team's when its rules were read here: signing out is no way around them.
+    const member = me
+      ? me.memberships.some((m) => m.legalEntityId === rfi.legalEntityId)
+      : book.rules(rfi.legalEntityId) !== null;
+    if (!member) return null;
     const draft = await deps.draftOf(ref);
     const content: AnswerContent | null = draft
       ? {
@@ -160,6 +198,31 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
   const entityName = (id: string): string =>
     analyst()?.memberships.find((m) => m.legalEntityId === id)?.legalEntityName ?? id;
 
+  /**
+   * Why an answer of the team's cannot go to the bank now, in words; null when it may (no rule
+   * applies by the rules last read, or an approval covers it and the analyst is signed in).
+   */
+  const heldWhy = (
+    legalEntityId: string,
+    content: AnswerContent,
+    covered: boolean,
+  ): { reason: 'TEAM_RULES_UNKNOWN' | 'TEAM_SIGNED_OUT'; words: string } | null => {
+    const required = book.required(legalEntityId, content);
+    if (required === null)
+      return {
+        reason: 'TEAM_RULES_UNKNOWN',
+        words: `Not sent: ${entityName(legalEntityId)}’s approval rules are not known on this workstation yet, so this answer waits for the team server (it may need a checker).`,
+      };
+    if (required && !analyst())
+      return {
+        reason: 'TEAM_SIGNED_OUT',
+        words: covered
+          ? 'Not sent: sign in to the team to send this approved answer.'
+          : 'Not sent: your team’s rules want a checker to approve this answer; sign in to the team to ask.',
+      };
+    return null;
+  };
+
   return {
     book,
     rules: () =>
@@ -184,15 +247,16 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
     },
     async forAnswer(ref) {
       const r = await resolve(ref);
-      if (!r) return { required: null, approval: null, covers: false };
-      const approval = book.view(r.legalEntityId, ref.questionId);
+      if (!r) return { required: null, approval: null, covers: false, held: null };
+      const approval = analyst() ? book.view(r.legalEntityId, ref.questionId) : null;
       const required = r.content ? book.required(r.legalEntityId, r.content) : null;
       const covers =
         r.content !== null &&
         approval !== null &&
         approval.status === 'approved' &&
         approval.contentHash === approvalHash(r.content);
-      return { required, approval: approval?.rfiId === ref.rfiId ? approval : null, covers };
+      const held = r.content ? (heldWhy(r.legalEntityId, r.content, covers)?.words ?? null) : null;
+      return { required, approval: approval?.rfiId === ref.rfiId ? approval : null, covers, held };
     },
     async ask(input) {
       const { questionType, text, files, ...ref } = input;
@@ -228,11 +292,14 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
     },
     list: (rfiId) => (analyst() ? book.views(rfiId ? { rfiId } : undefined) : []),
     async submit(ref) {
-      const me = analyst();
-      if (!team.status().serverUrl || !me) return null;
       const r = await resolve(ref);
-      // Only the RFI's type decides for an answer; the rules unknown (never read) leave it to the bank.
-      if (!r?.content || book.required(r.legalEntityId, r.content) !== true) return null;
+      if (!r?.content) return null;
+      // The rules unknown (never read here), or signed out where a rule applies: the answer is held
+      // (its draft kept), never sent to the bank as in solo use.
+      const held = heldWhy(r.legalEntityId, r.content, false);
+      if (held) throw new AppFailure({ kind: 'precondition', reason: held.reason, message: held.words });
+      // Only the RFI's type decides for an answer, by the rules last read.
+      if (book.required(r.legalEntityId, r.content) !== true) return null;
       const view = book.view(r.legalEntityId, ref.questionId);
       if (view?.status !== 'approved' || view.queued || view.contentHash !== approvalHash(r.content))
         throw new AppFailure({

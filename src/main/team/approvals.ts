@@ -23,6 +23,7 @@ import {
   Approval,
   ApprovalContent,
   ApprovalRules,
+  OpenSendJobs,
   SendJob,
   type ApprovalRule,
   type Change,
@@ -115,8 +116,18 @@ export interface EntityRulesView {
   mayEdit: boolean;
 }
 
+/**
+ * The rules last read per legal entity, kept on the workstation (sealed at rest) so they are known
+ * at the next start even while the team server is away; only those read from the current server.
+ */
+export interface RulesMemory {
+  read(): ReadonlyMap<string, ApprovalRule[]>;
+  write(legalEntityId: string, rules: ApprovalRule[]): void;
+}
+
 export interface ApprovalsDeps {
   http: TeamHttp;
+  remembered?: RulesMemory;
   log: Logger;
   file: string;
   codec?: AtRestCodec;
@@ -135,6 +146,7 @@ export interface ApprovalsDeps {
 export interface ApprovalsBook {
   load(legalEntityIds: readonly string[]): Promise<void>;
   apply(change: Change): void;
+  /** The entity's rules as last read (from the server, or remembered from an earlier run); null: never read. */
   rules(legalEntityId: string): ApprovalRule[] | null;
   rulesView(legalEntityId: string): EntityRulesView;
   setRules(legalEntityId: string, rules: ApprovalRule[]): Promise<EntityRulesView>;
@@ -155,6 +167,13 @@ export interface ApprovalsBook {
    * approved content only; a job that is done already is answered as it is.
    */
   takeSendJob(legalEntityId: string, questionId: string): Promise<{ approval: Approval; job: SendJob }>;
+  /**
+   * Send jobs of approved answers that no workstation holds now (queued, or their lease expired),
+   * with the approval that covers each: what this workstation may take over.
+   */
+  leasable(now?: number): Array<{ job: SendJob; approval: Approval }>;
+  /** Leases that job to this workstation (refused `not_leasable` when another took it first). */
+  leaseJob(jobId: string): Promise<SendJob>;
   /** The bank outbox sent (or gave up on) an answer of a send job: reported under its lease. */
   sendFinished(
     job: { id: string; leaseNumber: number; legalEntityId: string; objectId: string; rfiId: string },
@@ -441,6 +460,23 @@ function completeInput(
   };
 }
 
+/** Send jobs of approved answers nobody holds now (queued, or the lease expired), with their approval. */
+function leasableJobs(state: ApprovalState, now: number): Array<{ job: SendJob; approval: Approval }> {
+  const out: Array<{ job: SendJob; approval: Approval }> = [];
+  for (const [le, m] of state.jobs)
+    for (const job of m.values()) {
+      const free =
+        job.status === 'queued' ||
+        (job.status === 'leased' && job.leaseExpiresAt !== null && Date.parse(job.leaseExpiresAt) <= now);
+      if (!free || job.object.kind !== 'rfi_answer') continue;
+      const approval = [...(state.approvals.get(le)?.values() ?? [])].find(
+        (a) => a.object.id === job.object.id && a.status === 'approved' && a.contentHash === job.contentHash,
+      );
+      if (approval?.content.kind === 'rfi_answer') out.push({ job, approval });
+    }
+  return out;
+}
+
 export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook> {
   const state = createApprovalState();
   const reAsk = new Map<string, ReturnType<typeof setTimeout>>();
@@ -458,6 +494,13 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
     approvalView(deps, state, legalEntityId, questionId, queuedFor(legalEntityId, questionId));
 
   const kind = approvalJobKind(deps, state, (job, notice) => void settled(job, notice));
+  /** Rules read in this run, else those remembered from an earlier one. */
+  const rulesOf = (id: string): ApprovalRule[] | null =>
+    state.rules.get(id) ?? deps.remembered?.read().get(id) ?? null;
+  const keepRules = (id: string, rules: ApprovalRule[]): void => {
+    state.rules.set(id, rules);
+    deps.remembered?.write(id, rules);
+  };
 
   const settled = async (job: ApprovalJob, notice: string | null): Promise<void> => {
     await queue.remove(job.id);
@@ -507,12 +550,14 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
     async load(legalEntityIds) {
       await Promise.all(
         legalEntityIds.map(async (id) => {
-          const [r, list] = await Promise.all([
+          const [r, list, open] = await Promise.all([
             deps.http.call('GET', `${entityPath(id)}/approval-rules`, ApprovalRules),
             deps.http.call('GET', `${entityPath(id)}/approvals`, z.object({ approvals: z.array(Approval) })),
+            deps.http.call('GET', `${entityPath(id)}/send-jobs`, OpenSendJobs),
           ]);
-          state.rules.set(id, r.rules);
+          keepRules(id, r.rules);
           state.approvals.set(id, new Map(list.approvals.map((a) => [a.id, a])));
+          for (const j of open.jobs) state.rememberJob(j);
           deps.onChange(id, null);
         }),
       );
@@ -525,7 +570,7 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         deps.onChange(c.legalEntityId, null);
       } else if (c.topic === 'approval_rules') {
         const r = ApprovalRules.safeParse(c.data);
-        if (r.success) state.rules.set(c.legalEntityId, r.data.rules);
+        if (r.success) keepRules(c.legalEntityId, r.data.rules);
         deps.onChange(c.legalEntityId, null);
       } else if (c.topic === 'send_job') {
         const j = SendJob.safeParse(c.data);
@@ -534,22 +579,22 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         deps.onChange(c.legalEntityId, null);
       }
     },
-    rules: (id) => state.rules.get(id) ?? null,
+    rules: rulesOf,
     rulesView: (id) => ({
       legalEntityId: id,
-      rules: state.rules.get(id) ?? [],
+      rules: rulesOf(id) ?? [],
       mayEdit: deps.rolesIn(id).includes('admin'),
     }),
     async setRules(id, next) {
       const r = await deps.http.call('PUT', `${entityPath(id)}/approval-rules`, ApprovalRules, {
         rules: next,
       });
-      state.rules.set(id, r.rules);
+      keepRules(id, r.rules);
       deps.onChange(id, null);
       return book.rulesView(id);
     },
     required(id, content) {
-      const r = state.rules.get(id);
+      const r = rulesOf(id);
       return r ? approvalRequired(r, content) : null;
     },
     view: viewOf,
@@ -604,6 +649,14 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
       if (!approval || approval.status !== 'approved')
         throw new TeamApiError(409, 'approval_required', 'This answer is not approved by a checker.');
       return { approval, job: await leaseSendJob(deps, state, approval) };
+    },
+    leasable: (now = Date.now()) => leasableJobs(state, now),
+    async leaseJob(jobId) {
+      const job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(jobId)}/lease`, SendJob, {
+        workstation: deps.workstation,
+      });
+      state.rememberJob(job);
+      return job;
     },
     async sendFinished(job, outcome) {
       await change(completeInput(job, outcome)).catch((err: unknown) => {

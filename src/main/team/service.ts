@@ -61,7 +61,10 @@ export interface TeamListener {
 }
 
 /** Timing a caller may tune (tests: short backoffs). */
-export type TeamOptions = Pick<TeamDeps, 'feedRetry' | 'outboxRetry' | 'signInTimeoutMs'>;
+export type TeamOptions = Pick<TeamDeps, 'feedRetry' | 'outboxRetry' | 'signInTimeoutMs'> & {
+  /** Taking over free send jobs: how often leases are looked at, how long a queued job is left alone. */
+  takeover?: { everyMs?: number; graceMs?: number };
+};
 
 /** A team feature beside assignment, following the same sign-in and change feed. */
 export interface TeamPart {

@@ -7,6 +7,7 @@
  * in main's memory.
  */
 import { z } from 'zod';
+import { ApprovalRule } from '../../shared/team/schemas';
 import type { StoreFormat } from '../infra/stores';
 
 const membershipSchema = z.object({
@@ -48,3 +49,30 @@ export const teamStateFormat: StoreFormat<z.infer<typeof storedTeamSchema>> = {
 };
 
 export const teamStateDefaults: StoredTeam = { serverUrl: null, config: null, analyst: null, lastSeq: 0 };
+
+/**
+ * The last approval rules read for each legal entity, `<dataDir>/state/team-rules.json` (sealed at
+ * rest like every store), so a workstation started while the team server is away still knows which
+ * answers need a checker. They belong to the team server they were read from: another address
+ * starts empty.
+ */
+export const storedRulesSchema = z.object({
+  version: z.literal(1),
+  serverUrl: z.string().max(2000).nullable(),
+  entities: z.record(
+    z.string().max(128),
+    z.object({ rules: z.array(ApprovalRule).max(100), readAt: z.string().max(64) }),
+  ),
+});
+export type StoredRules = Omit<z.infer<typeof storedRulesSchema>, 'version'>;
+
+export const teamRulesFormat: StoreFormat<z.infer<typeof storedRulesSchema>> = {
+  label: 'The team’s approval rules (as last read)',
+  consequence:
+    'The approval rules last read from the team server were forgotten; answers that may need a checker wait until the team server answers.',
+  version: 1,
+  schema: storedRulesSchema,
+  migrations: {},
+};
+
+export const teamRulesDefaults: StoredRules = { serverUrl: null, entities: {} };

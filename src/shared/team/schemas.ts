@@ -158,6 +158,8 @@ export const CreateSendJobBody = z.strictObject({
 });
 export const LeaseBody = z.strictObject({ workstation: z.string().min(1).max(128) });
 export const LeaseAnswer = z.strictObject({ job: SendJob.nullable() });
+/** An entity's send jobs not finished yet (queued or leased), oldest first. */
+export const OpenSendJobs = z.strictObject({ jobs: z.array(SendJob) });
 export const CompleteBody = z.strictObject({
   leaseNumber: z.number().int().positive(),
   outcome: z.enum(['sent', 'failed', 'ambiguous']),

@@ -15,6 +15,7 @@ import { approvalRequired } from '../approval-rules';
 import {
   ANY_ROLE,
   contentHash,
+  EntityParams,
   entitiesOf,
   parse,
   recordRow,
@@ -162,6 +163,24 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
     if (!row) throw new TeamError(404, 'not_found', `no send job ${id}`);
     await requireRole(ctx.db, ctx.caller(request), row.legal_entity_id, ANY_ROLE);
     return toWire(row);
+  });
+
+  /**
+   * The entity's jobs not finished (queued, or leased: the lease may have expired), so a
+   * workstation can choose one it is able to send before leasing it.
+   */
+  app.get('/v1/entities/:entityId/send-jobs', async (request) => {
+    const { entityId } = parse(EntityParams, request.params, 'path');
+    await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
+    const rows = await ctx.db
+      .selectFrom('send_jobs')
+      .selectAll()
+      .where('legal_entity_id', '=', entityId)
+      .where('status', 'in', ['queued', 'leased'])
+      .orderBy('created_at')
+      .limit(500)
+      .execute();
+    return { jobs: rows.map(toWire) };
   });
 
   /** The next job the caller may send, if any: `{ job: null }` when there is none free. */

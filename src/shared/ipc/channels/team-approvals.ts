@@ -80,6 +80,11 @@ export const teamApprovalsChannels = {
       approval: approvalViewSchema.nullable(),
       /** The approval covers the saved draft as it is now. */
       covers: z.boolean(),
+      /**
+       * Why the answer cannot go to the bank now, in words: the rules were never read here (it waits
+       * for the team server), or signed out where a rule applies. Null: nothing holds it.
+       */
+      held: z.string().nullable(),
     }),
   }),
   'team.askApproval': channel({

@@ -9,11 +9,11 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { startSandbox } from '../../../../src/sandbox';
 import type { Rfi } from '../../../../src/shared/api/rfis';
+import { bundleNodeWorker } from '../../../support/bundle-worker';
 import { startServices, tempDir } from '../../../support/services';
 import type { CrashWorkerConfig, CrashWorkerState } from '../crash-worker';
 import { textSha } from '../text-sha';
@@ -60,28 +60,6 @@ export interface CrashFigures {
   meanRunMs: number;
   resumeDrainMs: number;
   durationMs: number;
-}
-
-const workerSource = path.resolve(import.meta.dirname, '../crash-worker.ts');
-const workerBundle = path.resolve(
-  import.meta.dirname,
-  '../../../../node_modules/.cache/treasury-reliability/crash-worker.mjs',
-);
-
-/** Bundles the worker once (node starts it in a fraction of tsx's time); packages stay external. */
-async function bundleWorker(): Promise<string> {
-  await mkdir(path.dirname(workerBundle), { recursive: true });
-  await build({
-    entryPoints: [workerSource],
-    outfile: workerBundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  });
-  return workerBundle;
 }
 
 /** Every JSON state file under the data folder must parse after a kill (temp files aside). */
@@ -197,7 +175,10 @@ export async function runCrashScenario(options: {
 }): Promise<{ figures: CrashFigures; failures: string[] }> {
   const started = Date.now();
   const rng = createRng(options.seed);
-  const bundle = await bundleWorker();
+  const bundle = await bundleNodeWorker(
+    path.resolve(import.meta.dirname, '../crash-worker.ts'),
+    'treasury-reliability/crash-worker',
+  );
   const sandbox = await startSandbox({
     port: 0,
     seed: `crash-${options.seed}`,

@@ -11,6 +11,8 @@ export interface AnswerApprovalState {
   approval: ApprovalView | null;
   /** The approval covers the saved draft as it is now. */
   covers: boolean;
+  /** Why the answer cannot go to the bank now, in words (null: nothing holds it). */
+  held: string | null;
 }
 
 /**
@@ -25,11 +27,16 @@ export function useAnswerApproval(
 ): AnswerApprovalState & { refresh(): void } {
   useSubscription(approvalsSubscription);
   const version = useApprovals((s) => s.version);
-  const [state, setState] = useState<AnswerApprovalState>({ required: null, approval: null, covers: false });
+  const [state, setState] = useState<AnswerApprovalState>({
+    required: null,
+    approval: null,
+    covers: false,
+    held: null,
+  });
   const refresh = useCallback(() => {
     void call('team.answerApproval', { rfiId, questionId, ...(profileId ? { profileId } : {}) })
       .then(setState)
-      .catch(() => setState({ required: null, approval: null, covers: false }));
+      .catch(() => setState({ required: null, approval: null, covers: false, held: null }));
   }, [rfiId, questionId, profileId]);
   useEffect(refresh, [refresh, version, savedAt]);
   return { ...state, refresh };

@@ -321,6 +321,11 @@ export function AnswerComposer({
     <div className="answer" data-testid="answer-composer">
       <AnswerStatus answer={answer} draftSavedAt={savedAt} />
       <AnswerApproval approval={approval.approval} profileId={profileId} onDecided={approval.refresh} />
+      {approval.held && !locked && (
+        <p role="status" className="answer-approval__words" data-testid="answer-held">
+          {approval.held}
+        </p>
+      )}
       {(answer?.state === 'failed' || answer?.state === 'conflict') && (
         <div className="answer__actions">
           <Button onPress={() => void retry()}>
