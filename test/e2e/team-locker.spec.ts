@@ -173,7 +173,7 @@ test('a passport shared by one analyst answers another analyst’s RFI with the 
   await expect(rows.filter({ hasText: 'Used a shared Passport in an answer' })).toContainText('Jonas Weber');
   await expect(rows.first()).toContainText('Team log #');
   await axeInBothSchemes(maria.page, 'Maria’s Activity with the team log');
-  await jonas.page.goto(`${second.url}#/activity`);
+  await jonas.page.goto(`${jonas.harness.url}#/activity`);
   await expect(
     jonas.page.getByTestId('team-activity').getByRole('heading', { name: `From the team log: ${le.name}` }),
   ).toBeVisible();
