@@ -27,7 +27,7 @@ import {
   assembleReturns,
   assembleTeam,
   openJournal,
-  ownerOrDefault,
+  answerOwners,
 } from './root/features';
 import { assembleApprovals } from './root/approvals';
 import { assembleTeamShare } from './root/team-share';
@@ -117,7 +117,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const team = await assembleTeam(f, entityWatch);
   const approvals = await assembleApprovals(f, team, entityWatch, rfiAnswers);
   const teamShare = await assembleTeamShare(f, team, entityWatch, locker, rfiAnswers);
-  const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch, teamShare);
+  const caseFiles = assembleCaseFiles(f, b, j, entityWatch, teamShare);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -138,8 +138,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     log,
     platform: options.platform,
     rfiAnswers,
-    ownerScope: async (rfiId, profileId) =>
-      (await ownerOrDefault(entityWatch, rfiId, profileId))?.session.scope(),
+    answerOwners: answerOwners(entityWatch),
     entityWatch,
     webhooks,
     crypto,

@@ -132,6 +132,7 @@ describe('AnswerComposer', () => {
     render(
       <AnswerComposer
         rfiId="rfi_1"
+        profileId="p_alder"
         questionId="q_1"
         questionType="transaction.purpose"
         awaiting
@@ -151,6 +152,7 @@ describe('AnswerComposer', () => {
       {
         channel: 'drafts.save',
         args: {
+          profileId: 'p_alder',
           rfiId: 'rfi_1',
           questionId: 'q_1',
           questionType: 'transaction.purpose',
@@ -166,6 +168,7 @@ describe('AnswerComposer', () => {
     render(
       <AnswerComposer
         rfiId="rfi_1"
+        profileId="p_alder"
         questionId="q_2"
         questionType="identification.individual.passport"
         awaiting
@@ -215,6 +218,7 @@ describe('AnswerComposer', () => {
     render(
       <AnswerComposer
         rfiId="rfi_1"
+        profileId="p_alder"
         questionId="q_3"
         questionType="compliance.brand_new_type"
         awaiting
@@ -232,6 +236,7 @@ describe('AnswerComposer', () => {
     render(
       <AnswerComposer
         rfiId="rfi_1"
+        profileId="p_alder"
         questionId="q_1"
         questionType="transaction.purpose"
         awaiting

@@ -50,6 +50,7 @@ async function join(t: TestServices, analyst: keyof typeof PASSWORDS): Promise<v
 async function stagePdf(t: TestServices, bytes: Buffer, name: string): Promise<string> {
   const h = t.services.handlers;
   const begun = await h['files.stageDropped']({
+    profileId: t.services.session.profile.id,
     op: 'begin',
     name,
     contentType: 'application/pdf',
@@ -162,6 +163,7 @@ describe('four-eyes approval of RFI answers', () => {
     const first = documentAround('pdf', Buffer.from('PASSPORT FIRST SCAN'));
     const ref = await stagePdf(maria, first, 'passport.pdf');
     const draft = {
+      profileId: maria.services.session.profile.id,
       rfiId: rfi.id,
       questionId: q.id,
       questionType: 'identification.individual.passport',
