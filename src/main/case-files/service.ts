@@ -277,6 +277,8 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
   return {
     write,
     async export(refs, o) {
+      // An owner that is not known is refused before the analyst is asked where to save.
+      for (const r of refs) await deps.owner(r.rfiId, r.profileId);
       const first = refs[0]?.rfiId ?? 'rfis';
       const base = `case-file-${refs.length === 1 ? first : `${refs.length}-rfis`}-${new Date().toISOString().slice(0, 10)}`;
       const paths = await chooseCaseFilePaths(deps.platform, base, o.zip);
