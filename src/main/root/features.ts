@@ -5,7 +5,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Rfi } from '../../shared/api/rfis';
-import { isTransientRead } from '../../shared/failure-policy';
 import { AppFailure } from '../../shared/ipc/errors';
 import { credentialInWords } from '../../shared/words';
 import { openTempArea } from '../infra/temp-area';
@@ -58,9 +57,10 @@ export async function ownerOrDefault(
 /**
  * An RFI of one named profile, for a write or a lookup the page ties to that profile: the profile
  * must be known and watched (a typed not_found on `profileId` otherwise), and the RFI one of its
- * own, never another profile's of the same id. Answered: the profile's member and the RFI as far
- * as main can know it (its cache; else, or when a named question is not in the cached copy, its
- * bank; null when that bank cannot be reached now and the cache has no copy).
+ * own, never another profile's of the same id (the bank's 404 is a typed not_found on `rfiId`).
+ * Answered: the profile's member and the RFI as far as main can know it (its cache; else, or when
+ * a named question is not in the cached copy, its bank; null when that bank cannot answer now and
+ * the cache has no copy).
  */
 export function ownedRfis(entityWatch: Pick<EntityWatch, 'watchedMember'>) {
   const notOurs = (m: WatchedEntity, rfiId: string, cause?: unknown): AppFailure =>
@@ -93,9 +93,11 @@ export function ownedRfis(entityWatch: Pick<EntityWatch, 'watchedMember'>) {
         (await member.rfis.refresh(rfiId, 'refresh')) ?? (await member.session.bank.getRfi(rfiId));
       return { member, rfi: fresh };
     } catch (err) {
-      if (err instanceof AppFailure && err.kind === 'not_found') throw notOurs(member, rfiId, err);
-      if (err instanceof AppFailure && isTransientRead(err.toAppError())) return { member, rfi: cached };
-      throw err;
+      if (!(err instanceof AppFailure)) throw err;
+      if (err.kind === 'not_found') throw notOurs(member, rfiId, err);
+      // The bank cannot say now (away, no token yet, a locked keychain): main cannot know, and a
+      // draft is kept offline; the bank decides when the answer is sent.
+      return { member, rfi: cached };
     }
   };
 }
