@@ -17,7 +17,7 @@ import type { Logger } from './infra/log';
 import type { Operations } from './bank/operations';
 import type { Platform } from './infra/platform';
 import type { ReadAfterCreate } from './bank/read-after-create';
-import type { BankScope } from './bank/scope';
+import type { RfiAnswersHandlerDeps } from './rfi-answers/handlers';
 import type { ProfilesService } from './profiles/service';
 import type { ReturnsService } from './returns/service';
 import type { RfiAnswers } from './rfi-answers';
@@ -53,8 +53,8 @@ export interface ServiceCore {
   platform: Platform;
   /** Profiles: add, rename, remove, default, tokens and address approval (native confirmations). */
   profilesService: ProfilesService;
-  /** The bank scope of the profile that owns an RFI (see RfiAnswersHandlerDeps). */
-  ownerScope(rfiId: string, profileId?: string): Promise<BankScope | undefined>;
+  /** Where the answer channels find an RFI's owning profile (see RfiAnswersHandlerDeps). */
+  answerOwners: Pick<RfiAnswersHandlerDeps, 'ownerScope' | 'stagingOwner'>;
   /** RFI answer drafts, staged files and the answer outbox. */
   rfiAnswers: RfiAnswers;
   /** Every watched profile's RFIs as one queue (the default profile is one member). */

@@ -24,7 +24,7 @@ import { teamShareHandlers } from './team/share-handlers';
 
 export function buildHandlers(s: ServiceCore): Handlers {
   const view = s.settingsView;
-  const answers = rfiAnswersHandlers({ answers: s.rfiAnswers, ownerScope: s.ownerScope });
+  const answers = rfiAnswersHandlers({ answers: s.rfiAnswers, ...s.answerOwners });
   return {
     ...sessionHandlers({ session: s.session, settings: s.settings, vault: s.vault }),
     ...settingsHandlers({ settings: s.settings, profiles: s.profilesService, stores: s.stores, view }),

@@ -26,8 +26,9 @@ import {
   assembleProfilesService,
   assembleReturns,
   assembleTeam,
+  entityOwner,
   openJournal,
-  ownerOrDefault,
+  answerOwners,
 } from './root/features';
 import { assembleApprovals } from './root/approvals';
 import { assembleTeamShare } from './root/team-share';
@@ -125,11 +126,11 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     rfiAnswers,
     share: teamShare,
     log: f.log,
-    ownerOf: (rfiId) => ownerOrDefault(entityWatch, rfiId, undefined),
+    ownerOf: (legalEntityId, rfiId) => entityOwner(entityWatch, legalEntityId, rfiId),
     ...(options.team?.takeover ? { timing: options.team.takeover } : {}),
   });
   f.disposables.add(() => takeover.dispose());
-  const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch, teamShare);
+  const caseFiles = assembleCaseFiles(f, b, j, entityWatch, teamShare);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -150,8 +151,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     log,
     platform: options.platform,
     rfiAnswers,
-    ownerScope: async (rfiId, profileId) =>
-      (await ownerOrDefault(entityWatch, rfiId, profileId))?.session.scope(),
+    answerOwners: answerOwners(entityWatch),
     entityWatch,
     webhooks,
     crypto,

@@ -892,7 +892,10 @@ test('case file: the first page rendered to PNG reads in words', async ({ app, h
   const le = entityA(harness);
   const target = path.join(harness.dataDir, '..', `case-file-${Date.now()}.pdf`);
   harness.platform.nextSaveAnswers.push(target);
-  const saved = await harness.services.handlers['caseFiles.export']({ rfiIds: [le.rfi_ids[0]!], zip: false });
+  const saved = await harness.services.handlers['caseFiles.export']({
+    rfis: [{ profileId: harness.services.session.profile.id, rfiId: le.rfi_ids[0]! }],
+    zip: false,
+  });
   expect(saved.path ?? target).toBe(target);
   const pdf = await readFile(target);
   const build = path.resolve(repoRoot, 'node_modules/pdfjs-dist/legacy/build');

@@ -113,6 +113,7 @@ describe('sealed files bound to their path and generation', () => {
     });
     const answer = async (i: 0 | 1): Promise<string> => {
       const a = await h['answers.submit']({
+        profileId: t.services.session.profile.id,
         rfiId: rfi.id,
         questionId: rfi.questions[i]!.id,
         questionType: 'transaction.purpose',

@@ -68,6 +68,7 @@ it('a normal session leaves no customer string, id, name or bank address in plai
   });
   const [q1, q2] = rfi.questions;
   const a1 = await h['answers.submit']({
+    profileId: s.services.session.profile.id,
     rfiId: rfi.id,
     questionId: q1!.id,
     questionType: 'transaction.purpose',
@@ -81,6 +82,7 @@ it('a normal session leaves no customer string, id, name or bank address in plai
     'transaction_supporting_document',
   );
   const a2 = await h['answers.submit']({
+    profileId: s.services.session.profile.id,
     rfiId: rfi.id,
     questionId: q2!.id,
     questionType: 'transaction.supporting_documents',
@@ -92,6 +94,7 @@ it('a normal session leaves no customer string, id, name or bank address in plai
   }
   // A draft too (kept until sent).
   await h['drafts.save']({
+    profileId: s.services.session.profile.id,
     rfiId: rfi.id,
     questionId: q1!.id,
     questionType: 'transaction.purpose',
@@ -115,6 +118,7 @@ it('a normal session leaves no customer string, id, name or bank address in plai
   // bytes stay in the staging folder (sealed) until the answer is sent.
   const dropped = documentAround('pdf', Buffer.from(`DROPPED CONTENT ${tag}`));
   const begun = await h['files.stageDropped']({
+    profileId: s.services.session.profile.id,
     op: 'begin',
     name: `dropped-${tag}.pdf`,
     contentType: 'application/pdf',
@@ -131,8 +135,14 @@ it('a normal session leaves no customer string, id, name or bank address in plai
   const lockerDoc = (await h['locker.list'](undefined)).documents.find(
     (d) => d.holder.name === `Holder ${tag}`,
   )!;
-  const attached = await h['locker.attach']({ id: lockerDoc.id, rfiId: rfi.id, questionId: q2!.id });
+  const attached = await h['locker.attach']({
+    profileId: s.services.session.profile.id,
+    id: lockerDoc.id,
+    rfiId: rfi.id,
+    questionId: q2!.id,
+  });
   await h['drafts.save']({
+    profileId: s.services.session.profile.id,
     rfiId: rfi.id,
     questionId: q2!.id,
     questionType: 'transaction.supporting_documents',

@@ -21,6 +21,8 @@ let t: TestServices;
 let dir: string;
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+/** An RFI of the default profile, as the page names it for a case file. */
+const own = (rfiId: string) => ({ profileId: t.services.session.profile.id, rfiId });
 
 async function waitSent(id: string): Promise<void> {
   for (let i = 0; i < 400; i++) {
@@ -69,6 +71,7 @@ describe('case file export', () => {
     await writeFile(path.join(dir, 'signed page.jpg'), scan);
 
     const a1 = await t.services.handlers['answers.submit']({
+      profileId: t.services.session.profile.id,
       rfiId: rfi.id,
       questionId: q1!.id,
       questionType: 'transaction.purpose',
@@ -81,6 +84,7 @@ describe('case file export', () => {
       'transaction_supporting_document',
     );
     const a2 = await t.services.handlers['answers.submit']({
+      profileId: t.services.session.profile.id,
       rfiId: rfi.id,
       questionId: q2!.id,
       questionType: 'transaction.supporting_documents',
@@ -104,7 +108,7 @@ describe('case file export', () => {
     await mkdir(path.dirname(target));
     // The analyst typed the ZIP's name: the base name gives case.pdf and case.zip.
     t.platform.nextSaveAnswers.push(path.join(dir, 'out', 'case.zip'));
-    const result = await t.services.handlers['caseFiles.export']({ rfiIds: [rfi.id], zip: true });
+    const result = await t.services.handlers['caseFiles.export']({ rfis: [own(rfi.id)], zip: true });
     expect(result).toEqual({
       path: target,
       zipPath: path.join(dir, 'out', 'case.zip'),
@@ -189,7 +193,7 @@ describe('case file export', () => {
     const ids = t.services.sandbox!.fixtures.legal_entities[0]!.rfi_ids.slice(0, 3);
     const target = path.join(dir, 'set.pdf');
     t.platform.nextSaveAnswers.push(target);
-    const r = await t.services.handlers['caseFiles.export']({ rfiIds: ids, zip: false });
+    const r = await t.services.handlers['caseFiles.export']({ rfis: ids.map(own), zip: false });
     expect(r).toMatchObject({ path: target, zipPath: null, rfis: 3 });
     expect((await readdir(dir)).filter((f) => f.startsWith('set'))).toEqual(['set.pdf']);
     const text = await pdfText(target);
@@ -211,7 +215,7 @@ describe('case file export', () => {
     // The dialog confirmed x.pdf (new); x.zip beside it exists and was not confirmed: declined.
     t.platform.nextSaveAnswers.push(path.join(dir, 'x.pdf'));
     t.platform.nextConfirmAnswers.push(false);
-    const declined = await t.services.handlers['caseFiles.export']({ rfiIds: ids, zip: true });
+    const declined = await t.services.handlers['caseFiles.export']({ rfis: ids.map(own), zip: true });
     expect(declined.path).toBeNull();
     expect(t.platform.confirmations.at(-1)).toMatchObject({
       kind: 'file-replace',
@@ -223,13 +227,13 @@ describe('case file export', () => {
     // Approved: both written, the ZIP replaced.
     t.platform.nextSaveAnswers.push(path.join(dir, 'x.pdf'));
     t.platform.nextConfirmAnswers.push(true);
-    const saved = await t.services.handlers['caseFiles.export']({ rfiIds: ids, zip: true });
+    const saved = await t.services.handlers['caseFiles.export']({ rfis: ids.map(own), zip: true });
     expect(saved).toMatchObject({ path: path.join(dir, 'x.pdf'), zipPath: zipBeside });
     expect(await readFile(zipBeside, 'utf8')).not.toBe('an older ZIP');
     // The file the dialog itself confirmed (x.pdf, chosen again) needs no second question.
     const asked = t.platform.confirmations.length;
     t.platform.nextSaveAnswers.push(path.join(dir, 'x.pdf'));
-    await t.services.handlers['caseFiles.export']({ rfiIds: ids, zip: false });
+    await t.services.handlers['caseFiles.export']({ rfis: ids.map(own), zip: false });
     expect(t.platform.confirmations.length).toBe(asked);
 
     await t.services.handlers['caseFiles.showInFolder']({ path: path.join(dir, 'x.pdf') });
@@ -243,7 +247,7 @@ describe('case file export', () => {
   it('a cancelled save dialog writes nothing; an unknown RFI is refused', async () => {
     const rfiId = t.services.sandbox!.fixtures.legal_entities[0]!.rfi_ids[0]!;
     t.platform.nextSaveAnswers.push(null);
-    expect(await t.services.handlers['caseFiles.export']({ rfiIds: [rfiId], zip: true })).toEqual({
+    expect(await t.services.handlers['caseFiles.export']({ rfis: [own(rfiId)], zip: true })).toEqual({
       path: null,
       zipPath: null,
       rfis: 0,
@@ -251,7 +255,7 @@ describe('case file export', () => {
     });
     t.platform.nextSaveAnswers.push(path.join(dir, 'nope.pdf'));
     await expect(
-      t.services.handlers['caseFiles.export']({ rfiIds: ['rfi_unknown'], zip: false }),
+      t.services.handlers['caseFiles.export']({ rfis: [own('rfi_unknown')], zip: false }),
     ).rejects.toMatchObject({
       kind: 'not_found',
     });

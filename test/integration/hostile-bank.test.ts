@@ -76,6 +76,7 @@ describe('document URLs from the bank', () => {
       'transaction_supporting_document',
     );
     const a = await t.services.handlers['answers.submit']({
+      profileId: t.services.session.profile.id,
       rfiId: rfi.id,
       questionId: rfi.questions[0]!.id,
       questionType: 'transaction.supporting_documents',
@@ -89,7 +90,10 @@ describe('document URLs from the bank', () => {
     const out = path.join(dir, 'out');
     await mkdir(out);
     t.platform.nextSaveAnswers.push(path.join(out, 'case.pdf'));
-    const result = await t.services.handlers['caseFiles.export']({ rfiIds: [rfi.id], zip: true });
+    const result = await t.services.handlers['caseFiles.export']({
+      rfis: [{ profileId: t.services.session.profile.id, rfiId: rfi.id }],
+      zip: true,
+    });
     expect(result.documents).toBe(1);
     expect(svc.hits).toEqual([]);
     const zip = unzipSync(new Uint8Array(await readFile(path.join(out, 'case.zip'))));

@@ -53,6 +53,7 @@ async function send(t: TestServices, refs: string[], wait = true): Promise<strin
     questions: [{ question_type: 'transaction.supporting_documents', question_text: 'Documents?' }],
   });
   const sent = await t.services.handlers['answers.submit']({
+    profileId: t.services.session.profile.id,
     rfiId: rfi.id,
     questionId: rfi.questions[0]!.id,
     questionType: 'transaction.supporting_documents',
@@ -101,7 +102,12 @@ it('files staged and locker copies written plain while the keychain was locked a
     })
   ).document!;
   const rfiId = t.services.sandbox!.fixtures.legal_entities[0]!.rfi_ids[0]!;
-  const attached = await h['locker.attach']({ id: doc.id, rfiId, questionId: 'q_1' });
+  const attached = await h['locker.attach']({
+    profileId: t.services.session.profile.id,
+    id: doc.id,
+    rfiId,
+    questionId: 'q_1',
+  });
   // Plain on disk while there is no key: the staged bytes and the locker's copy.
   expect((await holding(dataDir, `STAGED-${tag}`)).map((f) => path.dirname(f))).toEqual([
     'rfi-answers/staging',

@@ -37,6 +37,7 @@ async function draftOn(t: TestServices, text: string): Promise<{ rfiId: string; 
   });
   const questionId = rfi.questions[0]!.id;
   await t.services.handlers['drafts.save']({
+    profileId: t.services.session.profile.id,
     rfiId: rfi.id,
     questionId,
     questionType: 'transaction.purpose',
@@ -77,9 +78,12 @@ it('files written plain while the keychain was locked are sealed the moment it a
   expect(isSealed((await filesUnder(dataDir)).get('settings.json')!)).toBe(true);
   // Everything still there, in this run.
   expect(t.services.settings.get().profiles.map((p) => p.name)).toContain(`Meanwhile ${tag}`);
-  expect((await h['drafts.get']({ rfiId })).drafts.map((d) => [d.questionId, d.text])).toEqual([
-    [questionId, `Draft meanwhile ${tag}`],
-  ]);
+  expect(
+    (await h['drafts.get']({ profileId: t.services.session.profile.id, rfiId })).drafts.map((d) => [
+      d.questionId,
+      d.text,
+    ]),
+  ).toEqual([[questionId, `Draft meanwhile ${tag}`]]);
   const audited = await t.services.audit.list();
   expect(audited.entries.some((e) => e.target === `https://meanwhile-${tag}.bank.example`)).toBe(true);
   expect(audited.skipped).toBe(0);
@@ -99,9 +103,10 @@ it('files written plain while the keychain was locked are sealed the moment it a
   expect(again.services.settings.get().profiles.map((p) => p.name)).toEqual(
     expect.arrayContaining([`Meanwhile ${tag}`, `After ${tag}`]),
   );
-  expect((await again.services.handlers['drafts.get']({ rfiId })).drafts[0]?.text).toBe(
-    `Draft meanwhile ${tag}`,
-  );
+  expect(
+    (await again.services.handlers['drafts.get']({ profileId: again.services.session.profile.id, rfiId }))
+      .drafts[0]?.text,
+  ).toBe(`Draft meanwhile ${tag}`);
   expect((await again.services.audit.list()).skipped).toBe(0);
   expect(again.services.stores.problems()).toEqual([]);
 }, 120_000);
@@ -140,9 +145,12 @@ it('sealed files that waited for a locked keychain are opened when it answers: n
   // in memory, which it said lasted only until the keychain answered), the draft, the audit log.
   const names = t.services.settings.get().profiles.map((p) => p.name);
   expect(names).toContain(`Kept ${tag}`);
-  expect((await h['drafts.get']({ rfiId })).drafts.map((d) => [d.questionId, d.text])).toEqual([
-    [questionId, `Kept draft ${tag}`],
-  ]);
+  expect(
+    (await h['drafts.get']({ profileId: t.services.session.profile.id, rfiId })).drafts.map((d) => [
+      d.questionId,
+      d.text,
+    ]),
+  ).toEqual([[questionId, `Kept draft ${tag}`]]);
   expect((await t.services.audit.list()).entries.length).toBeGreaterThanOrEqual(auditedBefore);
   // The "waiting" notices are gone with the wait; nothing was moved aside.
   expect(t.services.stores.problems()).toEqual([]);

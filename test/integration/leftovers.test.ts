@@ -47,6 +47,7 @@ describe('leftovers', () => {
     });
     const rfiId = t.services.sandbox!.fixtures.legal_entities[0]!.rfi_ids[0]!;
     const attached = await t.services.handlers['locker.attach']({
+      profileId: t.services.session.profile.id,
       id: added.document!.id,
       rfiId,
       questionId: 'q_1',

@@ -128,6 +128,7 @@ describe('evidence locker', () => {
     const sent: string[] = [];
     for (const q of rfi.questions) {
       const file = await t.services.handlers['locker.attach']({
+        profileId: t.services.session.profile.id,
         id: a.document!.id,
         rfiId: rfi.id,
         questionId: q.id,
@@ -138,6 +139,7 @@ describe('evidence locker', () => {
         documentType: 'passport',
       });
       const answer = await t.services.handlers['answers.submit']({
+        profileId: t.services.session.profile.id,
         rfiId: rfi.id,
         questionId: q.id,
         questionType: 'identification.individual.passport',
@@ -204,12 +206,20 @@ describe('evidence locker', () => {
     expect(shown.problem).toMatch(/^one\.pdf is missing/);
     expect(shown.problem).not.toContain(t.dataDir);
     const rfiId = t.services.sandbox!.fixtures.legal_entities[0]!.rfi_ids[0]!;
-    const err = await t.services.handlers['locker.attach']({ id: a.id, rfiId, questionId: 'q_1' }).catch(
-      (e: Error) => e,
-    );
+    const err = await t.services.handlers['locker.attach']({
+      profileId: t.services.session.profile.id,
+      id: a.id,
+      rfiId,
+      questionId: 'q_1',
+    }).catch((e: Error) => e);
     expect((err as Error).message).toMatch(/^one\.pdf is missing/);
     expect((err as Error).message).not.toContain(t.dataDir);
-    const ok = await t.services.handlers['locker.attach']({ id: b.id, rfiId, questionId: 'q_1' });
+    const ok = await t.services.handlers['locker.attach']({
+      profileId: t.services.session.profile.id,
+      id: b.id,
+      rfiId,
+      questionId: 'q_1',
+    });
     expect(ok.name).toBe('two.pdf');
     expect(list.find((d) => d.id === b.id)!.problem).toBeNull();
   });

@@ -117,6 +117,7 @@ describe('queued answers are bound to their bank', () => {
     proxy.rules.push(() => ({ kind: 'drop' }));
     const marker = `secret-answer-${Date.now()}`;
     const queued = await call<AnswerView>('answers.submit', {
+      profileId: bankA,
       rfiId: rfi.id,
       questionId,
       questionType: 'transaction.purpose',

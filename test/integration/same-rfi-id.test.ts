@@ -5,17 +5,27 @@
  *   - rfis.get (a fresh read) asks only the named profile's bank, and answers its RFI and entity;
  *   - rfis.markSeen clears only that profile's unread marker;
  *   - reminders.snooze / unsnooze hold back only that profile's RFI's reminders;
- *   - an unknown profile is a typed not_found on `profileId`, a missing one an invalid argument.
+ *   - an unknown profile is a typed not_found on `profileId`, a missing one an invalid argument;
+ *   - a case file may hold both banks' RFI of that id, each read through its own bank;
+ *   - an answer (its draft and staged files too) goes through the named profile's bank only, and
+ *     a file staged for the other profile, or a question its RFI does not have, is refused.
  * Real sandboxes over HTTP, real keychain (scripts/with-keyring.sh), calls through the dispatcher
  * with the renderer's schema checks.
  */
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { unzipSync } from 'fflate';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { questionTypeInfo } from '../../src/shared/catalogue';
+import { pdfText } from '../support/pdf-text';
+import { stageDropped } from '../support/staging';
+import { documentAround } from '../support/documents';
 import { startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import { ipc, ipcError } from '../support/ipc';
-import { startServices } from '../support/services';
+import { startServices, tempDir } from '../support/services';
 
 beforeAll(() => {
   if (process.platform === 'linux' && !process.env['DBUS_SESSION_BUS_ADDRESS']) {
@@ -73,7 +83,7 @@ async function twoBanksOneId() {
     .filter((r) => r.awaitingAction && r.deadline && inB.has(r.id))
     .sort((a, b) => Date.parse(b.deadline!) - Date.parse(a.deadline!))[0];
   expect(shared, 'both banks hold an RFI awaiting action under one id').toBeDefined();
-  return { t, proxyA, proxyB, idA, idB, rfiId: shared!.id, rows };
+  return { t, proxyA, proxyB, idA, idB, rfiId: shared!.id, rows, leA, leB };
 }
 
 it('rfis.get and rfis.markSeen reach only the named profile’s bank and cache', async () => {
@@ -144,4 +154,119 @@ it('a snooze holds back only the named profile’s RFI, and is cancelled only th
     field: 'profileId',
   });
   expect((await snoozes()).map((s) => [s.profileId, s.rfiId])).toEqual([[idA, rfiId]]);
+}, 120_000);
+
+it('one case file holds both banks’ RFI of the same id, each read through its own bank', async () => {
+  const { t, proxyA, proxyB, idA, idB, rfiId, leA, leB } = await twoBanksOneId();
+  const dir = await tempDir('td-same-id-case-');
+  closers.push(() => rm(dir, { recursive: true, force: true }));
+  proxyA.seen.length = 0;
+  proxyB.seen.length = 0;
+  t.platform.nextSaveAnswers.push(path.join(dir, 'both.pdf'));
+  const r = await ipc(t, 'caseFiles.export', {
+    rfis: [
+      { profileId: idA, rfiId },
+      { profileId: idB, rfiId },
+    ],
+    zip: true,
+  });
+  expect(r).toMatchObject({ path: path.join(dir, 'both.pdf'), zipPath: path.join(dir, 'both.zip'), rfis: 2 });
+  // Each bank was asked about its own RFI (and only its own profile's token reached it).
+  expect(about(proxyA, rfiId).length).toBeGreaterThan(0);
+  expect(about(proxyB, rfiId).length).toBeGreaterThan(0);
+
+  const zip = unzipSync(new Uint8Array(await readFile(r.zipPath!)));
+  const manifest = JSON.parse(new TextDecoder().decode(zip['manifest.json'])) as {
+    rfis: Array<{ rfiId: string; legalEntity: string; environment: string }>;
+  };
+  expect(manifest.rfis).toEqual([
+    expect.objectContaining({ rfiId, legalEntity: leA.name, environment: 'Alder' }),
+    expect.objectContaining({ rfiId, legalEntity: leB.name, environment: 'Birch' }),
+  ]);
+  const text = (await pdfText(r.path!)).replace(/\s+/g, ' ');
+  expect(text).toContain('Case file: 2 RFIs');
+  expect(text.split(`RFI ${rfiId} `).length - 1).toBeGreaterThanOrEqual(2);
+  expect(text).toMatch(/read by .+ from Alder/);
+  expect(text).toMatch(/read by .+ from Birch/);
+
+  // The owner must be named and known; an RFI the named profile does not have is refused.
+  expect(await ipcError(t, 'caseFiles.export', { rfiIds: [rfiId], zip: false })).toMatchObject({
+    kind: 'invalid_argument',
+  });
+  expect(
+    await ipcError(t, 'caseFiles.export', { rfis: [{ profileId: 'no-such-profile', rfiId }], zip: false }),
+  ).toMatchObject({ kind: 'not_found', field: 'profileId' });
+}, 120_000);
+
+it('an answer goes only to the named profile’s bank; another profile’s file or a question its RFI lacks is refused', async () => {
+  const { t, proxyA, proxyB, idA, idB, rfiId } = await twoBanksOneId();
+  const detail = await ipc(t, 'rfis.get', { profileId: idB, id: rfiId });
+  const q = detail.rfi.questions.find(
+    (x) => x.status === 'action_required' && questionTypeInfo(x.question_type).expects !== 'documents',
+  );
+  expect(q, 'the RFI has a question that takes a text').toBeDefined();
+  const content = { rfiId, questionId: q!.id, questionType: q!.question_type, text: 'Freight for Birch.' };
+
+  // No owner, an unknown one, or a question this RFI does not have: refused, nothing queued.
+  expect(await ipcError(t, 'answers.submit', { ...content, files: [] })).toMatchObject({
+    kind: 'invalid_argument',
+  });
+  expect(
+    await ipcError(t, 'answers.submit', { ...content, profileId: 'no-such-profile', files: [] }),
+  ).toMatchObject({ kind: 'not_found', field: 'profileId' });
+  expect(
+    await ipcError(t, 'drafts.save', { ...content, profileId: idB, questionId: 'q_not_there', files: [] }),
+  ).toMatchObject({ kind: 'not_found', field: 'questionId' });
+  expect(
+    await ipcError(t, 'files.pick', { documentType: 'other', profileId: 'no-such-profile' }),
+  ).toMatchObject({ kind: 'not_found', field: 'profileId' });
+  expect(
+    await ipcError(t, 'files.stageDropped', {
+      op: 'begin',
+      name: 'a.pdf',
+      contentType: 'application/pdf',
+      sizeBytes: 10,
+      documentType: 'other',
+      profileId: 'no-such-profile',
+    }),
+  ).toMatchObject({ kind: 'not_found', field: 'profileId' });
+
+  // A file staged for Alder's answer is refused in Birch's answer of the same RFI id.
+  const pdf = documentAround('pdf', Buffer.from('ALDER ONLY'));
+  const forA = await stageDropped(t, pdf, { name: 'alder.pdf', profileId: idA });
+  expect(
+    await ipcError(t, 'answers.submit', { ...content, text: '', profileId: idB, files: [forA] }),
+  ).toMatchObject({ kind: 'invalid_argument', reason: 'file_of_another_profile' });
+  // A file dropped into the evidence locker is no answer's.
+  const forLocker = await ipc(t, 'files.stageDropped', {
+    op: 'beginForLocker',
+    name: 'locker.pdf',
+    contentType: 'application/pdf',
+    sizeBytes: pdf.length,
+    documentType: 'other',
+  });
+  await ipc(t, 'files.stageDropped', {
+    op: 'chunk',
+    stagingId: forLocker.stagingId,
+    offset: 0,
+    data: pdf.toString('base64'),
+  });
+  const lockerRef = (await ipc(t, 'files.stageDropped', { op: 'commit', stagingId: forLocker.stagingId }))
+    .file!.ref;
+  expect(
+    await ipcError(t, 'drafts.save', { ...content, text: '', profileId: idB, files: [lockerRef] }),
+  ).toMatchObject({ kind: 'invalid_argument', reason: 'file_of_another_profile' });
+  expect(t.services.rfiAnswers.outbox.list()).toEqual([]);
+
+  // Birch's answer goes to Birch's bank only, although Alder is the default profile.
+  proxyA.seen.length = 0;
+  proxyB.seen.length = 0;
+  const a = await ipc(t, 'answers.submit', { ...content, profileId: idB, files: [] });
+  expect(a.bank?.profileId).toBe(idB);
+  await expect
+    .poll(() => t.services.rfiAnswers.outbox.get(a.id)?.state, { timeout: 30_000, interval: 50 })
+    .toBe('sent');
+  expect(about(proxyB, rfiId).some((r) => r.method === 'POST')).toBe(true);
+  expect(about(proxyA, rfiId)).toEqual([]);
+  expect((await ipc(t, 'drafts.get', { profileId: idA, rfiId })).drafts).toEqual([]);
 }, 120_000);

@@ -157,12 +157,17 @@ it("a file staged for one entity's answer is refused in another's, and goes to i
     reason: 'file_of_another_profile',
   });
 
-  // A locker document attached to Birch's RFI is staged for Birch (found from the RFI, not named).
+  // A locker document attached to Birch's RFI is staged for Birch, the profile the page names;
+  // naming Alder for Birch's RFI (not one of Alder's) is refused, and nothing is staged.
   const doc = await addPassport(s, work, 'Ada Birch');
+  await expect(
+    h['locker.attach']({ id: doc.id, rfiId: rfiB.id, questionId: rfiB.questions[0]!.id, profileId: idA }),
+  ).rejects.toMatchObject({ kind: 'not_found', field: 'rfiId' });
   const attached = await h['locker.attach']({
     id: doc.id,
     rfiId: rfiB.id,
     questionId: rfiB.questions[0]!.id,
+    profileId: idB,
   });
   expect(s.services.rfiAnswers.files.resolve(attached.ref).profileId).toBe(idB);
   await expect(answer(rfiA.id, rfiA.questions[0]!.id, idA, [attached.ref])).rejects.toMatchObject({

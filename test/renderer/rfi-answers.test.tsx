@@ -135,6 +135,7 @@ describe('AnswerComposer', () => {
     render(
       <AnswerComposer
         rfiId="rfi_1"
+        profileId="p_alder"
         questionId="q_1"
         questionType="transaction.purpose"
         awaiting
@@ -154,6 +155,7 @@ describe('AnswerComposer', () => {
       {
         channel: 'drafts.save',
         args: {
+          profileId: 'p_alder',
           rfiId: 'rfi_1',
           questionId: 'q_1',
           questionType: 'transaction.purpose',
@@ -169,6 +171,7 @@ describe('AnswerComposer', () => {
     render(
       <AnswerComposer
         rfiId="rfi_1"
+        profileId="p_alder"
         questionId="q_2"
         questionType="identification.individual.passport"
         awaiting
@@ -220,6 +223,7 @@ describe('AnswerComposer', () => {
     approvalState = { ...solo, held: words };
     render(
       <AnswerComposer
+        profileId="p_alder"
         rfiId="rfi_1"
         questionId="q_1"
         questionType="transaction.purpose"
@@ -238,6 +242,7 @@ describe('AnswerComposer', () => {
     render(
       <AnswerComposer
         rfiId="rfi_1"
+        profileId="p_alder"
         questionId="q_3"
         questionType="compliance.brand_new_type"
         awaiting
@@ -255,6 +260,7 @@ describe('AnswerComposer', () => {
     render(
       <AnswerComposer
         rfiId="rfi_1"
+        profileId="p_alder"
         questionId="q_1"
         questionType="transaction.purpose"
         awaiting

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AssignmentView, TeamStatusView } from '../../src/shared/ipc/channels/team';
-import { holderMatches, holderWords } from '../../src/renderer/src/features/team/holders';
+import { holderMatches, holderOf, holderWords } from '../../src/renderer/src/features/team/holders';
+import { useTeam } from '../../src/renderer/src/features/team/store';
 import { teamStatusWords, whoWords } from '../../src/renderer/src/features/team/words';
 
 const maria = { subject: 'maria.keller', name: 'Maria Keller', isYou: true };
@@ -62,5 +63,20 @@ describe('team words', () => {
       'Team: connected. 1 change waiting.',
     );
     expect(teamStatusWords({ ...status, serverUrl: null, connection: 'solo' })).toBe('');
+  });
+});
+
+describe('holders of RFIs', () => {
+  it('two entities’ RFIs of the same id never show each other’s holder', () => {
+    useTeam.setState({ assignments: {} });
+    useTeam.getState().put(view({ legalEntityId: 'le_alder', rfiId: 'rfi_1', holder: jonas }));
+    useTeam.getState().put(view({ legalEntityId: 'le_birch', rfiId: 'rfi_1', holder: maria }));
+    const holders = useTeam.getState().assignments;
+    expect(holderWords(holderOf(holders, { id: 'rfi_1', legalEntityId: 'le_alder' }))).toBe('Jonas Weber');
+    expect(holderWords(holderOf(holders, { id: 'rfi_1', legalEntityId: 'le_birch' }))).toBe('You');
+    // An entity without a holder for that id, or one the bank has not named yet: nobody.
+    expect(holderOf(holders, { id: 'rfi_1', legalEntityId: 'le_cedar' })).toBeUndefined();
+    expect(holderOf(holders, { id: 'rfi_1', legalEntityId: null })).toBeUndefined();
+    expect(holderOf(null, { id: 'rfi_1', legalEntityId: 'le_alder' })).toBeUndefined();
   });
 });

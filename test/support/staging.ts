@@ -7,7 +7,13 @@ import type { TestServices } from './services';
 export async function stageDropped(
   s: TestServices,
   bytes: Buffer,
-  o: { name?: string; documentType?: 'other' | 'transaction_supporting_document'; chunkBytes?: number } = {},
+  o: {
+    name?: string;
+    documentType?: 'other' | 'transaction_supporting_document';
+    chunkBytes?: number;
+    /** The profile whose answer the file is for (default: the default profile). */
+    profileId?: string;
+  } = {},
 ): Promise<string> {
   const h = s.services.handlers['files.stageDropped'];
   const begun = await h({
@@ -16,6 +22,7 @@ export async function stageDropped(
     contentType: 'application/pdf',
     sizeBytes: bytes.length,
     documentType: o.documentType ?? 'other',
+    profileId: o.profileId ?? s.services.session.profile.id,
   });
   const stagingId = begun.stagingId!;
   const step = o.chunkBytes ?? 512 * 1024;

@@ -53,6 +53,7 @@ async function main(): Promise<void> {
     questionType: cfg.questionType,
     text: cfg.text,
     files: [],
+    profileId: services.session.profile.id,
   });
   out(`SUBMITTED ${answer.id}`);
   // Running until killed: the bank's answer to the POST never comes back.

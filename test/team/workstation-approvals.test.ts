@@ -37,6 +37,7 @@ const join = (t: TestServices, analyst: 'maria.keller' | 'jonas.weber') =>
 async function stagePdf(t: TestServices, bytes: Buffer, name: string): Promise<string> {
   const h = t.services.handlers;
   const begun = await h['files.stageDropped']({
+    profileId: t.services.session.profile.id,
     op: 'begin',
     name,
     contentType: 'application/pdf',
@@ -162,6 +163,7 @@ describe('four-eyes approval of RFI answers', () => {
     const first = documentAround('pdf', Buffer.from('PASSPORT FIRST SCAN'));
     const ref = await stagePdf(maria, first, 'passport.pdf');
     const draft = {
+      profileId: maria.services.session.profile.id,
       rfiId: rfi.id,
       questionId: q.id,
       questionType: 'identification.individual.passport',
@@ -459,17 +461,19 @@ describe('four-eyes approval of RFI answers', () => {
     let j = jonas.services.handlers;
     await expect.poll(async () => (await j['team.status'](undefined)).connection).toBe('unreachable');
     await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
-    await j['drafts.save'](draft);
+    await j['drafts.save']({ ...draft, profileId: jonas.services.session.profile.id });
     expect(await j['team.answerApproval']({ rfiId: rfi.id, questionId: q.id })).toMatchObject({
       required: true,
       covers: false,
       held: null,
     });
-    await expect(j['answers.submit'](draft)).rejects.toMatchObject({
+    await expect(
+      j['answers.submit']({ ...draft, profileId: jonas.services.session.profile.id }),
+    ).rejects.toMatchObject({
       kind: 'precondition',
       reason: 'APPROVAL_REQUIRED',
     });
-    const asking = await j['team.askApproval'](draft);
+    const asking = await j['team.askApproval']({ ...draft, profileId: jonas.services.session.profile.id });
     expect(asking).toMatchObject({
       queued: 'ask',
       words: 'Asking for approval by a checker (waiting for the team server).',
@@ -487,7 +491,9 @@ describe('four-eyes approval of RFI answers', () => {
       required: null,
       held: expect.stringContaining('waits for the team server'),
     });
-    await expect(j['answers.submit'](draft)).rejects.toMatchObject({
+    await expect(
+      j['answers.submit']({ ...draft, profileId: jonas.services.session.profile.id }),
+    ).rejects.toMatchObject({
       kind: 'precondition',
       reason: 'TEAM_RULES_UNKNOWN',
       message: held.held,

@@ -246,7 +246,7 @@ describe('notes, presence and the team activity log on the workstation', () => {
     // The RFI's case file carries the team's part too: who did what, by name, and the chain's state.
     const caseFile = async (name: string): Promise<string> => {
       app.platform.nextSaveAnswers.push(path.join(tmp, `${name}.pdf`));
-      const r = await h['caseFiles.export']({ rfiIds: [rfiId], owners: { [rfiId]: profileId }, zip: false });
+      const r = await h['caseFiles.export']({ rfis: [{ profileId, rfiId }], zip: false });
       return (await pdfText(r.path!)).replace(/\s+/g, ' ');
     };
     const intact = await caseFile('intact');

@@ -38,10 +38,21 @@ export interface ReadRfi {
   owner: CaseFileSource;
 }
 
-/** The audit entries that touched each RFI (or a document of it), oldest first. */
+/**
+ * One RFI of one profile, as a map key: RFI ids are one bank's only, so two entities' RFIs of the
+ * same id are two keys.
+ */
+export function ownedKey(profileId: string, rfiId: string): string {
+  return `${profileId}\n${rfiId}`;
+}
+
+/**
+ * The audit entries that touched each RFI (or a document of it), oldest first, keyed by
+ * `ownedKey`: an entry counts for an RFI only when it was written through the RFI's profile.
+ */
 export async function auditLinesFor(
   audit: Pick<AuditLog, 'list'>,
-  rfiIds: Set<string>,
+  rfis: ReadonlyArray<{ profileId: string; rfiId: string }>,
   docIds: Set<string>,
 ): Promise<Map<string, AuditEntry[]>> {
   const out = new Map<string, AuditEntry[]>();
@@ -49,12 +60,14 @@ export async function auditLinesFor(
   for (;;) {
     const page = await audit.list({ limit: 1000, ...(before ? { before } : {}) });
     for (const e of page.entries) {
-      for (const id of rfiIds) {
+      for (const { profileId, rfiId: id } of rfis) {
+        if (e.environmentId !== profileId) continue;
         const touches =
           e.target === id ||
           (e.detail ?? '').includes(`RFI ${id}`) ||
           (e.target !== null && docIds.has(e.target) && (e.detail ?? '').includes(id));
-        if (touches) out.set(id, [...(out.get(id) ?? []), e]);
+        const key = ownedKey(profileId, id);
+        if (touches) out.set(key, [...(out.get(key) ?? []), e]);
       }
     }
     if (!page.nextBefore) break;
@@ -157,6 +170,7 @@ function rfiBlocks(
 export function caseFileBlocks(o: {
   rfis: ReadRfi[];
   sources: CaseFileSource[];
+  /** Each RFI's documents, audit entries and team log, keyed by `ownedKey(profile, RFI id)`. */
   docsByRfi: ReadonlyMap<string, DocInfo[]>;
   audit: ReadonlyMap<string, AuditEntry[]>;
   /** The team's log of each RFI (absent or null: solo use). */
@@ -183,13 +197,14 @@ export function caseFileBlocks(o: {
         .join(' '),
   });
   for (const r of rfis) {
+    const key = ownedKey(r.owner.profileId, r.rfi.id);
     blocks.push(
       ...rfiBlocks(
         r,
-        o.docsByRfi.get(r.rfi.id) ?? [],
-        o.audit.get(r.rfi.id) ?? [],
+        o.docsByRfi.get(key) ?? [],
+        o.audit.get(key) ?? [],
         o.journal,
-        o.team?.get(r.rfi.id) ?? null,
+        o.team?.get(key) ?? null,
       ),
     );
   }

@@ -6,8 +6,7 @@ export function caseFilesHandlers(
   caseFiles: CaseFiles,
 ): Pick<Handlers, 'caseFiles.export' | 'caseFiles.showInFolder'> {
   return {
-    'caseFiles.export': ({ rfiIds, zip, owners }) =>
-      caseFiles.export(rfiIds, { zip, ...(owners ? { owners } : {}) }),
+    'caseFiles.export': ({ rfis, zip }) => caseFiles.export(rfis, { zip }),
     'caseFiles.showInFolder': async ({ path }) => {
       caseFiles.showInFolder(path);
       return null;

@@ -16,6 +16,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Rfi } from '../../shared/api/rfis';
+import type { CaseFileRfiRef } from '../../shared/ipc/channels/case-files';
 import { isTransientRead } from '../../shared/failure-policy';
 import { AppFailure } from '../../shared/ipc/errors';
 import type { AuditLog } from '../bank/audit';
@@ -25,7 +26,7 @@ import type { Platform } from '../infra/platform';
 import { privateFileMode } from '../infra/durable-file';
 import type { TempArea } from '../infra/temp-area';
 import type { BlobCodec } from '../infra/sealed-blob';
-import { auditLinesFor, caseFileBlocks } from './content';
+import { auditLinesFor, caseFileBlocks, ownedKey } from './content';
 import type { CaseFileTeamLog, ReadRfi } from './content';
 import { documentRefs, fetchDocument } from './documents';
 import type { DocInfo } from './documents';
@@ -64,8 +65,11 @@ export interface CaseFileDeps {
    * (plain without a data key, as every other file then).
    */
   blobs?: () => BlobCodec;
-  /** The owner of an RFI: the named profile, else the one profile that holds it. */
-  owner(rfiId: string, profileId?: string): Promise<CaseFileOwner>;
+  /**
+   * The owner of an RFI: the named profile, which must be a known profile holding the RFI
+   * (refused as a typed error otherwise; never another profile's RFI of the same id).
+   */
+  owner(rfiId: string, profileId: string): Promise<CaseFileOwner>;
   audit: Pick<AuditLog, 'list'>;
   journal: CaseFileJournal;
   /** The team's log about an RFI, read through its owning profile (null in solo use, or not a member). */
@@ -74,8 +78,7 @@ export interface CaseFileDeps {
   log: Logger;
 }
 
-/** Which profile owns each RFI, as the page's rows say (RFI id → profile id); absent: found by main. */
-export type CaseFileOwners = Readonly<Record<string, string>>;
+export type { CaseFileRfiRef } from '../../shared/ipc/channels/case-files';
 
 export interface CaseFileResult {
   path: string | null;
@@ -86,14 +89,9 @@ export interface CaseFileResult {
 
 export interface CaseFiles {
   /** Asks main's save dialog for the PDF's path (the ZIP goes beside it), then writes them. */
-  export(rfiIds: string[], o: { zip: boolean; owners?: CaseFileOwners }): Promise<CaseFileResult>;
+  export(rfis: readonly CaseFileRfiRef[], o: { zip: boolean }): Promise<CaseFileResult>;
   /** Writes the case file to the given paths (the dialog's answer; tests and the bench). */
-  write(
-    rfiIds: string[],
-    pdfPath: string,
-    zipPath: string | null,
-    owners?: CaseFileOwners,
-  ): Promise<CaseFileResult>;
+  write(rfis: readonly CaseFileRfiRef[], pdfPath: string, zipPath: string | null): Promise<CaseFileResult>;
   /** Opens the file manager at a case file saved by export in this run (and no other file). */
   showInFolder(file: string): void;
 }
@@ -156,7 +154,7 @@ async function collectDocuments(
       }
       list.push(info);
     }
-    docsByRfi.set(rfi.id, list);
+    docsByRfi.set(ownedKey(owner.profileId, rfi.id), list);
   }
   return docsByRfi;
 }
@@ -188,12 +186,14 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
   const temps: Temps = deps.temps ?? { track: async () => undefined, untrack: async () => undefined };
   const tmpDir = path.join(deps.dataDir, 'case-files', 'tmp');
 
-  const write: CaseFiles['write'] = async (rfiIds, pdfPath, zipPath, owners) => {
-    const ids = [...new Set(rfiIds)];
+  const write: CaseFiles['write'] = async (refs, pdfPath, zipPath) => {
+    // Each RFI once, by its owner and id (two banks may use the same RFI id).
+    const wanted = [...new Map(refs.map((r) => [ownedKey(r.profileId, r.rfiId), r] as const)).values()];
+    const ids = [...new Set(wanted.map((r) => r.rfiId))];
     await mkdir(tmpDir, { recursive: true, mode: 0o700 });
     const exportedAt = new Date().toISOString();
     const rfis: Array<ReadRfi & { owner: CaseFileOwner }> = [];
-    for (const id of ids) rfis.push(await readRfi(id, await deps.owner(id, owners?.[id])));
+    for (const r of wanted) rfis.push(await readRfi(r.rfiId, await deps.owner(r.rfiId, r.profileId)));
     // Every entity (and bank) the RFIs belong to, once each, for the export line and the footer.
     const sources = [...new Map(rfis.map(({ owner: o }) => [o.profileId, o] as const)).values()];
     const entities = sources.map((o) =>
@@ -213,7 +213,17 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     let docsByRfi: Map<string, DocInfo[]>;
     try {
       docsByRfi = await collectDocuments(rfis, zip, deps.journal, tmpDir, deps.blobs?.() ?? null);
-      await zip?.finish({ exportedAt, environment: env.name, legalEntity, rfis: ids });
+      await zip?.finish({
+        exportedAt,
+        environment: env.name,
+        legalEntity,
+        rfis: rfis.map(({ rfi, owner }) => ({
+          rfiId: rfi.id,
+          legalEntity: owner.entityName,
+          legalEntityId: rfi.legal_entity_id || owner.legalEntityId,
+          environment: owner.environment.name,
+        })),
+      });
     } catch (err) {
       zip?.destroy();
       if (zipTemp) await rm(zipTemp, { force: true });
@@ -227,13 +237,17 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
     }
 
     const docIds = new Set([...docsByRfi.values()].flat().map((d) => d.documentId));
-    const audit = await auditLinesFor(deps.audit, new Set(ids), docIds);
+    const audit = await auditLinesFor(
+      deps.audit,
+      rfis.map(({ rfi, owner }) => ({ profileId: owner.profileId, rfiId: rfi.id })),
+      docIds,
+    );
     // The team's part, when a team is in use: never a reason for the export to fail.
     const team = new Map<string, CaseFileTeamLog | null>();
     if (deps.teamLog)
       for (const r of rfis)
         team.set(
-          r.rfi.id,
+          ownedKey(r.owner.profileId, r.rfi.id),
           await deps.teamLog(r.rfi.id, r.owner.profileId).catch((err: unknown) => {
             deps.log.warn('case file: the team log could not be read', { rfiId: r.rfi.id, error: err });
             return null;
@@ -254,7 +268,7 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
       footer: `Exported ${pdfTime(exportedAt)} · environment ${env.name} · legal entity ${sources.map((o) => o.entityName).join(', ')}`,
     });
     await placeFiles(bytes, { pdfPath, pdfTemp, zipPath, zipTemp }, temps);
-    return { path: pdfPath, zipPath, rfis: ids.length, documents: docIds.size };
+    return { path: pdfPath, zipPath, rfis: rfis.length, documents: docIds.size };
   };
 
   /** The case files export saved in this run: the only files showInFolder opens. */
@@ -262,12 +276,14 @@ export function createCaseFiles(deps: CaseFileDeps): CaseFiles {
 
   return {
     write,
-    async export(rfiIds, o) {
-      const first = rfiIds[0] ?? 'rfis';
-      const base = `case-file-${rfiIds.length === 1 ? first : `${rfiIds.length}-rfis`}-${new Date().toISOString().slice(0, 10)}`;
+    async export(refs, o) {
+      // An owner that is not known is refused before the analyst is asked where to save.
+      for (const r of refs) await deps.owner(r.rfiId, r.profileId);
+      const first = refs[0]?.rfiId ?? 'rfis';
+      const base = `case-file-${refs.length === 1 ? first : `${refs.length}-rfis`}-${new Date().toISOString().slice(0, 10)}`;
       const paths = await chooseCaseFilePaths(deps.platform, base, o.zip);
       if (!paths) return { path: null, zipPath: null, rfis: 0, documents: 0 };
-      const result = await write(rfiIds, paths.pdfPath, paths.zipPath, o.owners);
+      const result = await write(refs, paths.pdfPath, paths.zipPath);
       saved.add(paths.pdfPath);
       return result;
     },

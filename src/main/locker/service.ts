@@ -68,10 +68,10 @@ export interface LockerDeps {
   /** The cached status of an RFI of a profile (null when unknown). */
   rfiStatus(rfiId: string, profileId: string | null): Promise<string | null>;
   /**
-   * The profile that owns an RFI: the named one (it must hold the RFI), else the one that holds
-   * it; null when none can tell (the default profile's answer then).
+   * The profile that owns an RFI, as main knows it: the named profile, which must be known and
+   * hold the RFI (refused, typed, otherwise). Absent: the named profile is taken as it is.
    */
-  owner?(rfiId: string, profileId?: string): Promise<string | null>;
+  owner?(rfiId: string, profileId: string): Promise<string>;
   /** How often expiry is checked (default hourly); 0: only at start and on changes. */
   checkEveryMs?: number;
 }
@@ -103,7 +103,7 @@ export interface Locker {
   remove(id: string): Promise<boolean>;
   forQuestion(questionType: string): Promise<{ fitting: LockerDocumentView[]; others: LockerDocumentView[] }>;
   /** Stages the current version for an answer of the RFI's owning profile (named, or found). */
-  attach(id: string, rfiId: string, questionId: string, profileId?: string): Promise<StagedFileView>;
+  attach(id: string, rfiId: string, questionId: string, profileId: string): Promise<StagedFileView>;
   /** The bytes of a document's current version, checked against its sha256 (case files). */
   read(id: string): Promise<{ name: string; bytes: Buffer }>;
   /** Gives the expiry warnings now due (once per version and threshold); answers how many. */
@@ -258,7 +258,7 @@ export async function createLocker(deps: LockerDeps): Promise<Locker> {
     },
     async attach(id, rfiId, questionId, profileId) {
       const d = get(id);
-      const owner = deps.owner ? await deps.owner(rfiId, profileId) : (profileId ?? null);
+      const owner = deps.owner ? await deps.owner(rfiId, profileId) : profileId;
       const v = d.current;
       const staged = await deps.stageForAnswer({
         name: v.name,

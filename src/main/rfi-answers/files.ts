@@ -46,6 +46,12 @@ export function sniffContentType(head: Uint8Array): UploadContentType | null {
   return null;
 }
 
+/**
+ * The owner of a file staged for the evidence locker (a locker add), not for an answer: never a
+ * profile id (those cannot start with a dot), so no profile's answer or draft takes the file.
+ */
+export const FOR_LOCKER = '.locker';
+
 /** Bytes main already holds as a stream (a locker document), to stage as a dropped file. */
 export interface AdoptedBytes {
   name: string;
@@ -76,8 +82,8 @@ export interface FileArea {
   resolve(ref: string): StagedFile;
   view(ref: string): StagedFileView;
   /**
-   * Refuses (`file_of_another_profile`) a ref staged for another profile than `profileId`; null:
-   * the owner is not known yet, nothing is checked.
+   * Refuses (`file_of_another_profile`) a ref staged for another profile than `profileId`, or for
+   * the evidence locker (`FOR_LOCKER`); null: the owner is not known yet, nothing is checked.
    */
   checkOwner(ref: string, profileId: string | null): StagedFile;
   /** Binds refs not bound yet to the profile whose answer or draft uses them. */
@@ -227,6 +233,14 @@ export async function openFileArea(o: {
     view: (ref) => toView(area.resolve(ref)),
     checkOwner(ref, profileId) {
       const f = area.resolve(ref);
+      if (profileId !== null && f.profileId === FOR_LOCKER) {
+        throw new AppFailure({
+          kind: 'invalid_argument',
+          field: 'files',
+          reason: 'file_of_another_profile',
+          message: `${f.name} was added for the evidence locker; add it again for this answer.`,
+        });
+      }
       if (profileId !== null && f.profileId && f.profileId !== profileId) {
         throw new AppFailure({
           kind: 'invalid_argument',

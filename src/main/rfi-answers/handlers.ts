@@ -1,14 +1,21 @@
 import type { Handlers } from '../ipc/dispatcher';
 import type { BankScope } from '../bank/scope';
 import type { RfiAnswers } from './index';
+import { FOR_LOCKER } from './files';
 
 export interface RfiAnswersHandlerDeps {
   answers: RfiAnswers;
   /**
-   * The bank scope of the profile that owns an RFI: the named profile's (it must hold the RFI),
-   * else the one profile that holds it; undefined for an RFI no profile has cached (the default).
+   * The bank scope of the profile that owns an RFI: the named profile's, which must be a known,
+   * watched profile holding the RFI, and, when a question is named, whose RFI has that question
+   * as far as main can know (a typed refusal otherwise). No other profile is ever taken instead.
    */
-  ownerScope(rfiId: string, profileId?: string): Promise<BankScope | undefined>;
+  ownerScope(rfiId: string, profileId: string, questionId?: string): Promise<BankScope>;
+  /**
+   * The profile files are staged for: the named one as main knows it (a typed not_found on
+   * `profileId` for a profile that is not known or not watched). A staged file is bound to it.
+   */
+  stagingOwner(profileId: string): string;
 }
 
 type RfiAnswerChannels =
@@ -27,13 +34,10 @@ type RfiAnswerChannels =
 export function rfiAnswersHandlers(deps: RfiAnswersHandlerDeps): Pick<Handlers, RfiAnswerChannels> {
   const a = () => deps.answers;
   /** The draft or answer with its owner's scope in place of the profile the page named. */
-  const owned = async <T extends { rfiId: string; profileId?: string | undefined }>({
+  const owned = async <T extends { rfiId: string; questionId: string; profileId: string }>({
     profileId,
     ...rest
-  }: T) => {
-    const owner = await deps.ownerScope(rest.rfiId, profileId);
-    return { ...rest, ...(owner ? { owner } : {}) };
-  };
+  }: T) => ({ ...rest, owner: await deps.ownerScope(rest.rfiId, profileId, rest.questionId) });
   return {
     'drafts.get': async ({ rfiId, profileId }) => ({
       drafts: await a().getDrafts(rfiId, await deps.ownerScope(rfiId, profileId)),
@@ -57,11 +61,15 @@ export function rfiAnswersHandlers(deps: RfiAnswersHandlerDeps): Pick<Handlers, 
     }),
     'answers.status': async () => ({ ...a().status(), limits: a().limits() }),
     'files.pick': ({ documentType, multiple, profileId }) =>
-      a().pick(documentType, multiple ?? true, profileId ?? null),
+      a().pick(documentType, multiple ?? true, deps.stagingOwner(profileId)),
     'files.stageDropped': async (args) => {
       switch (args.op) {
         case 'begin': {
-          const stagingId = await a().files.begin(args);
+          const stagingId = await a().files.begin({ ...args, profileId: deps.stagingOwner(args.profileId) });
+          return { stagingId, receivedBytes: 0, file: null };
+        }
+        case 'beginForLocker': {
+          const stagingId = await a().files.begin({ ...args, profileId: FOR_LOCKER });
           return { stagingId, receivedBytes: 0, file: null };
         }
         case 'chunk': {

@@ -82,11 +82,11 @@ export interface RfiAnswers {
   saveDraft(d: DraftInput): Promise<DraftView>;
   discardDraft(rfiId: string, questionId: string, owner?: BankScope): Promise<void>;
   submit(d: DraftInput): Promise<AnswerView>;
-  /** Files from the native picker, staged for the named profile's answer (null: bound on first use). */
+  /** Files from the native picker, staged for (and bound to) the named profile's answer. */
   pick(
     documentType: DocumentType,
     multiple: boolean,
-    profileId?: string | null,
+    profileId: string,
   ): ReturnType<FileArea['registerPicked']>;
   limits(): { contentTypes: string[]; extensions: string[]; maxBytes: number; chunkBytes: number };
   /** Forgets staged files that no draft and no unfinished answer uses (deleting dropped bytes). */
@@ -265,7 +265,7 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
         extensions: UPLOAD_EXTENSIONS,
         multiple,
       });
-      return files.registerPicked(paths, documentType, profileId ?? null);
+      return files.registerPicked(paths, documentType, profileId);
     },
     limits: () => ({
       contentTypes: [...UPLOAD_CONTENT_TYPES],

@@ -17,7 +17,7 @@ import {
 } from '../team/approvals-service';
 import { teamRulesDefaults, teamRulesFormat } from '../team/stored';
 import type { EntityWatch } from '../watch/entity-watch';
-import { ownerOrDefault } from './features';
+import { entityOwner, ownerOrDefault } from './features';
 import type { Foundation } from './foundation';
 
 export async function assembleApprovals(
@@ -75,9 +75,9 @@ export async function assembleApprovals(
     async sendApproved(job, approval, questionId) {
       if (approval.content.kind !== 'rfi_answer') return null;
       const rfiId = approval.content.rfiId;
-      const owner = await ownerOf(rfiId, undefined);
-      const scope = owner?.session.scope();
-      if (!owner || !scope || scope.legalEntityId !== approval.legalEntityId) return null;
+      const owner = await entityOwner(entityWatch, approval.legalEntityId, rfiId);
+      if (!owner) return null;
+      const scope = owner.session.scope();
       // Handed over once per key (a retried lease, a restart): the outbox keeps the entry.
       const handed = rfiAnswers.outbox
         .list(rfiId)

@@ -4,6 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { Rfi } from '../../shared/api/rfis';
 import { AppFailure } from '../../shared/ipc/errors';
 import { credentialInWords } from '../../shared/words';
 import { openTempArea } from '../infra/temp-area';
@@ -27,6 +28,7 @@ import type { ReturnsService } from '../returns/service';
 import type { CaseFiles } from '../case-files/service';
 import type { CaseFileJournal } from '../case-files/journal';
 import type { RfiAnswers, RfiAnswersDeps } from '../rfi-answers';
+import type { RfiAnswersHandlerDeps } from '../rfi-answers/handlers';
 import type { EntityWatch, WatchedEntity } from '../watch/entity-watch';
 import { createTeamService, type TeamService } from '../team/service';
 import { keychainTeamCredential } from '../team/credential';
@@ -50,6 +52,100 @@ export async function ownerOrDefault(
     if (profileId === undefined) return null;
     throw err;
   }
+}
+
+/**
+ * The watched profile of one legal entity that holds an RFI, for team work that names the entity
+ * (a send job, an approval) rather than a profile: only profiles whose bank answers for that legal
+ * entity are asked, so an RFI id of another entity or bank never picks the wrong one.
+ */
+export async function entityOwner(
+  entityWatch: Pick<EntityWatch, 'owner' | 'defaultMember' | 'watched'>,
+  legalEntityId: string,
+  rfiId: string,
+): Promise<WatchedEntity | null> {
+  const ids = new Set<string>();
+  const first = entityWatch.defaultMember();
+  if (first?.session.scope().legalEntityId === legalEntityId) ids.add(first.profileId);
+  for (const [profileId, m] of entityWatch.watched())
+    if (m.session.scope().legalEntityId === legalEntityId) ids.add(profileId);
+  for (const profileId of ids) {
+    const owner = await entityWatch.owner(rfiId, profileId).catch(() => null);
+    if (owner) return owner;
+  }
+  return null;
+}
+
+/**
+ * An RFI of one named profile, for a write or a lookup the page ties to that profile: the profile
+ * must be known and watched (a typed not_found on `profileId` otherwise), and the RFI one of its
+ * own, never another profile's of the same id (the bank's 404 is a typed not_found on `rfiId`).
+ * Answered: the profile's member and the RFI as far as main can know it (its cache; else, or when
+ * a named question is not in the cached copy, its bank; null when that bank cannot answer now and
+ * the cache has no copy).
+ */
+export function ownedRfis(entityWatch: Pick<EntityWatch, 'watchedMember'>) {
+  const notOurs = (m: WatchedEntity, rfiId: string, cause?: unknown): AppFailure =>
+    new AppFailure(
+      {
+        kind: 'not_found',
+        field: 'rfiId',
+        message: `The RFI ${rfiId} is not one of ${m.entityName()}’s RFIs.`,
+      },
+      cause === undefined ? undefined : { cause },
+    );
+  return async (
+    rfiId: string,
+    profileId: string,
+    questionId?: string,
+  ): Promise<{ member: WatchedEntity; rfi: Rfi | null }> => {
+    const member = entityWatch.watchedMember(profileId);
+    const cached = await member.rfis.get(rfiId, false).then(
+      (d) => d.rfi,
+      (err: unknown) => {
+        if (err instanceof AppFailure && err.kind === 'not_found') return null;
+        throw err;
+      },
+    );
+    if (cached && (questionId === undefined || cached.questions.some((q) => q.id === questionId)))
+      return { member, rfi: cached };
+    // Not cached yet, or a question asked since the last sync: the profile's own bank says.
+    try {
+      const fresh =
+        (await member.rfis.refresh(rfiId, 'refresh')) ?? (await member.session.bank.getRfi(rfiId));
+      return { member, rfi: fresh };
+    } catch (err) {
+      if (!(err instanceof AppFailure)) throw err;
+      if (err.kind === 'not_found') throw notOurs(member, rfiId, err);
+      // The bank cannot say now (away, no token yet, a locked keychain): main cannot know, and a
+      // draft is kept offline; the bank decides when the answer is sent.
+      return { member, rfi: cached };
+    }
+  };
+}
+
+/**
+ * Where the answer channels find an RFI's owner: only through the profile the page names (see
+ * `ownedRfis`); a question it names must be the RFI's as far as main can know (a bank that
+ * cannot be reached now leaves that to the bank).
+ */
+export function answerOwners(
+  entityWatch: Pick<EntityWatch, 'watchedMember'>,
+): Pick<RfiAnswersHandlerDeps, 'ownerScope' | 'stagingOwner'> {
+  const owned = ownedRfis(entityWatch);
+  return {
+    async ownerScope(rfiId, profileId, questionId) {
+      const { member, rfi } = await owned(rfiId, profileId, questionId);
+      if (questionId !== undefined && rfi && !rfi.questions.some((q) => q.id === questionId))
+        throw new AppFailure({
+          kind: 'not_found',
+          field: 'questionId',
+          message: `The RFI ${rfiId} of ${member.entityName()} has no question ${questionId}.`,
+        });
+      return member.session.scope();
+    },
+    stagingOwner: (profileId) => entityWatch.watchedMember(profileId).profileId,
+  };
 }
 import type { WebhookService } from '../rfis';
 import type { Locker } from '../locker/service';
@@ -284,7 +380,6 @@ export async function assembleEntityWatch(
 /** Case files: each RFI and its documents read through the profile that owns it. */
 export function assembleCaseFiles(
   f: Foundation,
-  o: Owners,
   b: BankFloor,
   j: Journal,
   entityWatch: EntityWatch,
@@ -294,13 +389,10 @@ export function assembleCaseFiles(
     dataDir: f.dataDir,
     temps: j.tempArea,
     blobs: () => f.atRest.blobs,
-    owner: async (rfiId, profileId) => {
-      const m = await entityWatch.owner(rfiId, profileId).catch((err: unknown) => {
-        // An RFI no profile has cached: asked of the default profile's bank, as before the entity watch.
-        const fallback = profileId === undefined ? entityWatch.member(o.defaultProfileId()) : null;
-        if (fallback && err instanceof AppFailure && err.kind === 'not_found') return fallback;
-        throw err;
-      });
+    // The named profile only (an unknown or unwatched one is refused, typed): its bank answers
+    // for the RFI, and another profile's RFI of the same id is never read instead.
+    owner: async (_rfiId, profileId) => {
+      const m = entityWatch.watchedMember(profileId);
       const ps = m.session;
       return {
         profileId: m.profileId,
@@ -354,8 +446,8 @@ export async function assembleLocker(
       const owner = (profileId === null ? entityWatch.defaultMember() : entityWatch.member(profileId))?.rfis;
       return owner ? (await owner.get(rfiId, false)).rfi.status : null;
     },
-    owner: async (rfiId, profileId) =>
-      (await ownerOrDefault(entityWatch, rfiId, profileId))?.profileId ?? o.session.profile.id,
+    // The named profile, which must hold the RFI: never another profile's RFI of the same id.
+    owner: async (rfiId, profileId) => (await ownedRfis(entityWatch)(rfiId, profileId)).member.profileId,
     ...(f.options.locker ? f.options.locker : {}),
   });
   f.disposables.add(locker);
@@ -409,8 +501,9 @@ export async function assembleTeam(f: Foundation, entityWatch: EntityWatch): Pro
     log: f.log,
     approveOrigin: (origin) => f.destinations.approveTeamOrigin(origin),
     openExternal: (url) => f.platform.openExternal(url),
+    // Only the named profile: another entity's RFI of the same id is never claimed instead.
     legalEntityOf: async (rfiId, profileId) =>
-      (await ownerOrDefault(entityWatch, rfiId, profileId))?.session.scope().legalEntityId ?? null,
+      (await ownedRfis(entityWatch)(rfiId, profileId)).member.session.scope().legalEntityId,
     outboxFile: path.join(f.dataDir, 'team', 'outbox.json'),
     codec: f.atRest,
     onProblem: (message, file, movedTo) => f.stores.report({ file, movedTo, message }),

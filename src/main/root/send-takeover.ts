@@ -37,7 +37,8 @@ export interface TakeoverDeps {
   share: TeamShare;
   log: Logger;
   /** The profile that owns an RFI (null: none of this workstation's). */
-  ownerOf(rfiId: string): Promise<WatchedEntity | null>;
+  /** The watched profile of the job's legal entity that holds the RFI (null: none here). */
+  ownerOf(legalEntityId: string, rfiId: string): Promise<WatchedEntity | null>;
   timing?: Partial<TakeoverTiming>;
 }
 
@@ -83,9 +84,9 @@ export function startSendTakeover(deps: TakeoverDeps): SendTakeover {
         if (now - since < timing.graceMs) continue;
       }
       if (handedHere(job.idempotencyKey)) continue;
-      const owner = await deps.ownerOf(content.rfiId).catch(() => null);
+      const owner = await deps.ownerOf(job.legalEntityId, content.rfiId).catch(() => null);
       const scope = owner?.session.scope();
-      if (!owner || !scope || scope.legalEntityId !== job.legalEntityId) {
+      if (!owner || !scope) {
         skip(job.id, 'no profile of this legal entity holds the RFI');
         continue;
       }

@@ -39,8 +39,11 @@ export interface TeamDeps {
   approveOrigin(origin: string): Promise<unknown>;
   /** Opens a URL in the system browser (the sign-in page). */
   openExternal(url: string): Promise<void> | void;
-  /** The legal entity of the profile that owns an RFI (the bank says it); null when unknown. */
-  legalEntityOf(rfiId: string, profileId: string | undefined): Promise<string | null>;
+  /**
+   * The legal entity of the profile that owns an RFI (the bank says it); null when unknown. The
+   * named profile must be known and hold the RFI (a typed refusal otherwise).
+   */
+  legalEntityOf(rfiId: string, profileId: string): Promise<string | null>;
   outboxFile: string;
   codec?: AtRestCodec;
   onProblem?(message: string, file: string, movedTo: string | null): void;
@@ -84,7 +87,7 @@ export interface TeamService {
   change(
     action: TeamAction,
     rfiId: string,
-    profileId: string | undefined,
+    profileId: string,
     reassign?: { from: string | null; to: string },
   ): Promise<AssignmentView>;
   /** Back online, resumed: reconnect and send what waits now. */

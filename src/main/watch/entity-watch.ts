@@ -328,7 +328,12 @@ function entityWatchOf(
       const entityName = owner.entityName();
       return {
         ...detail,
-        summary: { ...detail.summary, profileId: owner.profileId, entityName },
+        summary: {
+          ...detail.summary,
+          profileId: owner.profileId,
+          entityName,
+          legalEntityId: owner.session.scope().legalEntityId,
+        },
         owner: { profileId: owner.profileId, entityName },
       };
     },
@@ -337,7 +342,12 @@ function entityWatchOf(
       const r = await owner.rfis.markSeen(id, updatedAt);
       return {
         summary: r.summary
-          ? { ...r.summary, profileId: owner.profileId, entityName: owner.entityName() }
+          ? {
+              ...r.summary,
+              profileId: owner.profileId,
+              entityName: owner.entityName(),
+              legalEntityId: owner.session.scope().legalEntityId,
+            }
           : null,
         counts: await consolidatedCounts(),
       };
@@ -384,7 +394,8 @@ async function consolidatedList(
     const r = await m.rfis.list({ sort });
     sync ??= r.sync;
     const name = m.entityName();
-    for (const row of r.items) rows.push({ ...row, profileId: m.profileId, entityName: name });
+    const legalEntityId = m.session.scope().legalEntityId;
+    for (const row of r.items) rows.push({ ...row, profileId: m.profileId, entityName: name, legalEntityId });
     const st = m.status();
     const hooks = deps.webhooks?.profile(m.profileId) ?? null;
     entities.push({

@@ -114,7 +114,7 @@ const suite: BenchSuite = {
       }, 20);
       const t0 = performance.now();
       const result = await services.caseFiles.write(
-        [rfi.id],
+        [{ profileId: services.session.profile.id, rfiId: rfi.id }],
         path.join(out, 'case.pdf'),
         path.join(out, 'case.zip'),
       );

@@ -7,15 +7,21 @@ import { bankId } from '../../api/common';
 import { channel } from '../define';
 import { profileIdSchema } from './settings';
 
+/** One RFI of a case file and the profile that owns it. */
+export const caseFileRfiSchema = z.strictObject({ profileId: profileIdSchema, rfiId: bankId });
+export type CaseFileRfiRef = z.infer<typeof caseFileRfiSchema>;
+
 export const caseFilesChannels = {
   'caseFiles.export': channel({
     summary:
       'Export a case file (PDF, and a ZIP of the documents with a manifest when asked) for RFIs, to a path from main’s save dialog.',
     args: z.strictObject({
-      rfiIds: z.array(bankId).min(1, 'name at least one RFI').max(500, 'at most 500 RFIs at once'),
+      /**
+       * The RFIs, each with the profile that owns it (as its row says): RFI ids are one bank's
+       * only, so two entities' RFIs of the same id can be in one case file.
+       */
+      rfis: z.array(caseFileRfiSchema).min(1, 'name at least one RFI').max(500, 'at most 500 RFIs at once'),
       zip: z.boolean(),
-      /** Which profile owns each RFI (RFI id → profile id), as the rows say; absent: main finds it. */
-      owners: z.record(bankId, profileIdSchema).optional(),
     }),
     result: z.object({
       /** Where the PDF went (null: the dialog was cancelled). */

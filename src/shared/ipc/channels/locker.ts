@@ -134,8 +134,8 @@ export const lockerChannels = {
       id: lockerIdSchema,
       rfiId: bankId,
       questionId: bankId,
-      /** The profile that owns the RFI (the row says it); absent: the one that holds it. */
-      profileId: profileIdSchema.optional(),
+      /** The profile that owns the RFI (the row says it): the staged copy is bound to it. */
+      profileId: profileIdSchema,
     }),
     result: stagedFileSchema,
   }),

@@ -103,17 +103,24 @@ export const uploadLimitsSchema = z.object({
   chunkBytes: z.number(),
 });
 
+/** What the page says of a file it is about to drop. */
+const dropStart = {
+  /** Display name from the page; kept for display only, never part of a path. */
+  name: z.string().min(1).max(255),
+  contentType: z.string().max(100),
+  sizeBytes: z.number().int().min(1, 'an empty file cannot be uploaded'),
+  documentType: documentTypeSchema,
+};
+
 const stageOp = z.discriminatedUnion('op', [
   z.strictObject({
     op: z.literal('begin'),
-    /** Display name from the page; kept for display only, never part of a path. */
-    name: z.string().min(1).max(255),
-    contentType: z.string().max(100),
-    sizeBytes: z.number().int().min(1, 'an empty file cannot be uploaded'),
-    documentType: documentTypeSchema,
-    /** The profile whose answer the file is for (the RFI row says it); absent: bound on first use. */
-    profileId: profileIdSchema.optional(),
+    ...dropStart,
+    /** The profile whose answer the file is for (the RFI row says it): the file is bound to it. */
+    profileId: profileIdSchema,
   }),
+  /** A file dropped into the evidence locker (locker.add): no answer of any profile takes it. */
+  z.strictObject({ op: z.literal('beginForLocker'), ...dropStart }),
   z.strictObject({
     op: z.literal('chunk'),
     stagingId: z.string().regex(/^s_[0-9a-f]{24}$/, 'must be a staging id issued by the app'),
@@ -134,8 +141,11 @@ const stageOp = z.discriminatedUnion('op', [
   }),
 ]);
 
-/** The profile that owns the RFI (the row it was opened from says it); absent: the one that has it. */
-const owner = { profileId: profileIdSchema.optional() };
+/**
+ * The profile that owns the RFI (the row it was opened from says it): RFI ids are one bank's
+ * only, so main acts through this profile alone and refuses an RFI it does not hold.
+ */
+const owner = { profileId: profileIdSchema };
 
 const draftContent = {
   ...owner,
@@ -197,8 +207,8 @@ export const rfiAnswersChannels = {
     args: z.strictObject({
       documentType: documentTypeSchema,
       multiple: z.boolean().optional(),
-      /** The profile whose answer the files are for (the RFI row says it); absent: bound on first use. */
-      profileId: profileIdSchema.optional(),
+      /** The profile whose answer the files are for (the RFI row says it): the files are bound to it. */
+      profileId: profileIdSchema,
     }),
     result: z.object({
       files: z.array(stagedFileSchema),
@@ -207,7 +217,8 @@ export const rfiAnswersChannels = {
     }),
   }),
   'files.stageDropped': channel({
-    summary: 'Stage a dropped file in chunks: begin → chunk… → commit (or abort). Size-limited.',
+    summary:
+      'Stage a dropped file in chunks: begin (for one profile’s answer) or beginForLocker → chunk… → commit (or abort). Size-limited.',
     args: stageOp,
     result: z.object({
       stagingId: z.string().nullable(),

@@ -32,6 +32,11 @@ export const rfiSummarySchema = z.object({
   profileId: z.string().optional(),
   /** The legal entity the RFI is addressed to, by name (the profile's name when the bank does not say). */
   entityName: z.string().optional(),
+  /**
+   * The legal entity the owning profile acts for, by id (null while its bank has not said): with
+   * the RFI id, how the team server knows the RFI (who holds it).
+   */
+  legalEntityId: z.string().nullable().optional(),
 });
 export type RfiSummaryView = z.infer<typeof rfiSummarySchema>;
 

@@ -34,6 +34,10 @@ export type TeamStatusView = z.infer<typeof teamStatusSchema>;
 
 const holderSchema = z.object({ subject: Subject, name: z.string(), isYou: z.boolean() });
 
+/**
+ * Who holds one RFI. The team server knows an RFI by its legal entity and RFI id (RFI ids are one
+ * bank's only): a view is found by both, never by the RFI id alone.
+ */
 export const assignmentViewSchema = z.object({
   legalEntityId: z.string(),
   rfiId: z.string(),
@@ -46,8 +50,8 @@ export type AssignmentView = z.infer<typeof assignmentViewSchema>;
 
 const rfiTarget = {
   rfiId: bankId,
-  /** The profile that owns the RFI (the row says it); main finds its legal entity from the bank. */
-  profileId: profileIdSchema.optional(),
+  /** The profile that owns the RFI (the row says it); main finds its legal entity from that profile's bank. */
+  profileId: profileIdSchema,
 };
 
 export const teamChannels = {

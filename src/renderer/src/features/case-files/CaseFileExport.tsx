@@ -1,15 +1,17 @@
 import { useState } from 'react';
 import { FolderOpen } from 'lucide-react';
+import type { CaseFileRfiRef } from '../../../../shared/ipc/channels/case-files';
 import { plural } from '../../../../shared/words';
 import { Button, Checkbox } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import './case-files.css';
 
 export interface CaseFileExportProps {
-  /** The RFIs in the case file (one RFI, or the queue's filtered set). */
-  rfiIds: string[];
-  /** The profile that owns each RFI (RFI id → profile id): each is read with its own credential. */
-  owners?: Record<string, string> | undefined;
+  /**
+   * The RFIs in the case file (one RFI, or the queue's filtered set), each with the profile that
+   * owns it: each is read with its own credential.
+   */
+  rfis: CaseFileRfiRef[];
   /** Words for the button: "Export case file…" or "Export case file of 12 RFIs…". */
   label?: string;
   /** In a toolbar: the ZIP choice in fewer words. */
@@ -20,7 +22,7 @@ export interface CaseFileExportProps {
  * Exports a case file: main asks where to save it in its own dialog (the page never names a
  * path) and writes a PDF, and a ZIP of the documents with a manifest beside it when asked.
  */
-export function CaseFileExport({ rfiIds, owners, label, compact = false }: CaseFileExportProps) {
+export function CaseFileExport({ rfis, label, compact = false }: CaseFileExportProps) {
   const [zip, setZip] = useState(true);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<{ tone: 'ok' | 'bad'; text: string; saved?: string } | null>(null);
@@ -37,7 +39,7 @@ export function CaseFileExport({ rfiIds, owners, label, compact = false }: CaseF
     setBusy(true);
     setNotice(null);
     try {
-      const r = await call('caseFiles.export', { rfiIds, zip, ...(owners ? { owners } : {}) });
+      const r = await call('caseFiles.export', { rfis, zip });
       setNotice(
         r.path
           ? {
@@ -56,7 +58,7 @@ export function CaseFileExport({ rfiIds, owners, label, compact = false }: CaseF
 
   return (
     <div className={compact ? 'case-file-export case-file-export--compact' : 'case-file-export'}>
-      <Button isPending={busy} isDisabled={rfiIds.length === 0} onPress={() => void run()}>
+      <Button isPending={busy} isDisabled={rfis.length === 0} onPress={() => void run()}>
         {label ?? 'Export case file…'}
       </Button>
       <Checkbox isSelected={zip} onChange={setZip}>

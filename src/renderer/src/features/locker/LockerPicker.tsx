@@ -10,7 +10,7 @@ import { ExpiryBadge } from './LockerScreen';
 export interface LockerPickerProps {
   rfiId: string;
   /** The profile that owns the RFI: the copy is staged for its answer. */
-  profileId?: string;
+  profileId: string;
   questionId: string;
   questionType: string;
   disabled: boolean;
@@ -56,9 +56,7 @@ export function LockerPicker({
   const use = async (doc: LockerDocumentView): Promise<void> => {
     setBusy(doc.id);
     try {
-      onAttached(
-        await call('locker.attach', { id: doc.id, rfiId, questionId, ...(profileId ? { profileId } : {}) }),
-      );
+      onAttached(await call('locker.attach', { id: doc.id, rfiId, questionId, profileId }));
       setOpen(false);
     } catch (err) {
       onProblem(errorMessage(err));

@@ -84,7 +84,13 @@ export const useLocker = create<LockerStore>((set, get) => {
     async addDropped(file, doc) {
       set({ notice: null });
       try {
-        const staged = await stageDroppedFile(file, doc.documentType as DocumentType, CHUNK);
+        const staged = await stageDroppedFile(
+          file,
+          doc.documentType as DocumentType,
+          CHUNK,
+          undefined,
+          'locker',
+        );
         return afterAdd(await call('locker.add', { ...doc, source: { from: 'staged', ref: staged.ref } }));
       } catch (err) {
         set({ notice: { tone: 'bad', text: `${file.name || 'file'}: ${errorMessage(err)}` } });

@@ -37,7 +37,7 @@ const ACTIVE = new Set(['queued', 'uploading', 'sending', 'verifying']);
 export interface AnswerComposerProps {
   rfiId: string;
   /** The profile that owns the RFI: the answer goes out with its credential. */
-  profileId?: string;
+  profileId: string;
   questionId: string;
   questionType: string;
   /** Whether the bank waits for the customer on this question (status action_required). */
@@ -268,7 +268,7 @@ export function AnswerComposer({
     const saveWasDue = answerDraft.cancelPendingSave();
     // The same content is asked for approval or sent: what a checker approves is what goes out.
     const content = {
-      ...(profileId ? { profileId } : {}),
+      profileId,
       rfiId,
       questionId,
       questionType,
@@ -379,7 +379,7 @@ export function AnswerComposer({
           {wantsFiles && (
             <LockerPicker
               rfiId={rfiId}
-              {...(profileId ? { profileId } : {})}
+              profileId={profileId}
               questionId={questionId}
               questionType={questionType}
               disabled={locked}

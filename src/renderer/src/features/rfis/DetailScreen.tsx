@@ -172,10 +172,10 @@ function useRfiDetail(id: string, profileId: string) {
   // the analyst typed since this screen opened is on disk, and must show as "not sent" if its
   // question no longer awaits an answer. (Composers take their draft only when they mount.)
   const updatedAt = detail?.rfi.updated_at;
-  const ownerId = detail?.owner?.profileId;
+  const ownerId = detail?.owner?.profileId ?? profileId;
   useEffect(() => {
     if (!updatedAt) return;
-    void call('drafts.get', { rfiId: id, ...(ownerId ? { profileId: ownerId } : {}) })
+    void call('drafts.get', { rfiId: id, profileId: ownerId })
       .then((r) => setDrafts(draftsById(r)))
       .catch(() => undefined);
   }, [id, updatedAt, ownerId]);
@@ -257,6 +257,8 @@ export function DetailScreen({
   }
   const rfi = detail.rfi;
   const owner = detail.owner;
+  // The profile that owns the RFI (main's answer; the route's until it answered).
+  const ownerId = owner?.profileId ?? profileId;
   const ownerName = owner ? entityLabel({ name: owner.entityName, id: rfi.legal_entity_id }) : '';
 
   return (
@@ -270,13 +272,13 @@ export function DetailScreen({
         <CopyableId id={rfi.id} kind="RFI id" />
       </p>
       <DetailFacts detail={detail} ownerName={ownerName} now={now} />
-      <Assignment rfiId={rfi.id} profileId={owner?.profileId} />
+      <Assignment rfiId={rfi.id} profileId={ownerId} legalEntityId={detail.summary.legalEntityId ?? null} />
       {owner && (
         <p className="muted" data-testid="rfi-acting">
           Answers go out as {ownerName}, with its own credential.
         </p>
       )}
-      <CaseFileExport rfiIds={[rfi.id]} owners={owner ? { [rfi.id]: owner.profileId } : undefined} />
+      <CaseFileExport rfis={[{ profileId: ownerId, rfiId: rfi.id }]} />
       {detail.bankUnreachable && (
         <p className="notice notice--warn" role="status" data-testid="rfi-from-cache">
           The bank could not be reached: this is the copy saved on this computer.
@@ -297,7 +299,7 @@ export function DetailScreen({
         <QuestionCard
           key={q.id}
           rfiId={rfi.id}
-          profileId={owner?.profileId}
+          profileId={ownerId}
           question={q}
           index={i}
           ownerName={ownerName}

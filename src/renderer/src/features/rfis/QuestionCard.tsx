@@ -51,7 +51,8 @@ export function useAnswerShortcut(): void {
 
 export interface QuestionCardProps {
   rfiId: string;
-  profileId: string | undefined;
+  /** The profile that owns the RFI: drafts, files and the answer go through it alone. */
+  profileId: string;
   question: Question;
   index: number;
   ownerName: string;
@@ -69,7 +70,6 @@ export function QuestionCard(p: QuestionCardProps) {
   const q = p.question;
   const info = questionTypeInfo(q.question_type);
   const awaiting = q.status === 'action_required';
-  const owner = p.profileId ? { profileId: p.profileId } : {};
   const draft = p.drafts?.[q.id];
   return (
     <article
@@ -100,7 +100,7 @@ export function QuestionCard(p: QuestionCardProps) {
       ) : !awaiting && unsent(p.answer, draft) ? (
         <UnsentDraft
           rfiId={p.rfiId}
-          {...owner}
+          profileId={p.profileId}
           questionId={q.id}
           questionStatus={q.status}
           draft={draft}
@@ -111,7 +111,7 @@ export function QuestionCard(p: QuestionCardProps) {
         <AnswerComposer
           key={q.id}
           rfiId={p.rfiId}
-          {...owner}
+          profileId={p.profileId}
           questionId={q.id}
           questionType={q.question_type}
           awaiting={awaiting}

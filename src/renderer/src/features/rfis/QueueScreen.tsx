@@ -30,7 +30,7 @@ import type { QueueFilter, RfiRef } from './queue-store';
 import { useRelatedNames } from './related-names';
 import { snoozeSubscription } from './snooze-store';
 import { teamActive, teamSubscription, useTeam } from '../team/store';
-import { holderMatches } from '../team/holders';
+import { holderMatches, holderOf } from '../team/holders';
 import { WaitingForApproval } from '../approvals/WaitingForApproval';
 
 /** Which header sorts which way: the queue sorts in its store (shared rules), the table shows it. */
@@ -211,7 +211,7 @@ function QueueBody({
     return (r: RfiSummaryView): boolean =>
       (!filter.entity || r.profileId === filter.entity) &&
       (!opened || (Date.parse(r.createdAt) >= opened.start && Date.parse(r.createdAt) < opened.end)) &&
-      (!holder || holderMatches(holders?.[r.id], holder));
+      (!holder || holderMatches(holderOf(holders, r), holder));
   }, [filter.entity, filter.week, filter.holder, holders]);
   const visible = useMemo(
     () =>
@@ -252,9 +252,8 @@ function QueueBody({
         {loaded && visible.length > 0 && visible.length <= 500 && (
           <CaseFileExport
             compact
-            rfiIds={visible.map((r) => r.id)}
-            // Each RFI is read with its own entity's credential.
-            owners={Object.fromEntries(visible.flatMap((r) => (r.profileId ? [[r.id, r.profileId]] : [])))}
+            // Each RFI with the profile that owns it: read with its own entity's credential.
+            rfis={visible.flatMap((r) => (r.profileId ? [{ profileId: r.profileId, rfiId: r.id }] : []))}
             label={
               visible.length === 1
                 ? 'Case file of this RFI…'

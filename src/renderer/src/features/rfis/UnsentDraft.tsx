@@ -12,7 +12,7 @@ import { documentTypeWords } from '../../../../shared/words';
 export interface UnsentDraftProps {
   rfiId: string;
   /** The profile that owns the RFI. */
-  profileId?: string;
+  profileId: string;
   questionId: string;
   /** The question's status now (not action_required). */
   questionStatus: string;
@@ -58,7 +58,7 @@ export function UnsentDraft({
         await call('answers.dismiss', { answerId: answer.id });
         remove(answer.id);
       }
-      await call('drafts.discard', { rfiId, questionId, ...(profileId ? { profileId } : {}) });
+      await call('drafts.discard', { rfiId, questionId, profileId });
       setConfirming(false);
       onDiscarded();
     } catch (err) {

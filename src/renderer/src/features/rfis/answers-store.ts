@@ -91,18 +91,17 @@ export async function stageDroppedFile(
   file: File,
   documentType: DocumentType,
   chunkBytes: number,
-  onProgress?: (sent: number, total: number) => void,
-  /** The profile whose answer the file is for (absent: main binds it on first use). */
-  profileId?: string,
+  onProgress: ((sent: number, total: number) => void) | undefined,
+  /** The profile whose answer the file is for (main binds the file to it), or the evidence locker. */
+  target: { profileId: string } | 'locker',
 ): Promise<StagedFileView> {
-  const begun = await call('files.stageDropped', {
-    op: 'begin',
-    name: file.name || 'file',
-    contentType: file.type,
-    sizeBytes: file.size,
-    documentType,
-    ...(profileId ? { profileId } : {}),
-  });
+  const start = { name: file.name || 'file', contentType: file.type, sizeBytes: file.size, documentType };
+  const begun = await call(
+    'files.stageDropped',
+    target === 'locker'
+      ? { op: 'beginForLocker', ...start }
+      : { op: 'begin', ...start, profileId: target.profileId },
+  );
   const stagingId = begun.stagingId ?? '';
   try {
     for (let offset = 0; offset < file.size; offset += chunkBytes) {

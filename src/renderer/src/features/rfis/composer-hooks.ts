@@ -11,7 +11,7 @@ const SAVE_DEBOUNCE_MS = 400;
 export interface DraftKey {
   rfiId: string;
   /** The profile that owns the RFI: the draft is kept with its bank. */
-  profileId?: string | undefined;
+  profileId: string;
   questionId: string;
   questionType: string;
 }
@@ -39,7 +39,7 @@ export function useDraftAutosave(
     timer.current = null;
     try {
       const d = await call('drafts.save', {
-        ...(profileId ? { profileId } : {}),
+        profileId,
         rfiId,
         questionId,
         questionType,
@@ -107,13 +107,13 @@ export function useDraftAutosave(
  * Staging of files for an answer: the native picker (paths stay in main) or dropped files, each
  * staged for the profile that owns the RFI (main refuses it in another profile's answer).
  */
-export function useFileStaging(limits: UploadLimits | null, profileId?: string) {
+export function useFileStaging(limits: UploadLimits | null, profileId: string) {
   const [staging, setStaging] = useState<string | null>(null);
 
   const pick = async (
     documentType: DocumentType,
   ): Promise<{ files: StagedFileView[]; refusals: string[] }> => {
-    const r = await call('files.pick', { documentType, multiple: true, ...(profileId ? { profileId } : {}) });
+    const r = await call('files.pick', { documentType, multiple: true, profileId });
     return { files: r.files, refusals: r.refused.map((x) => `${x.name}: ${x.message}`) };
   };
 
@@ -145,7 +145,7 @@ export function useFileStaging(limits: UploadLimits | null, profileId?: string) 
             documentType,
             limits?.chunkBytes ?? 512 * 1024,
             (s, t) => setStaging(`Adding ${f.name}: ${Math.floor((s / t) * 100)}%`),
-            profileId,
+            { profileId },
           ),
         );
       } catch (err) {

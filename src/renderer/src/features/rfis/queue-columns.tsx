@@ -8,8 +8,8 @@ import { entityLabel } from '../../lib/entity';
 import { DeadlineClock } from './DeadlineClock';
 import { relatedLabel } from './related-names';
 import { SnoozedMark } from './SnoozeControl';
-import type { AssignmentView } from '../../../../shared/ipc/channels/team';
-import { HolderCell, holderWords } from '../team/holders';
+import { HolderCell, holderOf, holderWords } from '../team/holders';
+import type { Holders } from '../team/holders';
 
 const typeLabel = rfiTypeWords;
 
@@ -27,8 +27,8 @@ export function queueColumns(
   now: number,
   compact: boolean,
   several: boolean,
-  /** With a team: who holds each RFI (by RFI id); null in solo use (no column). */
-  holders: Readonly<Record<string, AssignmentView>> | null = null,
+  /** With a team: who holds each RFI (by legal entity and RFI id); null in solo use (no column). */
+  holders: Holders | null = null,
 ): DataColumn<RfiSummaryView>[] {
   const all: (DataColumn<RfiSummaryView> | false)[] = [
     {
@@ -99,9 +99,9 @@ export function queueColumns(
       id: 'holder',
       header: 'Held by',
       enableSorting: false,
-      accessorFn: (r) => holderWords(holders[r.id]),
-      cell: (c) => <HolderCell view={holders[c.row.original.id]} />,
-      meta: { width: 'minmax(110px, 1.2fr)', title: (r) => holderWords(holders[r.id]) },
+      accessorFn: (r) => holderWords(holderOf(holders, r)),
+      cell: (c) => <HolderCell view={holderOf(holders, c.row.original)} />,
+      meta: { width: 'minmax(110px, 1.2fr)', title: (r) => holderWords(holderOf(holders, r)) },
     },
     {
       id: 'status',

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Button } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useSubscription } from '../../lib/events';
-import { holderWords } from './holders';
+import { holderOf, holderWords } from './holders';
 import { teamActive, teamSubscription, useTeam } from './store';
 
 /**
@@ -10,10 +10,20 @@ import { teamActive, teamSubscription, useTeam } from './store';
  * use. A claim made while the team server is away shows as pending; one the server refused (a
  * colleague holds it) says who does.
  */
-export function Assignment({ rfiId, profileId }: { rfiId: string; profileId: string | undefined }) {
+export function Assignment({
+  rfiId,
+  profileId,
+  legalEntityId,
+}: {
+  rfiId: string;
+  /** The profile that owns the RFI: claims and releases name it. */
+  profileId: string;
+  /** The legal entity it acts for (null while its bank has not said): with the id, the team's key. */
+  legalEntityId: string | null;
+}) {
   useSubscription(teamSubscription);
   const active = useTeam((s) => teamActive(s.status));
-  const view = useTeam((s) => s.assignments[rfiId]);
+  const view = useTeam((s) => holderOf(s.assignments, { id: rfiId, legalEntityId }));
   const notice = useTeam((s) => s.notice);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -23,7 +33,7 @@ export function Assignment({ rfiId, profileId }: { rfiId: string; profileId: str
     setBusy(true);
     setProblem(null);
     try {
-      useTeam.getState().put(await call(channel, { rfiId, ...(profileId ? { profileId } : {}) }));
+      useTeam.getState().put(await call(channel, { rfiId, profileId }));
     } catch (err) {
       setProblem(errorMessage(err));
       void useTeam.getState().loadAssignments();

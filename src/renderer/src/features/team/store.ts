@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import { holderKey } from './holders';
 import type { AssignmentView, TeamStatusView } from '../../../../shared/ipc/channels/team';
 import { call, errorMessage } from '../../lib/desk';
 import { onEvents, sharedSubscription } from '../../lib/events';
@@ -10,7 +11,7 @@ import { onEvents, sharedSubscription } from '../../lib/events';
  */
 interface TeamState {
   status: TeamStatusView | null;
-  /** Keyed by RFI id. */
+  /** Keyed by legal entity and RFI id (`holderKey`), as the team server knows an RFI. */
   assignments: Record<string, AssignmentView>;
   notice: string | null;
   load(): Promise<void>;
@@ -36,7 +37,7 @@ export const useTeam = create<TeamState>((set, get) => ({
   },
   async loadAssignments() {
     const list = await call('team.assignments', undefined).catch(() => [] as AssignmentView[]);
-    set({ assignments: Object.fromEntries(list.map((a) => [a.rfiId, a])) });
+    set({ assignments: Object.fromEntries(list.map((a) => [holderKey(a.legalEntityId, a.rfiId), a])) });
   },
   apply(status) {
     const had = get().status?.analyst?.subject;
@@ -44,7 +45,7 @@ export const useTeam = create<TeamState>((set, get) => ({
     if (status.analyst && status.analyst.subject !== had) void get().loadAssignments();
   },
   put(view) {
-    set((s) => ({ assignments: { ...s.assignments, [view.rfiId]: view } }));
+    set((s) => ({ assignments: { ...s.assignments, [holderKey(view.legalEntityId, view.rfiId)]: view } }));
   },
   dismissNotice() {
     set({ notice: null });
