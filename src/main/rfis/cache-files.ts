@@ -21,13 +21,13 @@
 
 import path from 'node:path';
 import { z } from 'zod';
-import { Rfi } from '../../shared/api/rfis';
 import type { Rfi as RfiWire } from '../../shared/api/rfis';
 import { readdir, rm } from 'node:fs/promises';
 import { plainCodec } from '../infra/at-rest';
 import { readSealed, stateFile, writeSealed, writeSealedBatch } from '../infra/json-store';
 import type { StateFile, StateFileFormat, StateFileOptions } from '../infra/json-store';
 import type { Logger } from '../infra/log';
+import { readRfi } from './rfi-records';
 
 export const SHARD_COUNT = 64;
 /** Shards written at once: different files, so their fsyncs overlap; each write stays atomic. */
@@ -156,7 +156,7 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
   const readShard = (name: string, shard: ShardFile, byId: Map<string, RfiWire>): boolean => {
     let bad = 0;
     for (const raw of shard.rfis) {
-      const r = Rfi.safeParse(raw);
+      const r = readRfi(raw);
       if (r.success) byId.set(r.data.id, r.data);
       else bad++;
     }

@@ -11,11 +11,12 @@
  */
 
 import { z } from 'zod';
-import { Rfi } from '../../shared/api/rfis';
+import type { Rfi } from '../../shared/api/rfis';
 import { AppFailure } from '../../shared/ipc/errors';
 import { followPages } from '../bank/client';
 import type { BankClient } from '../bank/client';
 import type { RfiDiff, RfiRepository } from './repository';
+import { readRfi } from './rfi-records';
 
 export const CURSOR_OVERLAP_MS = 60_000;
 export const PAGE_SIZE = 500;
@@ -94,7 +95,7 @@ async function fetchAll(
     pages++;
     // Records are checked one by one: a malformed RFI is counted, not a reason to drop the page.
     for (const raw of page.data) {
-      const r = Rfi.safeParse(raw);
+      const r = readRfi(raw);
       if (r.success) {
         rfis.push(r.data);
         continue;
