@@ -2,10 +2,10 @@
  * The on-disk RFI cache of one scope (environment + legal entity).
  *
  * Layout (dataDir/rfis/<scope>/, the files, their formats and sequence numbers in `cache-files.ts`):
- *   snapshot.json                    the last full listing, its pages as the bank sent them
+ *   snapshot.json                    the last full listing, its pages as the bank sent them, and its meta
  *   shard-00.json … shard-3f.json   overrides: every RFI of one of 64 partitions (hash of the id)
  *   seen.json                        {rfiId: updated_at last seen by the analyst}
- *   meta.json                        sync cursor and flags
+ *   meta.json                        sync cursor and flags (after a full sync: in the snapshot)
  *
  * Why a snapshot and shards: a full sync writes the bytes it received as one file (no
  * serialisation of 10,000 RFIs, one fsync), with shards only where the cache differs from the
@@ -72,8 +72,8 @@ export interface RfiRepository {
   markSeen(id: string, updatedAt: string): Promise<boolean>;
   /**
    * Writes every touched shard and the meta file, atomically, one after the other. Given the
-   * bank's whole listing (a full sync), writes it as the cache's snapshot instead, with shards
-   * only for the partitions where the cache differs from it.
+   * bank's whole listing (a full sync), writes it as the cache's snapshot instead, the meta
+   * inside it, with shards only for the partitions where the cache differs from it.
    */
   flush(listing?: FullListing): Promise<void>;
   /** Files that could not be read at open (moved aside). */
@@ -297,13 +297,16 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
         const wantMeta = metaDirty;
         metaDirty = false;
         if (listing) {
+          // The meta rides in the snapshot: one atomic write, one fsync for both.
+          const written = meta;
           try {
-            await files.writeSnapshot(listing, overridesOf(listing));
+            await files.writeSnapshot(listing, overridesOf(listing), written);
           } catch (err) {
             for (let n = 0; n < SHARD_COUNT; n++) dirty.add(n);
             metaDirty = true;
             throw err;
           }
+          persistedSyncAt = written.lastSyncedAt;
         } else if (shards.length > 0) {
           const groups = new Map<number, RfiWire[]>(shards.map((n) => [n, []]));
           for (const [id, rfi] of byId) groups.get(shardOf(id))?.push(rfi);
@@ -315,7 +318,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
             throw err;
           }
         }
-        if (wantMeta || shards.length > 0 || listing) {
+        if (!listing && (wantMeta || shards.length > 0)) {
           const written = meta;
           await files.writeMeta(written);
           persistedSyncAt = written.lastSyncedAt;
