@@ -16,7 +16,7 @@
  * anywhere is also left to zod.
  */
 
-import Ajv2020 from 'ajv/dist/2020';
+import Ajv2020, { _ } from 'ajv/dist/2020';
 import { z } from 'zod';
 import { Rfi } from '../../shared/api/rfis';
 
@@ -27,10 +27,18 @@ let accepts: Accepts | null = null;
 /** The output-shape validator, compiled on first use (a few ms; not at start-up). */
 function outputShape(): Accepts {
   if (accepts) return accepts;
-  const schema = noProtoKeys(z.toJSONSchema(Rfi, { io: 'output', unrepresentable: 'throw' }));
+  const schema = withNoProtoKey(z.toJSONSchema(Rfi, { io: 'output', unrepresentable: 'throw' }));
   // Formats are annotations in the zod schema (timestamps are any string): not checked here either.
   const ajv = new Ajv2020({ allErrors: false, validateFormats: false });
-  const validate = ajv.compile(schema);
+  ajv.addKeyword({
+    keyword: NO_PROTO_KEY,
+    type: 'object',
+    schemaType: 'boolean',
+    code: (cxt) => {
+      if (cxt.schema === true) cxt.fail(_`Object.prototype.hasOwnProperty.call(${cxt.data}, "__proto__")`);
+    },
+  });
+  const validate = ajv.compile(schema as JsonSchema);
   accepts = (value) => validate(value);
   return accepts;
 }
@@ -38,18 +46,19 @@ function outputShape(): Accepts {
 type JsonSchema = { [keyword: string]: unknown };
 
 /**
- * The schema with every object refusing a key named `__proto__` (JSON.parse makes it an own key;
- * zod's copy treats it otherwise): such a record is left to zod, as every record was before.
+ * The schema with every object it describes refusing an own key named `__proto__` (JSON.parse
+ * makes one; zod's copy leaves it out): such a record is left to zod, as every record was before.
+ * A keyword of our own, compiled inline to one hasOwnProperty per object (the same rule written as
+ * `propertyNames` made ajv visit every key: three times slower).
  */
-function noProtoKeys(node: unknown): JsonSchema {
-  if (Array.isArray(node)) return node.map(noProtoKeys) as unknown as JsonSchema;
-  if (!node || typeof node !== 'object') return node as JsonSchema;
+const NO_PROTO_KEY = 'noProtoKey';
+
+function withNoProtoKey(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withNoProtoKey);
+  if (!node || typeof node !== 'object') return node;
   const out: JsonSchema = {};
-  for (const [k, v] of Object.entries(node)) out[k] = noProtoKeys(v);
-  if (out['type'] === 'object') {
-    const names = (out['propertyNames'] ?? {}) as JsonSchema;
-    out['propertyNames'] = { ...names, not: { const: '__proto__' } };
-  }
+  for (const [k, v] of Object.entries(node)) out[k] = k === 'default' ? v : withNoProtoKey(v);
+  if (out['type'] === 'object') out[NO_PROTO_KEY] = true;
   return out;
 }
 
