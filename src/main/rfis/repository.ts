@@ -113,6 +113,29 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return n === m;
 }
 
+/**
+ * The partitions where the cache differs from a listing (an RFI re-read since, newer than the
+ * listing's copy, or one the listing no longer has but that was kept), each with all its RFIs:
+ * the shards a snapshot of that listing needs beside it.
+ */
+function overridesOf(byId: ReadonlyMap<string, RfiWire>, listing: FullListing): Map<number, RfiWire[]> {
+  // Usually the listing was just upserted as it is: every cached RFI is its listed copy.
+  if (byId.size === listing.rfis.length && listing.rfis.every((r) => byId.get(r.id) === r)) {
+    return new Map();
+  }
+  const listed = new Map<string, RfiWire>();
+  for (const r of listing.rfis) listed.set(r.id, r);
+  const differs = new Set<number>();
+  for (const [id, rfi] of byId) {
+    const l = listed.get(id);
+    if (l !== rfi && (l === undefined || !sameJson(l, rfi))) differs.add(shardOf(id));
+  }
+  for (const id of listed.keys()) if (!byId.has(id)) differs.add(shardOf(id));
+  const out = new Map<number, RfiWire[]>([...differs].map((n) => [n, []]));
+  if (out.size > 0) for (const [id, rfi] of byId) out.get(shardOf(id))?.push(rfi);
+  return out;
+}
+
 export async function openRfiRepository(options: OpenRepositoryOptions): Promise<RfiRepository> {
   const { dir, log } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -191,25 +214,6 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
       snapshotPlain = true;
     }),
   );
-
-  /**
-   * The partitions where the cache differs from a listing (an RFI re-read since, newer than the
-   * listing's copy, or one the listing no longer has but that was kept), each with all its RFIs:
-   * the shards a snapshot of that listing needs beside it.
-   */
-  const overridesOf = (listing: FullListing): Map<number, RfiWire[]> => {
-    const listed = new Map<string, RfiWire>();
-    for (const r of listing.rfis) listed.set(r.id, r);
-    const differs = new Set<number>();
-    for (const [id, rfi] of byId) {
-      const l = listed.get(id);
-      if (l !== rfi && (l === undefined || !sameJson(l, rfi))) differs.add(shardOf(id));
-    }
-    for (const id of listed.keys()) if (!byId.has(id)) differs.add(shardOf(id));
-    const out = new Map<number, RfiWire[]>([...differs].map((n) => [n, []]));
-    if (out.size > 0) for (const [id, rfi] of byId) out.get(shardOf(id))?.push(rfi);
-    return out;
-  };
 
   const repo: RfiRepository = {
     dir,
@@ -300,7 +304,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
           // The meta rides in the snapshot: one atomic write, one fsync for both.
           const written = meta;
           try {
-            await files.writeSnapshot(listing, overridesOf(listing), written);
+            await files.writeSnapshot(listing, overridesOf(byId, listing), written);
           } catch (err) {
             for (let n = 0; n < SHARD_COUNT; n++) dirty.add(n);
             metaDirty = true;

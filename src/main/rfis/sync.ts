@@ -170,18 +170,23 @@ export async function syncRepository(
   return finishFull(repo, got, options.nowMs, before);
 }
 
+/** The ids the cache held before a full listing that the listing does not name. */
+function unlisted(got: Fetched, before: ReadonlyMap<string, string>): string[] {
+  const listed = new Set(got.unreadableIds);
+  for (const r of got.rfis) listed.add(r.id);
+  const out: string[] = [];
+  for (const id of before.keys()) if (!listed.has(id)) out.push(id);
+  return out;
+}
+
 async function finishFull(
   repo: RfiRepository,
   got: Fetched,
   nowMs: number,
   before: ReadonlyMap<string, string>,
 ): Promise<SyncOutcome> {
-  const listed = new Set([...got.rfis.map((r) => r.id), ...got.unreadableIds]);
   const diffs = repo.upsert(got.rfis);
-  const removed = repo.remove(
-    [...before.keys()].filter((id) => !listed.has(id)),
-    before,
-  );
+  const removed = before.size > 0 ? repo.remove(unlisted(got, before), before) : [];
   const now = new Date(nowMs).toISOString();
   repo.setMeta({
     cursor: maxUpdatedAt(null, got.rfis),
