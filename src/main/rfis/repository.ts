@@ -18,7 +18,7 @@
  * Measured with 10,000 RFIs (13.6 MB of JSON) on the dev machine: conf (what electron-store
  * wraps) writes the whole file synchronously on every change — about 1 s per changed RFI, 22 s for
  * 20 changes, the main process blocked throughout; these shards take ~17 ms per changed RFI and
- * ~0.5 s for a full write, off the event loop. Opening the cache (zod-checked) takes ~0.1–0.5 s.
+ * ~0.5 s for a full write, off the event loop. Opening the cache (every record checked) takes ~0.1–0.3 s.
  * `npm run bench rfi-sync` reports the sync and open times.
  */
 

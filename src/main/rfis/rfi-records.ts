@@ -16,7 +16,7 @@
  * anywhere is also left to zod.
  */
 
-import Ajv2020, { _ } from 'ajv/dist/2020';
+import Ajv2020, { _ } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import { Rfi } from '../../shared/api/rfis';
 
