@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 
 /** Below this, starting a worker costs more than hashing in place. */
@@ -47,101 +46,6 @@ export function sha256OfFileOnWorker(file: string): Promise<string> {
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the hashing worker stopped (exit ${code})`)));
   });
-}
-
-// Reads the file a chunk at a time into a fresh buffer, hashes it, and hands that very buffer
-// over (transferred: this thread can no longer touch it) to be sent, only as far as main has
-// asked (credits), so memory stays at a few chunks. The hash of what it handed over comes last.
-const READ_HASH_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-const { closeSync, openSync, readSync } = require('node:fs');
-const hash = createHash('sha256');
-let fd = null;
-let credits = 0;
-let ended = false;
-function pump() {
-  try {
-    if (fd === null) fd = openSync(workerData.file, 'r');
-    while (credits > 0 && !ended) {
-      const buffer = new Uint8Array(workerData.chunkBytes);
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) {
-        ended = true;
-        closeSync(fd);
-        parentPort.postMessage({ sha256: hash.digest('hex') });
-        return;
-      }
-      const piece = buffer.subarray(0, n);
-      hash.update(piece);
-      credits--;
-      parentPort.postMessage({ piece }, [buffer.buffer]);
-    }
-  } catch (err) {
-    ended = true;
-    parentPort.postMessage({ error: err.message, code: err.code });
-  }
-}
-parentPort.on('message', (more) => {
-  credits += more;
-  pump();
-});
-`;
-
-/** Chunks read ahead of what the upload has taken, at most. */
-const READ_AHEAD_CHUNKS = 4;
-
-/**
- * A file's bytes as a stream, read and hashed on a worker thread: each chunk is hashed there and
- * then handed over as it is (transferred, not copied), so the sha256 is of exactly the bytes the
- * stream delivers, main's thread only passes them on, and hashing overlaps sending. `onHashed`
- * is told the sha256 before the stream ends; never when it stops early or fails. A read error
- * fails the stream as the read's own error would.
- */
-export function readHashedOnWorker(
-  file: string,
-  chunkBytes: number,
-  onHashed: (sha256: string) => void,
-): Readable {
-  const worker = new Worker(READ_HASH_WORKER, { eval: true, workerData: { file, chunkBytes }, execArgv: [] });
-  let asked = 0;
-  let ended = false;
-  const stream = new Readable({
-    highWaterMark: chunkBytes,
-    read() {
-      if (asked >= READ_AHEAD_CHUNKS) return;
-      worker.postMessage(READ_AHEAD_CHUNKS - asked);
-      asked = READ_AHEAD_CHUNKS;
-    },
-    destroy(err, done) {
-      ended = true;
-      void worker.terminate();
-      done(err);
-    },
-  });
-  worker.on('message', (m: { piece?: Uint8Array; sha256?: string; error?: string; code?: string }) => {
-    if (ended) return;
-    if (m.piece) {
-      asked--;
-      stream.push(Buffer.from(m.piece.buffer, m.piece.byteOffset, m.piece.byteLength));
-    } else if (typeof m.sha256 === 'string') {
-      ended = true;
-      onHashed(m.sha256);
-      stream.push(null);
-      void worker.terminate();
-    } else {
-      ended = true;
-      stream.destroy(Object.assign(new Error(m.error ?? 'the file could not be read'), { code: m.code }));
-    }
-  });
-  const fail = (err: Error): void => {
-    if (ended) return;
-    ended = true;
-    stream.destroy(err);
-  };
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`the hashing worker stopped (exit ${code})`)));
-  return stream;
 }
 
 async function sha256InPlace(file: string): Promise<string> {

@@ -32,7 +32,7 @@ import { Readable, Transform, pipeline } from 'node:stream';
 import { AtRestError, AtRestWaiting } from './at-rest-types';
 import type { DataKey } from './at-rest-types';
 import { privateFileMode } from './durable-file';
-import { OFF_THREAD_FROM_BYTES, readHashedOnWorker, sha256OfFile } from './file-hash';
+import { sha256OfFile } from './file-hash';
 
 /** Plain bytes per sealed chunk: reads of the upload's size (1 MiB), one cipher call each. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024;
@@ -364,25 +364,17 @@ export async function blobWriter(blobs: BlobCodec, file: string, into = file): P
 /** A file of the analyst's (a picked path) as an upload source: streamed and hashed as it is. */
 export function pathSource(file: string): UploadSource {
   let sent: string | null = null;
-  let knownSize = 0;
   return {
     async size() {
       const s = await stat(file);
       if (!s.isFile()) throw new Error('not a file');
-      knownSize = s.size;
       return s.size;
     },
     // Hashed on the way out, chunk by chunk as the upload reads them: one read of the file, and
     // the audit's sha256 is of the very bytes sent (a second read beside the upload, even on a
-    // worker thread, cost a 200 MB answer about a quarter of its speed on two cores). A large
-    // file is read and hashed on a worker thread that hands each hashed chunk over as it is, so
-    // main's thread only sends: hashing on it (sha256 runs at ~120 MB/s on the bench host, no SHA
-    // instructions) made it the upload's bottleneck.
+    // worker thread, cost a 200 MB answer about a quarter of its speed on two cores).
     open() {
       sent = null;
-      if (knownSize >= OFF_THREAD_FROM_BYTES) {
-        return readHashedOnWorker(file, BLOB_CHUNK_BYTES, (sha256) => (sent = sha256));
-      }
       const hash = createHash('sha256');
       const hashing = new Transform({
         transform(chunk: Buffer, _enc, done) {
