@@ -341,10 +341,8 @@ describe('sync with GET /v1/rfis', () => {
     const { bank } = fakeBank(() => rows, 'supported');
     const repo = await openRfiRepository({ dir, log });
     await syncRepository(bank, repo, { nowMs: NOW });
-    expect((await readdir(dir)).filter((f) => f.endsWith('.json')).sort()).toEqual([
-      'meta.json',
-      'snapshot.json',
-    ]);
+    // The meta rides in the snapshot: one file, one fsync.
+    expect((await readdir(dir)).filter((f) => f.endsWith('.json')).sort()).toEqual(['snapshot.json']);
     let { again, all } = await reopened();
     expect(all).toEqual(new Map([...repo.all()].map((r) => [r.id, r])));
     expect(again.meta()).toMatchObject({ cursor: rows[0]!.updated_at, lastFullSyncAt: iso(NOW) });
@@ -365,6 +363,37 @@ describe('sync with GET /v1/rfis', () => {
     ({ again, all } = await reopened());
     expect(all).toEqual(new Map(rows.map((r) => [r.id, r])));
     expect(again.meta().lastFullSyncAt).toBe(iso(NOW + 7 * 3600_000));
+  });
+
+  it('the meta is meta.json when written over the snapshot on disk, else the newer snapshot’s own', async () => {
+    const rows = server(30);
+    const { bank } = fakeBank(() => rows, 'supported');
+    const repo = await openRfiRepository({ dir, log });
+    await syncRepository(bank, repo, { nowMs: NOW });
+    const snapshotMeta = repo.meta();
+    // An incremental sync moves the cursor: meta.json, over snapshot 1, is the meta from then on.
+    rows[0] = rfi(rows[0]!.id, [question('q', 'pending_review', NOW + 5000)]);
+    expect((await syncRepository(bank, repo, { nowMs: NOW + 10 * 60_000 })).mode).toBe('incremental');
+    const metaFile = path.join(dir, 'meta.json');
+    expect(JSON.parse(await readFile(metaFile, 'utf8'))).toMatchObject({ snapshot: 1 });
+    let { again } = await reopened();
+    expect(again.meta()).toEqual(repo.meta());
+    expect(again.meta().cursor).toBe(rows[0]!.updated_at);
+    expect(again.meta().cursor).not.toBe(snapshotMeta.cursor);
+    // The next full sync writes snapshot 2 with its meta; the meta.json left over snapshot 1 is older.
+    await syncRepository(bank, repo, { nowMs: NOW + 7 * 3600_000 });
+    expect(JSON.parse(await readFile(metaFile, 'utf8'))).toMatchObject({ snapshot: 1 });
+    ({ again } = await reopened());
+    expect(again.meta()).toEqual(repo.meta());
+    expect(again.meta().lastFullSyncAt).toBe(iso(NOW + 7 * 3600_000));
+    // A meta.json from before (it names no snapshot) beside a snapshot without a meta is the meta.
+    const text = await readFile(path.join(dir, 'snapshot.json'), 'utf8');
+    await writeFile(path.join(dir, 'snapshot.json'), text.replace(/"meta":\{[^}]*\},/, ''));
+    const older = { ...snapshotMeta, cursor: iso(NOW - DAY) };
+    await writeFile(metaFile, JSON.stringify(older));
+    ({ again } = await reopened());
+    expect(again.meta()).toEqual(older);
+    expect(again.size).toBe(30);
   });
 
   it('an RFI re-read after the listing was taken (newer than its copy there) stays, in a shard beside the snapshot', async () => {

@@ -4,11 +4,12 @@
  * model that decides what to write is `repository.ts`.
  *
  * Layout (dataDir/rfis/<scope>/):
- *   snapshot.json                    the bank's last full listing, its pages as they were received
+ *   snapshot.json                    the bank's last full listing, its pages as they were received,
+ *                                    and the meta of the sync that read it
  *   shard-00.json … shard-3f.json   overrides: every RFI of one partition (a hash of the id picks
  *                                    one of 64), replacing the snapshot's RFIs of that partition
  *   seen.json                        {rfiId: updated_at last seen by the analyst}
- *   meta.json                        sync cursor and flags
+ *   meta.json                        sync cursor and flags, when a sync after the last full one moved them
  *
  * Snapshot and shards carry a sequence number: a full write makes snapshot n + 1, and every shard
  * written over snapshot n names n as its base. A shard is used only over the snapshot it names; a
@@ -17,17 +18,25 @@
  * cut short after some of its overrides replaced shards of the old snapshot: that part of the
  * cache is lost, and the next sync is a full one. Caches from before snapshots (format 1 shards,
  * no snapshot) read as shards over snapshot 0, which is no snapshot.
+ *
+ * A full write carries its meta (cursor, times, flags) inside the snapshot: the listing and the
+ * cursor that describes it are one atomic write, one fsync (a meta.json of its own cost a second
+ * durable write per full sync). Any later sync writes meta.json, naming the snapshot it was written
+ * over. At open, meta.json is the meta when it names the snapshot on disk (or a newer one); when it
+ * names an older one (or none: files from before the meta rode in the snapshot) and the snapshot
+ * carries a meta, the snapshot's is the newer, so it is the meta. A full write cut short leaves the
+ * old snapshot and the meta.json written over it: both as before.
  */
 
 import path from 'node:path';
 import { z } from 'zod';
-import { Rfi } from '../../shared/api/rfis';
 import type { Rfi as RfiWire } from '../../shared/api/rfis';
 import { readdir, rm } from 'node:fs/promises';
 import { plainCodec } from '../infra/at-rest';
 import { readSealed, stateFile, writeSealed, writeSealedBatch } from '../infra/json-store';
 import type { StateFile, StateFileFormat, StateFileOptions } from '../infra/json-store';
 import type { Logger } from '../infra/log';
+import { readRfi } from './rfi-records';
 
 export const SHARD_COUNT = 64;
 /** Shards written at once: different files, so their fsyncs overlap; each write stays atomic. */
@@ -59,16 +68,25 @@ export const emptyMeta = (): RepositoryMeta => ({
   baseline: false,
 });
 
+/** meta.json: the meta, and the snapshot it was written over (absent in files from before: 0). */
+const metaFileSchema = repositoryMetaSchema.extend({
+  snapshot: z.number().int().nonnegative().optional(),
+});
+
 const shardFileSchema = z.object({
   version: z.literal(SHARD_FORMAT),
   /** The sequence number of the snapshot this shard overrides (0: none). */
   base: z.number().int().nonnegative(),
   rfis: z.array(z.unknown()),
 });
-/** The listing's pages as the bank sent them; each record is checked when the cache opens. */
+/**
+ * The listing's pages as the bank sent them (each record is checked when the cache opens), and the
+ * meta of the sync that read them (absent in snapshots from before).
+ */
 const snapshotFileSchema = z.object({
   version: z.literal(SNAPSHOT_FORMAT),
   seq: z.number().int().positive(),
+  meta: repositoryMetaSchema.optional(),
   pages: z.array(z.looseObject({ data: z.array(z.unknown()) })),
 });
 const seenFileSchema = z.object({
@@ -126,16 +144,21 @@ export interface CacheFiles {
   /** Writes each shard given whole over the current snapshot (a few at a time); rejects with the first failure. */
   writeShards(shards: ReadonlyMap<number, RfiWire[]>): Promise<void>;
   /**
-   * A full write: the listing as the next snapshot, the shards given as its overrides (written
-   * first, so a snapshot on disk always has its overrides), then every other shard deleted.
+   * A full write: the listing as the next snapshot with `meta` inside it, the shards given as its
+   * overrides (written first, so a snapshot on disk always has its overrides), then every other
+   * shard deleted.
    */
-  writeSnapshot(listing: FullListing, overrides: ReadonlyMap<number, RfiWire[]>): Promise<void>;
+  writeSnapshot(
+    listing: FullListing,
+    overrides: ReadonlyMap<number, RfiWire[]>,
+    meta: RepositoryMeta,
+  ): Promise<void>;
   /** Writes a snapshot stored plain again, sealed, as it is (it was written before the keychain answered). */
   resealSnapshot(): Promise<void>;
 }
 
 export function cacheFiles(dir: string, log: Logger, options: StateFileOptions): CacheFiles {
-  const metaFile = stateFile(cacheFile(repositoryMetaSchema), options);
+  const metaFile = stateFile(cacheFile(metaFileSchema), options);
   const shardFile = stateFile(cacheFile(shardFileSchema, SHARD_FORMAT), options);
   const snapshotFile = stateFile(cacheFile(snapshotFileSchema, SNAPSHOT_FORMAT), options);
   const seenFile = stateFile(cacheFile(seenFileSchema), options);
@@ -156,7 +179,7 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
   const readShard = (name: string, shard: ShardFile, byId: Map<string, RfiWire>): boolean => {
     let bad = 0;
     for (const raw of shard.rfis) {
-      const r = Rfi.safeParse(raw);
+      const r = readRfi(raw);
       if (r.success) byId.set(r.data.id, r.data);
       else bad++;
     }
@@ -168,7 +191,7 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
   return {
     dir,
     async load() {
-      const meta = (await readJson('meta.json', metaFile)) ?? emptyMeta();
+      const stored = await readJson('meta.json', metaFile);
       const s: SeenFile | null = await readJson('seen.json', seenFile);
       const seen = Object.assign(Object.create(null) as Record<string, string>, s?.seen ?? {});
       const byId = new Map<string, RfiWire>();
@@ -178,6 +201,7 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
       // A snapshot that could not be read (moved aside): its RFIs are lost until a full sync.
       if (files.has(SNAPSHOT_FILE) && !snapshot) lostShard = true;
       seq = snapshot?.seq ?? 0;
+      const meta = metaOf(stored, snapshot);
       onDisk.clear();
       const overrides = new Map<number, ShardFile | null>();
       for (let n = 0; n < SHARD_COUNT; n++) {
@@ -201,7 +225,7 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
       }
       return { seq, meta, seen, byId, lostShard, stale };
     },
-    writeMeta: (meta) => metaFile.write(path.join(dir, 'meta.json'), meta),
+    writeMeta: (meta) => metaFile.write(path.join(dir, 'meta.json'), { ...meta, snapshot: seq }),
     writeSeen: (seen) => seenFile.write(path.join(dir, 'seen.json'), { version: CACHE_FORMAT, seen }),
     // One batch: every shard whole and atomic, the folder fsync'd once after the last rename
     // (64 folder fsyncs were a third of a full sync's write time).
@@ -209,7 +233,7 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
       await writeSealedBatch(codec ?? plainCodec, shardEntries(shards), { concurrency: WRITE_CONCURRENCY });
       for (const n of shards.keys()) onDisk.add(n);
     },
-    async writeSnapshot(listing, overrides) {
+    async writeSnapshot(listing, overrides, meta) {
       const previous = seq;
       seq = previous + 1;
       try {
@@ -220,7 +244,7 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
         }
         // The pages as received, not serialised again: the one large write of a full sync costs
         // what writing the listing's bytes costs (JSON.stringify of 10,000 RFIs was a quarter of it).
-        const text = `{"version":${SNAPSHOT_FORMAT},"seq":${seq},"pages":[${listing.pages.join(',')}]}`;
+        const text = `{"version":${SNAPSHOT_FORMAT},"seq":${seq},"meta":${JSON.stringify(meta)},"pages":[${listing.pages.join(',')}]}`;
         await writeSealed(codec ?? plainCodec, path.join(dir, SNAPSHOT_FILE), text);
       } catch (err) {
         seq = previous;
@@ -251,6 +275,17 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
       plain: () => shardText(rfis),
     }));
   }
+}
+
+/** The meta at open: meta.json's unless the snapshot on disk is newer than it and carries one. */
+function metaOf(
+  stored: z.infer<typeof metaFileSchema> | null,
+  snapshot: z.infer<typeof snapshotFileSchema> | null,
+): RepositoryMeta {
+  if (snapshot?.meta && (stored === null || (stored.snapshot ?? 0) < snapshot.seq)) return snapshot.meta;
+  if (!stored) return emptyMeta();
+  const { snapshot: _over, ...meta } = stored;
+  return meta;
 }
 
 /** A record's id for its partition (a record without one is kept, to be refused by its check). */

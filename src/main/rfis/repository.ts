@@ -2,10 +2,10 @@
  * The on-disk RFI cache of one scope (environment + legal entity).
  *
  * Layout (dataDir/rfis/<scope>/, the files, their formats and sequence numbers in `cache-files.ts`):
- *   snapshot.json                    the last full listing, its pages as the bank sent them
+ *   snapshot.json                    the last full listing, its pages as the bank sent them, and its meta
  *   shard-00.json … shard-3f.json   overrides: every RFI of one of 64 partitions (hash of the id)
  *   seen.json                        {rfiId: updated_at last seen by the analyst}
- *   meta.json                        sync cursor and flags
+ *   meta.json                        sync cursor and flags (after a full sync: in the snapshot)
  *
  * Why a snapshot and shards: a full sync writes the bytes it received as one file (no
  * serialisation of 10,000 RFIs, one fsync), with shards only where the cache differs from the
@@ -18,7 +18,7 @@
  * Measured with 10,000 RFIs (13.6 MB of JSON) on the dev machine: conf (what electron-store
  * wraps) writes the whole file synchronously on every change — about 1 s per changed RFI, 22 s for
  * 20 changes, the main process blocked throughout; these shards take ~17 ms per changed RFI and
- * ~0.5 s for a full write, off the event loop. Opening the cache (zod-checked) takes ~0.1–0.5 s.
+ * ~0.5 s for a full write, off the event loop. Opening the cache (every record checked) takes ~0.1–0.3 s.
  * `npm run bench rfi-sync` reports the sync and open times.
  */
 
@@ -72,8 +72,8 @@ export interface RfiRepository {
   markSeen(id: string, updatedAt: string): Promise<boolean>;
   /**
    * Writes every touched shard and the meta file, atomically, one after the other. Given the
-   * bank's whole listing (a full sync), writes it as the cache's snapshot instead, with shards
-   * only for the partitions where the cache differs from it.
+   * bank's whole listing (a full sync), writes it as the cache's snapshot instead, the meta
+   * inside it, with shards only for the partitions where the cache differs from it.
    */
   flush(listing?: FullListing): Promise<void>;
   /** Files that could not be read at open (moved aside). */
@@ -111,6 +111,29 @@ export function sameJson(a: unknown, b: unknown): boolean {
   let m = 0;
   for (const k in bo) if (Object.prototype.hasOwnProperty.call(bo, k) && bo[k] !== undefined) m++;
   return n === m;
+}
+
+/**
+ * The partitions where the cache differs from a listing (an RFI re-read since, newer than the
+ * listing's copy, or one the listing no longer has but that was kept), each with all its RFIs:
+ * the shards a snapshot of that listing needs beside it.
+ */
+function overridesOf(byId: ReadonlyMap<string, RfiWire>, listing: FullListing): Map<number, RfiWire[]> {
+  // Usually the listing was just upserted as it is: every cached RFI is its listed copy.
+  if (byId.size === listing.rfis.length && listing.rfis.every((r) => byId.get(r.id) === r)) {
+    return new Map();
+  }
+  const listed = new Map<string, RfiWire>();
+  for (const r of listing.rfis) listed.set(r.id, r);
+  const differs = new Set<number>();
+  for (const [id, rfi] of byId) {
+    const l = listed.get(id);
+    if (l !== rfi && (l === undefined || !sameJson(l, rfi))) differs.add(shardOf(id));
+  }
+  for (const id of listed.keys()) if (!byId.has(id)) differs.add(shardOf(id));
+  const out = new Map<number, RfiWire[]>([...differs].map((n) => [n, []]));
+  if (out.size > 0) for (const [id, rfi] of byId) out.get(shardOf(id))?.push(rfi);
+  return out;
 }
 
 export async function openRfiRepository(options: OpenRepositoryOptions): Promise<RfiRepository> {
@@ -191,25 +214,6 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
       snapshotPlain = true;
     }),
   );
-
-  /**
-   * The partitions where the cache differs from a listing (an RFI re-read since, newer than the
-   * listing's copy, or one the listing no longer has but that was kept), each with all its RFIs:
-   * the shards a snapshot of that listing needs beside it.
-   */
-  const overridesOf = (listing: FullListing): Map<number, RfiWire[]> => {
-    const listed = new Map<string, RfiWire>();
-    for (const r of listing.rfis) listed.set(r.id, r);
-    const differs = new Set<number>();
-    for (const [id, rfi] of byId) {
-      const l = listed.get(id);
-      if (l !== rfi && (l === undefined || !sameJson(l, rfi))) differs.add(shardOf(id));
-    }
-    for (const id of listed.keys()) if (!byId.has(id)) differs.add(shardOf(id));
-    const out = new Map<number, RfiWire[]>([...differs].map((n) => [n, []]));
-    if (out.size > 0) for (const [id, rfi] of byId) out.get(shardOf(id))?.push(rfi);
-    return out;
-  };
 
   const repo: RfiRepository = {
     dir,
@@ -297,13 +301,16 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
         const wantMeta = metaDirty;
         metaDirty = false;
         if (listing) {
+          // The meta rides in the snapshot: one atomic write, one fsync for both.
+          const written = meta;
           try {
-            await files.writeSnapshot(listing, overridesOf(listing));
+            await files.writeSnapshot(listing, overridesOf(byId, listing), written);
           } catch (err) {
             for (let n = 0; n < SHARD_COUNT; n++) dirty.add(n);
             metaDirty = true;
             throw err;
           }
+          persistedSyncAt = written.lastSyncedAt;
         } else if (shards.length > 0) {
           const groups = new Map<number, RfiWire[]>(shards.map((n) => [n, []]));
           for (const [id, rfi] of byId) groups.get(shardOf(id))?.push(rfi);
@@ -315,7 +322,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
             throw err;
           }
         }
-        if (wantMeta || shards.length > 0 || listing) {
+        if (!listing && (wantMeta || shards.length > 0)) {
           const written = meta;
           await files.writeMeta(written);
           persistedSyncAt = written.lastSyncedAt;

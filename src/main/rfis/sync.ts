@@ -11,11 +11,12 @@
  */
 
 import { z } from 'zod';
-import { Rfi } from '../../shared/api/rfis';
+import type { Rfi } from '../../shared/api/rfis';
 import { AppFailure } from '../../shared/ipc/errors';
 import { followPages } from '../bank/client';
 import type { BankClient } from '../bank/client';
 import type { RfiDiff, RfiRepository } from './repository';
+import { readRfi } from './rfi-records';
 
 export const CURSOR_OVERLAP_MS = 60_000;
 export const PAGE_SIZE = 500;
@@ -94,7 +95,7 @@ async function fetchAll(
     pages++;
     // Records are checked one by one: a malformed RFI is counted, not a reason to drop the page.
     for (const raw of page.data) {
-      const r = Rfi.safeParse(raw);
+      const r = readRfi(raw);
       if (r.success) {
         rfis.push(r.data);
         continue;
@@ -169,18 +170,23 @@ export async function syncRepository(
   return finishFull(repo, got, options.nowMs, before);
 }
 
+/** The ids the cache held before a full listing that the listing does not name. */
+function unlisted(got: Fetched, before: ReadonlyMap<string, string>): string[] {
+  const listed = new Set(got.unreadableIds);
+  for (const r of got.rfis) listed.add(r.id);
+  const out: string[] = [];
+  for (const id of before.keys()) if (!listed.has(id)) out.push(id);
+  return out;
+}
+
 async function finishFull(
   repo: RfiRepository,
   got: Fetched,
   nowMs: number,
   before: ReadonlyMap<string, string>,
 ): Promise<SyncOutcome> {
-  const listed = new Set([...got.rfis.map((r) => r.id), ...got.unreadableIds]);
   const diffs = repo.upsert(got.rfis);
-  const removed = repo.remove(
-    [...before.keys()].filter((id) => !listed.has(id)),
-    before,
-  );
+  const removed = before.size > 0 ? repo.remove(unlisted(got, before), before) : [];
   const now = new Date(nowMs).toISOString();
   repo.setMeta({
     cursor: maxUpdatedAt(null, got.rfis),

@@ -1,8 +1,8 @@
 /**
  * RFI sync: a full sync of 10,000 RFIs from the sandbox through the app's path (typed bank client
- * on got, zod check of every record, the change-detecting upsert, the listing's pages written as
- * the cache's snapshot in one atomic write with fsync, and shards only where the cache differs
- * from it), beside the least work that gets the same data onto disk: a bare `fetch` of the same
+ * on got, the check of every record (rfis/rfi-records.ts: the schema's output shape, zod for the
+ * rest), the change-detecting upsert, the listing's pages and the sync's meta written as the
+ * cache's snapshot in one atomic write with fsync, and shards only where the cache differs from it), beside the least work that gets the same data onto disk: a bare `fetch` of the same
  * pages (page_size 500, following next_page_token), JSON.parse of each, and one durable write
  * (temp file, fsync, rename) of the same bytes. Also: an incremental sync with nothing new (beside
  * the same fetch + parse of its page, nothing to write), and opening the 10,000-RFI cache from
@@ -116,7 +116,7 @@ const suite: BenchSuite = {
       const bare: number[] = [];
       const fullCpu: number[] = [];
       const bareCpu: number[] = [];
-      // Where a full sync's time goes (open / fetch + check + upsert / shard and meta writes).
+      // Where a full sync's time goes (open / fetch + check + upsert / the snapshot's write).
       const openPart: number[] = [];
       const writePart: number[] = [];
       let total = 0;
@@ -206,7 +206,7 @@ const suite: BenchSuite = {
           unit: 'ms',
           baseline: median(bare),
           baselineLabel: `bare fetch + JSON.parse of the same ${pages} pages + one durable write of their bytes`,
-          note: `median of ${ROUNDS}; client: got + zod per record + upsert + the pages as one fsync'd snapshot file (no shard differs); of which open ${fmtMs(median(openPart))}, snapshot and meta writes (bytes, fsync) ${fmtMs(median(writePart))}, the rest fetch + check + upsert; CPU time of the process (the sandbox's included) ${fmtMs(median(fullCpu))} vs ${fmtMs(median(bareCpu))}`,
+          note: `median of ${ROUNDS}; client: got + a check per record + upsert + the pages and the meta as one fsync'd snapshot file (no shard differs); of which open ${fmtMs(median(openPart))}, the snapshot's write (bytes, fsync) ${fmtMs(median(writePart))}, the rest fetch + check + upsert; CPU time of the process (the sandbox's included) ${fmtMs(median(fullCpu))} vs ${fmtMs(median(bareCpu))}`,
         },
         {
           metric: 'incremental sync, nothing changed (ms)',
@@ -217,7 +217,7 @@ const suite: BenchSuite = {
           note: 'one page: the RFI inside the 60 s cursor overlap is re-read, no write when nothing differs',
         },
         {
-          metric: `open the cache of ${total} RFIs from disk, zod-checked (ms)`,
+          metric: `open the cache of ${total} RFIs from disk, every record checked (ms)`,
           value: median(open),
           unit: 'ms',
           baseline: median(rawParse),
