@@ -31,6 +31,7 @@ import {
 } from './root/features';
 import { assembleApprovals } from './root/approvals';
 import { assembleTeamShare } from './root/team-share';
+import { assembleReturnApprovals } from './root/return-approvals';
 
 export type { EnvironmentChoice, ServicesOptions } from './root/options';
 
@@ -117,6 +118,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const team = await assembleTeam(f, entityWatch);
   const approvals = await assembleApprovals(f, team, entityWatch, rfiAnswers);
   const teamShare = await assembleTeamShare(f, team, entityWatch, locker, rfiAnswers);
+  const returnApprovals = assembleReturnApprovals(f, o, team, approvals, returns, entityWatch);
   const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch, teamShare);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
@@ -150,6 +152,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     desktop,
     team,
     approvals,
+    returnApprovals,
     teamShare,
     busy: o.busy,
     dataDir: f.dataDir,

@@ -15,6 +15,7 @@ import { remindersChannels, remindersEvents } from './channels/reminders';
 import { teamChannels, teamEvents } from './channels/team';
 import { teamApprovalsChannels, teamApprovalsEvents } from './channels/team-approvals';
 import { teamShareChannels, teamShareEvents } from './channels/team-share';
+import { teamReturnsChannels } from './channels/team-returns';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -37,6 +38,7 @@ export const channels = {
   ...teamChannels,
   ...teamApprovalsChannels,
   ...teamShareChannels,
+  ...teamReturnsChannels,
 } as const;
 
 /** Every main → renderer push event. */
