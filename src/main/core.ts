@@ -34,6 +34,7 @@ import type { DesktopSettings } from './desktop/settings';
 import type { TeamService } from './team/service';
 import type { TeamApprovals } from './team/approvals-service';
 import type { ReturnApprovals } from './team/return-approvals';
+import type { ExchangeMandates } from './team/exchange-mandates';
 import type { TeamShare } from './team/share';
 
 /** What every handler can reach. */
@@ -76,6 +77,7 @@ export interface ServiceCore {
   /** Four-eyes approval of RFI answers (solo use: none needed). */
   approvals: TeamApprovals;
   returnApprovals: ReturnApprovals;
+  mandates: ExchangeMandates;
   /** What the team shares beside assignment: evidence locker, notes, presence, team activity. */
   teamShare: TeamShare;
   /** Background and start-at-login choices (the shell reads them; the login item follows them). */

@@ -31,7 +31,7 @@ import {
 } from './root/features';
 import { assembleApprovals } from './root/approvals';
 import { assembleTeamShare } from './root/team-share';
-import { assembleReturnApprovals } from './root/return-approvals';
+import { assembleExchangeMandates, assembleReturnApprovals } from './root/return-approvals';
 
 export type { EnvironmentChoice, ServicesOptions } from './root/options';
 
@@ -119,6 +119,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const approvals = await assembleApprovals(f, team, entityWatch, rfiAnswers);
   const teamShare = await assembleTeamShare(f, team, entityWatch, locker, rfiAnswers);
   const returnApprovals = assembleReturnApprovals(f, o, team, approvals, returns, entityWatch);
+  const mandates = assembleExchangeMandates(f, o, team, approvals, crypto);
   const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch, teamShare);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
@@ -153,6 +154,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     team,
     approvals,
     returnApprovals,
+    mandates,
     teamShare,
     busy: o.busy,
     dataDir: f.dataDir,

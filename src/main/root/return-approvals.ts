@@ -6,13 +6,19 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { CryptoService } from '../crypto/service';
 import type { ReturnsService } from '../returns/service';
+import { createExchangeMandates, type ExchangeMandates } from '../team/exchange-mandates';
 import type { TeamApprovals } from '../team/approvals-service';
 import { createReturnApprovals, type ReturnApprovals } from '../team/return-approvals';
 import type { TeamService } from '../team/service';
 import type { EntityWatch } from '../watch/entity-watch';
 import type { Foundation } from './foundation';
 import type { Owners } from './owners';
+
+/** The same workstation name as the answers' send leases: a lease names the workstation holding it. */
+const workstationName = (f: Foundation): string =>
+  `${hostname().slice(0, 80)}/${createHash('sha256').update(f.dataDir).digest('hex').slice(0, 12)}`;
 
 export function assembleReturnApprovals(
   f: Foundation,
@@ -22,8 +28,7 @@ export function assembleReturnApprovals(
   returns: ReturnsService,
   entityWatch: EntityWatch,
 ): ReturnApprovals {
-  // The same workstation name as the answers' send leases.
-  const workstation = `${hostname().slice(0, 80)}/${createHash('sha256').update(f.dataDir).digest('hex').slice(0, 12)}`;
+  const workstation = workstationName(f);
   const r = createReturnApprovals({
     http: team.http,
     log: f.log,
@@ -54,4 +59,32 @@ export function assembleReturnApprovals(
   });
   team.attach(r);
   return r;
+}
+
+/** Exchange mandates, joined to the crypto service: each order read and confirmed through its owning profile. */
+export function assembleExchangeMandates(
+  f: Foundation,
+  o: Owners,
+  team: TeamService,
+  approvals: TeamApprovals,
+  crypto: CryptoService,
+): ExchangeMandates {
+  const m = createExchangeMandates({
+    http: team.http,
+    log: f.log,
+    analyst: () => (team.status().serverUrl ? team.status().analyst : null),
+    nameOf: (id, subject) => team.book.nameOf(id, subject),
+    rulesOf: (id) => approvals.book.rules(id),
+    async entityOf(profileId) {
+      const owner = o.existingOwner(profileId, 'The profile this order belongs to was removed.');
+      if (!owner.credential) await owner.check().catch(() => undefined);
+      return owner.credential?.legalEntityId ?? null;
+    },
+    order: (ref) => crypto.order(ref, true),
+    confirm: (ref) => crypto.confirm(ref),
+    workstation: workstationName(f),
+    onChange: () => f.events.emit('team.approvalsChanged', { notice: null }),
+  });
+  team.attach(m);
+  return m;
 }

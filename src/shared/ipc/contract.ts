@@ -16,6 +16,7 @@ import { teamChannels, teamEvents } from './channels/team';
 import { teamApprovalsChannels, teamApprovalsEvents } from './channels/team-approvals';
 import { teamShareChannels, teamShareEvents } from './channels/team-share';
 import { teamReturnsChannels } from './channels/team-returns';
+import { teamMandatesChannels } from './channels/team-mandates';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -39,6 +40,7 @@ export const channels = {
   ...teamApprovalsChannels,
   ...teamShareChannels,
   ...teamReturnsChannels,
+  ...teamMandatesChannels,
 } as const;
 
 /** Every main → renderer push event. */

@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import pg from 'pg';
 import { test, expect } from './fixtures';
 import { startHarness } from '../harness/harness';
@@ -15,6 +16,16 @@ import {
   type Workstation,
 } from './team-stations';
 import { chooseOption } from './ui-controls';
+import { seriousA11yViolations } from './axe';
+
+/** No serious axe violation on the page, in the light and the dark colour scheme. */
+async function axeClean(page: Page): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    expect(await seriousA11yViolations(page), colorScheme).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
 
 /**
  * Four-eyes approval of a return from the analysts' side: two workstations of one legal entity,
@@ -31,7 +42,7 @@ let stack: Partial<TeamStack> = {};
 const stations: Workstation[] = [];
 
 test.beforeAll(async () => {
-  stack = await startTeamStack('team_returns_e2e');
+  stack = await startTeamStack('team_money_e2e');
   ({ cluster, team } = stack as TeamStack);
 });
 
@@ -144,6 +155,7 @@ test('a maker creates a return intent, a checker approves it and confirms it wit
   await expect(theirs).toHaveText('Maria Keller asks for your approval.');
   await expect(jonas.page.getByTestId('return-approval-content')).toContainText('1,500.00 USD');
   await expect(jonas.page.getByTestId('return-confirm')).toBeDisabled();
+  await axeClean(jonas.page);
   await jonas.page.getByRole('button', { name: 'Approve' }).click();
   await expect(theirs).toHaveText('Approved by you.');
   await expect(mine).toHaveText('Approved by Jonas Weber.');
@@ -187,4 +199,147 @@ test('a maker creates a return intent, a checker approves it and confirms it wit
   await expect(
     second.services.handlers['returns.confirm']({ profileId: profileB, transactionId: txId }),
   ).rejects.toMatchObject({ kind: expect.stringMatching(/conflict|precondition/) });
+});
+
+test('an exchange inside an approved mandate is confirmed at the bank; one outside it is refused before the bank is called', async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const first = await startHarness({
+    services: {
+      environment: {
+        kind: 'embedded-sandbox',
+        sandbox: { visibilityDelayMs: { min: 0, max: 0 }, colleagueAdmin: true, quoteTtlSeconds: 120 },
+      },
+    },
+  });
+  const sandbox = first.services.sandbox!;
+  const le = sandbox.fixtures.legal_entities[0]!;
+  const second = await startHarness({
+    services: {
+      environment: { kind: 'remote', baseUrl: sandbox.url, name: 'Bank', token: le.tokens.colleague_admin! },
+    },
+  });
+  await seedTeam(team.db, {
+    entities: [{ id: le.id, name: le.name }],
+    members: [
+      {
+        subject: 'maria.keller',
+        name: 'Maria Keller',
+        legalEntityId: le.id,
+        roles: ['maker', 'checker', 'admin'],
+      },
+      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker', 'checker'] },
+    ],
+  });
+  const maria = await openWorkstation(browser, first, stations);
+  const jonas = await openWorkstation(browser, second, stations);
+  await joinTeam(maria, team.url, 'maria.keller', 'demo-maria');
+  await joinTeam(jonas, team.url, 'jonas.weber', 'demo-jonas');
+
+  // The admin's rule: exchange orders above 100.00 need a checker.
+  const rules = maria.page.getByTestId('approval-rules');
+  await rules.getByLabel('Exchange orders above this amount need a checker').fill('100.00');
+  await rules.getByRole('button', { name: 'Save approval rules' }).click();
+  await expect(rules.getByText('Approval rules saved.')).toBeVisible();
+
+  // Maria asks for two mandates: 250 USDT at 1.0100 at most, 300 USDT at 1.0000 at most.
+  await maria.page.goto(`${first.url}#/exchange`);
+  const mandates = maria.page.getByTestId('mandates');
+  const askMandate = async (amount: string, rate: string): Promise<void> => {
+    await mandates.getByLabel('Amount', { exact: true }).fill(amount);
+    await mandates.getByLabel('Worst acceptable rate').fill(rate);
+    await mandates.getByRole('button', { name: 'Ask for a mandate' }).click();
+  };
+  await askMandate('250', '1.0100');
+  await expect(mandates.getByTestId('mandate')).toHaveCount(1);
+  await askMandate('300', '1.0000');
+  await expect(mandates.getByTestId('mandate')).toHaveCount(2);
+  await expect(mandates.getByTestId('mandate-words').first()).toHaveText(
+    'Waiting for approval by a checker.',
+  );
+  await expect(mandates.getByRole('button', { name: 'Approve mandate' })).toHaveCount(0);
+
+  // Jonas approves both.
+  await jonas.page.goto(`${second.url}#/exchange`);
+  const his = jonas.page.getByTestId('mandates');
+  await expect(his.getByText('Buy 250.00 USDT at a rate of at most 1.0100')).toBeVisible();
+  await axeClean(jonas.page);
+  for (let i = 0; i < 2; i++) {
+    await expect(his.getByRole('button', { name: 'Approve mandate' })).toHaveCount(2 - i);
+    await his.getByRole('button', { name: 'Approve mandate' }).first().click();
+  }
+  await expect(his.getByRole('button', { name: 'Approve mandate' })).toHaveCount(0);
+  await expect(
+    mandates.getByText('Approved by Jonas Weber: a quote inside it may be confirmed.'),
+  ).toHaveCount(2);
+
+  // Quotes made by Maria with her credential (USD pays, USDT received).
+  const profileA = first.services.session.profile.id;
+  const usd = le.accounts.find((a) => a.asset === 'USD')!.id;
+  const usdt = le.accounts.find((a) => a.asset === 'ETHEREUM-USDT')!.id;
+  const quote = (usdtMinor: string) =>
+    first.services.handlers['crypto.quote']({
+      profileId: profileA,
+      side: 'buy',
+      symbol: 'USDT-USD',
+      requestedAsset: 'ETHEREUM-USDT',
+      requestedAmount: usdtMinor,
+      paysAccountId: usd,
+      receivesAccountId: usdt,
+    });
+  const confirmOnPage = async (orderId: string): Promise<void> => {
+    await maria.page.goto(`${first.url}#/exchange/${orderId}`);
+    await expect(maria.page.getByTestId('crypto-confirm')).toBeEnabled({ timeout: 20_000 });
+    await maria.page.getByTestId('crypto-confirm').click();
+    await maria.page
+      .getByRole('alertdialog')
+      .getByRole('button', { name: /^(Buy|Sell) now$/ })
+      .click();
+  };
+  const atBank = async (transactionId: string) =>
+    (await staffOf(first.services).listTransactions()).data.find(
+      (d) => d.transaction.transaction_id === transactionId,
+    )?.transaction;
+
+  // Inside the 250 USDT mandate: confirmed at the bank.
+  const inside = await quote('250000000');
+  await confirmOnPage(inside.id);
+  await expect
+    .poll(async () => (await atBank(inside.transactionId!))?.status, { timeout: 20_000 })
+    .toMatch(/^(pending_execution|completed)$/);
+  expect((await atBank(inside.transactionId!))?.crypto_trade_v2?.quote_confirmed_at).toBeTruthy();
+  await maria.page.goto(`${first.url}#/exchange`);
+  await expect(
+    mandates.getByText('Approved by Jonas Weber; used for an exchange confirmed at the bank.'),
+  ).toBeVisible();
+
+  // 300 USDT: the bank's rate (1.0006 or more) is worse than the mandate's 1.0000: refused, in words.
+  const outside = await quote('300000000');
+  await confirmOnPage(outside.id);
+  await expect(maria.page.getByTestId('crypto-action-error')).toContainText(
+    'This quote is outside the approved mandate: the quoted rate',
+  );
+  await expect(maria.page.getByTestId('crypto-action-error')).toContainText('Nothing was sent to the bank.');
+  const refused = await atBank(outside.transactionId!);
+  expect(refused?.status).toBe('in_progress');
+  expect(refused?.crypto_trade_v2?.quote_confirmed_at ?? null).toBeNull();
+
+  // The used mandate is not used twice: another 250 USDT quote is refused before the bank too.
+  const again = await quote('250000000');
+  await expect(
+    first.services.handlers['crypto.confirm']({ profileId: profileA, orderId: again.id }),
+  ).rejects.toMatchObject({ kind: 'precondition' });
+  expect((await atBank(again.transactionId!))?.status).toBe('in_progress');
+
+  const db = new pg.Client({ connectionString: cluster.url });
+  await db.connect();
+  try {
+    const jobs = await db.query<{ status: string; bank_reference: string }>(
+      "SELECT status, bank_reference FROM send_jobs WHERE object_kind = 'exchange'",
+    );
+    expect(jobs.rows).toEqual([{ status: 'done', bank_reference: inside.transactionId }]);
+  } finally {
+    await db.end();
+  }
 });
