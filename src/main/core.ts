@@ -33,6 +33,8 @@ import type { BusyGuard } from './desktop/busy';
 import type { DesktopSettings } from './desktop/settings';
 import type { TeamService } from './team/service';
 import type { TeamApprovals } from './team/approvals-service';
+import type { ReturnApprovals } from './team/return-approvals';
+import type { ExchangeMandates } from './team/exchange-mandates';
 import type { TeamShare } from './team/share';
 
 /** What every handler can reach. */
@@ -74,6 +76,8 @@ export interface ServiceCore {
   team: TeamService;
   /** Four-eyes approval of RFI answers (solo use: none needed). */
   approvals: TeamApprovals;
+  returnApprovals: ReturnApprovals;
+  mandates: ExchangeMandates;
   /** What the team shares beside assignment: evidence locker, notes, presence, team activity. */
   teamShare: TeamShare;
   /** Background and start-at-login choices (the shell reads them; the login item follows them). */

@@ -21,17 +21,23 @@ import { remindersHandlers } from './watch/handlers';
 import { teamHandlers } from './team/handlers';
 import { teamApprovalHandlers, withApprovalGate } from './team/approvals-handlers';
 import { teamShareHandlers } from './team/share-handlers';
+import { teamReturnHandlers, withReturnApprovalGate } from './team/return-approvals-handlers';
+import { teamMandateHandlers, withMandateGate } from './team/exchange-mandates-handlers';
 
 export function buildHandlers(s: ServiceCore): Handlers {
   const view = s.settingsView;
   const answers = rfiAnswersHandlers({ answers: s.rfiAnswers, ...s.answerOwners });
+  const returns = returnsHandlers(s.returns);
+  const crypto = cryptoHandlers(s.crypto);
   return {
     ...sessionHandlers({ session: s.session, settings: s.settings, vault: s.vault }),
     ...settingsHandlers({ settings: s.settings, profiles: s.profilesService, stores: s.stores, view }),
     ...vaultHandlers({ vault: s.vault, profiles: s.profilesService, events: s.events, view }),
     ...auditHandlers({ audit: s.audit, platform: s.platform, teamCsvRows: () => s.teamShare.csvRows() }),
-    ...cryptoHandlers(s.crypto),
-    ...returnsHandlers(s.returns),
+    ...crypto,
+    ...withMandateGate(crypto, s.mandates),
+    ...returns,
+    ...withReturnApprovalGate(returns, s.returnApprovals),
     ...answers,
     ...withApprovalGate(answers, s.approvals),
     ...rfisHandlers(s.entityWatch, s.caseFileJournal),
@@ -48,5 +54,7 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...teamHandlers(s.team),
     ...teamApprovalHandlers(s.approvals),
     ...teamShareHandlers(s.teamShare),
+    ...teamReturnHandlers(s.returnApprovals),
+    ...teamMandateHandlers(s.mandates),
   };
 }

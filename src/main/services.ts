@@ -33,6 +33,7 @@ import {
 import { assembleApprovals } from './root/approvals';
 import { assembleTeamShare } from './root/team-share';
 import { startSendTakeover } from './root/send-takeover';
+import { assembleExchangeMandates, assembleReturnApprovals } from './root/return-approvals';
 
 export type { EnvironmentChoice, ServicesOptions } from './root/options';
 
@@ -130,6 +131,8 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     ...(options.team?.takeover ? { timing: options.team.takeover } : {}),
   });
   f.disposables.add(() => takeover.dispose());
+  const returnApprovals = assembleReturnApprovals(f, o, team, approvals, returns, entityWatch);
+  const mandates = assembleExchangeMandates(f, o, team, approvals, crypto);
   const caseFiles = assembleCaseFiles(f, b, j, entityWatch, teamShare);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
@@ -162,6 +165,8 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     desktop,
     team,
     approvals,
+    returnApprovals,
+    mandates,
     teamShare,
     busy: o.busy,
     dataDir: f.dataDir,

@@ -62,6 +62,8 @@ export function makeHandlers(deps: {
         transaction: bank.serializeTxn(t),
         legal_entity_id: t.legalEntityId,
         idempotency_key: t.idempotencyKey ?? t.incoming?.ret?.idempotencyKey ?? null,
+        // Whose credential confirmed the return (the bank's record names only who initiated it).
+        return_confirmed_by: t.incoming?.ret?.confirmedBy ? { ...t.incoming.ret.confirmedBy } : null,
         visible_at: iso(t.visibleAt),
       })),
     }),

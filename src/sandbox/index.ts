@@ -82,7 +82,7 @@ export async function startSandbox(options?: Partial<SandboxOptions>): Promise<R
   const signer = makeSigner(randomBytes(32), () => baseUrl);
   bank.state.signer = signer;
   try {
-    await seed(bank, dataDir, opts.extraLegalEntities);
+    await seed(bank, dataDir, opts.extraLegalEntities, opts.colleagueAdmin);
   } catch (err) {
     scheduler.stop();
     if (ownsDir) await rm(dataDir, { recursive: true, force: true });

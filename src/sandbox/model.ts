@@ -22,7 +22,8 @@ export interface Credential {
 export interface LegalEntity {
   id: string;
   name: string;
-  tokens: { admin: string; viewer?: string };
+  /** colleague_admin: a second admin credential (another person), when the option seeds one. */
+  tokens: { admin: string; viewer?: string; colleague_admin?: string };
   accountIds: string[];
   incomingTransferIds: string[];
   seededRfiIds: string[];
@@ -45,6 +46,8 @@ export interface ReturnInfo {
   description: string;
   reasonCode: string;
   initiatedBy: User;
+  /** The user whose credential confirmed the return (null while it is an intent). Control view only. */
+  confirmedBy: User | null;
   createdAt: number;
   updatedAt: number;
   idempotencyKey: string | null;

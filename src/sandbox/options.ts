@@ -69,6 +69,12 @@ export interface SandboxOptions {
    * and a USD account, no RFIs: a group with more entities (listed by the fixtures like A and B).
    */
   extraLegalEntities: number;
+  /**
+   * A second admin credential of legal entity A, held by another person (Sam Ortiz), seeded last so
+   * every other fixture is as without it (`tokens.colleague_admin`): two analysts of one entity,
+   * each with their own credential.
+   */
+  colleagueAdmin: boolean;
 }
 
 export const DEFAULT_OPTIONS: SandboxOptions = {
@@ -94,6 +100,7 @@ export const DEFAULT_OPTIONS: SandboxOptions = {
   controlSecret: undefined,
   allowedHosts: [],
   extraLegalEntities: 0,
+  colleagueAdmin: false,
 };
 
 export function resolveOptions(o: Partial<SandboxOptions> = {}): SandboxOptions {

@@ -374,7 +374,12 @@ function seedBirchRfis(s: Seeder, { b, bUsd }: Parties, tb: { id: string }): voi
   finish(rb2);
 }
 
-export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0): Promise<void> {
+export async function seed(
+  bank: Bank,
+  dataDir: string,
+  extraLegalEntities = 0,
+  colleagueAdmin = false,
+): Promise<void> {
   const now = bank.state.now();
   const created = now - 120 * DAY;
   const parties = seedParties(bank, created);
@@ -389,5 +394,15 @@ export async function seed(bank: Bank, dataDir: string, extraLegalEntities = 0):
     bank.parties.addCredential(le, 'admin', { first_name: 'Casey', last_name: 'Adams' }, created);
     bank.parties.addCredential(le, 'viewer', { first_name: 'Cleo', last_name: 'Varga' }, created);
     bank.parties.addAccount(le, `${name.split(' ')[0]} USD main`, 'USD', 10_000_000n);
+  }
+  // Last, so every fixture above is the same with or without it.
+  if (colleagueAdmin) {
+    const cred = bank.parties.addCredential(
+      parties.a,
+      'admin',
+      { first_name: 'Sam', last_name: 'Ortiz' },
+      created,
+    );
+    parties.a.tokens.colleague_admin = cred.token;
   }
 }

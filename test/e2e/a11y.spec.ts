@@ -85,7 +85,12 @@ async function openQuote(harness: Harness): Promise<string> {
     description: 'Treasury rebalancing',
   });
   await expect
-    .poll(async () => (await harness.services.crypto.order(quote.id, true)).status, { timeout: 15_000 })
+    .poll(
+      async () =>
+        (await harness.services.crypto.order({ profileId: quote.environmentId, orderId: quote.id }, true))
+          .status,
+      { timeout: 15_000 },
+    )
     .toBe('in_progress');
   return quote.id;
 }
@@ -96,8 +101,12 @@ async function returnIntent(harness: Harness): Promise<string> {
   const le = entityA(harness);
   const t = le.incoming_transfers.find((x) => x.transaction_id === transactionId)!;
   // Looked up first, as the Returns screen does (the entry then knows its currency).
-  await harness.services.handlers['returns.lookup']({ transactionId });
+  await harness.services.handlers['returns.lookup']({
+    profileId: harness.services.session.profile.id,
+    transactionId,
+  });
   await harness.services.handlers['returns.createIntent']({
+    profileId: harness.services.session.profile.id,
     operationId: `a11y-return-${transactionId}`,
     transactionId,
     amount: t.amount,
@@ -488,7 +497,10 @@ const screens: ScreenCase[] = [
     async open(app, harness) {
       await harness.services.rfis.ready();
       const id = settledTransfer(harness);
-      await harness.services.handlers['returns.lookup']({ transactionId: id });
+      await harness.services.handlers['returns.lookup']({
+        profileId: harness.services.session.profile.id,
+        transactionId: id,
+      });
       await harness.services.sandbox!.close();
       await harness.services.bank.listRfis({ page_size: '1' }).catch(() => undefined);
       await go(app, harness, `#/returns/${id}`);

@@ -103,7 +103,10 @@ test.describe('exchange: quote, confirm, settle', () => {
     // A first click only asks: nothing is sent until the dialog is confirmed.
     await confirm.click();
     await app.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
-    const before = await harness.services.crypto.order(orderId);
+    const before = await harness.services.crypto.order({
+      profileId: harness.services.session.profile.id,
+      orderId: orderId,
+    });
     expect(
       (await sandboxTransaction(harness, before.transactionId!))?.crypto_trade_v2?.quote_confirmed_at,
     ).toBeNull();
@@ -186,7 +189,10 @@ test.describe('exchange: expiry and requote', () => {
     expect(answer.ok).toBe(false);
     expect(answer.error?.kind).toBe('precondition');
     expect(['QUOTE_TOO_CLOSE_TO_EXPIRY', 'QUOTE_EXPIRED']).toContain(answer.error?.reason);
-    const view = await harness.services.crypto.order(orderId);
+    const view = await harness.services.crypto.order({
+      profileId: harness.services.session.profile.id,
+      orderId: orderId,
+    });
     const atBank = await sandboxTransaction(harness, view.transactionId!);
     expect(['in_progress', 'expired']).toContain(atBank?.status);
     expect(atBank?.crypto_trade_v2?.quote_confirmed_at).toBeNull();
@@ -205,12 +211,18 @@ test.describe('exchange: expiry and requote', () => {
   test('requote makes a new quote with the same parameters under a new key', async ({ app, harness }) => {
     const firstId = await requestQuote(app, { amount: '12.345678', expectMinor: '12345678' });
     await waitInProgress(app);
-    const first = await harness.services.crypto.order(firstId);
+    const first = await harness.services.crypto.order({
+      profileId: harness.services.session.profile.id,
+      orderId: firstId,
+    });
     await app.getByTestId('crypto-requote').click();
     await expect(app).not.toHaveURL(new RegExp(`${firstId}$`));
     await waitInProgress(app);
     const secondId = new URL(app.url()).hash.split('/').pop()!;
-    const second = await harness.services.crypto.order(secondId);
+    const second = await harness.services.crypto.order({
+      profileId: harness.services.session.profile.id,
+      orderId: secondId,
+    });
     expect(second.requoteOf).toBe(firstId);
     expect(second.request).toEqual(first.request);
     expect(second.transactionId).not.toBe(first.transactionId);
@@ -310,7 +322,10 @@ test.describe('exchange: skewed clocks', () => {
     const app = await harness.open(context);
     const orderId = await requestQuote(app, { amount: '3' });
     await waitInProgress(app);
-    const view = await harness.services.crypto.order(orderId);
+    const view = await harness.services.crypto.order({
+      profileId: harness.services.session.profile.id,
+      orderId: orderId,
+    });
     const validUntil = Date.parse(view.crypto!.quote_valid_until);
 
     const pageNow = await app.evaluate(() => Date.now());

@@ -241,9 +241,11 @@ test.describe('overview', () => {
     const le = harness.services.sandbox!.fixtures.legal_entities[0]!;
     const transfer = le.incoming_transfers.find((t) => (t.status ?? 'completed') === 'completed')!;
     const looked = await harness.services.handlers['returns.lookup']({
+      profileId: harness.services.session.profile.id,
       transactionId: transfer.transaction_id,
     });
     await harness.services.handlers['returns.createIntent']({
+      profileId: harness.services.session.profile.id,
       operationId: 'overview-e2e-return-1',
       transactionId: transfer.transaction_id,
       amount: transfer.amount,

@@ -221,9 +221,13 @@ test.describe('activity', () => {
     const A = s.sandbox!.fixtures.legal_entities[0]!;
     const transfer = await staffOf(s).createIncomingTransfer({ legal_entity_id: A.id, amount: '250000' });
     // As the Returns screen does it: look the transfer up, then create the intent.
-    const seen = await s.handlers['returns.lookup']({ transactionId: transfer.transaction_id });
+    const seen = await s.handlers['returns.lookup']({
+      profileId: s.session.profile.id,
+      transactionId: transfer.transaction_id,
+    });
     const debtor = seen.incoming!.debtorName;
     const created = await s.handlers['returns.createIntent']({
+      profileId: s.session.profile.id,
       operationId: 'e2e-return',
       transactionId: transfer.transaction_id,
       amount: '250000',

@@ -157,15 +157,22 @@ it('a normal session leaves no customer string, id, name or bank address in plai
     creditor_account_id: account.id,
     amount: '250000',
   })) as { transaction_id: string };
-  const looked = await h['returns.lookup']({ transactionId: transfer.transaction_id });
+  const looked = await h['returns.lookup']({
+    profileId: s.services.session.profile.id,
+    transactionId: transfer.transaction_id,
+  });
   await h['returns.createIntent']({
+    profileId: s.services.session.profile.id,
     operationId: `scan-${tag}`,
     transactionId: transfer.transaction_id,
     amount: '250000',
     reasonCode: 'AM09',
     description: `Return ${tag}`,
   });
-  await h['returns.confirm']({ transactionId: transfer.transaction_id });
+  await h['returns.confirm']({
+    profileId: s.services.session.profile.id,
+    transactionId: transfer.transaction_id,
+  });
 
   // A quote (labelled account).
   const ctx = await h['crypto.context'](undefined);

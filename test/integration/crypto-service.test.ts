@@ -9,6 +9,7 @@ import { startSandbox } from '../../src/sandbox/index';
 import { startServices } from '../support/services';
 import type { TestServices } from '../support/services';
 import { staffOf } from '../support/sandbox-staff';
+import { sandboxProfileId } from '../../src/main/session/settings';
 
 /** The exchange channels end to end through the dispatcher against the in-process sandbox. */
 let t: TestServices;
@@ -37,9 +38,12 @@ function accountsOf(ctx: CryptoContext, asset: string): string {
 
 async function visible(orderId: string): Promise<OrderView> {
   await expect
-    .poll(async () => (await call<OrderView>('crypto.order', { orderId })).phase, { timeout: 5000 })
+    .poll(
+      async () => (await call<OrderView>('crypto.order', { profileId: sandboxProfileId, orderId })).phase,
+      { timeout: 5000 },
+    )
     .toBe('visible');
-  return call<OrderView>('crypto.order', { orderId });
+  return call<OrderView>('crypto.order', { profileId: sandboxProfileId, orderId });
 }
 
 beforeAll(async () => {
@@ -100,15 +104,28 @@ describe('crypto exchange service', () => {
       customer_receives_amount: '25000000',
     });
     expect(v.confirmable).toBe(true);
-    const confirmed = await call<OrderView>('crypto.confirm', { orderId: quote.id });
+    const confirmed = await call<OrderView>('crypto.confirm', {
+      profileId: sandboxProfileId,
+      orderId: quote.id,
+    });
     expect(['pending_execution', 'completed']).toContain(confirmed.status);
     await expect
-      .poll(async () => (await call<OrderView>('crypto.order', { orderId: quote.id })).status, {
-        timeout: 8000,
-      })
+      .poll(
+        async () =>
+          (await call<OrderView>('crypto.order', { profileId: sandboxProfileId, orderId: quote.id })).status,
+        {
+          timeout: 8000,
+        },
+      )
       .toBe('completed');
-    const done = await call<OrderView>('crypto.order', { orderId: quote.id });
+    const done = await call<OrderView>('crypto.order', { profileId: sandboxProfileId, orderId: quote.id });
     expect(done.crypto?.transaction_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // An order is named with the profile that owns it: under another profile's name it is not found.
+    expect(
+      await callError('crypto.order', { profileId: 'p_not_the_owner', orderId: quote.id }),
+    ).toMatchObject({
+      kind: 'not_found',
+    });
     await expect.poll(() => t.platform.notifications.length).toBeGreaterThan(0);
     expect(t.platform.notifications.at(-1)?.title).toContain('Exchange settled');
     const audit = await t.services.audit.list({ limit: 20 });
@@ -139,7 +156,7 @@ describe('crypto exchange service', () => {
     await visible(quote.id);
     // 29 of 30 s pass in bank time: 1 s is left, less than the 2 s margin.
     await staffOf(t.services).advanceClock(29);
-    const err = await callError('crypto.confirm', { orderId: quote.id });
+    const err = await callError('crypto.confirm', { profileId: sandboxProfileId, orderId: quote.id });
     expect(err).toMatchObject({ kind: 'precondition', reason: 'QUOTE_TOO_CLOSE_TO_EXPIRY' });
     // Nothing was sent: the bank still has the quote in progress.
     const list = await staffOf(t.services).listTransactions();
@@ -148,17 +165,21 @@ describe('crypto exchange service', () => {
     const audit = await t.services.audit.list({ limit: 5 });
     expect(audit.entries[0]).toMatchObject({ operation: 'crypto.confirm', outcome: 'failed' });
     await staffOf(t.services).advanceClock(5);
-    const expired = await call<OrderView>('crypto.order', { orderId: quote.id, refresh: true });
+    const expired = await call<OrderView>('crypto.order', {
+      profileId: sandboxProfileId,
+      orderId: quote.id,
+      refresh: true,
+    });
     expect(expired.displayStatus).toBe('expired');
     expect(expired.confirmable).toBe(false);
-    const again = await callError('crypto.confirm', { orderId: quote.id });
+    const again = await callError('crypto.confirm', { profileId: sandboxProfileId, orderId: quote.id });
     expect(again.reason).toBe('QUOTE_EXPIRED');
   });
 
   it('requote makes a new order with the same parameters and a new idempotency key', async () => {
     const { orders } = await call<{ orders: OrderView[] }>('crypto.list');
     const first = orders.find((o) => o.displayStatus === 'expired')!;
-    const re = await call<OrderView>('crypto.requote', { orderId: first.id });
+    const re = await call<OrderView>('crypto.requote', { profileId: sandboxProfileId, orderId: first.id });
     expect(re.id).not.toBe(first.id);
     expect(re.requoteOf).toBe(first.id);
     expect(re.idempotencyKey).not.toBe(first.idempotencyKey);
@@ -177,7 +198,7 @@ describe('crypto exchange service', () => {
     });
     await visible(quote.id);
     t.platform.fire('offline');
-    const err = await callError('crypto.confirm', { orderId: quote.id });
+    const err = await callError('crypto.confirm', { profileId: sandboxProfileId, orderId: quote.id });
     expect(err.kind).toBe('offline');
     expect(err.message).toContain('never queued');
     t.platform.fire('online');
@@ -186,7 +207,10 @@ describe('crypto exchange service', () => {
     expect(tx.status).toBe('in_progress');
     expect(tx.crypto_trade_v2?.quote_confirmed_at).toBeNull();
     // An explicit confirm online works.
-    const confirmed = await call<OrderView>('crypto.confirm', { orderId: quote.id });
+    const confirmed = await call<OrderView>('crypto.confirm', {
+      profileId: sandboxProfileId,
+      orderId: quote.id,
+    });
     expect(['pending_execution', 'completed']).toContain(confirmed.status);
   });
 
@@ -261,7 +285,11 @@ describe('crypto exchange service when the bank goes away', () => {
       expect(orders[0]).toMatchObject({ phase: 'create_failed', transactionId: null, confirmable: false });
       expect(orders[0]?.error?.message).toContain('may or may not have made this quote');
       expect(orders[0]?.idempotencyKey).toMatch(/^td-/);
-      const refused = (await d('crypto.confirm', { orderId: orders[0]!.id }, sender)) as Envelope<OrderView>;
+      const refused = (await d(
+        'crypto.confirm',
+        { profileId: sandboxProfileId, orderId: orders[0]!.id },
+        sender,
+      )) as Envelope<OrderView>;
       expect(refused).toMatchObject({ ok: false, error: { reason: 'QUOTE_NOT_CONFIRMABLE' } });
     } finally {
       await own.close();
@@ -319,9 +347,16 @@ describe('crypto exchange service: following survives a restart', () => {
         receivesAccountId: account('ETHEREUM-USDT'),
       });
       await expect
-        .poll(async () => (await first.services.crypto.order(quote.id)).phase, { timeout: 5000 })
+        .poll(
+          async () =>
+            (await first.services.crypto.order({ profileId: quote.environmentId, orderId: quote.id })).phase,
+          { timeout: 5000 },
+        )
         .toBe('visible');
-      const confirmed = await first.services.crypto.confirm(quote.id);
+      const confirmed = await first.services.crypto.confirm({
+        profileId: quote.environmentId,
+        orderId: quote.id,
+      });
       expect(confirmed.status).toBe('pending_execution');
       await first.stop();
 
@@ -337,7 +372,10 @@ describe('crypto exchange service: following survives a restart', () => {
           .filter((m) => m.event === 'crypto.orderChanged')
           .map((m) => (m.payload as OrderView).status);
         expect(pushes).toEqual(['completed']);
-        const done = await second.services.crypto.order(quote.id);
+        const done = await second.services.crypto.order({
+          profileId: quote.environmentId,
+          orderId: quote.id,
+        });
         expect(done).toMatchObject({ status: 'completed', transactionId: quote.transactionId });
       } finally {
         await second.stop();

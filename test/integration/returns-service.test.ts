@@ -63,7 +63,10 @@ describe('returns service', () => {
   it('lookup shows the transfer, remembers it in the recent list and says a return is possible', async () => {
     const s = await services();
     const id = await freshTransfer('123456');
-    const view = await s.services.handlers['returns.lookup']({ transactionId: id });
+    const view = await s.services.handlers['returns.lookup']({
+      profileId: s.services.session.profile.id,
+      transactionId: id,
+    });
     expect(view).toMatchObject({
       transactionId: id,
       status: 'completed',
@@ -84,8 +87,12 @@ describe('returns service', () => {
   it('create → review → confirm → followed to return_completed: list, event and native notification', async () => {
     const s = await services();
     const id = await freshTransfer('200000');
-    await s.services.handlers['returns.lookup']({ transactionId: id });
+    await s.services.handlers['returns.lookup']({
+      profileId: s.services.session.profile.id,
+      transactionId: id,
+    });
     const created = await s.services.handlers['returns.createIntent']({
+      profileId: s.services.session.profile.id,
       operationId: 'ret-svc-full-1',
       transactionId: id,
       amount: '150000',
@@ -93,7 +100,10 @@ describe('returns service', () => {
       description: 'Wrong amount',
     });
     expect(created).toMatchObject({ transactionId: id, alreadyDone: false });
-    const review = await s.services.handlers['returns.review']({ transactionId: id });
+    const review = await s.services.handlers['returns.review']({
+      profileId: s.services.session.profile.id,
+      transactionId: id,
+    });
     expect(review.returnDetails).toMatchObject({
       amount: '150000',
       fee: '0',
@@ -102,7 +112,10 @@ describe('returns service', () => {
       reasonMeaning: 'Wrong amount: the amount received is not the amount agreed or expected',
       initiatedBy: { firstName: 'Alex', lastName: 'Morgan' },
     });
-    const confirmed = await s.services.handlers['returns.confirm']({ transactionId: id });
+    const confirmed = await s.services.handlers['returns.confirm']({
+      profileId: s.services.session.profile.id,
+      transactionId: id,
+    });
     expect(confirmed.status).toBe('in_progress');
     await expect
       .poll(() => s.platform.notifications.map((n) => n.body), { timeout: 10_000 })
@@ -131,6 +144,7 @@ describe('returns service', () => {
     );
     await expect(
       s.services.handlers['returns.createIntent']({
+        profileId: s.services.session.profile.id,
         operationId: 'ret-svc-403-1',
         transactionId: id,
         amount: '100',
@@ -149,6 +163,7 @@ describe('returns service', () => {
     const s = await services();
     const id = await freshTransfer();
     await s.services.handlers['returns.createIntent']({
+      profileId: s.services.session.profile.id,
       operationId: 'ret-svc-dup-1',
       transactionId: id,
       amount: '100',
@@ -156,6 +171,7 @@ describe('returns service', () => {
     });
     await expect(
       s.services.handlers['returns.createIntent']({
+        profileId: s.services.session.profile.id,
         operationId: 'ret-svc-dup-2',
         transactionId: id,
         amount: '100',
@@ -166,10 +182,14 @@ describe('returns service', () => {
       message: expect.stringContaining('Open it from the Returns list') as unknown as string,
     });
     const unsettled = A().incoming_transfers.find((t) => t.status === 'in_progress')!;
-    const view = await s.services.handlers['returns.lookup']({ transactionId: unsettled.transaction_id });
+    const view = await s.services.handlers['returns.lookup']({
+      profileId: s.services.session.profile.id,
+      transactionId: unsettled.transaction_id,
+    });
     expect(view.returnable).toMatchObject({ ok: false, code: 'not_settled' });
     await expect(
       s.services.handlers['returns.createIntent']({
+        profileId: s.services.session.profile.id,
         operationId: 'ret-svc-unsettled-1',
         transactionId: unsettled.transaction_id,
         amount: '100',
@@ -185,10 +205,14 @@ describe('returns service', () => {
     const dataDir = await tempDir();
     const run1 = await services({ dataDir });
     const id = await freshTransfer();
-    await run1.services.handlers['returns.lookup']({ transactionId: id });
+    await run1.services.handlers['returns.lookup']({
+      profileId: run1.services.session.profile.id,
+      transactionId: id,
+    });
     proxy.rules.push((r) => (isPost(r) ? { kind: 'lose-answer' } : undefined));
     await expect(
       run1.services.handlers['returns.createIntent']({
+        profileId: run1.services.session.profile.id,
         operationId: 'ret-svc-restart-1',
         transactionId: id,
         amount: '4200',
@@ -203,6 +227,7 @@ describe('returns service', () => {
     const before = await run2.services.handlers['returns.list'](undefined);
     expect(before.entries).toMatchObject([{ operationId: 'ret-svc-restart-1', idempotencyKey: key }]);
     const again = await run2.services.handlers['returns.createIntent']({
+      profileId: run2.services.session.profile.id,
       operationId: 'ret-svc-restart-1',
       transactionId: id,
       amount: '4200',
@@ -218,14 +243,21 @@ describe('returns service', () => {
   it('cancel puts the transfer back to completed and the entry to cancelled; both writes are audited', async () => {
     const s = await services();
     const id = await freshTransfer();
-    const transfer = await s.services.handlers['returns.lookup']({ transactionId: id });
+    const transfer = await s.services.handlers['returns.lookup']({
+      profileId: s.services.session.profile.id,
+      transactionId: id,
+    });
     await s.services.handlers['returns.createIntent']({
+      profileId: s.services.session.profile.id,
       operationId: 'ret-svc-cancel-1',
       transactionId: id,
       amount: '500',
       reasonCode: 'FOCR',
     });
-    const view = await s.services.handlers['returns.cancel']({ transactionId: id });
+    const view = await s.services.handlers['returns.cancel']({
+      profileId: s.services.session.profile.id,
+      transactionId: id,
+    });
     expect(view).toMatchObject({ status: 'completed', returnDetails: null, returnable: { ok: true } });
     const { entries } = await s.services.handlers['returns.list'](undefined);
     expect(entries[0]).toMatchObject({ phase: 'cancelled', status: 'completed' });
@@ -244,7 +276,9 @@ describe('returns service', () => {
       `Return intent created — 5.00 USD to ${debtor}, reason: following cancellation request`,
     ]);
     // Cancelling again is refused in plain words.
-    await expect(s.services.handlers['returns.cancel']({ transactionId: id })).rejects.toMatchObject({
+    await expect(
+      s.services.handlers['returns.cancel']({ profileId: s.services.session.profile.id, transactionId: id }),
+    ).rejects.toMatchObject({
       reason: 'NO_RETURN_INTENT',
     });
   });
@@ -265,15 +299,25 @@ describe('returns service: following survives a restart', () => {
     const run1 = await startServices({ environment });
     try {
       await run1.services.session.check();
-      await run1.services.handlers['returns.lookup']({ transactionId: id });
+      await run1.services.handlers['returns.lookup']({
+        profileId: run1.services.session.profile.id,
+        transactionId: id,
+      });
       await run1.services.handlers['returns.createIntent']({
+        profileId: run1.services.session.profile.id,
         operationId: 'ret-svc-follow-restart-1',
         transactionId: id,
         amount: '1000',
         reasonCode: 'CUST',
       });
-      await run1.services.handlers['returns.review']({ transactionId: id });
-      const confirmed = await run1.services.handlers['returns.confirm']({ transactionId: id });
+      await run1.services.handlers['returns.review']({
+        profileId: run1.services.session.profile.id,
+        transactionId: id,
+      });
+      const confirmed = await run1.services.handlers['returns.confirm']({
+        profileId: run1.services.session.profile.id,
+        transactionId: id,
+      });
       expect(confirmed.status).toBe('in_progress');
       expect(run1.services.returns.following()).toEqual([id]);
       await run1.stop();

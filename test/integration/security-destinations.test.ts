@@ -558,7 +558,7 @@ describe('finding 2: one request, one identity', () => {
 
       // The lookup belongs to the profile it started on: its retries stay with that profile's
       // host and token (switching the default profile moves nothing in flight), then it fails.
-      const e = await refused('returns.lookup', { transactionId: 'txn_old_1' });
+      const e = await refused('returns.lookup', { profileId: id, transactionId: 'txn_old_1' });
       expect(e).toMatchObject({ kind: 'server' });
       expect(switched).toBe(true);
       expect(t.services.session.profile.id).toBe('sandbox');
@@ -745,7 +745,7 @@ describe('finding 7: ids and upload URLs', () => {
       expect(await refused('rfis.get', { profileId: id, id: bad, refresh: true })).toMatchObject({
         kind: 'invalid_argument',
       });
-      expect(await refused('returns.lookup', { transactionId: bad })).toMatchObject({
+      expect(await refused('returns.lookup', { profileId: id, transactionId: bad })).toMatchObject({
         kind: 'invalid_argument',
       });
       expect(await refused('drafts.get', { rfiId: bad })).toMatchObject({ kind: 'invalid_argument' });

@@ -96,6 +96,8 @@ beforeEach(() => {
     invoke: async (channel: string) => {
       if (channel === 'crypto.context') return { ok: true, value: context };
       if (channel === 'crypto.order') return { ok: true, value: answer };
+      // An order opened by its id alone (a link) is named with its owning profile from the list.
+      if (channel === 'crypto.list') return { ok: true, value: { orders: [answer] } };
       return { ok: false, error: { kind: 'internal', message: `unexpected ${channel}` } };
     },
     subscribe: () => () => undefined,

@@ -110,7 +110,13 @@ describe('ReturnForm', () => {
       value: { transactionId: 'txn_1', idempotencyKey: 'k', alreadyDone: false },
     }));
     vi.stubGlobal('desk', { invoke, subscribe: () => () => undefined });
-    useReturns.setState({ phase: 'form', operationId: 'ret-test-000001', sendProblem: null, pending: null });
+    useReturns.setState({
+      phase: 'form',
+      operationId: 'ret-test-000001',
+      sendProblem: null,
+      pending: null,
+      profileId: 'p_birch',
+    });
     render(<ReturnForm transfer={transfer('USD', '1250000')} />);
     const amount = screen.getByLabelText('Amount to return (USD)');
     expect((amount as HTMLInputElement).value).toBe('12500.00');
@@ -135,6 +141,7 @@ describe('ReturnForm', () => {
       fireEvent.click(screen.getByRole('button', { name: 'Create return intent' }));
     });
     expect(invoke).toHaveBeenCalledWith('returns.createIntent', {
+      profileId: 'p_birch',
       operationId: 'ret-test-000001',
       transactionId: 'txn_1',
       amount: '9990',

@@ -9,7 +9,7 @@ import { AppFailure } from '../../shared/ipc/errors';
 import type { Operations } from '../bank/operations';
 import { ConfirmRefused, guardedConfirm } from './guard';
 import { appErrorOf, orderFacts, requireTrade, validUntilOf } from './order-book';
-import type { OrderBook } from './order-book';
+import type { OrderBook, OrderRef } from './order-book';
 import type { OrderTracking } from './tracking';
 
 export interface ConfirmingDeps {
@@ -50,10 +50,11 @@ function confirmFailure(err: unknown): never {
   throw err;
 }
 
-export function createConfirming(deps: ConfirmingDeps): (orderId: string) => Promise<OrderView> {
+export function createConfirming(deps: ConfirmingDeps): (ref: OrderRef) => Promise<OrderView> {
   const { book, tracking } = deps;
-  return async (orderId) => {
-    const r = book.get(orderId);
+  return async (ref) => {
+    const r = book.owned(ref);
+    const orderId = r.id;
     const owner = book.ownerOf(r);
     const { bank, clock } = owner;
     const transactionId = r.transactionId;

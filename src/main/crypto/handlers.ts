@@ -24,9 +24,10 @@ export function cryptoHandlers(crypto: CryptoService): Pick<Handlers, CryptoChan
       }),
     'crypto.removeAccount': ({ accountId, profileId }) => crypto.removeAccount(accountId, profileId),
     'crypto.quote': (args) => crypto.quote(args),
-    'crypto.requote': ({ orderId }) => crypto.requote(orderId),
-    'crypto.confirm': ({ orderId }) => crypto.confirm(orderId),
-    'crypto.order': ({ orderId, refresh }) => crypto.order(orderId, refresh ?? false),
+    'crypto.requote': ({ profileId, orderId }) => crypto.requote({ profileId, orderId }),
+    'crypto.confirm': ({ profileId, orderId }) => crypto.confirm({ profileId, orderId }),
+    'crypto.order': ({ profileId, orderId, refresh }) =>
+      crypto.order({ profileId, orderId }, refresh ?? false),
     'crypto.list': async () => ({ orders: await crypto.list() }),
   };
 }

@@ -36,6 +36,11 @@ export interface CryptoOwner {
 }
 
 export type OrderRecord = z.infer<typeof storedOrderRecordSchema>;
+/** An order as the renderer names it: the profile that owns it and its id. */
+export interface OrderRef {
+  profileId: string;
+  orderId: string;
+}
 export type OrdersFile = { orders: OrderRecord[] };
 
 const MAX_ORDERS = 500;
@@ -122,6 +127,8 @@ export interface OrderBook {
   find(id: string): OrderRecord | undefined;
   /** The order (not_found when it is not kept here). */
   get(id: string): OrderRecord;
+  /** The order of that profile (not_found when it is not kept here or another profile owns it). */
+  owned(ref: OrderRef): OrderRecord;
   /** Writes an order first in the file (the oldest final orders beyond the cap are dropped). */
   put(next: OrderRecord): OrderRecord;
   /** Patches an order and pushes its view. */
@@ -247,6 +254,15 @@ export function createOrderBook(deps: OrderBookDeps): OrderBook {
     get(id) {
       const r = find(id);
       if (!r) throw new AppFailure({ kind: 'not_found', message: `No exchange order ${id} here.` });
+      return r;
+    },
+    owned(ref) {
+      const r = find(ref.orderId);
+      if (!r || r.environmentId !== ref.profileId)
+        throw new AppFailure({
+          kind: 'not_found',
+          message: `No exchange order ${ref.orderId} of this profile here.`,
+        });
       return r;
     },
     put,

@@ -22,11 +22,11 @@ import { createAccountBook } from './accounts';
 import type { StoredAccount } from './accounts';
 import { createConfirming } from './confirming';
 import { createOrderBook, appErrorOf, isFinalStatus } from './order-book';
-import type { CryptoOwner, OrdersFile } from './order-book';
+import type { CryptoOwner, OrderRef, OrdersFile } from './order-book';
 import { bodyOfRecord, bodyOf, createQuoting } from './quoting';
 import { createOrderTracking } from './tracking';
 
-export type { CryptoOwner } from './order-book';
+export type { CryptoOwner, OrderRef } from './order-book';
 export { orderFacts } from './order-book';
 
 export interface CryptoDeps {
@@ -69,9 +69,10 @@ export interface CryptoService {
   }): Promise<CryptoContext>;
   removeAccount(accountId: string, profileId?: string): Promise<CryptoContext>;
   quote(args: QuoteArgs): Promise<OrderView>;
-  requote(orderId: string): Promise<OrderView>;
-  confirm(orderId: string): Promise<OrderView>;
-  order(orderId: string, refresh?: boolean): Promise<OrderView>;
+  /** An order is named by the profile that owns it and its id: another profile's order is not found. */
+  requote(ref: OrderRef): Promise<OrderView>;
+  confirm(ref: OrderRef): Promise<OrderView>;
+  order(ref: OrderRef, refresh?: boolean): Promise<OrderView>;
   list(): Promise<OrderView[]>;
   dispose(): void;
 }
@@ -121,13 +122,14 @@ export async function createCryptoService(
     saveAccount: accountBook.save,
     removeAccount: accountBook.remove,
     quote: ({ profileId, ...args }) => create(bodyOf(args), null, deps.owner(profileId)),
-    async requote(orderId) {
-      const r = book.get(orderId);
-      return create(bodyOfRecord(r), orderId, book.ownerOf(r));
+    async requote(ref) {
+      const r = book.owned(ref);
+      return create(bodyOfRecord(r), r.id, book.ownerOf(r));
     },
     confirm,
-    async order(orderId, refresh) {
-      let r = book.get(orderId);
+    async order(ref, refresh) {
+      let r = book.owned(ref);
+      const orderId = r.id;
       if (refresh && r.transactionId && r.phase === 'visible' && !isFinalStatus(r.status)) {
         try {
           r = await tracking.read(orderId, r.transactionId);

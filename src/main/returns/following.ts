@@ -39,8 +39,6 @@ export interface ReturnsFollowing {
 }
 
 export function createReturnsFollowing(deps: {
-  /** The default profile: for a transaction followed without an owner (none is). */
-  owner(profileId?: string): ReturnsOwner;
   record: ReturnsRecord;
   settings: SettingsStore;
   platform: Platform;
@@ -71,7 +69,8 @@ export function createReturnsFollowing(deps: {
   /** Follows confirmed returns until they leave in_progress; notifies on return_completed. */
   const follower = createFollower<TransferView>({
     read: async (transactionId, signal) => {
-      const owner = followedBy.get(transactionId) ?? deps.owner();
+      const owner = followedBy.get(transactionId);
+      if (!owner) throw new AppFailure({ kind: 'not_found', message: `${transactionId} is not followed.` });
       return viewOf(
         await owner.bank.getTransaction(transactionId, { signal }),
         owner.credential?.role ?? null,

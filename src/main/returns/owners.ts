@@ -1,8 +1,7 @@
 /**
  * Whose a transfer is, and what its credential may do: each call goes through the profile that
- * owns the transfer (named by the screen, else the profile of a return made here, else the
- * default profile), and a write is refused before anything is sent when the credential cannot
- * make it (the refusal is still audited).
+ * owns the transfer (named by the screen the analyst acts from), and a write is refused before
+ * anything is sent when the credential cannot make it (the refusal is still audited).
  */
 
 import type { Transaction } from '../../shared/api';
@@ -10,7 +9,6 @@ import type { TransferView } from '../../shared/ipc/channels/returns';
 import { AppFailure } from '../../shared/ipc/errors';
 import type { BankClient } from '../bank/client';
 import type { Operations } from '../bank/operations';
-import type { ReturnsRecord } from './record';
 import { explainReturnFailure, toTransferView } from './view';
 
 /** The profile a transfer belongs to: its bank client, credential and read-after-create. */
@@ -46,15 +44,14 @@ export async function readTransfer(transactionId: string, owner: ReturnsOwner): 
 }
 
 export interface ReturnsOwners {
-  /** The owner of a transfer: the one named, else the profile of a return made here, else the default. */
-  ownerOf(transactionId: string, profileId?: string): Promise<ReturnsOwner>;
+  /** The owner of a transfer: the profile named (not_found when it is gone). */
+  ownerOf(profileId: string): ReturnsOwner;
   /** Refuses a write before sending when the credential cannot make it (the refusal is audited). */
   requireAdmin(owner: ReturnsOwner, operation: string, target: string): Promise<void>;
 }
 
 export function createReturnsOwners(deps: {
-  owner(profileId?: string): ReturnsOwner;
-  record: ReturnsRecord;
+  owner(profileId: string): ReturnsOwner;
   operations: Operations;
 }): ReturnsOwners {
   const roleFailure = async (owner: ReturnsOwner): Promise<AppFailure | null> => {
@@ -77,13 +74,7 @@ export function createReturnsOwners(deps: {
   };
 
   return {
-    async ownerOf(transactionId, profileId) {
-      if (profileId !== undefined) return deps.owner(profileId);
-      const s = (await deps.record.store()).get();
-      const made = [...s.entries].reverse().find((e) => e.transactionId === transactionId);
-      const seen = s.recent.find((r) => r.transactionId === transactionId);
-      return deps.owner(made?.environmentId ?? seen?.profileId);
-    },
+    ownerOf: (profileId) => deps.owner(profileId),
     async requireAdmin(owner, operation, target) {
       // The refused attempt is still an analyst action: it goes to the audit log (failed, nothing sent).
       const failure = await roleFailure(owner);

@@ -29,19 +29,18 @@ export type { ReturnsOwner } from './owners';
 export type { CreateIntentInput } from './writes';
 
 /**
- * Every call may name the profile that owns the transfer (the screen it was opened from says
- * it); without it, a transfer with a return made here belongs to that return's profile, any
- * other to the default (active) profile. Each call goes through its owner's bank client.
+ * Every call names the profile that owns the transfer (the screen it was opened from says it) and
+ * goes through that profile's bank client, whatever profile is active.
  */
 export interface ReturnsService {
-  lookup(transactionId: string, profileId?: string): Promise<TransferView>;
+  lookup(transactionId: string, profileId: string): Promise<TransferView>;
   recent(): Promise<RecentTransfer[]>;
   createIntent(
     input: CreateIntentInput,
   ): Promise<{ transactionId: string; idempotencyKey: string; alreadyDone: boolean }>;
-  review(transactionId: string, profileId?: string): Promise<TransferView>;
-  confirm(transactionId: string, profileId?: string): Promise<TransferView>;
-  cancel(transactionId: string, profileId?: string): Promise<TransferView>;
+  review(transactionId: string, profileId: string): Promise<TransferView>;
+  confirm(transactionId: string, profileId: string): Promise<TransferView>;
+  cancel(transactionId: string, profileId: string): Promise<TransferView>;
   /** Every return made here, of every profile, newest first. */
   list(): Promise<ReturnEntry[]>;
   /** Transactions being followed to a final status (tests, diagnostics). */
@@ -52,8 +51,8 @@ export interface ReturnsService {
 
 /** What the returns service needs. */
 export interface ReturnsDeps {
-  /** The named profile (not_found when it is gone), else the default (active) profile. */
-  owner(profileId?: string): ReturnsOwner;
+  /** The named profile (not_found when it is gone). */
+  owner(profileId: string): ReturnsOwner;
   settings: SettingsStore;
   platform: Platform;
   log: Logger;
@@ -65,9 +64,8 @@ export interface ReturnsDeps {
 
 export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsTiming> = {}): ReturnsService {
   const record = createReturnsRecord(core);
-  const owners = createReturnsOwners({ owner: core.owner, record, operations: core.operations });
+  const owners = createReturnsOwners({ owner: core.owner, operations: core.operations });
   const following = createReturnsFollowing({
-    owner: core.owner,
     record,
     settings: core.settings,
     platform: core.platform,
@@ -112,7 +110,7 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
 
   return {
     async lookup(transactionId, profileId) {
-      const owner = await owners.ownerOf(transactionId, profileId);
+      const owner = owners.ownerOf(profileId);
       const view = await readTransfer(transactionId, owner);
       await record.remember(view);
       await record.applyStatuses([view]);
@@ -127,7 +125,7 @@ export function createReturnsService(core: ReturnsDeps, timing: Partial<ReturnsT
     ...writes,
 
     async review(transactionId, profileId) {
-      const owner = await owners.ownerOf(transactionId, profileId);
+      const owner = owners.ownerOf(profileId);
       // Only an intent this workstation sent (and the bank did not refuse) can be inside the bank's
       // 404 window; any other id is read once, so a wrong id answers not_found now instead of
       // holding the call for 30 min.

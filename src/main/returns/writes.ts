@@ -17,7 +17,7 @@ import type { ReturnsFollowing } from './following';
 import { explainReturnFailure } from './view';
 
 export interface ReturnsWritesDeps {
-  owner(profileId?: string): ReturnsOwner;
+  owner(profileId: string): ReturnsOwner;
   owners: ReturnsOwners;
   record: ReturnsRecord;
   following: ReturnsFollowing;
@@ -31,16 +31,16 @@ export interface CreateIntentInput {
   amount: string;
   reasonCode: ReturnReasonCode;
   description?: string | undefined;
-  /** The profile the transfer belongs to (default: the active profile). */
-  profileId?: string | undefined;
+  /** The profile the transfer belongs to (the screen the analyst acts from says it). */
+  profileId: string;
 }
 
 export interface ReturnsWrites {
   createIntent(
     input: CreateIntentInput,
   ): Promise<{ transactionId: string; idempotencyKey: string; alreadyDone: boolean }>;
-  confirm(transactionId: string, profileId?: string): Promise<TransferView>;
-  cancel(transactionId: string, profileId?: string): Promise<TransferView>;
+  confirm(transactionId: string, profileId: string): Promise<TransferView>;
+  cancel(transactionId: string, profileId: string): Promise<TransferView>;
 }
 
 export function createReturnsWrites(deps: ReturnsWritesDeps): ReturnsWrites {
@@ -50,9 +50,9 @@ export function createReturnsWrites(deps: ReturnsWritesDeps): ReturnsWrites {
   const decide = async (
     operation: 'return.confirm' | 'return.cancel',
     transactionId: string,
-    profileId: string | undefined,
+    profileId: string,
   ): Promise<{ owner: ReturnsOwner; view: TransferView }> => {
-    const owner = await owners.ownerOf(transactionId, profileId);
+    const owner = owners.ownerOf(profileId);
     await owners.requireAdmin(owner, operation, transactionId);
     try {
       const facts = await record.factsOf(transactionId);

@@ -101,6 +101,7 @@ export class Transfers {
       description: body.description ?? '',
       reasonCode: body.status_reason_code,
       initiatedBy: { ...cred.user },
+      confirmedBy: null,
       createdAt: now,
       updatedAt: now,
       idempotencyKey,
@@ -141,6 +142,7 @@ export class Transfers {
     }
     const now = this.s.now();
     acc.held += ret.amount;
+    ret.confirmedBy = { ...cred.user };
     t.status = 'in_progress';
     t.updatedAt = now;
     ret.updatedAt = now;

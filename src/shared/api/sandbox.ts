@@ -21,7 +21,11 @@ export const Fixtures = z.looseObject({
     z.looseObject({
       id: z.string(),
       name: z.string(),
-      tokens: z.looseObject({ admin: z.string(), viewer: z.string().optional() }),
+      tokens: z.looseObject({
+        admin: z.string(),
+        viewer: z.string().optional(),
+        colleague_admin: z.string().optional(),
+      }),
       accounts: z.array(FixtureAccount),
       incoming_transfers: z.array(
         z.looseObject({
@@ -65,6 +69,11 @@ export const SandboxTransactionList = z.looseObject({
       legal_entity_id: z.string(),
       idempotency_key: z.string().nullable(),
       visible_at: timestampOut,
+      /** The user whose credential confirmed the transfer's return (null: none confirmed). */
+      return_confirmed_by: z
+        .looseObject({ id: z.string(), first_name: z.string(), last_name: z.string() })
+        .nullable()
+        .optional(),
     }),
   ),
 });

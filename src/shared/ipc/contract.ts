@@ -15,6 +15,8 @@ import { remindersChannels, remindersEvents } from './channels/reminders';
 import { teamChannels, teamEvents } from './channels/team';
 import { teamApprovalsChannels, teamApprovalsEvents } from './channels/team-approvals';
 import { teamShareChannels, teamShareEvents } from './channels/team-share';
+import { teamReturnsChannels } from './channels/team-returns';
+import { teamMandatesChannels } from './channels/team-mandates';
 
 /**
  * Every renderer → main call. A feature adds its channels in channels/<feature>.ts and spreads
@@ -37,6 +39,8 @@ export const channels = {
   ...teamChannels,
   ...teamApprovalsChannels,
   ...teamShareChannels,
+  ...teamReturnsChannels,
+  ...teamMandatesChannels,
 } as const;
 
 /** Every main → renderer push event. */

@@ -109,6 +109,9 @@ export const quoteArgsSchema = z.strictObject({
 });
 export type QuoteArgs = z.infer<typeof quoteArgsSchema>;
 
+/** An order is named by the profile that owns it (its `environmentId`) and its id. */
+const orderRef = { profileId: profileIdSchema, orderId };
+
 export const cryptoChannels = {
   'crypto.context': channel({
     summary:
@@ -138,19 +141,21 @@ export const cryptoChannels = {
     result: orderViewSchema,
   }),
   'crypto.requote': channel({
-    summary: 'A new quote with the same parameters as an earlier order (a new operation, a new key).',
-    args: z.strictObject({ orderId }),
+    summary:
+      'A new quote with the same parameters as an earlier order of the profile that owns it (a new operation, a new key).',
+    args: z.strictObject(orderRef),
     result: orderViewSchema,
   }),
   'crypto.confirm': channel({
     summary:
-      'Confirms a quote (PUT /v1/crypto/order) only if it is in progress and main’s server-time guard allows it; never queued.',
-    args: z.strictObject({ orderId }),
+      'Confirms a quote through the profile that owns it (PUT /v1/crypto/order) only if it is in progress and main’s server-time guard allows it; never queued.',
+    args: z.strictObject(orderRef),
     result: orderViewSchema,
   }),
   'crypto.order': channel({
-    summary: 'One order; with refresh, re-read from the bank first (not final orders only).',
-    args: z.strictObject({ orderId, refresh: z.boolean().optional() }),
+    summary:
+      'One order of the profile that owns it; with refresh, re-read from the bank through that profile first (not final orders only).',
+    args: z.strictObject({ ...orderRef, refresh: z.boolean().optional() }),
     result: orderViewSchema,
   }),
   'crypto.list': channel({

@@ -100,8 +100,11 @@ export const recentTransferSchema = z.object({
 });
 export type RecentTransfer = z.infer<typeof recentTransferSchema>;
 
-/** The profile the transfer belongs to (the screen it was opened from says it); absent: main decides. */
-const owner = { profileId: profileIdSchema.optional() };
+/**
+ * The profile the transfer belongs to: the screen it was opened from says it (a transfer typed in
+ * is the default profile's, chosen by the page). Every call goes through that profile.
+ */
+const owner = { profileId: profileIdSchema };
 
 export const returnsChannels = {
   'returns.lookup': channel({

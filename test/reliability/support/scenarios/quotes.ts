@@ -107,7 +107,7 @@ export async function runQuoteScenario(options: {
     const visibleBy = Date.now() + 20_000;
     while (view.phase !== 'visible' && Date.now() < visibleBy) {
       await new Promise((r) => setTimeout(r, 20));
-      view = await app.services.crypto.order(view.id);
+      view = await app.services.crypto.order({ profileId: view.environmentId, orderId: view.id });
     }
     if (!view.transactionId || view.phase !== 'visible') {
       failures.push(`trial ${i}: quote never became visible (${view.phase})`);
@@ -117,7 +117,7 @@ export async function runQuoteScenario(options: {
     const left = tr.int(-300, 5800);
     await new Promise((r) => setTimeout(r, Math.max(0, ttl * 1000 - left)));
     try {
-      const after = await app.services.crypto.confirm(view.id);
+      const after = await app.services.crypto.confirm({ profileId: view.environmentId, orderId: view.id });
       confirmed++;
       outcomes.push({ trial: i, txId: view.transactionId, said: 'confirmed' });
       if (after.status !== 'pending_execution' && after.status !== 'completed') {

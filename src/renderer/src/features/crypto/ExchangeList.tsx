@@ -1,4 +1,5 @@
 import { sortableMinor } from '../../../../shared/money';
+import { Mandates } from '../approvals/Mandates';
 import { useEffect, useId, useMemo } from 'react';
 import { BookUser, Plus } from 'lucide-react';
 import type { OrderView } from '../../../../shared/ipc/channels/crypto';
@@ -154,6 +155,7 @@ export function ExchangeList() {
         <span className="actions__spacer" />
         <DensityToggle />
       </div>
+      <Mandates />
       {listError && (
         <p role="alert" className="notice notice--bad">
           {listError}

@@ -52,6 +52,16 @@ export const useCrypto = create<CryptoStore>((set, get) => {
   const setBusy = (id: string, value: boolean): void => set((s) => ({ busy: { ...s.busy, [id]: value } }));
   const setError = (id: string, value: string | null): void =>
     set((s) => ({ errors: { ...s.errors, [id]: value } }));
+  /** An order is named with the profile that owns it (the list says it; a link's order is looked up there). */
+  const refOf = async (orderId: string): Promise<{ profileId: string; orderId: string }> => {
+    let known = get().orders[orderId];
+    if (!known) {
+      await get().loadList();
+      known = get().orders[orderId];
+    }
+    if (!known) throw new Error('This exchange order is not kept on this workstation.');
+    return { profileId: known.environmentId, orderId };
+  };
 
   return {
     accept,
@@ -93,7 +103,7 @@ export const useCrypto = create<CryptoStore>((set, get) => {
     },
     async loadOrder(orderId, refresh = false) {
       try {
-        return accept(await call('crypto.order', { orderId, refresh }));
+        return accept(await call('crypto.order', { ...(await refOf(orderId)), refresh }));
       } catch (err) {
         setError(orderId, errorMessage(err));
         return null;
@@ -108,7 +118,7 @@ export const useCrypto = create<CryptoStore>((set, get) => {
       setBusy(orderId, true);
       setError(orderId, null);
       try {
-        return accept(await call('crypto.requote', { orderId }));
+        return accept(await call('crypto.requote', await refOf(orderId)));
       } catch (err) {
         setError(orderId, errorMessage(err));
         return null;
@@ -120,7 +130,7 @@ export const useCrypto = create<CryptoStore>((set, get) => {
       setBusy(orderId, true);
       setError(orderId, null);
       try {
-        accept(await call('crypto.confirm', { orderId }));
+        accept(await call('crypto.confirm', await refOf(orderId)));
       } catch (err) {
         setError(orderId, errorMessage(err));
         await get().loadOrder(orderId);

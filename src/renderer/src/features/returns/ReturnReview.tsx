@@ -4,6 +4,7 @@ import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Button, ConfirmDialog } from '../../components/ui';
 import { clockTime } from '../../lib/status-line';
+import { ReturnApproval, confirmBlockedBy, useReturnApproval } from '../approvals/ReturnApproval';
 import { ReviewPane } from './ReviewPane';
 import { useReturns } from './store';
 
@@ -21,10 +22,15 @@ export function ReturnReview({
   const actionError = useReturns((s) => s.actionError);
   const { askConfirm, backToReview, cancel, confirm } = useReturns.getState();
   const role = review.role ?? transfer.role;
+  const profileId = review.profileId ?? transfer.profileId;
+  // The team's four-eyes rule (nothing in solo use): who may confirm, and why not.
+  const approval = useReturnApproval(profileId, review.transactionId, `${review.status}|${phase}`);
+  const approvalBlock = confirmBlockedBy(approval);
   const writeBlocked = role !== 'admin';
   const writeReason = writeBlocked
     ? `The credential in use has the ${role ?? 'unknown'} role: it can read returns but not confirm or cancel them. Switch to an admin credential.`
     : null;
+  const confirmWhyId = approvalBlock && !writeReason ? `${idBase}-confirm-why` : undefined;
   const currency = review.incoming?.currency ?? transfer.incoming?.currency ?? '';
   const debtor = review.incoming?.debtorName ?? 'the debtor';
   const reason = review.returnDetails?.reasonCode;
@@ -37,13 +43,22 @@ export function ReturnReview({
           {actionError}
         </div>
       )}
+      {profileId && (phase === 'review' || phase === 'confirming' || phase === 'cancelling') && (
+        <ReturnApproval
+          profileId={profileId}
+          transactionId={review.transactionId}
+          state={approval}
+          onChanged={approval.refresh}
+        />
+      )}
       {(phase === 'review' || phase === 'confirming' || phase === 'cancelling') && (
         <div className="actions">
           <Button
             variant="primary"
             onPress={askConfirm}
-            isDisabled={writeBlocked || phase !== 'review'}
-            aria-describedby={whyId}
+            isDisabled={writeBlocked || approvalBlock !== null || phase !== 'review'}
+            aria-describedby={whyId ?? confirmWhyId}
+            data-testid="return-confirm"
           >
             {phase === 'confirming' ? 'Confirming…' : 'Confirm return…'}
           </Button>
@@ -57,6 +72,11 @@ export function ReturnReview({
           {writeReason && (
             <p id={whyId} className="why-not">
               {writeReason}
+            </p>
+          )}
+          {confirmWhyId && (
+            <p id={confirmWhyId} className="why-not" data-testid="return-confirm-why-not">
+              {approvalBlock}
             </p>
           )}
         </div>

@@ -28,6 +28,7 @@ import { knownTransfers, matchesTransfer } from './known-transfers';
 import type { KnownTransfer } from './known-transfers';
 import { returnsSubscription, useReturns } from './store';
 import { TransferScreen } from './TransferScreen';
+import { ReturnsWaitingForApproval } from '../approvals/ReturnApproval';
 
 const phaseLabel: Record<string, string> = {
   sending: 'Sent, answer unknown',
@@ -107,6 +108,7 @@ function ReturnsHome() {
   return (
     <section className="screen returns" aria-labelledby={`${id}-h`}>
       <h1 id={`${id}-h`}>Returns</h1>
+      <ReturnsWaitingForApproval />
 
       <section aria-labelledby={`${id}-recent`} className="panel">
         <div className="panel__head">

@@ -6,6 +6,7 @@ import type { ReturnReasonCode } from '../../../../shared/catalogue';
 import { maySendAgain } from '../../../../shared/failure-policy';
 import { MainCallError, call, errorMessage } from '../../lib/desk';
 import { onEvents, sharedSubscription } from '../../lib/events';
+import { useSession } from '../session/store';
 
 /**
  * The return flow of one transfer: look it up, fill the form, send the intent (one operationId
@@ -99,12 +100,20 @@ function phaseOf(view: TransferView): ReturnPhase {
   return 'idle';
 }
 
+/**
+ * The profile a transfer typed in or opened from a link belongs to: the default profile (the one a
+ * new object is made for), as main reports it.
+ */
+async function defaultProfileId(): Promise<string> {
+  const known = useSession.getState().status?.environment.id;
+  return known ?? (await call('session.status', undefined)).environment.id;
+}
+
 export const useReturns = create<ReturnsStore>((set, get) => {
-  /** Every call about the open transfer goes through the profile it belongs to. */
-  const owner = (): { profileId?: string } => {
-    const p = get().transfer?.profileId ?? get().profileId;
-    return p ? { profileId: p } : {};
-  };
+  /** Every call about the open transfer goes through the profile it belongs to (set when it opened). */
+  const owner = (): { profileId: string } => ({
+    profileId: get().transfer?.profileId ?? get().profileId ?? '',
+  });
   const runSend = async (intent: PendingIntent): Promise<void> => {
     set({
       phase: 'sending',
@@ -188,7 +197,10 @@ export const useReturns = create<ReturnsStore>((set, get) => {
         pending: null,
       });
       try {
-        const view = await call('returns.lookup', { transactionId, ...(profileId ? { profileId } : {}) });
+        const owned = profileId ?? (await defaultProfileId());
+        if (get().transactionId !== transactionId) return;
+        set({ profileId: owned });
+        const view = await call('returns.lookup', { transactionId, profileId: owned });
         if (get().transactionId !== transactionId) return;
         const phase = phaseOf(view);
         set({ transfer: view, loading: false, phase, review: phase === 'idle' ? null : view });

@@ -1,0 +1,366 @@
+/**
+ * Four-eyes approval of exchange orders as mandates. When a legal entity's rule wants a checker
+ * for exchanges above an amount, what a checker approves is a mandate: the side, the asset asked
+ * for, the amount (integer minor units of that asset) and the worst acceptable rate (the bank's
+ * `customer_rate`: units of the quote asset for one unit of the base asset). A quote inside an
+ * approved mandate may be confirmed before it expires; one outside it (a worse rate, another side,
+ * asset or amount) is refused before the bank is called. A mandate is used once: its confirm is
+ * the mandate's send job (one idempotency key, one lease), reported with the order's transaction.
+ *
+ * Calls go at once (not queued): a confirm needs the team server and the bank at that moment.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { OrderView } from '../../shared/ipc/channels/crypto';
+import type { MandateView } from '../../shared/ipc/channels/team-mandates';
+import { AppFailure } from '../../shared/ipc/errors';
+import { approvalRequired } from '../../shared/team/approval-rules';
+import {
+  Approval,
+  SendJob,
+  type ApprovalContent,
+  type ApprovalRule,
+  type Change,
+} from '../../shared/team/schemas';
+import type { Logger } from '../infra/log';
+import { teamCallFailure, type TeamHttp } from './api';
+import { approvalRefusal } from './approvals';
+import type { TeamPart } from './service';
+
+export type MandateContent = Extract<ApprovalContent, { kind: 'exchange' }>;
+
+/** An order as the renderer names it: the profile that owns it and its id. */
+export interface OrderRef {
+  profileId: string;
+  orderId: string;
+}
+
+export interface ExchangeMandatesDeps {
+  http: TeamHttp;
+  log: Logger;
+  analyst(): {
+    subject: string;
+    memberships: ReadonlyArray<{ legalEntityId: string; legalEntityName: string; roles: readonly string[] }>;
+  } | null;
+  nameOf(legalEntityId: string, subject: string): string;
+  rulesOf(legalEntityId: string): ApprovalRule[] | null;
+  /** The legal entity the profile's credential belongs to (what the bank said); null when unknown. */
+  entityOf(profileId: string): Promise<string | null>;
+  /** The order as main holds it (read through its owning profile). */
+  order(ref: OrderRef): Promise<OrderView>;
+  /** The crypto service's guarded confirm through the owning profile. */
+  confirm(ref: OrderRef): Promise<OrderView>;
+  workstation: string;
+  onChange(): void;
+}
+
+export interface ExchangeMandates extends TeamPart {
+  list(): MandateView[];
+  ask(input: { profileId: string } & Omit<MandateContent, 'kind'>): Promise<MandateView>;
+  decide(
+    input: { profileId: string; approvalId: string; contentHash: string } & (
+      { decision: 'approve' } | { decision: 'reject'; reason: string }
+    ),
+  ): Promise<MandateView>;
+  /** crypto.confirm with the rule in front: direct when the team has no say, else inside a mandate. */
+  confirm(ref: OrderRef, direct: () => Promise<OrderView>): Promise<OrderView>;
+}
+
+/** A decimal string as an integer scaled by 10^18 (exact; never a float). */
+function scaled(rate: string): bigint {
+  const [whole = '0', frac = ''] = rate.split('.');
+  return BigInt(whole) * 10n ** 18n + BigInt((frac + '0'.repeat(18)).slice(0, 18));
+}
+
+/** Why an order is outside a mandate, in words (null: inside it). */
+export function outsideMandate(
+  m: MandateContent,
+  o: { side: string; asset: string; amount: string; rate: string | null },
+): string | null {
+  if (o.side !== m.side) return `the mandate is to ${m.side}, the order is to ${o.side}`;
+  if (o.asset !== m.asset) return `the mandate is for ${m.asset}, the order asks for ${o.asset}`;
+  if (o.amount !== m.amount) return 'the order’s amount is not the mandate’s amount';
+  if (o.rate === null || !/^\d+(\.\d+)?$/.test(o.rate)) return 'the bank has not quoted a rate yet';
+  const worse =
+    m.side === 'buy' ? scaled(o.rate) > scaled(m.worstRate) : scaled(o.rate) < scaled(m.worstRate);
+  if (worse)
+    return `the quoted rate ${o.rate} is worse than the mandate’s worst acceptable rate ${m.worstRate}`;
+  return null;
+}
+
+const failure = (err: unknown): never =>
+  teamCallFailure(
+    err,
+    {
+      self_approval: 'forbidden',
+      forbidden: 'forbidden',
+      not_found: 'not_found',
+      content_changed: 'conflict',
+      conflict: 'conflict',
+      approval_required: 'precondition',
+    },
+    (e) =>
+      e.code === 'self_approval'
+        ? 'The team server refused: nobody approves their own mandate. Another checker has to decide.'
+        : approvalRefusal(e),
+  );
+
+function createMandateState() {
+  const mandates = new Map<string, Approval>();
+  /** mandate id → its send job. */
+  const jobs = new Map<string, SendJob>();
+  return {
+    mandates,
+    jobs,
+    remember(a: Approval): void {
+      if (a.object.kind !== 'exchange') return;
+      // One mandate per object id: the newest approval of it is what counts.
+      const cur = [...mandates.values()].find((x) => x.object.id === a.object.id && x.id !== a.id);
+      if (cur && cur.requestedAt > a.requestedAt) return;
+      if (cur) mandates.delete(cur.id);
+      mandates.set(a.id, a);
+    },
+    rememberJob(j: SendJob): void {
+      if (j.object.kind === 'exchange') jobs.set(j.object.id, j);
+    },
+  };
+}
+type MandateState = ReturnType<typeof createMandateState>;
+
+function mandateView(
+  deps: Pick<ExchangeMandatesDeps, 'analyst' | 'nameOf'>,
+  state: MandateState,
+  a: Approval,
+): MandateView {
+  const me = deps.analyst();
+  const person = (subject: string) => ({
+    subject,
+    name: deps.nameOf(a.legalEntityId, subject),
+    isYou: subject === me?.subject,
+  });
+  const c = a.content as MandateContent;
+  const job = state.jobs.get(a.object.id);
+  const maker = person(a.maker);
+  const checker = a.checker ? person(a.checker) : null;
+  const by = checker ? (checker.isYou ? 'you' : checker.name) : 'a checker';
+  const used = job?.status === 'done';
+  const words = used
+    ? `Approved by ${by}; used for an exchange confirmed at the bank.`
+    : a.status === 'pending'
+      ? maker.isYou
+        ? 'Waiting for approval by a checker.'
+        : `${maker.name} asks for your approval.`
+      : a.status === 'approved'
+        ? `Approved by ${by}: a quote inside it may be confirmed.`
+        : a.status === 'rejected'
+          ? `Rejected by ${by}: ${a.reason ?? ''}`
+          : 'Cleared.';
+  const roles = me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.roles ?? [];
+  return {
+    id: a.object.id,
+    legalEntityId: a.legalEntityId,
+    legalEntityName: me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.legalEntityName ?? '',
+    approvalId: a.id,
+    status: a.status,
+    contentHash: a.contentHash,
+    side: c.side,
+    asset: c.asset,
+    amount: c.amount,
+    worstRate: c.worstRate,
+    maker,
+    checker,
+    reason: a.reason,
+    mayDecide: a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
+    used,
+    words,
+  };
+}
+
+/** The mandate's send job leased here, the confirm, and its outcome under the lease number. */
+async function confirmInMandate(
+  deps: ExchangeMandatesDeps,
+  state: MandateState,
+  a: Approval,
+  ref: OrderRef,
+): Promise<OrderView> {
+  let job: SendJob;
+  try {
+    job = await deps.http.call('POST', '/v1/send-jobs', SendJob, {
+      legalEntityId: a.legalEntityId,
+      objectId: a.object.id,
+      content: a.content,
+    });
+    state.rememberJob(job);
+    if (job.status === 'queued' || job.status === 'leased')
+      job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/lease`, SendJob, {
+        workstation: deps.workstation,
+      });
+    state.rememberJob(job);
+  } catch (err) {
+    return failure(err);
+  }
+  if (job.status !== 'leased' || job.leasedBy !== deps.analyst()?.subject)
+    throw new AppFailure({
+      kind: 'conflict',
+      reason: 'MANDATE_USED',
+      message: 'This mandate was used for another exchange already (or is being used now). Nothing was sent.',
+    });
+  const report = async (outcome: 'sent' | 'failed' | 'ambiguous', bankReference?: string) => {
+    try {
+      state.rememberJob(
+        await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/complete`, SendJob, {
+          leaseNumber: job.leaseNumber,
+          outcome,
+          ...(bankReference ? { bankReference } : {}),
+        }),
+      );
+    } catch (err) {
+      deps.log.warn('team: reporting an exchange confirm failed', { error: err });
+    }
+    deps.onChange();
+  };
+  try {
+    const view = await deps.confirm(ref);
+    await report('sent', view.transactionId ?? undefined);
+    return view;
+  } catch (err) {
+    // The guard refused before sending (expired, too close): the mandate stays usable.
+    const before = err instanceof AppFailure && ['precondition', 'forbidden'].includes(err.kind);
+    await report(before ? 'failed' : 'ambiguous');
+    throw err;
+  }
+}
+
+export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMandates {
+  const state = createMandateState();
+  const viewOf = (a: Approval): MandateView => mandateView(deps, state, a);
+  const memberEntity = async (profileId: string): Promise<string | null> => {
+    const me = deps.analyst();
+    if (!me) return null;
+    const le = await deps.entityOf(profileId);
+    return le && me.memberships.some((m) => m.legalEntityId === le) ? le : null;
+  };
+  const requireEntity = async (profileId: string): Promise<string> => {
+    const le = await memberEntity(profileId);
+    if (!le)
+      throw new AppFailure({
+        kind: 'forbidden',
+        reason: 'NOT_A_MEMBER',
+        message:
+          'This profile’s legal entity is not part of your team (or you are not signed in to the team).',
+      });
+    return le;
+  };
+
+  return {
+    async load(ids) {
+      await Promise.all(
+        ids.map(async (id) => {
+          const list = await deps.http.call(
+            'GET',
+            `/v1/entities/${encodeURIComponent(id)}/approvals`,
+            z.object({ approvals: z.array(Approval) }),
+          );
+          for (const a of list.approvals) state.remember(a);
+        }),
+      );
+      deps.onChange();
+    },
+    apply(c: Change) {
+      const a = c.topic === 'approval' ? Approval.safeParse(c.data) : null;
+      if (a?.success && a.data.object.kind === 'exchange') {
+        state.remember(a.data);
+        deps.onChange();
+      }
+      const j = c.topic === 'send_job' ? SendJob.safeParse(c.data) : null;
+      if (j?.success && j.data.object.kind === 'exchange') {
+        state.rememberJob(j.data);
+        deps.onChange();
+      }
+    },
+    wake: () => undefined,
+    clear() {
+      state.mandates.clear();
+      state.jobs.clear();
+    },
+    list: () =>
+      deps.analyst()
+        ? [...state.mandates.values()]
+            .filter((a) => a.status !== 'cleared')
+            .sort((x, y) => (x.requestedAt < y.requestedAt ? 1 : -1))
+            .map(viewOf)
+        : [],
+    async ask({ profileId, ...m }) {
+      const le = await requireEntity(profileId);
+      const content: MandateContent = { kind: 'exchange', ...m };
+      try {
+        const a = await deps.http.call('POST', '/v1/approvals', Approval, {
+          legalEntityId: le,
+          objectId: `mandate-${randomUUID()}`,
+          content,
+        });
+        state.remember(a);
+        deps.onChange();
+        return viewOf(a);
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    async decide(input) {
+      await requireEntity(input.profileId);
+      try {
+        const path = `/v1/approvals/${encodeURIComponent(input.approvalId)}/${input.decision}`;
+        const body =
+          input.decision === 'approve'
+            ? { contentHash: input.contentHash }
+            : { contentHash: input.contentHash, reason: input.reason };
+        const a = await deps.http.call('POST', path, Approval, body);
+        state.remember(a);
+        deps.onChange();
+        return viewOf(a);
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    async confirm(ref, direct) {
+      const le = await memberEntity(ref.profileId);
+      const rules = le ? deps.rulesOf(le) : null;
+      if (!le || !rules) return direct();
+      const o = await deps.order(ref);
+      const side = o.request.side === 'sell' ? 'sell' : 'buy';
+      const order = {
+        side,
+        asset: o.request.requested_asset,
+        amount: o.request.requested_amount,
+        rate: o.crypto?.customer_rate ?? null,
+      };
+      const probe: MandateContent = {
+        kind: 'exchange',
+        side,
+        asset: order.asset,
+        amount: order.amount,
+        worstRate: '0',
+      };
+      if (!approvalRequired(rules, probe)) return direct();
+      const open = [...state.mandates.values()].filter(
+        (a) =>
+          a.legalEntityId === le && a.status === 'approved' && state.jobs.get(a.object.id)?.status !== 'done',
+      );
+      const inside = open.find((a) => outsideMandate(a.content as MandateContent, order) === null);
+      if (!inside) {
+        const why = open
+          .map((a) => outsideMandate(a.content as MandateContent, order))
+          .find((w) => w !== null);
+        throw new AppFailure({
+          kind: 'precondition',
+          reason: open.length === 0 ? 'MANDATE_REQUIRED' : 'OUTSIDE_MANDATE',
+          message:
+            open.length === 0
+              ? 'Your team’s rules want a checker-approved mandate for exchanges of this amount, and none is open. Nothing was sent to the bank.'
+              : `This quote is outside the approved mandate: ${why ?? 'it does not match'}. Nothing was sent to the bank.`,
+        });
+      }
+      return confirmInMandate(deps, state, inside, ref);
+    },
+  };
+}

@@ -1,0 +1,503 @@
+/**
+ * Four-eyes approval of returns on the workstation. When a legal entity's rule wants a checker for
+ * returns above an amount, a return intent a maker created is approved by a checker and confirmed
+ * at the bank with the checker's own credential (bank tokens never leave a workstation).
+ *
+ * What an approval covers is the return as the bank holds it: the transfer, the return amount
+ * (integer minor units), the currency and the reason, read through the owning profile's client and
+ * hashed over the shared canonical JSON. The maker asks for the intent the bank shows them; the
+ * checker approves only when the intent their own profile reads hashes to what was asked for; the
+ * confirm goes to the bank only when an approval covers the intent the bank holds at that moment,
+ * so an intent cancelled and made again with another amount is not covered by the old approval.
+ * The confirm is the send job of the approved content (one per transfer, one lease at a time); a
+ * lease taken over after an unknown outcome re-reads the bank before confirming again.
+ *
+ * Calls go at once (not queued): a return's confirm needs the team server and the bank anyway.
+ * Solo use, and entities without a rule over the amount, pass through unchanged.
+ */
+import { z } from 'zod';
+import type { TransferView } from '../../shared/ipc/channels/returns';
+import type { ReturnApprovalView } from '../../shared/ipc/channels/team-returns';
+import { AppFailure } from '../../shared/ipc/errors';
+import { approvalRequired } from '../../shared/team/approval-rules';
+import {
+  Approval,
+  SendJob,
+  type ApprovalContent,
+  type ApprovalRule,
+  type Change,
+} from '../../shared/team/schemas';
+import type { Logger } from '../infra/log';
+import { TeamApiError, teamCallFailure, type TeamHttp } from './api';
+import { approvalHash, approvalRefusal } from './approvals';
+import type { TeamPart } from './service';
+
+export type ReturnContent = Extract<ApprovalContent, { kind: 'return' }>;
+
+/** A transfer as the renderer names it: the profile that owns it and its id. */
+export interface TransferRef {
+  profileId: string;
+  transactionId: string;
+}
+
+export interface ReturnApprovalsDeps {
+  http: TeamHttp;
+  log: Logger;
+  /** Whether a team server is set and the analyst signed in (null: solo or signed out). */
+  analyst(): {
+    subject: string;
+    memberships: ReadonlyArray<{ legalEntityId: string; roles: readonly string[] }>;
+  } | null;
+  nameOf(legalEntityId: string, subject: string): string;
+  /** The entity's rules as the team server last said them (null: not known yet). */
+  rulesOf(legalEntityId: string): ApprovalRule[] | null;
+  /** The legal entity the profile's credential belongs to (what the bank said); null when unknown. */
+  entityOf(profileId: string): Promise<string | null>;
+  /** A profile of this workstation reaching the legal entity (an admin credential first); null: none. */
+  profileFor(legalEntityId: string): string | null;
+  entityName(legalEntityId: string): string;
+  /** Reads the transfer through its owning profile. */
+  read(ref: TransferRef): Promise<TransferView>;
+  /** Confirms the intent through its owning profile (the returns service's audited confirm). */
+  confirm(ref: TransferRef): Promise<TransferView>;
+  /** This workstation's name for its send leases. */
+  workstation: string;
+  onChange(): void;
+}
+
+export interface ReturnApprovals extends TeamPart {
+  /** Whether the bank's intent needs a checker, its approval, and whether that covers it as it is. */
+  forReturn(
+    ref: TransferRef,
+  ): Promise<{ required: boolean | null; approval: ReturnApprovalView | null; covers: boolean }>;
+  ask(ref: TransferRef): Promise<ReturnApprovalView>;
+  decide(
+    ref: TransferRef & { approvalId: string; contentHash: string } & (
+        { decision: 'approve' } | { decision: 'reject'; reason: string }
+      ),
+  ): Promise<ReturnApprovalView>;
+  /** Returns of the analyst's entities with a live approval (asked by them, or waiting for them). */
+  list(): ReturnApprovalView[];
+  /**
+   * A confirm the analyst makes: passed to `direct` when the team has no say; the approved
+   * content's send job otherwise; refused before the bank is called when no approval covers the
+   * intent the bank holds.
+   */
+  confirm(ref: TransferRef, direct: () => Promise<TransferView>): Promise<TransferView>;
+}
+
+/** The return as the bank holds it (null: no open intent with its details). */
+export function returnContentOf(view: TransferView): ReturnContent | null {
+  const d = view.returnDetails;
+  if (!d?.amount || !d.reasonCode || !view.incoming) return null;
+  return {
+    kind: 'return',
+    transactionId: view.transactionId,
+    amount: d.amount,
+    currency: view.incoming.currency,
+    reason: d.reasonCode,
+  };
+}
+
+const failure = (err: unknown): never =>
+  teamCallFailure(
+    err,
+    {
+      self_approval: 'forbidden',
+      forbidden: 'forbidden',
+      not_found: 'not_found',
+      content_changed: 'conflict',
+      conflict: 'conflict',
+      approval_required: 'precondition',
+    },
+    (e) =>
+      e.code === 'self_approval'
+        ? 'The team server refused: nobody approves their own return. Another checker has to decide.'
+        : e.code === 'content_changed'
+          ? 'The return changed since it was read: read it again before deciding.'
+          : approvalRefusal(e),
+  );
+
+const notMember = (): AppFailure =>
+  new AppFailure({
+    kind: 'forbidden',
+    reason: 'NOT_A_MEMBER',
+    message:
+      'This transfer’s legal entity is not part of your team (or the bank has not said which it is yet).',
+  });
+
+/** The returns' approvals and send jobs this workstation knows (loaded, then kept current by the feed). */
+function createReturnState() {
+  /** entity → transaction → the approvals of its returns. */
+  const approvals = new Map<string, Map<string, Approval>>();
+  /** entity → transaction → its send job. */
+  const jobs = new Map<string, Map<string, SendJob>>();
+  const remember = (a: Approval): void => {
+    if (a.object.kind !== 'return') return;
+    const m = approvals.get(a.legalEntityId) ?? new Map<string, Approval>();
+    m.set(a.id, a);
+    approvals.set(a.legalEntityId, m);
+  };
+  const rememberJob = (j: SendJob): void => {
+    if (j.object.kind !== 'return') return;
+    const m = jobs.get(j.legalEntityId) ?? new Map<string, SendJob>();
+    m.set(j.object.id, j);
+    jobs.set(j.legalEntityId, m);
+  };
+  /** The live approval of a transfer's return, else its newest one. */
+  const latest = (legalEntityId: string, transactionId: string): Approval | undefined => {
+    const all = [...(approvals.get(legalEntityId)?.values() ?? [])].filter(
+      (a) => a.object.id === transactionId,
+    );
+    return (
+      all.find((a) => a.status === 'pending' || a.status === 'approved') ??
+      all.sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1))[0]
+    );
+  };
+  return { approvals, jobs, remember, rememberJob, latest };
+}
+type ReturnState = ReturnType<typeof createReturnState>;
+
+/** A return's approval as the analyst reads it: the exact return, who asked and decided, in words. */
+function returnApprovalView(
+  deps: Pick<ReturnApprovalsDeps, 'analyst' | 'nameOf' | 'entityName' | 'profileFor'>,
+  { jobs }: Pick<ReturnState, 'jobs'>,
+  a: Approval,
+): ReturnApprovalView {
+  const me = deps.analyst();
+  const person = (subject: string) => ({
+    subject,
+    name: deps.nameOf(a.legalEntityId, subject),
+    isYou: subject === me?.subject,
+  });
+  const c = a.content.kind === 'return' ? a.content : null;
+  const job = jobs.get(a.legalEntityId)?.get(a.object.id);
+  const send =
+    job && job.contentHash === a.contentHash
+      ? { status: job.status, bankReference: job.bankReference }
+      : null;
+  const maker = person(a.maker);
+  const checker = a.checker ? person(a.checker) : null;
+  const by = checker ? (checker.isYou ? 'you' : checker.name) : 'a checker';
+  const words =
+    send?.status === 'done'
+      ? `Approved by ${by} and confirmed at the bank.`
+      : a.status === 'pending'
+        ? maker.isYou
+          ? 'Waiting for approval by a checker.'
+          : `${maker.name} asks for your approval.`
+        : a.status === 'approved'
+          ? `Approved by ${by}.`
+          : a.status === 'rejected'
+            ? `Rejected by ${by}: ${a.reason ?? ''}`
+            : 'The approval was cleared: the return changed after it was asked for.';
+  const roles = me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.roles ?? [];
+  return {
+    legalEntityId: a.legalEntityId,
+    legalEntityName: deps.entityName(a.legalEntityId),
+    transactionId: a.object.id,
+    profileId: deps.profileFor(a.legalEntityId),
+    approvalId: a.id,
+    status: a.status,
+    contentHash: a.contentHash,
+    amount: c?.amount ?? '0',
+    currency: c?.currency ?? '',
+    reasonCode: c?.reason ?? '',
+    maker,
+    checker,
+    reason: a.reason,
+    requestedAt: a.requestedAt,
+    decidedAt: a.decidedAt,
+    mayDecide: a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
+    send,
+    words,
+  };
+}
+
+/**
+ * The send job of approved content on this workstation: leased (the same job and key when asked
+ * again), the bank re-read first after an unknown outcome, the outcome reported under the lease.
+ */
+function createReturnSendJobs(
+  deps: Pick<
+    ReturnApprovalsDeps,
+    'http' | 'log' | 'analyst' | 'workstation' | 'read' | 'confirm' | 'onChange'
+  >,
+  { rememberJob }: Pick<ReturnState, 'rememberJob'>,
+) {
+  /** The send job of approved content, leased to this workstation (the same job and key when asked again). */
+  const leaseJob = async (legalEntityId: string, content: ReturnContent): Promise<SendJob> => {
+    let job = await deps.http.call('POST', '/v1/send-jobs', SendJob, {
+      legalEntityId,
+      objectId: content.transactionId,
+      content,
+    });
+    rememberJob(job);
+    if (job.status === 'done' || job.status === 'failed') return job;
+    const me = deps.analyst()?.subject;
+    const heldByMe =
+      job.status === 'leased' &&
+      job.leasedBy === me &&
+      job.leaseExpiresAt !== null &&
+      Date.parse(job.leaseExpiresAt) > Date.now();
+    if (!heldByMe)
+      job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/lease`, SendJob, {
+        workstation: deps.workstation,
+      });
+    rememberJob(job);
+    return job;
+  };
+
+  const complete = async (
+    job: SendJob,
+    outcome: 'sent' | 'failed' | 'ambiguous',
+    bankReference?: string,
+  ): Promise<void> => {
+    try {
+      rememberJob(
+        await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/complete`, SendJob, {
+          leaseNumber: job.leaseNumber,
+          outcome,
+          ...(bankReference ? { bankReference } : {}),
+        }),
+      );
+    } catch (err) {
+      // The bank holds what it holds; a lease taken over meanwhile re-reads the bank first.
+      deps.log.warn('team: reporting a return confirm failed', { error: err });
+    }
+    deps.onChange();
+  };
+
+  /** Confirms approved content as its send job: the bank is re-read first after an unknown outcome. */
+  const confirmAsJob = async (
+    ref: TransferRef,
+    legalEntityId: string,
+    content: ReturnContent,
+  ): Promise<TransferView> => {
+    let job: SendJob;
+    try {
+      job = await leaseJob(legalEntityId, content);
+    } catch (err) {
+      return failure(err);
+    }
+    if (job.status === 'done')
+      throw new AppFailure({
+        kind: 'conflict',
+        reason: 'ALREADY_CONFIRMED',
+        message: 'This approved return was confirmed at the bank already.',
+      });
+    if (job.status !== 'leased' || job.leasedBy !== deps.analyst()?.subject)
+      throw new AppFailure({
+        kind: 'conflict',
+        reason: 'SEND_LEASED',
+        message: 'Another workstation is confirming this return right now. Read it again in a moment.',
+      });
+    if (job.verifyFirst) {
+      const now = await deps.read(ref);
+      if (now.status === 'in_progress' || now.status === 'return_completed') {
+        await complete(job, 'sent', ref.transactionId);
+        return now;
+      }
+    }
+    try {
+      const view = await deps.confirm(ref);
+      await complete(job, 'sent', ref.transactionId);
+      return view;
+    } catch (err) {
+      const known =
+        err instanceof AppFailure && ['precondition', 'forbidden', 'invalid', 'not_found'].includes(err.kind);
+      await complete(job, known ? 'failed' : 'ambiguous');
+      throw err;
+    }
+  };
+  return { confirmAsJob };
+}
+
+export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApprovals {
+  const state = createReturnState();
+  const { approvals, jobs, remember, rememberJob, latest } = state;
+  const viewOf = (a: Approval): ReturnApprovalView => returnApprovalView(deps, state, a);
+  const { confirmAsJob } = createReturnSendJobs(deps, state);
+
+  /** The transfer's legal entity (one of the analyst's team), or null when the team has no say. */
+  const entityOf = async (ref: TransferRef): Promise<string | null> => {
+    const me = deps.analyst();
+    if (!me) return null;
+    const le = await deps.entityOf(ref.profileId);
+    if (!le || !me.memberships.some((m) => m.legalEntityId === le)) return null;
+    return le;
+  };
+
+  const requireTeam = async (ref: TransferRef): Promise<string> => {
+    if (!deps.analyst())
+      return failure(
+        new AppFailure({
+          kind: 'unauthenticated',
+          reason: 'TEAM_SIGNED_OUT',
+          message: 'Sign in to the team first (Settings → Team).',
+        }),
+      );
+    const le = await entityOf(ref);
+    if (!le) throw notMember();
+    return le;
+  };
+
+  const intentOf = async (ref: TransferRef): Promise<ReturnContent> => {
+    const content = returnContentOf(await deps.read(ref));
+    if (!content)
+      throw new AppFailure({
+        kind: 'precondition',
+        reason: 'NO_RETURN_INTENT',
+        message: 'This transfer has no return intent at the bank: create the intent first.',
+      });
+    return content;
+  };
+
+  return {
+    async load(legalEntityIds) {
+      await Promise.all(
+        legalEntityIds.map(async (id) => {
+          const list = await deps.http.call(
+            'GET',
+            `/v1/entities/${encodeURIComponent(id)}/approvals`,
+            z.object({ approvals: z.array(Approval) }),
+          );
+          approvals.set(id, new Map());
+          for (const a of list.approvals) remember(a);
+        }),
+      );
+      deps.onChange();
+    },
+    apply(c: Change) {
+      if (c.topic === 'approval') {
+        const a = Approval.safeParse(c.data);
+        if (a.success && a.data.object.kind === 'return') {
+          remember(a.data);
+          deps.onChange();
+        }
+      } else if (c.topic === 'send_job') {
+        const j = SendJob.safeParse(c.data);
+        if (j.success && j.data.object.kind === 'return') {
+          rememberJob(j.data);
+          deps.onChange();
+        }
+      }
+    },
+    wake: () => undefined,
+    clear() {
+      approvals.clear();
+      jobs.clear();
+    },
+
+    async forReturn(ref) {
+      const le = await entityOf(ref);
+      if (!le) return { required: null, approval: null, covers: false };
+      const content = returnContentOf(await deps.read(ref));
+      const rules = deps.rulesOf(le);
+      const required = content && rules ? approvalRequired(rules, content) : null;
+      const a = latest(le, ref.transactionId);
+      const covers = !!content && a?.status === 'approved' && a.contentHash === approvalHash(content);
+      return { required, approval: a ? viewOf(a) : null, covers };
+    },
+
+    async ask(ref) {
+      const le = await requireTeam(ref);
+      const content = await intentOf(ref);
+      try {
+        const a = await deps.http.call('POST', '/v1/approvals', Approval, {
+          legalEntityId: le,
+          objectId: ref.transactionId,
+          content,
+        });
+        // The server cleared the older live approval of this return (its change follows on the feed).
+        for (const other of approvals.get(le)?.values() ?? [])
+          if (other.id !== a.id && other.object.id === ref.transactionId && other.status !== 'rejected')
+            remember({ ...other, status: 'cleared' });
+        remember(a);
+        deps.onChange();
+        return viewOf(a);
+      } catch (err) {
+        return failure(err);
+      }
+    },
+
+    async decide(input) {
+      const le = await requireTeam(input);
+      const a = latest(le, input.transactionId);
+      if (!a || a.id !== input.approvalId)
+        throw new AppFailure({
+          kind: 'conflict',
+          reason: 'CONTENT_CHANGED',
+          message: 'This approval is no longer the return’s current one: read it again.',
+        });
+      // An approval covers what the bank holds: the checker's own profile reads the intent again.
+      if (input.decision === 'approve') {
+        const held = approvalHash(await intentOf(input));
+        if (held !== input.contentHash || held !== a.contentHash)
+          throw new AppFailure({
+            kind: 'conflict',
+            reason: 'CONTENT_CHANGED',
+            message:
+              'The return intent at the bank is not the one asked for (amount, reason or transfer differ). Nothing was approved.',
+          });
+      }
+      try {
+        const path = `/v1/approvals/${encodeURIComponent(a.id)}/${input.decision}`;
+        const body =
+          input.decision === 'approve'
+            ? { contentHash: input.contentHash }
+            : { contentHash: input.contentHash, reason: input.reason };
+        const decided = await deps.http.call('POST', path, Approval, body);
+        remember(decided);
+        deps.onChange();
+        return viewOf(decided);
+      } catch (err) {
+        return failure(err);
+      }
+    },
+
+    list() {
+      if (!deps.analyst()) return [];
+      const out: ReturnApprovalView[] = [];
+      for (const [le, m] of approvals) {
+        const ids = new Set([...m.values()].map((a) => a.object.id));
+        for (const id of ids) {
+          const a = latest(le, id);
+          if (a && (a.status === 'pending' || a.status === 'approved')) out.push(viewOf(a));
+        }
+      }
+      return out.sort((x, y) => ((x.requestedAt ?? '') < (y.requestedAt ?? '') ? 1 : -1));
+    },
+
+    async confirm(ref, direct) {
+      const le = await entityOf(ref);
+      const rules = le ? deps.rulesOf(le) : null;
+      if (!le || !rules) return direct();
+      const content = returnContentOf(await deps.read(ref));
+      if (!content || !approvalRequired(rules, content)) return direct();
+      const a = latest(le, ref.transactionId);
+      if (a?.status !== 'approved' || a.contentHash !== approvalHash(content))
+        throw new AppFailure({
+          kind: 'precondition',
+          reason: 'APPROVAL_REQUIRED',
+          message:
+            a?.status === 'approved'
+              ? 'The return intent at the bank is not the one a checker approved: ask for approval again. Nothing was sent to the bank.'
+              : 'Your team’s rules want a checker to approve returns of this amount: ask for approval first. Nothing was sent to the bank.',
+        });
+      // Four eyes on the money: the analyst who asked does not confirm; a checker does, with their own credential.
+      if (a.maker === deps.analyst()?.subject)
+        throw new AppFailure({
+          kind: 'precondition',
+          reason: 'CHECKER_CONFIRMS',
+          message: `${a.checker ? deps.nameOf(le, a.checker) : 'The checker'} approved this return; a checker confirms it at the bank, not the analyst who asked. Nothing was sent to the bank.`,
+        });
+      try {
+        return await confirmAsJob(ref, le, content);
+      } catch (err) {
+        if (err instanceof TeamApiError) return failure(err);
+        throw err;
+      }
+    },
+  };
+}
