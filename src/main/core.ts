@@ -34,6 +34,7 @@ import type { DesktopSettings } from './desktop/settings';
 import type { TeamService } from './team/service';
 import type { TeamApprovals } from './team/approvals-service';
 import type { TeamShare } from './team/share';
+import type { RelatedNames } from './rfis/related-names';
 
 /** What every handler can reach. */
 export interface ServiceCore {
@@ -59,6 +60,8 @@ export interface ServiceCore {
   rfiAnswers: RfiAnswers;
   /** Every watched profile's RFIs as one queue (the default profile is one member). */
   entityWatch: EntityWatch;
+  /** What RFIs are about, named through each RFI's owning profile (account book and bank). */
+  relatedNames: RelatedNames;
   /** The local webhook receiver and the bank's webhook configuration. */
   webhooks: WebhookService;
   /** Digital-asset exchange. */

@@ -34,7 +34,7 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...returnsHandlers(s.returns),
     ...answers,
     ...withApprovalGate(answers, s.approvals),
-    ...rfisHandlers(s.entityWatch, s.caseFileJournal),
+    ...rfisHandlers(s.entityWatch, s.caseFileJournal, s.relatedNames),
     ...webhookHandlers({
       webhooks: s.webhooks,
       operations: s.operations,

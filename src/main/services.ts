@@ -109,7 +109,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const crypto = await assembleCrypto(f, o, b);
   const j = await openJournal(f);
   const rfiAnswers = await assembleAnswers(f, o, b, j);
-  const { webhooks, entityWatch } = await assembleEntityWatch(f, o, j, crypto, rfiAnswers);
+  const { webhooks, entityWatch, relatedNames } = await assembleEntityWatch(f, o, j, crypto, rfiAnswers);
   const locker = await assembleLocker(f, o, rfiAnswers, entityWatch);
   const desktop = await createDesktopSettings(f.stores, options.platform);
   const returns = assembleReturns(f, o, b);
@@ -117,7 +117,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const team = await assembleTeam(f, entityWatch);
   const approvals = await assembleApprovals(f, team, entityWatch, rfiAnswers);
   const teamShare = await assembleTeamShare(f, team, entityWatch, locker, rfiAnswers);
-  const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch, teamShare);
+  const caseFiles = assembleCaseFiles(f, o, b, j, entityWatch, teamShare, relatedNames);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -141,6 +141,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     ownerScope: async (rfiId, profileId) =>
       (await ownerOrDefault(entityWatch, rfiId, profileId))?.session.scope(),
     entityWatch,
+    relatedNames,
     webhooks,
     crypto,
     locker,

@@ -97,19 +97,23 @@ export function AccountBook() {
       {
         id: 'le',
         header: 'Legal entity',
-        accessorFn: (a) => a.legalEntityId ?? '',
+        accessorFn: (a) => a.holderName ?? a.legalEntityId ?? '',
         cell: (c) => {
-          const le = c.row.original.legalEntityId;
+          const { legalEntityId: le, holderName } = c.row.original;
           if (!le) return <span className="muted">not known</span>;
+          // The entity by name (the bank's), its id in the title; unnamed, "Yours" or the id.
+          if (holderName) return <span>{holderName}</span>;
           return le === ownLe ? 'Yours' : <CopyableId id={le} kind="legal entity id" />;
         },
         meta: {
           width: 'minmax(120px, 1.5fr)',
           title: (a) =>
             a.legalEntityId
-              ? a.legalEntityId === ownLe
-                ? `Yours (${a.legalEntityId})`
-                : undefined
+              ? a.holderName
+                ? `${a.holderName} (${a.legalEntityId})`
+                : a.legalEntityId === ownLe
+                  ? `Yours (${a.legalEntityId})`
+                  : undefined
               : 'not known',
         },
       },
