@@ -230,7 +230,8 @@ function ReturnsTable(props: {
         cell: (c) =>
           counterparty[c.row.original.transactionId] ?? <span className="muted">Not looked up here</span>,
         meta: {
-          width: 'minmax(130px, 2fr)',
+          // Wide enough for a counterparty's name whole at 1024 px ("Kestrel Components SA").
+          width: 'minmax(170px, 2fr)',
           title: (e) => counterparty[e.transactionId] ?? 'Not looked up here',
         },
       },
@@ -291,7 +292,7 @@ function ReturnsTable(props: {
           );
         },
         meta: {
-          width: 'minmax(110px, 1.5fr)',
+          width: 'minmax(110px, 1fr)',
           title: (e) => `${phaseTone(e.phase)}${e.problem ? ` — ${e.problem}` : ''}`,
         },
       },
@@ -350,7 +351,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
         accessorFn: (r) => r.name ?? r.rfi ?? '',
         cell: (c) =>
           c.row.original.name ?? c.row.original.rfi ?? <span className="muted">Sender not known yet</span>,
-        meta: { width: 'minmax(130px, 2fr)', title: (r) => r.name ?? r.rfi ?? 'Sender not known yet' },
+        meta: { width: 'minmax(170px, 2fr)', title: (r) => r.name ?? r.rfi ?? 'Sender not known yet' },
       },
       {
         id: 'source',
@@ -364,7 +365,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
         accessorKey: 'transactionId',
         cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
         // Named by its sender first; on a narrow window the id gives way to the amount.
-        meta: { width: 'minmax(140px, 1.5fr)', title: () => undefined, minTableWidth: 720 },
+        meta: { width: 'minmax(140px, 1.5fr)', title: () => undefined, minTableWidth: 800 },
       },
       {
         id: 'amount',
