@@ -285,6 +285,8 @@ export function webhookEventWords(type: string): string {
 export interface RelatedName {
   name: string;
   holder: string | null;
+  /** A transfer's parts, for lists that show them in columns of their own (amount in minor units). */
+  transfer?: { counterparty: string; amount: string; currency: string };
 }
 
 /**

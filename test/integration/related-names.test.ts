@@ -67,7 +67,17 @@ it('names a transfer and an account of the second entity through that entity’s
   ];
   const first = await h['rfis.related']({ items });
   expect(first.items).toEqual([
-    { profileId: birchId, relatedId: transfer.transaction_id, name: words, holder: null },
+    {
+      profileId: birchId,
+      relatedId: transfer.transaction_id,
+      name: words,
+      holder: null,
+      transfer: {
+        counterparty: 'Quarry Stone AG',
+        amount: incoming['amount'],
+        currency: incoming['currency'],
+      },
+    },
     { profileId: birchId, relatedId: account.id, name: 'Birch main (USD)', holder: null },
     // The embedded bank's fixtures seed its own profile's book with the account's name and holder.
     { profileId: alderId, relatedId: account.id, name: account.name, holder: birch!.name },

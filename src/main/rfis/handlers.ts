@@ -1,4 +1,5 @@
 import { isAppFailure } from '../../shared/ipc/errors';
+import type { RelatedName } from '../../shared/words';
 import type { Handlers } from '../ipc/dispatcher';
 import type { EntityWatch } from '../watch/entity-watch';
 import type { RelatedNames } from './related-names';
@@ -39,7 +40,7 @@ export function rfisHandlers(
         list.push(item);
         byProfile.set(profileId, list);
       }
-      const out: { profileId: string; relatedId: string; name: string; holder: string | null }[] = [];
+      const out: ({ profileId: string; relatedId: string } & RelatedName)[] = [];
       for (const [profileId, list] of byProfile) {
         const names = await related.names(profileId, list).catch((err: unknown) => {
           // A profile removed meanwhile (its rows linger a moment): nothing to name through it.

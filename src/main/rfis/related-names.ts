@@ -40,22 +40,29 @@ export interface RelatedNames {
 const CACHE_CAP = 5000;
 
 /** A transaction in words: an incoming transfer by its debtor and amount, an exchange by its trade. */
-export function transactionName(t: Transaction): string | null {
+export function transactionName(t: Transaction): RelatedName | null {
   const incoming = t.fi_to_fi_swift_incoming;
   if (incoming) {
+    const transfer = {
+      counterparty: incoming.debtor_name,
+      amount: incoming.amount,
+      currency: incoming.currency,
+    };
     try {
-      return `${incoming.debtor_name}, ${formatMinor(parseMinor(incoming.amount), incoming.currency)}`;
+      const name = `${incoming.debtor_name}, ${formatMinor(parseMinor(incoming.amount), incoming.currency)}`;
+      return { name, holder: null, transfer };
     } catch {
-      return incoming.debtor_name;
+      return { name: incoming.debtor_name, holder: null, transfer };
     }
   }
   const trade = t.crypto_trade_v2;
   if (trade) {
     const verb = trade.side === 'sell' ? 'Sell' : trade.side === 'buy' ? 'Buy' : trade.side;
     try {
-      return `${verb} ${formatMinor(parseMinor(trade.customer_requested_amount), trade.customer_requested_asset)}`;
+      const amount = formatMinor(parseMinor(trade.customer_requested_amount), trade.customer_requested_asset);
+      return { name: `${verb} ${amount}`, holder: null };
     } catch {
-      return `${verb} ${trade.symbol}`;
+      return { name: `${verb} ${trade.symbol}`, holder: null };
     }
   }
   return null;
@@ -88,8 +95,7 @@ export function createRelatedNames(deps: RelatedNamesDeps): RelatedNames {
     if (running) return running;
     const p = (async () => {
       try {
-        const name = transactionName(await bank.getTransaction(id));
-        const value = name ? { name, holder: null } : null;
+        const value = transactionName(await bank.getTransaction(id));
         remember(profileId, id, value);
         return value;
       } catch (err) {

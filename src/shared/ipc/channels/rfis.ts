@@ -215,6 +215,10 @@ export const rfisChannels = {
           name: z.string(),
           /** The legal entity holding the account, when known (null for a transfer). */
           holder: z.string().nullable(),
+          /** An incoming transfer's counterparty and amount (minor units), for lists with columns. */
+          transfer: z
+            .object({ counterparty: z.string(), amount: z.string(), currency: z.string() })
+            .optional(),
         }),
       ),
     }),

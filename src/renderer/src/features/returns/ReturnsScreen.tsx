@@ -25,6 +25,7 @@ import { useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 import { call } from '../../lib/desk';
 import { knownTransfers, matchesTransfer } from './known-transfers';
+import { relatedKey, useRelatedNames } from '../rfis/related-names';
 import type { KnownTransfer } from './known-transfers';
 import { returnsSubscription, useReturns } from './store';
 import { TransferScreen } from './TransferScreen';
@@ -77,7 +78,21 @@ function ReturnsHome() {
       live = false;
     };
   }, []);
-  const known = useMemo(() => knownTransfers(recent, rfiRows, orderTx), [recent, rfiRows, orderTx]);
+  // The senders and amounts of the transfers RFIs are about, read through each RFI's owning profile.
+  const related = useRelatedNames((st) => st.names);
+  useEffect(() => {
+    void useRelatedNames.getState().want(rfiRows);
+  }, [rfiRows]);
+  const known = useMemo(
+    () =>
+      knownTransfers(
+        recent,
+        rfiRows,
+        orderTx,
+        (profileId, tx) => related[relatedKey(profileId, tx)]?.transfer,
+      ),
+    [recent, rfiRows, orderTx, related],
+  );
   const shown = useMemo(() => known.filter((t) => matchesTransfer(t, search)), [known, search]);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
@@ -231,7 +246,7 @@ function ReturnsTable(props: {
           counterparty[c.row.original.transactionId] ?? <span className="muted">Not looked up here</span>,
         meta: {
           // Wide enough for a counterparty's name whole at 1024 px ("Kestrel Components SA").
-          width: 'minmax(170px, 2fr)',
+          width: 'minmax(190px, 2fr)',
           title: (e) => counterparty[e.transactionId] ?? 'Not looked up here',
         },
       },
@@ -310,7 +325,7 @@ function ReturnsTable(props: {
               not read
             </span>
           ),
-        meta: { width: '196px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
+        meta: { width: '180px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
       },
       {
         id: 'updated',
