@@ -44,11 +44,10 @@ export function rfisHandlers(
       for (const [profileId, list] of byProfile) {
         const names = await related.names(profileId, list).catch((err: unknown) => {
           // A profile removed meanwhile (its rows linger a moment): nothing to name through it.
-          if (isAppFailure(err) && err.kind === 'not_found') return new Map();
+          if (isAppFailure(err) && err.kind === 'not_found') return new Map<string, RelatedName>();
           throw err;
         });
-        for (const [relatedId, r] of names)
-          out.push({ profileId, relatedId, name: r.name, holder: r.holder });
+        for (const [relatedId, r] of names) out.push({ profileId, relatedId, ...r });
       }
       return { items: out };
     },
