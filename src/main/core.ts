@@ -36,6 +36,7 @@ import type { TeamApprovals } from './team/approvals-service';
 import type { ReturnApprovals } from './team/return-approvals';
 import type { ExchangeMandates } from './team/exchange-mandates';
 import type { TeamShare } from './team/share';
+import type { RelatedNames } from './rfis/related-names';
 
 /** What every handler can reach. */
 export interface ServiceCore {
@@ -61,6 +62,8 @@ export interface ServiceCore {
   rfiAnswers: RfiAnswers;
   /** Every watched profile's RFIs as one queue (the default profile is one member). */
   entityWatch: EntityWatch;
+  /** What RFIs are about, named through each RFI's owning profile (account book and bank). */
+  relatedNames: RelatedNames;
   /** The local webhook receiver and the bank's webhook configuration. */
   webhooks: WebhookService;
   /** Digital-asset exchange. */

@@ -40,7 +40,7 @@ export function buildHandlers(s: ServiceCore): Handlers {
     ...withReturnApprovalGate(returns, s.returnApprovals),
     ...answers,
     ...withApprovalGate(answers, s.approvals),
-    ...rfisHandlers(s.entityWatch, s.caseFileJournal),
+    ...rfisHandlers(s.entityWatch, s.caseFileJournal, s.relatedNames),
     ...webhookHandlers({
       webhooks: s.webhooks,
       operations: s.operations,

@@ -112,7 +112,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   const crypto = await assembleCrypto(f, o, b);
   const j = await openJournal(f);
   const rfiAnswers = await assembleAnswers(f, o, b, j);
-  const { webhooks, entityWatch } = await assembleEntityWatch(f, o, j, crypto, rfiAnswers);
+  const { webhooks, entityWatch, relatedNames } = await assembleEntityWatch(f, o, j, crypto, rfiAnswers);
   const locker = await assembleLocker(f, o, rfiAnswers, entityWatch);
   const desktop = await createDesktopSettings(f.stores, options.platform);
   const returns = assembleReturns(f, o, b);
@@ -133,7 +133,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
   f.disposables.add(() => takeover.dispose());
   const returnApprovals = assembleReturnApprovals(f, o, team, approvals, returns, entityWatch);
   const mandates = assembleExchangeMandates(f, o, team, approvals, crypto);
-  const caseFiles = assembleCaseFiles(f, b, j, entityWatch, teamShare);
+  const caseFiles = assembleCaseFiles(f, b, j, entityWatch, teamShare, relatedNames);
   const settingsView = settingsViewOf(f, o);
   const { session } = o;
 
@@ -156,6 +156,7 @@ export async function createServices(given: ServicesOptions): Promise<Services> 
     rfiAnswers,
     answerOwners: answerOwners(entityWatch),
     entityWatch,
+    relatedNames,
     webhooks,
     crypto,
     locker,

@@ -277,3 +277,24 @@ export function webhookEventWords(type: string): string {
   const status = statusWords(m[2]).toLowerCase();
   return m[1] ? `Question ${status}` : `RFI ${status}`;
 }
+
+/**
+ * An object an RFI is about, named: an account by its own name with its holder (the legal entity
+ * that holds it, when known), a transfer by its counterparty and amount (no holder).
+ */
+export interface RelatedName {
+  name: string;
+  holder: string | null;
+  /** A transfer's parts, for lists that show them in columns of their own (amount in minor units). */
+  transfer?: { counterparty: string; amount: string; currency: string };
+}
+
+/**
+ * The one rule for naming a related object: its own name, and its holder in brackets only where
+ * that entity is not already named beside it. In a row or screen of Alder Trade GmbH an account
+ * reads "Alder USD operating"; in a notification, or beside another entity, "Alder USD operating
+ * (Alder Trade GmbH)".
+ */
+export function relatedWords(r: RelatedName, entityShown?: string | null): string {
+  return r.holder && r.holder !== entityShown ? `${r.name} (${r.holder})` : r.name;
+}

@@ -8,6 +8,7 @@ import { chooseOption } from './ui-controls';
 import { startFaultProxy } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import { staffOf } from '../support/sandbox-staff';
+import { formatMinor, parseMinor } from '../../src/shared/money';
 
 /**
  * Every object acts through the profile that owns it, seen from the analyst's side: Alder (the
@@ -195,5 +196,75 @@ test('with Alder the default, Birch’s RFI is answered, exported, its transfer 
     headers: { authorization: `Bearer ${tokenB}` },
   });
   expect(quoteAtBank.status).toBe(200);
+  expect(harness.services.session.profile.id).toBe('sandbox');
+});
+
+test('a transfer RFI of the second entity names its counterparty and amount in the queue and the RFI, read through that entity’s own token', async ({
+  app,
+  harness,
+}) => {
+  test.setTimeout(90_000);
+  await app.setViewportSize({ width: 1360, height: 880 });
+  const sandbox = harness.services.sandbox!;
+  const [alder, birch] = sandbox.fixtures.legal_entities;
+  const tokenA = alder!.tokens.admin!;
+  const tokenB = birch!.tokens.admin!;
+  proxy = await startFaultProxy(sandbox.url);
+  await harness.services.rfis.ready();
+  const birchId = await addBirch(harness, proxy.url, tokenB);
+  await expect
+    .poll(() => harness.services.entityWatch.watched().has(birchId), { timeout: 10_000 })
+    .toBe(true);
+
+  // Birch's seeded RFI about its incoming transfer, and that transfer as Birch's bank tells it.
+  const rfis = await Promise.all(
+    birch!.rfi_ids.map(async (id) => {
+      const r = await fetch(`${sandbox.url}/v1/rfis/${id}`, {
+        headers: { authorization: `Bearer ${tokenB}` },
+      });
+      return (await r.json()) as { id: string; type: string; related_id: string; description: string };
+    }),
+  );
+  const rfi = rfis.find((r) => r.type === 'transaction')!;
+  const atBank = await fetch(`${sandbox.url}/v1/transactions/${rfi.related_id}`, {
+    headers: { authorization: `Bearer ${tokenB}` },
+  });
+  const incoming = ((await atBank.json()) as { fi_to_fi_swift_incoming: Record<string, string> })
+    .fi_to_fi_swift_incoming;
+  const words = `${incoming['debtor_name']}, ${formatMinor(parseMinor(incoming['amount']!), incoming['currency']!)}`;
+  expect(words).toBe('Quarry Stone AG, 20,000.00 USD');
+  // The default profile's (Alder's) token cannot even see it: only the owner can name it.
+  const asAlder = await fetch(`${sandbox.url}/v1/transactions/${rfi.related_id}`, {
+    headers: { authorization: `Bearer ${tokenA}` },
+  });
+  expect(asAlder.status).toBe(404);
+
+  proxy.seen.length = 0;
+  await app.goto(`${harness.url}#/rfis`);
+  const row = app
+    .getByTestId('rfi-row')
+    .filter({ hasText: rfi.description })
+    .filter({ hasText: birch!.name });
+  // Beside the detail pane the "Related to" column gives way: the RFI cell says it instead.
+  await expect(row.getByTestId('rfi-row-about')).toBeVisible({ timeout: 15_000 });
+  await expect(row.getByTestId('rfi-row-about')).toHaveText(words);
+  await expect(row).not.toContainText(rfi.related_id);
+  await row.click();
+  await expect(app.getByTestId('rfi-related-name')).toHaveText(words);
+  // The id stays a secondary, copyable detail.
+  await expect(app.getByTestId('rfi-related')).toContainText(rfi.related_id);
+  // Read once through Birch's profile, with Birch's token only.
+  const reads = proxy.seen.filter((r) => r.path === `/v1/transactions/${rfi.related_id}`);
+  expect(reads.length).toBeGreaterThan(0);
+  expect(reads.every((r) => r.headers.authorization === `Bearer ${tokenB}`)).toBe(true);
+  // Without the pane (a list of its own at 1024 px, or the wide list), the same words; and where
+  // the list is wide enough for the "Related to" column, it says them there, not twice.
+  await app.setViewportSize({ width: 1024, height: 700 });
+  await app.goto(`${harness.url}#/rfis`);
+  await expect(row.getByTestId('rfi-row-about')).toBeVisible({ timeout: 15_000 });
+  await expect(row.getByTestId('rfi-row-about')).toHaveText(words);
+  await app.setViewportSize({ width: 1180, height: 800 });
+  await expect(row.getByText(words, { exact: true }).filter({ visible: true })).toHaveCount(1);
+  await expect(row.getByTestId('rfi-row-about')).toBeHidden();
   expect(harness.services.session.profile.id).toBe('sandbox');
 });

@@ -65,7 +65,7 @@ test.describe('RFI notifications', () => {
     expect(harness.platform.notifications[0]!.title).toBe('New RFI');
     // what it is about, by name, not by id
     expect(harness.platform.notifications[0]!.body).toBe(
-      'Account: Unusual incoming payments: please explain — Alder Trade GmbH: Alder USD operating · Action required',
+      'Account: Unusual incoming payments: please explain — Alder USD operating (Alder Trade GmbH) · Action required',
     );
 
     // clicking the native notification opens that RFI; opening it clears its unread marker

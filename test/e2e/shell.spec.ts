@@ -80,6 +80,12 @@ test.describe('shell: names, palette, toasts', () => {
   }) => {
     const t = harness.services.sandbox!.fixtures.legal_entities[0]!.incoming_transfers[0]!;
     const trigger = app.getByRole('button', { name: /^Search…/ });
+    // The shortcut is drawn on the button at every width (at 1024 px in place of the word).
+    for (const width of [1360, 1024]) {
+      await app.setViewportSize({ width, height: 700 });
+      await expect(trigger.locator('kbd')).toBeVisible();
+      await expect(trigger.locator('kbd')).toHaveText(/^(Ctrl\+K|⌘K)$/);
+    }
     await trigger.click();
     const dialog = app.getByRole('dialog', { name: 'Command palette' });
     await dialog.getByRole('searchbox').fill(t.transaction_id);

@@ -180,9 +180,9 @@ describe('one notification per change, by webhook, by polling and by both (real 
     await t.services.webhooks.idle();
     expect(t.platform.notifications).toHaveLength(1);
     expect(t.platform.notifications[0]!.title).toBe('New RFI');
-    // what the RFI is about, by name: its type, description and the account's name from the book
+    // what the RFI is about, by name: its type, description, the account's own name and its holder
     expect(t.platform.notifications[0]!.body).toBe(
-      'Account: Please explain the incoming payments — Alder Trade GmbH: Alder USD operating · Action required',
+      'Account: Please explain the incoming payments — Alder USD operating (Alder Trade GmbH) · Action required',
     );
     expect(t.services.rfis.poller.polls).toBe(pollsBefore);
     expect(t.services.webhooks.status().accepted).toBeGreaterThanOrEqual(3);

@@ -254,19 +254,35 @@ describe('a return in words', () => {
     expect(reason.querySelector('code')?.textContent).toBe('AC03');
   });
 
-  it('the transfer names its creditor account from the account book, the id once and secondary', async () => {
+  it('the transfer names its creditor account through the profile it was read with, its holder beside it, the id once and secondary', async () => {
+    const asked: unknown[] = [];
     vi.stubGlobal('desk', {
-      invoke: async (channel: string) =>
-        channel === 'crypto.context'
-          ? { ok: true, value: { accounts: [{ accountId: 'acc_1', label: 'Alder USD collections' }] } }
-          : { ok: false, error: { kind: 'internal', message: `unexpected ${channel}` } },
+      invoke: async (channel: string, args: { items: { profileId: string; relatedId: string }[] }) => {
+        if (channel !== 'rfis.related')
+          return { ok: false, error: { kind: 'internal', message: `unexpected ${channel}` } };
+        asked.push(args);
+        return {
+          ok: true,
+          value: {
+            items: args.items.map((i) => ({
+              ...i,
+              name: 'Birch USD main',
+              holder: 'Birch Capital Ltd',
+            })),
+          },
+        };
+      },
       subscribe: () => () => undefined,
     });
-    render(<TransferDetails view={transferView()} title="Original transfer" />);
+    render(<TransferDetails view={transferView({ profileId: 'birch' })} title="Original transfer" />);
     const account = screen.getByTestId('transfer-creditor-account');
+    // No entity is named on the transfer's screen: the account's holder is said beside its name.
     await waitFor(() =>
-      expect(screen.getByTestId('transfer-creditor-account-name').textContent).toBe('Alder USD collections'),
+      expect(screen.getByTestId('transfer-creditor-account-name').textContent).toBe(
+        'Birch USD main (Birch Capital Ltd)',
+      ),
     );
+    expect(asked).toEqual([{ items: [{ profileId: 'birch', type: 'account', relatedId: 'acc_1' }] }]);
     expect(account.querySelector('code')?.textContent).toBe('acc_1');
     // The transaction id is the screen title's, not repeated in the transfer's facts.
     expect(screen.getByTestId('transfer-details').textContent).not.toContain('txn_1');

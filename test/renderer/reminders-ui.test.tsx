@@ -114,8 +114,14 @@ describe('due soon (overview)', () => {
   });
 
   it('names one entity once, above the list, and its accounts without it', async () => {
-    answers['crypto.context'] = () => ({
-      accounts: [{ accountId: 'acc_1', label: 'Alder Trade GmbH: Alder USD operating' }],
+    // Main names the account through each RFI's owning profile, with its holder.
+    answers['rfis.related'] = (args) => ({
+      items: (args as { items: { profileId: string; relatedId: string }[] }).items.map((i) => ({
+        profileId: i.profileId,
+        relatedId: i.relatedId,
+        name: 'Alder USD operating',
+        holder: 'Alder Trade GmbH',
+      })),
     });
     answers['reminders.dueSoon'] = () => ({
       items: [

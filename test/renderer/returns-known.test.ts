@@ -52,6 +52,26 @@ describe('the incoming transfers the Returns screen starts from', () => {
     expect(rows[0]).toMatchObject({ name: null, rfi: 'Incoming transfer from Harbour', source: 'In an RFI' });
   });
 
+  it('an RFI’s transfer takes its sender and amount as main named them for the RFI’s owning profile', () => {
+    const owned = rfis.map((r) => ({ ...r, profileId: r.relatedId === 'txn_b' ? 'birch' : 'alder' }));
+    const asked: [string | undefined, string][] = [];
+    const rows = knownTransfers(recent, owned, new Set(['txn_x']), (profileId, tx) => {
+      asked.push([profileId, tx]);
+      return profileId === 'birch' && tx === 'txn_b'
+        ? { counterparty: 'Harbour Freight Ltd', amount: '1250000', currency: 'USD' }
+        : undefined;
+    });
+    expect(asked).toContainEqual(['birch', 'txn_b']);
+    expect(rows[0]).toMatchObject({
+      transactionId: 'txn_b',
+      name: 'Harbour Freight Ltd',
+      amount: '1250000',
+      currency: 'USD',
+      rfi: 'Incoming transfer from Harbour',
+      source: 'In an RFI',
+    });
+  });
+
   it('is searchable by sender, RFI words and id', () => {
     const rows = knownTransfers(recent, rfis);
     expect(rows.filter((r) => matchesTransfer(r, 'northgate')).map((r) => r.transactionId)).toEqual([

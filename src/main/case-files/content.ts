@@ -36,6 +36,8 @@ export interface ReadRfi {
   rfi: Rfi;
   fromCache: boolean;
   owner: CaseFileSource;
+  /** What the RFI is about, in words (an account's name, a transfer's counterparty and amount); null: not known. */
+  related?: string | null;
 }
 
 /**
@@ -125,7 +127,7 @@ function teamBlocks(log: CaseFileTeamLog): Block[] {
 
 /** One RFI's part of the PDF. */
 function rfiBlocks(
-  { rfi, fromCache, owner }: ReadRfi,
+  { rfi, fromCache, owner, related }: ReadRfi,
   docs: DocInfo[],
   lines: AuditEntry[],
   journal: Pick<CaseFileJournal, 'seenOf'>,
@@ -138,7 +140,12 @@ function rfiBlocks(
   const entityId = rfi.legal_entity_id || owner.legalEntityId;
   blocks.push({
     kind: 'text',
-    text: rfiFacts(rfi, entityId ? `${owner.entityName} (${entityId})` : owner.entityName, fromCache),
+    text: rfiFacts(
+      rfi,
+      entityId ? `${owner.entityName} (${entityId})` : owner.entityName,
+      fromCache,
+      related ?? null,
+    ),
   });
   // The description is the heading; it is not repeated under it.
   if (rfi.description && rfi.description.trim() !== rfiName(rfi))

@@ -54,6 +54,8 @@ export interface CaseFileOwner {
   legalEntityId: string | null;
   /** The credential it reads with, for the export line. */
   who: string;
+  /** What an RFI of this profile is about, in words, named through this profile (null: not known). */
+  relatedName?(rfi: Rfi): Promise<string | null>;
 }
 
 export interface CaseFileDeps {
@@ -100,12 +102,15 @@ type Temps = Pick<TempArea, 'track' | 'untrack'>;
 
 /** The RFI from its owner's bank, else (the bank away) as its owner's cache last held it. */
 async function readRfi(id: string, owner: CaseFileOwner): Promise<ReadRfi & { owner: CaseFileOwner }> {
+  const named = async (rfi: Rfi): Promise<string | null> =>
+    owner.relatedName ? owner.relatedName(rfi).catch(() => null) : null;
   try {
-    return { rfi: await owner.bank.getRfi(id), fromCache: false, owner };
+    const rfi = await owner.bank.getRfi(id);
+    return { rfi, fromCache: false, owner, related: await named(rfi) };
   } catch (err) {
     if (err instanceof AppFailure && isTransientRead(err.toAppError())) {
       const cached = await owner.cachedRfi(id);
-      if (cached) return { rfi: cached, fromCache: true, owner };
+      if (cached) return { rfi: cached, fromCache: true, owner, related: await named(cached) };
     }
     throw err;
   }

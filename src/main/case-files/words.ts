@@ -12,6 +12,7 @@ import {
   dateWords,
   documentTypeWords,
   formatBytes,
+  objectKindWords,
   plural,
   questionTypeWords,
   rfiTypeWords,
@@ -31,12 +32,25 @@ export function rfiName(rfi: Pick<Rfi, 'description' | 'type'>): string {
   return rfi.description?.trim() || `${rfiTypeWords(rfi.type)} RFI`;
 }
 
-/** `entity`: the owning entity's name with its id ("Birch Capital Ltd (le_…)"). */
-export function rfiFacts(rfi: Rfi, entity: string, fromCache: boolean): string {
+/**
+ * `entity`: the owning entity's name with its id ("Birch Capital Ltd (le_…)"); `related`: what the
+ * RFI is about in words ("Quarry Stone AG, 20,000.00 USD"), its id beside it; unnamed, the kind and id.
+ */
+export function rfiFacts(
+  rfi: Rfi,
+  entity: string,
+  fromCache: boolean,
+  related: string | null = null,
+): string {
+  const about = !rfi.related_id
+    ? ''
+    : related
+      ? `; about ${related} (${objectKindWords(rfi.type).toLowerCase()} ${rfi.related_id})`
+      : `; about ${objectKindWords(rfi.type).toLowerCase()} ${rfi.related_id}`;
   return (
     `${rfiTypeWords(rfi.type)} RFI, ${statusWords(rfi.status).toLowerCase()}. ` +
     `Legal entity ${entity}` +
-    `${rfi.related_id ? `; about ${rfi.related_id}` : ''}. ` +
+    `${about}. ` +
     `Opened ${pdfTime(rfi.created_at)}, last changed ${pdfTime(rfi.updated_at)}.` +
     (fromCache ? ' (Read from this computer’s cache: the bank could not be reached.)' : '')
   );

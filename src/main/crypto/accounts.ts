@@ -48,22 +48,36 @@ export function createAccountBook(deps: AccountBookDeps): AccountBook {
     accounts.update((file) => {
       const have = new Set(file.accounts.filter((a) => a.environmentId === env).map((a) => a.accountId));
       const added: StoredAccount[] = [];
+      // An account is labelled with its own name; its holder is said beside it where it is not
+      // already named (shared/words.ts relatedWords). Labels seeded as "Holder: name" read as the name.
+      const ownName = new Map<string, { old: string; name: string }>();
       for (const le of sb.fixtures.legal_entities) {
         for (const acc of le.accounts) {
+          ownName.set(acc.id, { old: `${le.name}: ${acc.name}`, name: acc.name });
           if (have.has(acc.id)) continue;
           added.push({
             environmentId: env,
             accountId: acc.id,
-            label: `${le.name}: ${acc.name}`,
+            label: acc.name,
             asset: acc.asset,
             legalEntityId: le.id,
             source: 'sandbox',
           });
         }
       }
-      return { accounts: [...file.accounts, ...added] };
+      const renamed = file.accounts.map((a) => {
+        const seeded =
+          a.environmentId === env && a.source === 'sandbox' ? ownName.get(a.accountId) : undefined;
+        return seeded && a.label === seeded.old ? { ...a, label: seeded.name } : a;
+      });
+      return { accounts: [...renamed, ...added] };
     });
   };
+
+  /** The legal entity holding an account, by name, as the embedded bank's fixtures give it. */
+  const holderName = (legalEntityId: string | null): string | null =>
+    (legalEntityId && deps.sandbox()?.fixtures.legal_entities.find((le) => le.id === legalEntityId)?.name) ||
+    null;
 
   const context = async (profileId?: string): Promise<CryptoContext> => {
     const owner = deps.owner(profileId);
@@ -80,7 +94,10 @@ export function createAccountBook(deps: AccountBookDeps): AccountBook {
       accounts: accounts
         .get()
         .accounts.filter((a) => a.environmentId === env)
-        .map(({ environmentId: _e, ...entry }): AccountBookEntry => entry),
+        .map(({ environmentId: _e, ...entry }): AccountBookEntry => ({
+          ...entry,
+          holderName: holderName(entry.legalEntityId),
+        })),
       confirmMarginMs: deps.marginMs,
     };
   };

@@ -6,14 +6,14 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Rfi } from '../../shared/api/rfis';
 import { AppFailure } from '../../shared/ipc/errors';
-import { credentialInWords } from '../../shared/words';
+import { credentialInWords, relatedWords } from '../../shared/words';
 import { openTempArea } from '../infra/temp-area';
 import { createRfiAnswers } from '../rfi-answers';
 import { createLocker } from '../locker/service';
 import { createCaseFiles } from '../case-files/service';
 import { openCaseFileJournal } from '../case-files/journal';
 import { createCryptoService } from '../crypto/service';
-import { relatedNamesResolver } from '../rfis/related-names';
+import { createRelatedNames, type RelatedNames } from '../rfis/related-names';
 import { createReturnsService } from '../returns/service';
 import { createRfiService, createWebhookService, removeProfileCache } from '../rfis';
 import { startEntityWatch } from '../watch/entity-watch';
@@ -291,6 +291,7 @@ export async function assembleAnswers(
 interface RfiFloor {
   webhooks: WebhookService;
   entityWatch: EntityWatch;
+  relatedNames: RelatedNames;
 }
 
 export async function assembleEntityWatch(
@@ -302,6 +303,17 @@ export async function assembleEntityWatch(
 ): Promise<RfiFloor> {
   const { options, settings, log, events } = f;
   const { session } = o;
+  // What RFIs are about, named through the profile that owns each RFI (its account book, its bank).
+  const relatedNames = createRelatedNames({
+    bank: (profileId) => o.profiles.get(profileId).bank,
+    accounts: async (profileId) =>
+      (await crypto.context(profileId)).accounts.map((a) => ({
+        accountId: a.accountId,
+        name: a.label,
+        holder: a.holderName ?? null,
+      })),
+    log,
+  });
   // Every event seen is kept under the profile it came for (bank-side ids are unique per bank only).
   const seen =
     (profileId: string) =>
@@ -324,12 +336,16 @@ export async function assembleEntityWatch(
       platform: f.platform,
       log,
       ...(options.rfis ? { options: options.rfis } : {}),
-      relatedNames: relatedNamesResolver({
-        bank: member.bank,
-        log,
-        accountNames: async () =>
-          new Map((await crypto.context()).accounts.map((a) => [a.accountId, a.label] as const)),
-      }),
+      // Notifications name the related object whole: an account with its holder (no entity beside it).
+      relatedNames: async (rfis) =>
+        new Map(
+          [
+            ...(await relatedNames.names(
+              member.profileId,
+              rfis.map((r) => ({ type: r.type, relatedId: r.related_id })),
+            )),
+          ].map(([id, r]) => [id, relatedWords(r)] as const),
+        ),
       onSeen: seen(member.profileId),
     });
   // One receiver, a route per watched profile: the entity watch tells it which profiles it watches.
@@ -374,7 +390,7 @@ export async function assembleEntityWatch(
     if (status.connection === 'connected') rfiAnswers.outbox.wake();
   });
   f.disposables.add(offOwners);
-  return { webhooks, entityWatch };
+  return { webhooks, entityWatch, relatedNames };
 }
 
 /** Case files: each RFI and its documents read through the profile that owns it. */
@@ -384,6 +400,7 @@ export function assembleCaseFiles(
   j: Journal,
   entityWatch: EntityWatch,
   teamShare: Pick<TeamShare, 'activityOfRfi'>,
+  relatedNames: RelatedNames,
 ): CaseFiles {
   return createCaseFiles({
     dataDir: f.dataDir,
@@ -406,6 +423,13 @@ export function assembleCaseFiles(
         entityName: ps.entityName(),
         legalEntityId: ps.scope().legalEntityId,
         who: credentialInWords(ps.who()),
+        // The entity is named in the same sentence: an account of that entity needs no holder.
+        relatedName: async (rfi) => {
+          const r = (
+            await relatedNames.names(m.profileId, [{ type: rfi.type, relatedId: rfi.related_id }])
+          ).get(rfi.related_id);
+          return r ? relatedWords(r, ps.entityName()) : null;
+        },
       };
     },
     audit: b.audit,

@@ -61,7 +61,7 @@ export function App() {
         >
           <Search size={16} aria-hidden="true" />
           <span className="ui-button__label">
-            Search… <kbd>{isMac ? '⌘K' : 'Ctrl+K'}</kbd>
+            <span className="palette-trigger__word">Search…</span> <kbd>{isMac ? '⌘K' : 'Ctrl+K'}</kbd>
           </span>
         </button>
         <ConnectionStatus />

@@ -27,6 +27,8 @@ export const accountBookEntrySchema = z.object({
   asset: text(64),
   /** The legal entity the account belongs to, when known (seeded from the sandbox). */
   legalEntityId: text(128).nullable(),
+  /** That legal entity's name, when the bank gives it (the label is the account's own name). */
+  holderName: z.string().nullable().optional(),
   /** Where the entry came from. */
   source: z.enum(['sandbox', 'analyst']),
 });

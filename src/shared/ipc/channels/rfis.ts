@@ -197,6 +197,37 @@ export const rfisChannels = {
     args: z.strictObject({ profileId: ownerArg, id: rfiIdArg, updatedAt: z.string().max(64).optional() }),
     result: z.object({ summary: rfiSummarySchema.nullable(), counts: rfiCountsSchema }),
   }),
+  'rfis.related': channel({
+    summary:
+      'Names of the objects RFIs are about, each through the RFI’s owning profile: an account by its own name and holder (that profile’s account book), a transfer by its counterparty and amount (that profile’s bank, read once and remembered). Objects nothing names, and profiles that no longer exist, are left out.',
+    args: z.strictObject({
+      items: z
+        .array(
+          z.strictObject({
+            profileId: ownerArg,
+            type: z.string().max(64),
+            relatedId: bankId,
+          }),
+        )
+        .max(500),
+    }),
+    result: z.object({
+      items: z.array(
+        z.object({
+          profileId: z.string(),
+          relatedId: z.string(),
+          /** The object's own name: an account's name, or a transfer's counterparty and amount. */
+          name: z.string(),
+          /** The legal entity holding the account, when known (null for a transfer). */
+          holder: z.string().nullable(),
+          /** An incoming transfer's counterparty and amount (minor units), for lists with columns. */
+          transfer: z
+            .object({ counterparty: z.string(), amount: z.string(), currency: z.string() })
+            .optional(),
+        }),
+      ),
+    }),
+  }),
   'rfis.counts': channel({
     summary: 'Counts per status, type and deadline band, unread and awaiting action, and the sync state.',
     args: z.undefined(),

@@ -330,6 +330,10 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // The table's own width decides which columns with a minTableWidth show.
   const rootRef = useRef<HTMLDivElement>(null);
   const columnVisibility = useNarrowColumns(rootRef, columns);
+  // The columns that gave way, for cells that then carry their words (`[data-narrow~="id"]` in CSS).
+  const narrowIds = Object.keys(columnVisibility)
+    .filter((k) => columnVisibility[k] === false)
+    .join(' ');
 
   // TanStack hands back a mutable table object; this app is not built with the React Compiler.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -476,6 +480,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
       ref={rootRef}
       className={cx('dt', rows.length === 0 && 'dt--empty', props.className)}
       data-density={density}
+      data-narrow={narrowIds || undefined}
     >
       <div
         ref={scrollRef}

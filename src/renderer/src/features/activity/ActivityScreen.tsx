@@ -116,7 +116,8 @@ function columnsFor(names: ActivityNames): DataColumn<AuditEntryView>[] {
       header: 'Who',
       cell: (c) => <span data-testid="audit-who">{whoWords(c.row.original, names).name}</span>,
       meta: {
-        width: 'minmax(120px, 1.2fr)',
+        // Wide enough for an entity's or analyst's name whole ("Alder Trade GmbH").
+        width: 'minmax(170px, 1.2fr)',
         // The entry's detail names who too; on a narrow window the sentence keeps the room.
         minTableWidth: 900,
         title: (e) => {
@@ -130,7 +131,7 @@ function columnsFor(names: ActivityNames): DataColumn<AuditEntryView>[] {
       accessorKey: 'environmentName',
       header: 'Environment',
       // The entry's detail names it too; on a narrow window it gives way to the sentence.
-      meta: { width: 'minmax(150px, 1fr)', minTableWidth: 1000 },
+      meta: { width: 'minmax(170px, 1fr)', minTableWidth: 1000 },
     },
   ];
 }

@@ -76,40 +76,46 @@ export function AccountBook() {
             />
           );
         },
-        meta: { width: 'minmax(180px, 2fr)' },
+        meta: { width: 'minmax(190px, 2fr)' },
       },
       {
         id: 'account',
         header: 'Account id',
         accessorKey: 'accountId',
         cell: (c) => <CopyableId id={c.row.original.accountId} kind="account id" />,
-        meta: { width: 'minmax(160px, 2fr)', title: () => undefined },
+        // The id is copyable and secondary: it gives up its width to the names first.
+        meta: { width: 'minmax(120px, 1.5fr)', title: () => undefined },
       },
       {
         id: 'asset',
         header: 'Asset',
         accessorFn: (a) => (a.asset ? assetLongLabel(a.asset) : 'unknown'),
         meta: {
-          width: '170px',
+          width: '156px',
           title: (a) => (a.asset ? assetTitle(a.asset) : 'unknown'),
         },
       },
       {
         id: 'le',
         header: 'Legal entity',
-        accessorFn: (a) => a.legalEntityId ?? '',
+        accessorFn: (a) => a.holderName ?? a.legalEntityId ?? '',
         cell: (c) => {
-          const le = c.row.original.legalEntityId;
+          const { legalEntityId: le, holderName } = c.row.original;
           if (!le) return <span className="muted">not known</span>;
+          // The entity by name (the bank's), its id in the title; unnamed, "Yours" or the id.
+          if (holderName) return <span>{holderName}</span>;
           return le === ownLe ? 'Yours' : <CopyableId id={le} kind="legal entity id" />;
         },
         meta: {
-          width: 'minmax(120px, 1.5fr)',
+          // The holder's name whole at 1024 px ("Alder Trade GmbH").
+          width: 'minmax(170px, 1.5fr)',
           title: (a) =>
             a.legalEntityId
-              ? a.legalEntityId === ownLe
-                ? `Yours (${a.legalEntityId})`
-                : undefined
+              ? a.holderName
+                ? `${a.holderName} (${a.legalEntityId})`
+                : a.legalEntityId === ownLe
+                  ? `Yours (${a.legalEntityId})`
+                  : undefined
               : 'not known',
         },
       },

@@ -22,10 +22,12 @@ import {
   TextField,
 } from '../../components/ui';
 import type { SegmentedOption } from '../../components/ui';
-import { orderWords } from '../../../../shared/words';
+import { orderWords, relatedWords } from '../../../../shared/words';
 import type { DigitalAsset } from '../../../../shared/catalogue';
 
-const accountLabel = (a: AccountBookEntry): string => `${a.label} (${a.accountId})`;
+/** An account by its own name, its holder beside it only when that is not the quote's entity. */
+const accountLabel = (a: AccountBookEntry, entityShown: string | null): string =>
+  relatedWords({ name: a.label, holder: a.holderName ?? null }, entityShown);
 
 /** A paying or receiving account: the account book's entries that fit the asset. */
 function AccountField(props: {
@@ -33,6 +35,8 @@ function AccountField(props: {
   asset: string;
   value: string;
   options: AccountBookEntry[];
+  /** The quote's entity, named on the form ("For"): its own accounts do not repeat it. */
+  entityName: string | null;
   onChange(accountId: string): void;
   isDisabled: boolean;
   testId: string;
@@ -42,7 +46,11 @@ function AccountField(props: {
       label={`${props.label} (${assetLabel(props.asset)})`}
       value={props.value}
       onChange={props.onChange}
-      options={props.options.map((a) => ({ value: a.accountId, label: accountLabel(a) }))}
+      options={props.options.map((a) => ({
+        value: a.accountId,
+        label: accountLabel(a, props.entityName),
+        description: a.accountId,
+      }))}
       placeholder={`No ${assetLabel(props.asset)} account in the book`}
       isDisabled={props.isDisabled}
       data-testid={props.testId}
@@ -177,6 +185,7 @@ export function OrderForm() {
     if (q.entities.length === 0 && !q.loading) void q.load();
   }, []);
   const forEntity = context?.environmentId ?? '';
+  const forName = entities.find((e) => e.profileId === forEntity)?.name ?? null;
   const entityOptions = entities
     .filter((e) => e.connection !== 'no_token')
     .map((e) => ({ value: e.profileId, label: e.name, description: e.profileName }));
@@ -272,6 +281,7 @@ export function OrderForm() {
             asset={paysAsset}
             value={order.pays}
             options={order.paysOptions}
+            entityName={forName}
             onChange={(pays) => update({ pays })}
             isDisabled={locked}
             testId="crypto-pays"
@@ -281,6 +291,7 @@ export function OrderForm() {
             asset={receivesAsset}
             value={order.receives}
             options={order.receivesOptions}
+            entityName={forName}
             onChange={(receives) => update({ receives })}
             isDisabled={locked}
             testId="crypto-receives"

@@ -29,7 +29,7 @@ function Row({ item, showEntity }: { item: DueSoonItemView; showEntity: boolean 
   const tick = useNow();
   const names = useRelatedNames((s) => s.names);
   // The entity is said once (on the row or above the list): the related object leaves it out.
-  const related = relatedLabel(names, item.type, item.relatedId, item.entityName);
+  const related = relatedLabel(names, item.profileId, item.type, item.relatedId, item.entityName);
   // Time left on the owning entity's bank clock (main's estimate when it answered).
   const bankNow = tick + item.offsetMs;
   const snoozed = item.snoozedUntil ? describeDate(item.snoozedUntil, bankNow) : null;
@@ -90,6 +90,10 @@ export function DueSoon() {
   const horizon = dueSoon ? thresholdLabel(dueSoon.horizonHours) : null;
   // One entity's RFIs name it once, above the list; several name each row's.
   const single = dueSoon ? oneEntity(dueSoon.items) : null;
+  // Each row's related object, named through the profile that owns its RFI.
+  useEffect(() => {
+    if (dueSoon) void useRelatedNames.getState().want(dueSoon.items);
+  }, [dueSoon]);
   return (
     <section className="panel overview__due-soon" aria-labelledby={`${id}-h`} data-testid="overview-due-soon">
       <h2 id={`${id}-h`}>Due soon</h2>

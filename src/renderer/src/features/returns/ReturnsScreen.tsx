@@ -25,6 +25,7 @@ import { useSubscription } from '../../lib/events';
 import { useRouter } from '../../lib/router';
 import { call } from '../../lib/desk';
 import { knownTransfers, matchesTransfer } from './known-transfers';
+import { relatedKey, useRelatedNames } from '../rfis/related-names';
 import type { KnownTransfer } from './known-transfers';
 import { returnsSubscription, useReturns } from './store';
 import { TransferScreen } from './TransferScreen';
@@ -78,7 +79,21 @@ function ReturnsHome() {
       live = false;
     };
   }, []);
-  const known = useMemo(() => knownTransfers(recent, rfiRows, orderTx), [recent, rfiRows, orderTx]);
+  // The senders and amounts of the transfers RFIs are about, read through each RFI's owning profile.
+  const related = useRelatedNames((st) => st.names);
+  useEffect(() => {
+    void useRelatedNames.getState().want(rfiRows);
+  }, [rfiRows]);
+  const known = useMemo(
+    () =>
+      knownTransfers(
+        recent,
+        rfiRows,
+        orderTx,
+        (profileId, tx) => related[relatedKey(profileId, tx)]?.transfer,
+      ),
+    [recent, rfiRows, orderTx, related],
+  );
   const shown = useMemo(() => known.filter((t) => matchesTransfer(t, search)), [known, search]);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
@@ -232,7 +247,8 @@ function ReturnsTable(props: {
         cell: (c) =>
           counterparty[c.row.original.transactionId] ?? <span className="muted">Not looked up here</span>,
         meta: {
-          width: 'minmax(130px, 2fr)',
+          // Wide enough for a counterparty's name whole at 1024 px ("Kestrel Components SA").
+          width: 'minmax(190px, 2fr)',
           title: (e) => counterparty[e.transactionId] ?? 'Not looked up here',
         },
       },
@@ -293,7 +309,7 @@ function ReturnsTable(props: {
           );
         },
         meta: {
-          width: 'minmax(110px, 1.5fr)',
+          width: 'minmax(110px, 1fr)',
           title: (e) => `${phaseTone(e.phase)}${e.problem ? ` — ${e.problem}` : ''}`,
         },
       },
@@ -311,7 +327,7 @@ function ReturnsTable(props: {
               not read
             </span>
           ),
-        meta: { width: '196px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
+        meta: { width: '180px', title: (e) => (e.status ? statusLabel(e.status) : 'not read') },
       },
       {
         id: 'updated',
@@ -352,7 +368,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
         accessorFn: (r) => r.name ?? r.rfi ?? '',
         cell: (c) =>
           c.row.original.name ?? c.row.original.rfi ?? <span className="muted">Sender not known yet</span>,
-        meta: { width: 'minmax(130px, 2fr)', title: (r) => r.name ?? r.rfi ?? 'Sender not known yet' },
+        meta: { width: 'minmax(170px, 2fr)', title: (r) => r.name ?? r.rfi ?? 'Sender not known yet' },
       },
       {
         id: 'source',
@@ -366,7 +382,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
         accessorKey: 'transactionId',
         cell: (c) => <CopyableId id={c.row.original.transactionId} kind="transaction id" />,
         // Named by its sender first; on a narrow window the id gives way to the amount.
-        meta: { width: 'minmax(140px, 1.5fr)', title: () => undefined, minTableWidth: 720 },
+        meta: { width: 'minmax(140px, 1.5fr)', title: () => undefined, minTableWidth: 800 },
       },
       {
         id: 'amount',

@@ -19,15 +19,14 @@ function Row({ label, children, testId }: { label: string; children: React.React
  * The account the money arrived on, by its name in the account book, its id secondary (copyable);
  * an account the book does not know is "Account" and its id.
  */
-function CreditorAccount({ accountId }: { accountId: string }) {
+function CreditorAccount({ accountId, profileId }: { accountId: string; profileId: string | undefined }) {
   const names = useRelatedNames((s) => s.names);
   useEffect(() => {
-    void useRelatedNames
-      .getState()
-      .load()
-      .catch(() => undefined);
-  }, []);
-  const related = relatedLabel(names, 'account', accountId);
+    void useRelatedNames.getState().want([{ profileId, type: 'account', relatedId: accountId }]);
+  }, [accountId, profileId]);
+  // Named through the profile the transfer was read with; no entity is named on this screen, so
+  // the account's holder is said beside its name.
+  const related = relatedLabel(names, profileId, 'account', accountId);
   return (
     <>
       <span data-testid="transfer-creditor-account-name">{related.name ?? related.kind}</span>{' '}
@@ -67,7 +66,7 @@ export function TransferDetails({
               {inc.debtorName} <span className="muted">({inc.debtorBic})</span>
             </Row>
             <Row label="Creditor account" testId="transfer-creditor-account">
-              <CreditorAccount accountId={inc.creditorAccountId} />
+              <CreditorAccount accountId={inc.creditorAccountId} profileId={view.profileId} />
             </Row>
             <Row label="Value date">{dayWords(inc.valueDate)}</Row>
             <Row label="Remittance information">{inc.remittanceInformation || '—'}</Row>

@@ -1,10 +1,12 @@
 /**
  * The incoming transfers this workstation knows, for the Returns screen to start from: the ones
- * looked up here (with their sender and amount) and the ones an RFI is about (named by the RFI),
- * one row per transaction, newest first. Pure: the screen gathers the two lists.
+ * looked up here (with their sender and amount) and the ones an RFI is about (their sender and
+ * amount as main read them through the RFI's owning profile, else named by the RFI), one row per
+ * transaction, newest first. Pure: the screen gathers the lists.
  */
 import type { RecentTransfer } from '../../../../shared/ipc/channels/returns';
 import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
+import type { RelatedName } from '../../../../shared/words';
 
 export interface KnownTransfer {
   transactionId: string;
@@ -25,9 +27,11 @@ const INCOMING = /^txn_/;
 
 export function knownTransfers(
   recent: readonly RecentTransfer[],
-  rfis: readonly Pick<RfiSummaryView, 'type' | 'relatedId' | 'description' | 'updatedAt'>[],
+  rfis: readonly Pick<RfiSummaryView, 'type' | 'relatedId' | 'description' | 'updatedAt' | 'profileId'>[],
   /** Transactions known to be exchange orders (this workstation's quotes): not incoming transfers. */
   exchangeOrders: ReadonlySet<string> = new Set(),
+  /** A transfer's sender and amount as main named it for the RFI's owning profile (rfis.related). */
+  named: (profileId: string | undefined, transactionId: string) => RelatedName['transfer'] = () => undefined,
 ): KnownTransfer[] {
   const out = new Map<string, KnownTransfer>();
   for (const r of recent) {
@@ -50,12 +54,13 @@ export function knownTransfers(
       if (Date.parse(q.updatedAt) > Date.parse(known.at)) known.at = q.updatedAt;
       known.source = 'Opened here · in an RFI';
     } else {
+      const t = named(q.profileId, q.relatedId);
       out.set(q.relatedId, {
         transactionId: q.relatedId,
-        name: null,
+        name: t?.counterparty ?? null,
         rfi: q.description || null,
-        amount: null,
-        currency: null,
+        amount: t?.amount ?? null,
+        currency: t?.currency ?? null,
         status: null,
         source: 'In an RFI',
         at: q.updatedAt,

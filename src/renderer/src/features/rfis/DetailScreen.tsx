@@ -32,8 +32,13 @@ function RelatedObject({ detail }: { detail: RfiDetailView }) {
   const names = useRelatedNames((s) => s.names);
   const orders = useRelatedNames((s) => s.orders);
   const rfi = detail.rfi;
+  // Named through the profile that owns the RFI (its account book, its bank), whichever is the default.
+  const owner = detail.owner?.profileId ?? detail.summary.profileId;
+  useEffect(() => {
+    void useRelatedNames.getState().want([{ profileId: owner, type: rfi.type, relatedId: rfi.related_id }]);
+  }, [owner, rfi.type, rfi.related_id]);
   // The entity is named in the facts above: the related object does not repeat it.
-  const related = relatedLabel(names, rfi.type, rfi.related_id, detail.owner?.entityName);
+  const related = relatedLabel(names, owner, rfi.type, rfi.related_id, detail.owner?.entityName);
   // A transaction RFI is about an incoming transfer (Returns) or one of this workstation's
   // exchange orders (its quote screen): the link goes to the screen of its kind. The transfer is
   // read (and returned) through the profile that owns this RFI.

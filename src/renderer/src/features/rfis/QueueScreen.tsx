@@ -28,6 +28,9 @@ import type { VisibleRef } from './QueueFilters';
 import { initialFilter, queueSubscription, rowKey, useQueue, weekRange } from './queue-store';
 import type { QueueFilter, RfiRef } from './queue-store';
 import { useRelatedNames } from './related-names';
+
+/** How many of the filtered rows, from the top, have their related objects named at once. */
+const RELATED_NAMED_AT_ONCE = 300;
 import { snoozeSubscription } from './snooze-store';
 import { teamActive, teamSubscription, useTeam } from '../team/store';
 import { holderMatches, holderOf } from '../team/holders';
@@ -231,6 +234,11 @@ function QueueBody({
   useEffect(() => {
     visibleRef.current = visible;
   }, [visible, visibleRef]);
+  // The related objects of the rows in view first, each named through its RFI's owning profile
+  // (main remembers them; a queue of thousands does not read thousands of transfers at once).
+  useEffect(() => {
+    void useRelatedNames.getState().want(visible.slice(0, RELATED_NAMED_AT_ONCE));
+  }, [visible]);
 
   const columns = useMemo(
     () => queueColumns(names, now, compact, several, holders),

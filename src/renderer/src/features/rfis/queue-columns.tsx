@@ -7,6 +7,7 @@ import type { DataColumn } from '../../components/ui';
 import { entityLabel } from '../../lib/entity';
 import { DeadlineClock } from './DeadlineClock';
 import { relatedLabel } from './related-names';
+import type { RelatedName } from '../../../../shared/words';
 import { SnoozedMark } from './SnoozeControl';
 import { HolderCell, holderOf, holderWords } from '../team/holders';
 import type { Holders } from '../team/holders';
@@ -23,7 +24,7 @@ const UNREAD_MARK = (
 
 /** The queue's columns: fewer beside the detail pane, the entity when the desk watches several. */
 export function queueColumns(
-  names: Readonly<Record<string, string>>,
+  names: Readonly<Record<string, RelatedName>>,
   now: number,
   compact: boolean,
   several: boolean,
@@ -48,16 +49,30 @@ export function queueColumns(
       header: 'RFI',
       enableSorting: false,
       // The subject first (what the RFI asks about), its type after it in muted words.
-      accessorFn: (r) => `${r.description || `${typeLabel(r.type)} RFI`} · ${typeLabel(r.type)}`,
-      cell: (c) => (
-        <span className="rfi-cell">
-          <SnoozedMark rfiId={c.row.original.id} profileId={c.row.original.profileId} />
-          <span className="rfi-cell__subject">
-            {c.row.original.description || `${typeLabel(c.row.original.type)} RFI`}
+      accessorFn: (r) => {
+        const about = relatedLabel(names, r.profileId, r.type, r.relatedId, r.entityName).name;
+        return `${r.description || `${typeLabel(r.type)} RFI`} · ${typeLabel(r.type)}${about ? ` · ${about}` : ''}`;
+      },
+      cell: (c) => {
+        const r = c.row.original;
+        // Where the "Related to" column gave way (beside the detail pane, at 1024 px), the related
+        // object's name takes the type's place in this cell: what the RFI is about stays in view.
+        const about = relatedLabel(names, r.profileId, r.type, r.relatedId, r.entityName).name;
+        return (
+          <span className="rfi-cell">
+            <SnoozedMark rfiId={r.id} profileId={r.profileId} />
+            <span className="rfi-cell__subject">{r.description || `${typeLabel(r.type)} RFI`}</span>
+            <span className={about ? 'rfi-cell__type rfi-cell__type--named' : 'rfi-cell__type'}>
+              {typeLabel(r.type)}
+            </span>
+            {about && (
+              <span className="rfi-cell__about" data-testid="rfi-row-about">
+                {about}
+              </span>
+            )}
           </span>
-          <span className="rfi-cell__type">{typeLabel(c.row.original.type)}</span>
-        </span>
-      ),
+        );
+      },
       meta: { width: 'minmax(180px, 3fr)' },
     },
     several && {
@@ -76,7 +91,7 @@ export function queueColumns(
       enableSorting: false,
       cell: (c) => {
         const r = c.row.original;
-        const l = relatedLabel(names, r.type, r.relatedId, r.entityName);
+        const l = relatedLabel(names, r.profileId, r.type, r.relatedId, r.entityName);
         return l.name ? (
           <span>{l.name}</span>
         ) : (
@@ -90,7 +105,7 @@ export function queueColumns(
         // Gives way first on a narrow table: the detail pane names the related object.
         minTableWidth: several ? 860 : 700,
         title: (r) => {
-          const l = relatedLabel(names, r.type, r.relatedId);
+          const l = relatedLabel(names, r.profileId, r.type, r.relatedId, r.entityName);
           return l.name ? `${l.name} (${r.relatedId})` : `${l.kind} ${r.relatedId}`;
         },
       },

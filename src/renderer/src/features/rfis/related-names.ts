@@ -1,80 +1,81 @@
 import { create } from 'zustand';
-import { formatMinor, parseMinor } from '../../../../shared/money';
 import { call } from '../../lib/desk';
-import { objectKindWords } from '../../../../shared/words';
-import { quoteTitle } from '../overview/labels';
+import { objectKindWords, relatedWords, type RelatedName } from '../../../../shared/words';
 
 /**
- * Names of the objects RFIs are about, from what this workstation already knows without asking
- * the bank once per row: the account book (account → its label) and the transfers looked up
- * recently (transaction → debtor). What is not known stays its id (shown secondary, monospace).
+ * Names of the objects RFIs are about, as main names them through each RFI's OWNING profile
+ * (`rfis.related`: that profile's account book and bank), never through the default profile: an
+ * account by its own name and holder, a transfer by its counterparty and amount. Kept by profile
+ * and id (ids are one bank's only). What nobody names stays its kind with the id (secondary).
  */
 export interface RelatedNamesState {
-  names: Readonly<Record<string, string>>;
+  /** `relatedKey(profileId, relatedId)` → the object's name and holder. */
+  names: Readonly<Record<string, RelatedName>>;
   /** Transactions that are this workstation's exchange orders: transaction id → order id. */
   orders: Readonly<Record<string, string>>;
+  /** Reads the exchange orders, and lets objects nobody could name be asked for again. */
   load(): Promise<void>;
+  /** Asks main to name these objects (each once per load; those already named are not asked). */
+  want(items: readonly RelatedWanted[]): Promise<void>;
 }
 
-export const useRelatedNames = create<RelatedNamesState>((set) => ({
+export interface RelatedWanted {
+  /** The profile that owns the RFI (or the transfer); without one nothing is asked. */
+  profileId?: string | null | undefined;
+  type: string;
+  relatedId: string;
+}
+
+export const relatedKey = (profileId: string | null | undefined, relatedId: string): string =>
+  `${profileId ?? ''}\u0000${relatedId}`;
+
+/** Keys already asked since the last load (an unnamed one is asked again after the next load). */
+const asked = new Set<string>();
+/** At most this many objects per call (the channel's limit). */
+const BATCH = 500;
+
+export const useRelatedNames = create<RelatedNamesState>((set, get) => ({
   names: {},
   orders: {},
   async load() {
-    const [book, recent, exchange] = await Promise.allSettled([
-      call('crypto.context', undefined),
-      call('returns.recent', undefined),
-      call('crypto.list', undefined),
-    ]);
-    const names: Record<string, string> = {};
+    asked.clear();
+    const exchange = await call('crypto.list', undefined).catch(() => null);
     const orders: Record<string, string> = {};
-    if (exchange.status === 'fulfilled') {
-      for (const o of exchange.value.orders) {
-        if (!o.transactionId) continue;
-        orders[o.transactionId] = o.id;
-        names[o.transactionId] = quoteTitle(o.request);
-      }
+    for (const o of exchange?.orders ?? []) if (o.transactionId) orders[o.transactionId] = o.id;
+    set({ orders });
+  },
+  async want(items) {
+    const fresh: { profileId: string; type: string; relatedId: string }[] = [];
+    for (const { profileId, type, relatedId } of items) {
+      if (!profileId || !relatedId) continue;
+      const key = relatedKey(profileId, relatedId);
+      if (asked.has(key) || get().names[key]) continue;
+      asked.add(key);
+      fresh.push({ profileId, type, relatedId });
     }
-    if (recent.status === 'fulfilled') {
-      for (const t of recent.value.items)
-        if (t.debtorName)
-          names[t.transactionId] = `Transfer from ${t.debtorName}${amountText(t.amount, t.currency)}`;
+    for (let i = 0; i < fresh.length; i += BATCH) {
+      const answer = await call('rfis.related', { items: fresh.slice(i, i + BATCH) }).catch(() => null);
+      if (!answer || answer.items.length === 0) continue;
+      const names = { ...get().names };
+      for (const r of answer.items)
+        names[relatedKey(r.profileId, r.relatedId)] = { name: r.name, holder: r.holder };
+      set({ names });
     }
-    if (book.status === 'fulfilled') {
-      for (const a of book.value.accounts) names[a.accountId] = a.label;
-    }
-    set({ names, orders });
   },
 }));
 
-function amountText(amount: string | null, currency: string | null): string {
-  if (!amount || !currency) return '';
-  try {
-    return `, ${formatMinor(parseMinor(amount), currency)}`;
-  } catch {
-    return '';
-  }
-}
-
 /**
- * An account's label without its holder when the holder is the RFI's own entity, already named
- * beside it ("Alder Trade GmbH: Alder USD operating" for an Alder Trade GmbH RFI reads "Alder USD
- * operating"): the entity is said once, not on every line.
- */
-export function withoutOwner(name: string, entityName: string | null | undefined): string {
-  const prefix = entityName ? `${entityName}: ` : null;
-  return prefix && name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : name;
-}
-
-/**
- * "Operating EUR account", or "Account" + the id when the name is not known here. With the RFI's
- * entity (`ownerName`), the name leaves out that entity, said elsewhere on the line or screen.
+ * What an RFI is about, in words: the name main gave it (an account without its holder where that
+ * entity, `entityShown`, is already named beside it), else null with the kind ("Transfer") for the
+ * caller to show with the id.
  */
 export function relatedLabel(
-  names: Readonly<Record<string, string>>,
+  names: Readonly<Record<string, RelatedName>>,
+  profileId: string | null | undefined,
   type: string,
   relatedId: string,
-  ownerName?: string | null,
+  entityShown?: string | null,
 ): { name: string | null; kind: string } {
-  const name = names[relatedId];
-  return { name: name === undefined ? null : withoutOwner(name, ownerName), kind: objectKindWords(type) };
+  const r = names[relatedKey(profileId, relatedId)];
+  return { name: r ? relatedWords(r, entityShown) : null, kind: objectKindWords(type) };
 }
