@@ -4,8 +4,6 @@
  * documents' sha256s), and an approved answer handed to that profile's bank outbox under the team
  * send job's idempotency key, its outcome reported back when the bank holds it.
  */
-import { createHash } from 'node:crypto';
-import { hostname } from 'node:os';
 import { bankKey } from '../bank/scope';
 import type { RfiAnswers } from '../rfi-answers';
 import type { TeamService } from '../team/service';
@@ -17,7 +15,7 @@ import {
 } from '../team/approvals-service';
 import { teamRulesDefaults, teamRulesFormat } from '../team/stored';
 import type { EntityWatch } from '../watch/entity-watch';
-import { entityOwner, ownerOrDefault } from './features';
+import { entityOwner, ownerOrDefault, workstationName } from './features';
 import type { Foundation } from './foundation';
 
 export async function assembleApprovals(
@@ -43,8 +41,7 @@ export async function assembleApprovals(
     return { questionType: d.questionType, text: d.text, documentSha256s: await sha256sOf(d.files) };
   };
 
-  // One name per data folder on this computer: a lease names the workstation that holds it.
-  const workstation = `${hostname().slice(0, 80)}/${createHash('sha256').update(f.dataDir).digest('hex').slice(0, 12)}`;
+  const workstation = workstationName(f.dataDir);
 
   const approvals = await createTeamApprovals({
     team,

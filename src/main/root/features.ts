@@ -2,7 +2,9 @@
  * The composition root's features, one assembly function each: every feature gets the narrow
  * dependencies it declares, and every object acts through the profile that owns it.
  */
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Rfi } from '../../shared/api/rfis';
 import { AppFailure } from '../../shared/ipc/errors';
@@ -29,6 +31,7 @@ import type { CaseFiles } from '../case-files/service';
 import type { CaseFileJournal } from '../case-files/journal';
 import type { RfiAnswers, RfiAnswersDeps } from '../rfi-answers';
 import type { RfiAnswersHandlerDeps } from '../rfi-answers/handlers';
+import type { ProfileSession } from '../profiles/profile-session';
 import type { EntityWatch, WatchedEntity } from '../watch/entity-watch';
 import { createTeamService, type TeamService } from '../team/service';
 import { keychainTeamCredential } from '../team/credential';
@@ -54,6 +57,22 @@ export async function ownerOrDefault(
   }
 }
 
+/** Every watched profile once, the default one first (its session is the one each reads through). */
+export function watchedMembers(
+  entityWatch: Pick<EntityWatch, 'defaultMember' | 'watched'>,
+): Array<{ profileId: string; session: ProfileSession }> {
+  const first = entityWatch.defaultMember();
+  const out = first ? [{ profileId: first.profileId, session: first.session }] : [];
+  for (const [profileId, m] of entityWatch.watched())
+    if (profileId !== first?.profileId) out.push({ profileId, session: m.session });
+  return out;
+}
+
+/** One name per data folder on this computer: a send lease names the workstation that holds it. */
+export function workstationName(dataDir: string): string {
+  return `${hostname().slice(0, 80)}/${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`;
+}
+
 /**
  * The watched profile of one legal entity that holds an RFI, for team work that names the entity
  * (a send job, an approval) rather than a profile: only profiles whose bank answers for that legal
@@ -64,11 +83,9 @@ export async function entityOwner(
   legalEntityId: string,
   rfiId: string,
 ): Promise<WatchedEntity | null> {
-  const ids = new Set<string>();
-  const first = entityWatch.defaultMember();
-  if (first?.session.scope().legalEntityId === legalEntityId) ids.add(first.profileId);
-  for (const [profileId, m] of entityWatch.watched())
-    if (m.session.scope().legalEntityId === legalEntityId) ids.add(profileId);
+  const ids = watchedMembers(entityWatch)
+    .filter((m) => m.session.scope().legalEntityId === legalEntityId)
+    .map((m) => m.profileId);
   for (const profileId of ids) {
     const owner = await entityWatch.owner(rfiId, profileId).catch(() => null);
     if (owner) return owner;

@@ -4,8 +4,6 @@
  * approvals read them, and the transfer read and confirmed through the returns service (so the
  * confirm is audited and followed like any other), with the owning profile's own credential.
  */
-import { createHash } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { CryptoService } from '../crypto/service';
 import type { ReturnsService } from '../returns/service';
 import { createExchangeMandates, type ExchangeMandates } from '../team/exchange-mandates';
@@ -15,10 +13,35 @@ import type { TeamService } from '../team/service';
 import type { EntityWatch } from '../watch/entity-watch';
 import type { Foundation } from './foundation';
 import type { Owners } from './owners';
+import { watchedMembers, workstationName } from './features';
 
-/** The same workstation name as the answers' send leases: a lease names the workstation holding it. */
-const workstationName = (f: Foundation): string =>
-  `${hostname().slice(0, 80)}/${createHash('sha256').update(f.dataDir).digest('hex').slice(0, 12)}`;
+/**
+ * What every team approval flow of this workstation is built on alike: the team's transport and
+ * names, the rules the answers' approvals read, the legal entity of an owning profile (what the
+ * bank said about its credential), the workstation's lease name and the change notice.
+ */
+function approvalBase(
+  f: Foundation,
+  o: Owners,
+  team: TeamService,
+  approvals: TeamApprovals,
+  removed: string,
+) {
+  return {
+    http: team.http,
+    log: f.log,
+    analyst: () => (team.status().serverUrl ? team.status().analyst : null),
+    nameOf: (id: string, subject: string) => team.book.nameOf(id, subject),
+    rulesOf: (id: string) => approvals.book.rules(id),
+    async entityOf(profileId: string): Promise<string | null> {
+      const owner = o.existingOwner(profileId, removed);
+      if (!owner.credential) await owner.check().catch(() => undefined);
+      return owner.credential?.legalEntityId ?? null;
+    },
+    workstation: workstationName(f.dataDir),
+    onChange: () => f.events.emit('team.approvalsChanged', { notice: null }),
+  };
+}
 
 export function assembleReturnApprovals(
   f: Foundation,
@@ -28,25 +51,12 @@ export function assembleReturnApprovals(
   returns: ReturnsService,
   entityWatch: EntityWatch,
 ): ReturnApprovals {
-  const workstation = workstationName(f);
   const r = createReturnApprovals({
-    http: team.http,
-    log: f.log,
-    analyst: () => (team.status().serverUrl ? team.status().analyst : null),
-    nameOf: (id, subject) => team.book.nameOf(id, subject),
-    rulesOf: (id) => approvals.book.rules(id),
-    async entityOf(profileId) {
-      const owner = o.existingOwner(profileId, 'The profile this transfer belongs to was removed.');
-      if (!owner.credential) await owner.check().catch(() => undefined);
-      return owner.credential?.legalEntityId ?? null;
-    },
+    ...approvalBase(f, o, team, approvals, 'The profile this transfer belongs to was removed.'),
     profileFor(legalEntityId) {
-      const first = entityWatch.defaultMember();
-      const members = [
-        ...(first ? [{ profileId: first.profileId, session: first.session }] : []),
-        ...[...entityWatch.watched()].map(([profileId, m]) => ({ profileId, session: m.session })),
-      ];
-      const reaching = members.filter((m) => m.session.scope().legalEntityId === legalEntityId);
+      const reaching = watchedMembers(entityWatch).filter(
+        (m) => m.session.scope().legalEntityId === legalEntityId,
+      );
       const admin = reaching.find((m) => o.ownerSession(m.profileId).credential?.role === 'admin');
       return (admin ?? reaching[0])?.profileId ?? null;
     },
@@ -54,8 +64,6 @@ export function assembleReturnApprovals(
       team.status().analyst?.memberships.find((m) => m.legalEntityId === id)?.legalEntityName ?? id,
     read: ({ profileId, transactionId }) => returns.lookup(transactionId, profileId),
     confirm: ({ profileId, transactionId }) => returns.confirm(transactionId, profileId),
-    workstation,
-    onChange: () => f.events.emit('team.approvalsChanged', { notice: null }),
   });
   team.attach(r);
   return r;
@@ -70,20 +78,9 @@ export function assembleExchangeMandates(
   crypto: CryptoService,
 ): ExchangeMandates {
   const m = createExchangeMandates({
-    http: team.http,
-    log: f.log,
-    analyst: () => (team.status().serverUrl ? team.status().analyst : null),
-    nameOf: (id, subject) => team.book.nameOf(id, subject),
-    rulesOf: (id) => approvals.book.rules(id),
-    async entityOf(profileId) {
-      const owner = o.existingOwner(profileId, 'The profile this order belongs to was removed.');
-      if (!owner.credential) await owner.check().catch(() => undefined);
-      return owner.credential?.legalEntityId ?? null;
-    },
+    ...approvalBase(f, o, team, approvals, 'The profile this order belongs to was removed.'),
     order: (ref) => crypto.order(ref, true),
     confirm: (ref) => crypto.confirm(ref),
-    workstation: workstationName(f),
-    onChange: () => f.events.emit('team.approvalsChanged', { notice: null }),
   });
   team.attach(m);
   return m;
