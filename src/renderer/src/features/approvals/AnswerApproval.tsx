@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ApprovalView } from '../../../../shared/ipc/channels/team-approvals';
-import { Button, TextArea } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useSubscription } from '../../lib/events';
+import { DecisionButtons, type Decision } from './DecisionButtons';
 import { approvalsSubscription, useApprovals } from './store';
 
 export interface AnswerApprovalState {
@@ -56,14 +56,12 @@ export function AnswerApproval({
   profileId: string | undefined;
   onDecided(): void;
 }) {
-  const [reason, setReason] = useState('');
-  const [rejecting, setRejecting] = useState(false);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   if (!approval || approval.status === 'cleared') return null;
 
-  const decide = async (decision: 'approve' | 'reject'): Promise<void> => {
-    if (!approval.approvalId) return;
+  const decide = async (d: Decision): Promise<boolean> => {
+    if (!approval.approvalId) return false;
     setBusy(true);
     setProblem(null);
     const target = {
@@ -74,17 +72,12 @@ export function AnswerApproval({
       contentHash: approval.contentHash,
     };
     try {
-      await call(
-        'team.decideApproval',
-        decision === 'approve'
-          ? { ...target, decision: 'approve' }
-          : { ...target, decision: 'reject', reason: reason.trim() },
-      );
-      setRejecting(false);
-      setReason('');
+      await call('team.decideApproval', { ...target, ...d });
       onDecided();
+      return true;
     } catch (err) {
       setProblem(errorMessage(err));
+      return false;
     } finally {
       setBusy(false);
     }
@@ -111,34 +104,7 @@ export function AnswerApproval({
           )}
         </div>
       )}
-      {reviewing && (
-        <div className="answer__actions">
-          <Button variant="primary" isPending={busy} onPress={() => void decide('approve')}>
-            Approve
-          </Button>
-          {!rejecting ? (
-            <Button onPress={() => setRejecting(true)}>Reject…</Button>
-          ) : (
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                void decide('reject');
-              }}
-            >
-              <TextArea
-                label="Why is it rejected?"
-                rows={2}
-                value={reason}
-                onChange={setReason}
-                maxLength={2000}
-              />
-              <Button type="submit" isDisabled={reason.trim() === ''} isPending={busy}>
-                Reject with this reason
-              </Button>
-            </form>
-          )}
-        </div>
-      )}
+      {reviewing && <DecisionButtons busy={busy} onDecide={decide} />}
       {problem && (
         <p role="alert" className="field-error" data-testid="approval-problem">
           {problem}

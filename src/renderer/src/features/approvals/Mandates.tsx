@@ -8,11 +8,12 @@ import {
   parseMinor,
   readAmountInput,
 } from '../../../../shared/money';
-import { Button, Segmented, Select, TextArea, TextField } from '../../components/ui';
+import { Button, Segmented, Select, TextField } from '../../components/ui';
 import type { SegmentedOption } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useSubscription } from '../../lib/events';
 import { useCrypto } from '../crypto/store';
+import { DecisionButtons, type Decision } from './DecisionButtons';
 import { approvalsSubscription, useApprovals } from './store';
 
 const SIDES: readonly SegmentedOption<'buy' | 'sell'>[] = [
@@ -28,23 +29,18 @@ export function mandateWords(m: Pick<MandateView, 'side' | 'asset' | 'amount' | 
 }
 
 function MandateRow({ m, profileId }: { m: MandateView; profileId: string | null }) {
-  const [reason, setReason] = useState('');
-  const [rejecting, setRejecting] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const decide = async (decision: 'approve' | 'reject'): Promise<void> => {
-    if (!profileId) return;
+  const decide = async (d: Decision): Promise<boolean> => {
+    if (!profileId) return false;
     setProblem(null);
     const target = { profileId, approvalId: m.approvalId, contentHash: m.contentHash };
     try {
-      await call(
-        'team.decideMandate',
-        decision === 'approve'
-          ? { ...target, decision: 'approve' }
-          : { ...target, decision: 'reject', reason: reason.trim() },
-      );
+      await call('team.decideMandate', { ...target, ...d });
       await useApprovals.getState().load();
+      return true;
     } catch (err) {
       setProblem(errorMessage(err));
+      return false;
     }
   };
   return (
@@ -56,34 +52,7 @@ function MandateRow({ m, profileId }: { m: MandateView; profileId: string | null
       <p role="status" data-testid="mandate-words">
         {m.words}
       </p>
-      {m.mayDecide && (
-        <div className="answer__actions">
-          <Button variant="primary" onPress={() => void decide('approve')}>
-            Approve mandate
-          </Button>
-          {!rejecting ? (
-            <Button onPress={() => setRejecting(true)}>Reject…</Button>
-          ) : (
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                void decide('reject');
-              }}
-            >
-              <TextArea
-                label="Why is it rejected?"
-                rows={2}
-                value={reason}
-                onChange={setReason}
-                maxLength={2000}
-              />
-              <Button type="submit" isDisabled={reason.trim() === ''}>
-                Reject with this reason
-              </Button>
-            </form>
-          )}
-        </div>
-      )}
+      {m.mayDecide && <DecisionButtons approveLabel="Approve mandate" onDecide={decide} />}
       {problem && (
         <p role="alert" className="field-error">
           {problem}

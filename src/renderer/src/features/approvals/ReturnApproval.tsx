@@ -2,9 +2,10 @@ import { useCallback, useEffect, useState } from 'react';
 import { describeReasonCode } from '../../../../shared/catalogue';
 import type { ReturnApprovalView } from '../../../../shared/ipc/channels/team-returns';
 import { Money } from '../../components/Money';
-import { Button, TextArea } from '../../components/ui';
+import { Button } from '../../components/ui';
 import { call, errorMessage } from '../../lib/desk';
 import { useSubscription } from '../../lib/events';
+import { DecisionButtons, type Decision } from './DecisionButtons';
 import { approvalsSubscription, useApprovals } from './store';
 
 export interface ReturnApprovalState {
@@ -71,37 +72,30 @@ export function ReturnApproval({
   state: ReturnApprovalState;
   onChanged(): void;
 }) {
-  const [reason, setReason] = useState('');
-  const [rejecting, setRejecting] = useState(false);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   if (state.required !== true) return null;
   const a = state.approval;
-  const run = async (what: () => Promise<unknown>): Promise<void> => {
+  const run = async (what: () => Promise<unknown>): Promise<boolean> => {
     setBusy(true);
     setProblem(null);
     try {
       await what();
-      setRejecting(false);
-      setReason('');
       onChanged();
+      return true;
     } catch (err) {
       setProblem(errorMessage(err));
+      return false;
     } finally {
       setBusy(false);
     }
   };
-  const ask = (): Promise<void> => run(() => call('team.askReturnApproval', { profileId, transactionId }));
-  const decide = (decision: 'approve' | 'reject'): Promise<void> =>
+  const ask = (): Promise<boolean> => run(() => call('team.askReturnApproval', { profileId, transactionId }));
+  const decide = (d: Decision): Promise<boolean> =>
     run(() => {
       if (!a) return Promise.resolve();
       const target = { profileId, transactionId, approvalId: a.approvalId, contentHash: a.contentHash };
-      return call(
-        'team.decideReturnApproval',
-        decision === 'approve'
-          ? { ...target, decision: 'approve' }
-          : { ...target, decision: 'reject', reason: reason.trim() },
-      );
+      return call('team.decideReturnApproval', { ...target, ...d });
     });
   const live = a && (a.status === 'pending' || a.status === 'approved');
   const reviewing = a?.status === 'pending' && a.mayDecide;
@@ -121,34 +115,7 @@ export function ReturnApproval({
           </p>
         </div>
       )}
-      {reviewing && (
-        <div className="answer__actions">
-          <Button variant="primary" isPending={busy} onPress={() => void decide('approve')}>
-            Approve
-          </Button>
-          {!rejecting ? (
-            <Button onPress={() => setRejecting(true)}>Reject…</Button>
-          ) : (
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                void decide('reject');
-              }}
-            >
-              <TextArea
-                label="Why is it rejected?"
-                rows={2}
-                value={reason}
-                onChange={setReason}
-                maxLength={2000}
-              />
-              <Button type="submit" isDisabled={reason.trim() === ''} isPending={busy}>
-                Reject with this reason
-              </Button>
-            </form>
-          )}
-        </div>
-      )}
+      {reviewing && <DecisionButtons busy={busy} onDecide={decide} />}
       {(!live || !state.covers) && !(a?.status === 'pending') && (
         <div className="answer__actions">
           <Button variant="primary" isPending={busy} onPress={() => void ask()}>
