@@ -13,10 +13,10 @@ import type { Approval, ApprovalRule, SendJob } from '../../shared/team/schemas'
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
 import type { TypedStore } from '../infra/stores';
-import { TeamNotSignedIn, teamCallFailure } from './api';
+import { TeamNotSignedIn } from './api';
 import {
   approvalHash,
-  approvalRefusal,
+  approvalFailure,
   openApprovals,
   type AnswerContent,
   type ApprovalsBook,
@@ -99,19 +99,7 @@ export interface TeamApprovals {
   dispose(): Promise<void>;
 }
 
-/** A failed approval call as the typed error the renderer reads. */
-const failure = (err: unknown): never =>
-  teamCallFailure(
-    err,
-    {
-      self_approval: 'forbidden',
-      forbidden: 'forbidden',
-      not_found: 'not_found',
-      content_changed: 'conflict',
-      conflict: 'conflict',
-    },
-    approvalRefusal,
-  );
+const failure = approvalFailure('answer');
 
 /** The rules last read, kept in the store for the team server they were read from. */
 function rulesMemory(store: TypedStore<StoredRules>, serverUrl: () => string | null): RulesMemory {

@@ -32,7 +32,7 @@ import type { AtRestCodec } from '../infra/at-rest';
 import { openJobQueue, queuedJobSchema } from '../infra/job-queue';
 import type { JobKind, JobQueue, QueuedJob } from '../infra/job-queue';
 import type { Logger } from '../infra/log';
-import { TeamApiError, TeamNotSignedIn, TeamUnreachable, type TeamHttp } from './api';
+import { TeamApiError, TeamNotSignedIn, TeamUnreachable, teamCallFailure, type TeamHttp } from './api';
 
 export type AnswerContent = Extract<ApprovalContent, { kind: 'rfi_answer' }>;
 export type ApprovalOp = 'ask' | 'approve' | 'reject' | 'complete';
@@ -189,12 +189,12 @@ export interface ApprovalsBook {
 const RE_ASK_DEBOUNCE_MS = 1_500;
 
 /** A refusal of the team server in words. */
-export function approvalRefusal(err: TeamApiError): string {
+export function approvalRefusal(err: TeamApiError, what: ApprovedThing = 'answer'): string {
   switch (err.code) {
     case 'self_approval':
-      return 'The team server refused: nobody approves their own answer. Another checker has to decide.';
+      return `The team server refused: nobody approves their own ${what}. Another checker has to decide.`;
     case 'content_changed':
-      return 'The answer changed since it was read: read it again before deciding.';
+      return `The ${what} changed since it was read: read it again before deciding.`;
     case 'forbidden':
       return 'Your role in this legal entity does not allow this.';
     case 'not_found':
@@ -203,6 +203,26 @@ export function approvalRefusal(err: TeamApiError): string {
       return err.message;
   }
 }
+
+/** What a team approval is of, in the words its refusals use. */
+export type ApprovedThing = 'answer' | 'return' | 'mandate';
+
+/** A failed approval call (of an answer, a return or a mandate) as the typed error the renderer reads. */
+export const approvalFailure =
+  (what: ApprovedThing) =>
+  (err: unknown): never =>
+    teamCallFailure(
+      err,
+      {
+        self_approval: 'forbidden',
+        forbidden: 'forbidden',
+        not_found: 'not_found',
+        content_changed: 'conflict',
+        conflict: 'conflict',
+        approval_required: 'precondition',
+      },
+      (e) => approvalRefusal(e, what),
+    );
 
 type ChangeInput = Omit<ApprovalJob, keyof QueuedJob | 'subject' | 'state'>;
 

@@ -23,8 +23,8 @@ import {
   type Change,
 } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
-import { teamCallFailure, type TeamHttp } from './api';
-import { approvalRefusal } from './approvals';
+import type { TeamHttp } from './api';
+import { approvalFailure } from './approvals';
 import type { TeamPart } from './service';
 
 export type MandateContent = Extract<ApprovalContent, { kind: 'exchange' }>;
@@ -88,22 +88,7 @@ export function outsideMandate(
   return null;
 }
 
-const failure = (err: unknown): never =>
-  teamCallFailure(
-    err,
-    {
-      self_approval: 'forbidden',
-      forbidden: 'forbidden',
-      not_found: 'not_found',
-      content_changed: 'conflict',
-      conflict: 'conflict',
-      approval_required: 'precondition',
-    },
-    (e) =>
-      e.code === 'self_approval'
-        ? 'The team server refused: nobody approves their own mandate. Another checker has to decide.'
-        : approvalRefusal(e),
-  );
+const failure = approvalFailure('mandate');
 
 function createMandateState() {
   const mandates = new Map<string, Approval>();

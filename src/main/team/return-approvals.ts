@@ -28,8 +28,8 @@ import {
   type Change,
 } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
-import { TeamApiError, teamCallFailure, type TeamHttp } from './api';
-import { approvalHash, approvalRefusal } from './approvals';
+import { TeamApiError, type TeamHttp } from './api';
+import { approvalFailure, approvalHash } from './approvals';
 import type { TeamPart } from './service';
 
 export type ReturnContent = Extract<ApprovalContent, { kind: 'return' }>;
@@ -99,24 +99,7 @@ export function returnContentOf(view: TransferView): ReturnContent | null {
   };
 }
 
-const failure = (err: unknown): never =>
-  teamCallFailure(
-    err,
-    {
-      self_approval: 'forbidden',
-      forbidden: 'forbidden',
-      not_found: 'not_found',
-      content_changed: 'conflict',
-      conflict: 'conflict',
-      approval_required: 'precondition',
-    },
-    (e) =>
-      e.code === 'self_approval'
-        ? 'The team server refused: nobody approves their own return. Another checker has to decide.'
-        : e.code === 'content_changed'
-          ? 'The return changed since it was read: read it again before deciding.'
-          : approvalRefusal(e),
-  );
+const failure = approvalFailure('return');
 
 const notMember = (): AppFailure =>
   new AppFailure({
