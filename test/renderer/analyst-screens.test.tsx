@@ -243,6 +243,14 @@ describe('a return in words', () => {
       },
     });
     useReturns.setState({ phase: 'completed', actionError: null });
+    // The review asks main whether the team's rules want a checker: no team here (solo use).
+    vi.stubGlobal('desk', {
+      invoke: async (channel: string) =>
+        channel === 'team.returnApproval'
+          ? { ok: true, value: { required: null, approval: null, covers: false } }
+          : { ok: false, error: { kind: 'internal', message: `unexpected ${channel}` } },
+      subscribe: () => () => undefined,
+    });
     render(<ReturnReview transfer={transferView()} review={review} idBase="r" />);
     const done = screen.getByTestId('return-completed').textContent ?? '';
     expect(done).toMatch(/^The return is completed: returned 123\.45 USD to Harbour Freight Ltd at .+\./);
