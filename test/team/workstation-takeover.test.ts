@@ -80,7 +80,9 @@ async function jonasLeasedAndVanished(content: {
       async () => (await maria.services.handlers['team.approvals']({ rfiId: content.rfiId }))[0]?.mayDecide,
     )
     .toBe(true);
+  // Named through her profile: her RFI cache may not hold the RFI yet (the change feed can be first).
   await maria.services.handlers['team.decideApproval']({
+    profileId: maria.services.session.profile.id,
     rfiId: content.rfiId,
     questionId: content.questionId,
     approvalId: asked.body.id,
