@@ -179,12 +179,12 @@ test.describe('exchange: expiry and requote', () => {
 
     // Even if the UI lagged, main would not send: the channel refuses and nothing reaches the bank.
     const answer = (await app.evaluate(
-      (id) =>
+      (ref) =>
         (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk.invoke(
           'crypto.confirm',
-          { orderId: id },
+          ref,
         ),
-      orderId,
+      { profileId: harness.services.session.profile.id, orderId },
     )) as { ok: boolean; error?: { kind: string; reason?: string } };
     expect(answer.ok).toBe(false);
     expect(answer.error?.kind).toBe('precondition');
