@@ -430,8 +430,13 @@ test.describe('exchange: account book', () => {
     await app.getByLabel('Amount', { exact: true }).fill('1');
     await selectButton(app, 'Paying account (USD)').click();
     const payers = app.getByRole('listbox');
-    await expect(payers.getByRole('option', { name: /^Treasury USD \(main\) / })).toHaveCount(1);
-    await payers.getByRole('option', { name: new RegExp(`\\(${foreignUsd.id}\\)$`) }).click();
+    // Named by its own label (the quote's entity is on the form), its id as the secondary line.
+    const ours = payers.getByRole('option', { name: 'Treasury USD (main)', exact: true });
+    await expect(ours).toHaveCount(1);
+    await expect(ours).toHaveAccessibleDescription(ownUsd.id);
+    const typed = payers.getByRole('option', { name: 'Typed in by the analyst', exact: true });
+    await expect(typed).toHaveAccessibleDescription(foreignUsd.id);
+    await typed.click();
     await expect(app.getByTestId('crypto-pays')).toHaveAttribute('data-value', foreignUsd.id);
     await app.getByTestId('crypto-get-quote').click();
     await expect(app.getByTestId('crypto-form-error')).toContainText('not owned by your legal entity');

@@ -249,12 +249,18 @@ test.describe('returns', () => {
 
     // Even a direct call is refused in main without a request to the bank.
     const answer = await app.evaluate(
-      (txId) =>
+      ({ txId, profileId }) =>
         (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk.invoke(
           'returns.createIntent',
-          { operationId: 'ret-viewer-test-1', transactionId: txId, amount: '100', reasonCode: 'FOCR' },
+          {
+            profileId,
+            operationId: 'ret-viewer-test-1',
+            transactionId: txId,
+            amount: '100',
+            reasonCode: 'FOCR',
+          },
         ),
-      id,
+      { txId: id, profileId: harness.services.session.profile.id },
     );
     expect(answer).toMatchObject({ ok: false, error: { kind: 'forbidden', reason: 'ROLE_VIEWER' } });
     expect(harness.services.ledger.list()).toHaveLength(0);
