@@ -52,6 +52,8 @@ beforeAll(async () => {
       kind: 'embedded-sandbox',
       sandbox: { visibilityDelayMs: { min: 0, max: 0 }, quoteTtlSeconds: 30, settlementDelayMs: 200 },
     },
+    // A wide margin, so "too close to expiry" leaves seconds of real time to spare on a loaded machine.
+    crypto: { confirmMarginMs: 8000 },
   });
   dispatch = createDispatcher({
     handlers: t.services.handlers,
@@ -154,8 +156,8 @@ describe('crypto exchange service', () => {
       receivesAccountId: accountsOf(ctx, 'ETHEREUM-USDT'),
     });
     await visible(quote.id);
-    // 29 of 30 s pass in bank time: 1 s is left, less than the 2 s margin.
-    await staffOf(t.services).advanceClock(29);
+    // 24 of 30 s pass in bank time: about 6 s are left, less than the 8 s margin.
+    await staffOf(t.services).advanceClock(24);
     const err = await callError('crypto.confirm', { profileId: sandboxProfileId, orderId: quote.id });
     expect(err).toMatchObject({ kind: 'precondition', reason: 'QUOTE_TOO_CLOSE_TO_EXPIRY' });
     // Nothing was sent: the bank still has the quote in progress.
@@ -164,7 +166,7 @@ describe('crypto exchange service', () => {
     expect(row?.transaction.status).toBe('in_progress');
     const audit = await t.services.audit.list({ limit: 5 });
     expect(audit.entries[0]).toMatchObject({ operation: 'crypto.confirm', outcome: 'failed' });
-    await staffOf(t.services).advanceClock(5);
+    await staffOf(t.services).advanceClock(10);
     const expired = await call<OrderView>('crypto.order', {
       profileId: sandboxProfileId,
       orderId: quote.id,
