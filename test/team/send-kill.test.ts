@@ -204,5 +204,6 @@ describe('the workstation holding a send lease is killed mid-send', () => {
     expect(await atBank()).toHaveLength(1);
     // Maria's workstation posted once, Jonas's not at all (attempts 0): the one response is hers.
     expect(proxy.log.filter((e) => e.method === 'POST' && e.path.endsWith('/responses'))).toHaveLength(1);
-  });
+    // A child workstation's start, a lease running out and a takeover: its own waits go up to 45 s.
+  }, 120_000);
 });
