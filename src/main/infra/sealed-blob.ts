@@ -47,7 +47,8 @@ export interface UploadSource {
   size(): Promise<number>;
   /**
    * A fresh stream of the bytes. `hash`: whether the stream hashes what it delivers (for
-   * `sentSha256`); by default a source hashes as it is read unless its sha256 is `known`.
+   * `sentSha256`); by default a picked file's stream does, a stored blob's only when no sha256
+   * was recorded for it. The outbox asks for it when the sha256 is not `known`.
    */
   open(o?: { hash?: boolean }): Readable;
   sha256(): Promise<string>;
