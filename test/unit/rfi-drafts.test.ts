@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,10 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'td-drafts-'));
 });
+const areas: Array<{ dispose(): Promise<void> }> = [];
 afterEach(async () => {
+  // A file area may still be hashing a picked file into its registry: disposed before the folder goes.
+  for (const a of areas.splice(0)) await a.dispose();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -83,7 +87,11 @@ describe('draft store', () => {
 });
 
 describe('staged files', () => {
-  const area = (maxBytes = 1024 * 1024) => openFileArea({ dir, log, maxBytes: () => maxBytes });
+  const area = async (maxBytes = 1024 * 1024) => {
+    const a = await openFileArea({ dir, log, maxBytes: () => maxBytes });
+    areas.push(a);
+    return a;
+  };
 
   it('recognises PDF, PNG and JPEG by their first bytes only', () => {
     expect(sniffContentType(Buffer.from('%PDF-1.7'))).toBe('application/pdf');
@@ -178,5 +186,13 @@ describe('staged files', () => {
     ]);
     expect(r.refused.map((x) => x.name)).toEqual(['notes.pdf', 'big.pdf', 'relative.pdf']);
     expect(files.resolve(r.files[0]!.ref).path).toBe(ok);
+    // Hashed once picked, so its upload need not hash it on the way out; known while unchanged.
+    const source = files.source(r.files[0]!.ref);
+    const sha = createHash('sha256').update(pdfDocument(300)).digest('hex');
+    expect(await source.known?.()).toBe(sha);
+    expect(files.resolve(r.files[0]!.ref).sha256).toBe(sha);
+    await writeFile(ok, pdfDocument(301));
+    expect(await source.known?.()).toBeNull();
+    expect(await source.sha256()).toBe(createHash('sha256').update(pdfDocument(301)).digest('hex'));
   });
 });

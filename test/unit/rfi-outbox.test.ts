@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -38,6 +39,8 @@ class FakeBank implements OutboxBank {
     submit: [],
   };
   uploads = new Map<string, string>();
+  /** How many uploads still arrive damaged (the receipt's sha256 is not of the bytes sent). */
+  damaged = 0;
   private seq = 0;
 
   constructor(questionType = 'transaction.purpose', status = 'action_required') {
@@ -140,7 +143,9 @@ class FakeBank implements OutboxBank {
     o.onProgress?.(Math.floor(bytes.length / 2), bytes.length);
     o.onProgress?.(bytes.length, bytes.length);
     this.uploads.set(url.split('/').pop() ?? url, bytes.toString('latin1'));
-    return { id: url, size_bytes: bytes.length, sha256: 'x' };
+    // The receipt names the sha256 of the bytes received (of other bytes: damaged on the way).
+    const received = this.damaged > 0 ? Buffer.concat([bytes, Buffer.from([this.damaged--])]) : bytes;
+    return { id: url, size_bytes: bytes.length, sha256: createHash('sha256').update(received).digest('hex') };
   }
 
   async submitRfiResponse(rfiId: string, questionId: string, body: RfiResponseBody): Promise<{ id: string }> {
@@ -426,6 +431,78 @@ describe('outbox state machine', () => {
     const o = await open();
     await o.enqueue(textAnswer);
     await expect(o.enqueue(textAnswer)).rejects.toThrow(/already on its way/);
+  });
+});
+
+describe('an upload checked against the bank’s receipt', () => {
+  const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+  const uploadLines = (lines: Array<{ operation: string; outcome: string; detail: string }>) =>
+    lines.filter((l) => l.operation === 'rfi.upload').map((l) => `${l.outcome}: ${l.detail}`);
+
+  it('a file whose sha256 is known is sent without hashing it again, and the receipt confirms it', async () => {
+    bank = new FakeBank('transaction.supporting_documents');
+    const answer = await docAnswer();
+    const file = path.join(dir, 'f_1.bin');
+    const bytes = await readFile(file);
+    const s = await stat(file);
+    const source = pathSource(file, async () => ({ sha256: sha(bytes), size: s.size, mtimeMs: s.mtimeMs }));
+    const lines: Array<{ operation: string; outcome: string; detail: string }> = [];
+    const o = await open({ fileSource: () => source, audit: async (l) => void lines.push(l) });
+    const a = await o.enqueue(answer);
+    await o.runDue();
+    expect(o.get(a.id)?.state).toBe('sent');
+    expect(bank.calls.filter((c) => c === 'uploadDocument')).toHaveLength(1);
+    // The stream the bank read was not hashed on the way out.
+    expect(source.sentSha256?.()).toBeNull();
+    expect(uploadLines(lines)).toEqual([
+      expect.stringMatching(new RegExp(`^succeeded: sha256 ${sha(bytes)};`)),
+    ]);
+  });
+
+  it('a receipt that differs from the sha256 the file had when added sends it again, hashed as it goes', async () => {
+    bank = new FakeBank('transaction.supporting_documents');
+    const answer = await docAnswer();
+    const file = path.join(dir, 'f_1.bin');
+    const s = await stat(file);
+    // The file was changed on disk keeping its size and time: the sha256 taken when it was added is stale.
+    const stale = sha(Buffer.from('the bytes it had when it was added'));
+    const source = pathSource(file, async () => ({ sha256: stale, size: s.size, mtimeMs: s.mtimeMs }));
+    const lines: Array<{ operation: string; outcome: string; detail: string }> = [];
+    const o = await open({ fileSource: () => source, audit: async (l) => void lines.push(l) });
+    const a = await o.enqueue(answer);
+    await o.runDue();
+    expect(o.get(a.id)?.state).toBe('sent');
+    expect(bank.calls.filter((c) => c === 'uploadDocument')).toHaveLength(2);
+    const now = sha(await readFile(file));
+    expect(source.sentSha256?.()).toBe(now);
+    const audited = uploadLines(lines);
+    expect(audited).toHaveLength(2);
+    expect(audited[0]).toMatch(
+      new RegExp(`^pending: the bank received sha256 ${now}, not the sha256 the file had`),
+    );
+    expect(audited[1]).toMatch(new RegExp(`^succeeded: sha256 ${now};`));
+    expect(bank.customerResponses()).toBe(1);
+  });
+
+  it('a receipt that differs from the sha256 of the bytes sent answers nothing with them: the upload is tried again', async () => {
+    bank = new FakeBank('transaction.supporting_documents');
+    bank.damaged = 1;
+    const lines: Array<{ operation: string; outcome: string; detail: string }> = [];
+    const o = await open({ audit: async (l) => void lines.push(l) });
+    const a = await o.enqueue(await docAnswer());
+    await o.runDue();
+    const v = o.get(a.id);
+    expect(v?.state).toBe('queued');
+    expect(v?.lastError?.message).toMatch(/The bank received other bytes of invoice\.pdf than were sent/);
+    expect(bank.calls).not.toContain('submit');
+    expect(uploadLines(lines)).toEqual([
+      expect.stringMatching(/^pending: invalid: The bank received other bytes/),
+    ]);
+    // Received whole the next time: answered once.
+    await o.runDue();
+    expect(o.get(a.id)?.state).toBe('sent');
+    expect(bank.customerResponses()).toBe(1);
+    expect(uploadLines(lines).at(-1)).toMatch(/^succeeded: sha256 [0-9a-f]{64};/);
   });
 });
 

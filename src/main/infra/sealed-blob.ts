@@ -45,12 +45,24 @@ export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
 /** Document bytes to upload: their size, a fresh stream of them, and their sha256. */
 export interface UploadSource {
   size(): Promise<number>;
-  open(): Readable;
+  /**
+   * A fresh stream of the bytes. `hash`: whether the stream hashes what it delivers (for
+   * `sentSha256`); by default a picked file's stream does, a stored blob's only when no sha256
+   * was recorded for it. The outbox asks for it when the sha256 is not `known`.
+   */
+  open(o?: { hash?: boolean }): Readable;
   sha256(): Promise<string>;
   /**
+   * The sha256 the bytes are known to have without reading them (taken when the file was staged
+   * or picked, and the file unchanged since by its size and modification time), or null. Bytes
+   * with a known sha256 are sent without hashing them again; the bank's receipt is checked
+   * against it (rfi-answers/answer-job.ts).
+   */
+  known?(): Promise<string | null>;
+  /**
    * A source that hashes its bytes as they are read for sending: the sha256 of exactly the bytes
-   * the last stream delivered, once it was read to its end (null before, or when it stopped
-   * early). Such a source needs no hashing pass of its own beside the upload.
+   * the last stream delivered, once it was read to its end (null before, when it stopped early,
+   * or when it was opened without hashing). Such a source needs no hashing pass of its own.
    */
   sentSha256?(): string | null;
   /** Why the last stream failed when the bytes themselves were refused (changed on disk). */
@@ -217,7 +229,10 @@ async function openSealed(key: DataKey, file: string, rel: string): Promise<Blob
       d.setAAD(header);
       d.setAuthTag(sealed.subarray(n, n + TAG));
       try {
-        return Buffer.concat([d.update(sealed.subarray(0, n)), d.final()]);
+        const plain = d.update(sealed.subarray(0, n));
+        // GCM's final() answers no bytes (it checks the tag): no copy of the chunk to append it.
+        const rest = d.final();
+        return rest.length === 0 ? plain : Buffer.concat([plain, rest]);
       } catch {
         throw new AtRestError('the sealed document failed its integrity check (changed or damaged)');
       }
@@ -361,9 +376,27 @@ export async function blobWriter(blobs: BlobCodec, file: string, into = file): P
   };
 }
 
-/** A file of the analyst's (a picked path) as an upload source: streamed and hashed as it is. */
-export function pathSource(file: string): UploadSource {
+/** A picked file's sha256 as taken when it was picked, with the size and time it had then. */
+export interface PickedDigest {
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * A file of the analyst's (a picked path) as an upload source: streamed, and hashed as it is
+ * unless its sha256 is known. `digest`: the sha256 taken when the file was picked (awaited while
+ * it is still being taken); it is the file's known sha256 while the file keeps that size and
+ * modification time.
+ */
+export function pathSource(file: string, digest?: () => Promise<PickedDigest | null>): UploadSource {
   let sent: string | null = null;
+  const known = async (): Promise<string | null> => {
+    const d = await digest?.();
+    if (!d) return null;
+    const s = await stat(file);
+    return s.size === d.size && s.mtimeMs === d.mtimeMs ? d.sha256 : null;
+  };
   return {
     async size() {
       const s = await stat(file);
@@ -372,9 +405,12 @@ export function pathSource(file: string): UploadSource {
     },
     // Hashed on the way out, chunk by chunk as the upload reads them: one read of the file, and
     // the audit's sha256 is of the very bytes sent (a second read beside the upload, even on a
-    // worker thread, cost a 200 MB answer about a quarter of its speed on two cores).
-    open() {
+    // worker thread, cost a 200 MB answer about a quarter of its speed on two cores). A file
+    // whose sha256 is known (taken when it was picked) is not hashed again on the way out.
+    open(o = {}) {
       sent = null;
+      const read = createReadStream(file, { highWaterMark: BLOB_CHUNK_BYTES });
+      if (o.hash === false) return read;
       const hash = createHash('sha256');
       const hashing = new Transform({
         transform(chunk: Buffer, _enc, done) {
@@ -386,10 +422,11 @@ export function pathSource(file: string): UploadSource {
           done();
         },
       });
-      return pipeline(createReadStream(file, { highWaterMark: BLOB_CHUNK_BYTES }), hashing, () => undefined);
+      return pipeline(read, hashing, () => undefined);
     },
+    known,
     sentSha256: () => sent,
-    sha256: () => sha256OfFile(file),
+    sha256: async () => (await known().catch(() => null)) ?? sha256OfFile(file),
   };
 }
 
@@ -421,10 +458,10 @@ export function blobSource(openBlob: () => Promise<BlobReader>, sha256: string |
       await r.close();
       return r.size;
     },
-    open() {
+    open(o = {}) {
       failed = null;
       sent = null;
-      const hash = sha256 === null ? createHash('sha256') : null;
+      const hash = (o.hash ?? sha256 === null) ? createHash('sha256') : null;
       const stream = Readable.from(
         (async function* plain() {
           const r = await openBlob();
@@ -446,8 +483,10 @@ export function blobSource(openBlob: () => Promise<BlobReader>, sha256: string |
       return stream;
     },
     sha256: async () => sha256 ?? readerSha256(await openBlob()),
+    // Recorded when the bytes were stored; every chunk's tag vouches they are still those bytes.
+    known: async () => sha256,
+    sentSha256: () => sent,
     failure: () => failed,
   };
-  if (sha256 === null) source.sentSha256 = () => sent;
   return source;
 }

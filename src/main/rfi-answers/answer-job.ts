@@ -188,6 +188,80 @@ function settle(hash: Promise<string>): Promise<{ sha256: string } | { err: unkn
   );
 }
 
+/** The sha256 a bank's answer to a PUT says it received, when it says one. */
+function receiptSha256(receipt: unknown): string | null {
+  const sha = (receipt as { sha256?: unknown } | null)?.sha256;
+  return typeof sha === 'string' ? sha : null;
+}
+
+/**
+ * One document's bytes PUT to its URL, `d.sha256` set to their sha256 whatever the outcome (its
+ * audit line carries it), and the bank's receipt checked against it.
+ *
+ * Bytes whose sha256 is known (taken when the file was picked or staged, and the file unchanged
+ * since) go out as they are: hashing them on the way out was most of what the upload cost main's
+ * thread beyond curl's (SHA-256 without SHA instructions is slower than the loopback). Others are
+ * hashed as they go out (the sha256 of the very bytes sent), never in a pass of their own before.
+ * The bank's receipt names the sha256 of what it stored: one that differs from a known sha256 (the
+ * file was changed on disk keeping its size and time, or the bytes were damaged on the way) sends
+ * the bytes again, hashed as they go; one that differs from the hash of the bytes sent fails.
+ */
+async function putChecked(
+  deps: AnswerJobDeps,
+  e: OutboxEntry,
+  d: OutboxDocument,
+  bank: OutboxBank,
+  source: UploadSource,
+  onProgress: (sent: number) => void,
+): Promise<void> {
+  const recorded = await (source.known?.() ?? Promise.resolve(null)).catch(() => null);
+  for (let known = recorded; ; known = null) {
+    const hash = known === null;
+    /** Sets `d.sha256` to the bytes' sha256; answers the error when they could not be read for it. */
+    const settleSha = async (): Promise<unknown> => {
+      const sha = known ?? source.sentSha256?.() ?? null;
+      // The upload stopped before the end, or the source hashes nothing: read once more for it.
+      const hashed = sha !== null ? { sha256: sha } : await settle(source.sha256());
+      if ('err' in hashed) return hashed.err;
+      d.sha256 = hashed.sha256;
+      return null;
+    };
+    let receipt: unknown;
+    try {
+      receipt = await bank.uploadDocument(
+        d.url as string,
+        { ...source, open: () => source.open({ hash }) },
+        d.contentType,
+        { onProgress },
+      );
+    } catch (err) {
+      await settleSha();
+      throw err;
+    }
+    const unreadable = await settleSha();
+    if (unreadable !== null) {
+      throw new AppFailure({ kind: 'local', message: 'unreadable' }, { cause: unreadable });
+    }
+    const confirmed = receiptSha256(receipt);
+    if (confirmed === null || confirmed === d.sha256) return;
+    if (known === null) {
+      throw new AppFailure({
+        kind: 'invalid',
+        message: `The bank received other bytes of ${d.name} than were sent (the bank's sha256 is ${confirmed}); the answer was not sent.`,
+      });
+    }
+    deps.log.warn('rfi-answers: the bank received other bytes than the file had when added; sending again', {
+      answerId: e.id,
+    });
+    await auditLine(deps, e, {
+      operation: 'rfi.upload',
+      target: d.documentId,
+      outcome: 'pending',
+      detail: `the bank received sha256 ${confirmed}, not the sha256 the file had when it was added; sent again, hashed as it goes; ${uploadDetail(e, d)}`,
+    });
+  }
+}
+
 /** Uploads one document (a fresh URL when it has none or it expired, and again when it expires). */
 async function uploadDocument(
   deps: AnswerJobDeps,
@@ -210,28 +284,8 @@ async function uploadDocument(
       await save();
     }
     try {
-      // Whatever the upload's outcome, its audit line carries the file's sha256: hashed as the
-      // bytes go out when the source can (a picked file: the sha256 of the very bytes sent),
-      // else while they go out (the recorded one of a stored copy), never in a pass of its own
-      // before (that pass made a 200 MB answer's upload ~40% slower).
-      const asSent = source.sentSha256;
-      let hashing = asSent ? null : settle(source.sha256());
       const base = e.documents.filter((x) => x.uploaded).reduce((n, x) => n + x.sizeBytes, 0);
-      try {
-        await bank.uploadDocument(d.url as string, source, d.contentType, {
-          onProgress: (sent) => report(base, sent),
-        });
-      } finally {
-        // The upload stopped before the end: the file is read once more for its audit line.
-        const sentHash = asSent?.call(source) ?? null;
-        hashing ??= sentHash !== null ? Promise.resolve({ sha256: sentHash }) : settle(source.sha256());
-        const hashed = await hashing;
-        if ('sha256' in hashed) d.sha256 = hashed.sha256;
-      }
-      const hashed = await hashing;
-      if ('err' in hashed) {
-        throw new AppFailure({ kind: 'local', message: 'unreadable' }, { cause: hashed.err });
-      }
+      await putChecked(deps, e, d, bank, source, (sent) => report(base, sent));
       await auditLine(deps, e, {
         operation: 'rfi.upload',
         target: d.documentId,

@@ -26,8 +26,13 @@ const recordSchema = z.object({
   createdAt: z.string(),
   /** Dropped bytes sealed in chunks with the data key (absent: plain, from before sealing). */
   sealed: z.boolean().optional(),
-  /** sha256 of the plain bytes of a dropped file, taken as they arrived. */
+  /**
+   * sha256 of the plain bytes of a dropped file, taken as they arrived; of a picked file, taken
+   * just after it was picked, while it keeps its size and `mtimeMs`.
+   */
   sha256: z.string().optional(),
+  /** A picked file's modification time when its sha256 was taken. */
+  mtimeMs: z.number().optional(),
   /**
    * The profile (bank + credential) whose answer the file is for: named when it was staged, or
    * bound when an answer or draft of that profile first used it. Null: not bound yet.

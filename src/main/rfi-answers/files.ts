@@ -19,10 +19,11 @@ import { cleanFileName } from '../../shared/names';
 import { tooLargeWords } from '../../shared/words';
 import { plainCodec } from '../infra/at-rest';
 import type { AtRestCodec } from '../infra/at-rest';
+import { sha256OfFile } from '../infra/file-hash';
 import { checkFile } from '../infra/file-structure';
 import type { Logger } from '../infra/log';
 import { BlobTooLarge, blobSource, pathSource, writeBlob } from '../infra/sealed-blob';
-import type { BlobReader, UploadSource } from '../infra/sealed-blob';
+import type { BlobReader, PickedDigest, UploadSource } from '../infra/sealed-blob';
 import { checkStored, notAccepted } from './file-checks';
 import { newId, openStagedRegistry, toView } from './file-registry';
 import type { StagedFile } from './file-registry';
@@ -152,6 +153,7 @@ export async function openFileArea(o: {
   const pick = (p: string, documentType: DocumentType, profileId: string | null) =>
     pickedFile(p, documentType, profileId, o.maxBytes, tooLarge);
   const staged = stagedBlobs({ files, stagingDir, codec, persist, log: o.log });
+  const hashes = pickedHashes({ files, persist, log: o.log });
   const area: FileArea = {
     maxBytes: o.maxBytes,
     async registerPicked(paths, documentType, profileId = null) {
@@ -166,6 +168,7 @@ export async function openFileArea(o: {
         }
       }
       if (accepted.length > 0) await persist();
+      for (const f of accepted) hashes.start(files.get(f.ref) as StagedFile);
       return { files: accepted, refused };
     },
     begin: (b) => dropped.begin(b),
@@ -264,7 +267,7 @@ export async function openFileArea(o: {
     },
     source(ref) {
       const f = area.resolve(ref);
-      if (f.kind === 'picked') return pathSource(f.path);
+      if (f.kind === 'picked') return pathSource(f.path, () => hashes.digest(f));
       return blobSource(() => staged.open(ref), f.sha256 ?? null);
     },
     open(ref) {
@@ -292,6 +295,7 @@ export async function openFileArea(o: {
     },
     resealPlain: () => staged.resealPlain(),
     async dispose() {
+      await hashes.settled();
       await dropped.dispose();
       await staged.settled();
     },
@@ -301,6 +305,46 @@ export async function openFileArea(o: {
   if (codec.blobs.sealing) await area.resealPlain();
   codec.onSealed(() => area.resealPlain().then(() => undefined));
   return area;
+}
+
+/**
+ * The sha256 of picked files, taken once each is accepted (on a worker thread when it is large),
+ * while the analyst writes the answer, so that its upload need not hash it on the way out
+ * (infra/sealed-blob.ts `pathSource`). Kept in the file's record with the modification time it
+ * had; a file changed since has no known sha256 and is hashed as it is sent.
+ */
+function pickedHashes(o: { files: Map<string, StagedFile>; persist: () => Promise<void>; log: Logger }) {
+  const hashing = new Map<string, Promise<PickedDigest | null>>();
+  return {
+    start(rec: StagedFile): void {
+      const digest = (async (): Promise<PickedDigest | null> => {
+        const sha256 = await sha256OfFile(rec.path);
+        const after = await stat(rec.path);
+        // Changed since it was picked (or while it was hashed), or released meanwhile: unknown.
+        if (after.size !== rec.sizeBytes || after.mtimeMs !== rec.mtimeMs) return null;
+        if (o.files.get(rec.ref) !== rec) return null;
+        rec.sha256 = sha256;
+        await o.persist();
+        return { sha256, size: after.size, mtimeMs: after.mtimeMs };
+      })().catch((err: unknown) => {
+        o.log.info('rfi-answers: a picked file could not be hashed; it is hashed as it is sent', {
+          error: err,
+        });
+        return null;
+      });
+      hashing.set(rec.ref, digest);
+      void digest.finally(() => hashing.delete(rec.ref));
+    },
+    /** The sha256 taken when the file was picked (awaited while it is being taken), or null. */
+    digest(f: StagedFile): Promise<PickedDigest | null> {
+      const known =
+        f.sha256 !== undefined && f.mtimeMs !== undefined
+          ? { sha256: f.sha256, size: f.sizeBytes, mtimeMs: f.mtimeMs }
+          : null;
+      return hashing.get(f.ref) ?? Promise.resolve(known);
+    },
+    settled: async (): Promise<void> => void (await Promise.all(hashing.values())),
+  };
 }
 
 /** A file the native picker answered, checked where it is (it is never copied). */
@@ -331,6 +375,7 @@ async function pickedFile(
         documentType,
         createdAt: new Date().toISOString(),
         profileId,
+        mtimeMs: s.mtimeMs,
       },
     };
   } catch (err) {
