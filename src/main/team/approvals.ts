@@ -32,8 +32,10 @@ import type { AtRestCodec } from '../infra/at-rest';
 import { openJobQueue, queuedJobSchema } from '../infra/job-queue';
 import type { JobKind, JobQueue, QueuedJob } from '../infra/job-queue';
 import type { Logger } from '../infra/log';
+import { createApprovalState, type ApprovalState, type KnownApprovals } from './approval-state';
 import { TeamApiError, TeamNotSignedIn, TeamUnreachable, teamCallFailure, type TeamHttp } from './api';
 
+export type { ApprovalKind, KnownApprovals } from './approval-state';
 export type AnswerContent = Extract<ApprovalContent, { kind: 'rfi_answer' }>;
 export type ApprovalOp = 'ask' | 'approve' | 'reject' | 'complete';
 
@@ -143,7 +145,7 @@ export interface ApprovalsDeps {
   autoRun?: boolean;
 }
 
-export interface ApprovalsBook {
+export interface ApprovalsBook extends KnownApprovals {
   load(legalEntityIds: readonly string[]): Promise<void>;
   apply(change: Change): void;
   /** The entity's rules as last read (from the server, or remembered from an earlier run); null: never read. */
@@ -225,51 +227,6 @@ export const approvalFailure =
     );
 
 type ChangeInput = Omit<ApprovalJob, keyof QueuedJob | 'subject' | 'state'>;
-
-/** What the workstation knows of the team's approvals, rules and send jobs (kept current by the feed). */
-function createApprovalState() {
-  /** entity → approval id → approval. */
-  const approvals = new Map<string, Map<string, Approval>>();
-  const rules = new Map<string, ApprovalRule[]>();
-  /** entity → object id → its send job. */
-  const jobs = new Map<string, Map<string, SendJob>>();
-  return {
-    approvals,
-    rules,
-    jobs,
-    remember(a: Approval): void {
-      const m = approvals.get(a.legalEntityId) ?? new Map<string, Approval>();
-      m.set(a.id, a);
-      approvals.set(a.legalEntityId, m);
-    },
-    rememberJob(j: SendJob): void {
-      const m = jobs.get(j.legalEntityId) ?? new Map<string, SendJob>();
-      m.set(j.object.id, j);
-      jobs.set(j.legalEntityId, m);
-    },
-    /** The newest approval of an answer (the live one if there is one). */
-    latest(legalEntityId: string, objectId: string): Approval | undefined {
-      const all = [...(approvals.get(legalEntityId)?.values() ?? [])].filter(
-        (a) => a.object.kind === 'rfi_answer' && a.object.id === objectId,
-      );
-      const live = all.find((a) => a.status === 'pending' || a.status === 'approved');
-      return live ?? all.sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1))[0];
-    },
-    find(approvalId: string): Approval | undefined {
-      for (const m of approvals.values()) {
-        const a = m.get(approvalId);
-        if (a) return a;
-      }
-      return undefined;
-    },
-    clear(): void {
-      approvals.clear();
-      rules.clear();
-      jobs.clear();
-    },
-  };
-}
-type ApprovalState = ReturnType<typeof createApprovalState>;
 
 /** One truthful sentence for an answer's approval. */
 function wordsOf(v: Omit<ApprovalView, 'words'>): string {
@@ -599,6 +556,12 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         deps.onChange(c.legalEntityId, null);
       }
     },
+    latest: (le, objectId, kind) => state.latest(le, objectId, kind),
+    approvalsOf: (kind) =>
+      [...state.approvals.values()].flatMap((m) => [...m.values()].filter((a) => a.object.kind === kind)),
+    sendJob: (le, objectId) => state.jobs.get(le)?.get(objectId),
+    remember: (a) => state.remember(a),
+    rememberJob: (j) => state.rememberJob(j),
     rules: rulesOf,
     rulesView: (id) => ({
       legalEntityId: id,

@@ -7,25 +7,19 @@
  * asset or amount) is refused before the bank is called. A mandate is used once: its confirm is
  * the mandate's send job (one idempotency key, one lease), reported with the order's transaction.
  *
- * Calls go at once (not queued): a confirm needs the team server and the bank at that moment.
+ * The mandates are the approvals the answers' approvals load and follow (one request per legal
+ * entity feeds every kind). A confirm needs the team server and the bank at that moment.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { OrderView } from '../../shared/ipc/channels/crypto';
 import type { MandateView } from '../../shared/ipc/channels/team-mandates';
 import { AppFailure } from '../../shared/ipc/errors';
 import { approvalRequired } from '../../shared/team/approval-rules';
-import {
-  Approval,
-  SendJob,
-  type ApprovalContent,
-  type ApprovalRule,
-  type Change,
-} from '../../shared/team/schemas';
+import { Approval, type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
 import type { TeamHttp } from './api';
-import { approvalFailure } from './approvals';
-import type { TeamPart } from './service';
+import { approvalFailure, type KnownApprovals } from './approvals';
+import { completeSendJob, leaseSendJob, type SendJobLeaseDeps } from './send-job-lease';
 
 export type MandateContent = Extract<ApprovalContent, { kind: 'exchange' }>;
 
@@ -37,6 +31,8 @@ export interface OrderRef {
 
 export interface ExchangeMandatesDeps {
   http: TeamHttp;
+  /** The team's approvals and send jobs as the answers' approvals load and follow them. */
+  approvals: KnownApprovals;
   log: Logger;
   analyst(): {
     subject: string;
@@ -54,7 +50,7 @@ export interface ExchangeMandatesDeps {
   onChange(): void;
 }
 
-export interface ExchangeMandates extends TeamPart {
+export interface ExchangeMandates {
   list(): MandateView[];
   ask(input: { profileId: string } & Omit<MandateContent, 'kind'>): Promise<MandateView>;
   decide(
@@ -90,31 +86,8 @@ export function outsideMandate(
 
 const failure = approvalFailure('mandate');
 
-function createMandateState() {
-  const mandates = new Map<string, Approval>();
-  /** mandate id → its send job. */
-  const jobs = new Map<string, SendJob>();
-  return {
-    mandates,
-    jobs,
-    remember(a: Approval): void {
-      if (a.object.kind !== 'exchange') return;
-      // One mandate per object id: the newest approval of it is what counts.
-      const cur = [...mandates.values()].find((x) => x.object.id === a.object.id && x.id !== a.id);
-      if (cur && cur.requestedAt > a.requestedAt) return;
-      if (cur) mandates.delete(cur.id);
-      mandates.set(a.id, a);
-    },
-    rememberJob(j: SendJob): void {
-      if (j.object.kind === 'exchange') jobs.set(j.object.id, j);
-    },
-  };
-}
-type MandateState = ReturnType<typeof createMandateState>;
-
 function mandateView(
-  deps: Pick<ExchangeMandatesDeps, 'analyst' | 'nameOf'>,
-  state: MandateState,
+  deps: Pick<ExchangeMandatesDeps, 'analyst' | 'nameOf' | 'approvals'>,
   a: Approval,
 ): MandateView {
   const me = deps.analyst();
@@ -124,7 +97,7 @@ function mandateView(
     isYou: subject === me?.subject,
   });
   const c = a.content as MandateContent;
-  const job = state.jobs.get(a.object.id);
+  const job = deps.approvals.sendJob(a.legalEntityId, a.object.id);
   const maker = person(a.maker);
   const checker = a.checker ? person(a.checker) : null;
   const by = checker ? (checker.isYou ? 'you' : checker.name) : 'a checker';
@@ -162,25 +135,22 @@ function mandateView(
 }
 
 /** The mandate's send job leased here, the confirm, and its outcome under the lease number. */
-async function confirmInMandate(
-  deps: ExchangeMandatesDeps,
-  state: MandateState,
-  a: Approval,
-  ref: OrderRef,
-): Promise<OrderView> {
+async function confirmInMandate(deps: ExchangeMandatesDeps, a: Approval, ref: OrderRef): Promise<OrderView> {
+  const lease: SendJobLeaseDeps = {
+    http: deps.http,
+    log: deps.log,
+    me: () => deps.analyst()?.subject ?? null,
+    workstation: deps.workstation,
+    remember: (j) => deps.approvals.rememberJob(j),
+  };
   let job: SendJob;
   try {
-    job = await deps.http.call('POST', '/v1/send-jobs', SendJob, {
-      legalEntityId: a.legalEntityId,
-      objectId: a.object.id,
-      content: a.content,
-    });
-    state.rememberJob(job);
-    if (job.status === 'queued' || job.status === 'leased')
-      job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/lease`, SendJob, {
-        workstation: deps.workstation,
-      });
-    state.rememberJob(job);
+    // A mandate is used once: even a lease this analyst holds is asked for again (the server decides).
+    job = await leaseSendJob(
+      lease,
+      { legalEntityId: a.legalEntityId, objectId: a.object.id, content: a.content },
+      false,
+    );
   } catch (err) {
     return failure(err);
   }
@@ -191,17 +161,7 @@ async function confirmInMandate(
       message: 'This mandate was used for another exchange already (or is being used now). Nothing was sent.',
     });
   const report = async (outcome: 'sent' | 'failed' | 'ambiguous', bankReference?: string) => {
-    try {
-      state.rememberJob(
-        await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/complete`, SendJob, {
-          leaseNumber: job.leaseNumber,
-          outcome,
-          ...(bankReference ? { bankReference } : {}),
-        }),
-      );
-    } catch (err) {
-      deps.log.warn('team: reporting an exchange confirm failed', { error: err });
-    }
+    await completeSendJob(lease, job, outcome, bankReference, 'an exchange confirm');
     deps.onChange();
   };
   try {
@@ -217,8 +177,18 @@ async function confirmInMandate(
 }
 
 export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMandates {
-  const state = createMandateState();
-  const viewOf = (a: Approval): MandateView => mandateView(deps, state, a);
+  const viewOf = (a: Approval): MandateView => mandateView(deps, a);
+  /** Each mandate's live approval, else its newest (a mandate's object id is its own). */
+  const mandates = (): Approval[] => {
+    const ids = new Set(
+      deps.approvals.approvalsOf('exchange').map((a) => `${a.legalEntityId}\n${a.object.id}`),
+    );
+    return [...ids].flatMap((key) => {
+      const [le = '', id = ''] = key.split('\n');
+      const a = deps.approvals.latest(le, id, 'exchange');
+      return a ? [a] : [];
+    });
+  };
   const memberEntity = async (profileId: string): Promise<string | null> => {
     const me = deps.analyst();
     if (!me) return null;
@@ -238,39 +208,9 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
   };
 
   return {
-    async load(ids) {
-      await Promise.all(
-        ids.map(async (id) => {
-          const list = await deps.http.call(
-            'GET',
-            `/v1/entities/${encodeURIComponent(id)}/approvals`,
-            z.object({ approvals: z.array(Approval) }),
-          );
-          for (const a of list.approvals) state.remember(a);
-        }),
-      );
-      deps.onChange();
-    },
-    apply(c: Change) {
-      const a = c.topic === 'approval' ? Approval.safeParse(c.data) : null;
-      if (a?.success && a.data.object.kind === 'exchange') {
-        state.remember(a.data);
-        deps.onChange();
-      }
-      const j = c.topic === 'send_job' ? SendJob.safeParse(c.data) : null;
-      if (j?.success && j.data.object.kind === 'exchange') {
-        state.rememberJob(j.data);
-        deps.onChange();
-      }
-    },
-    wake: () => undefined,
-    clear() {
-      state.mandates.clear();
-      state.jobs.clear();
-    },
     list: () =>
       deps.analyst()
-        ? [...state.mandates.values()]
+        ? mandates()
             .filter((a) => a.status !== 'cleared')
             .sort((x, y) => (x.requestedAt < y.requestedAt ? 1 : -1))
             .map(viewOf)
@@ -284,7 +224,7 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
           objectId: `mandate-${randomUUID()}`,
           content,
         });
-        state.remember(a);
+        deps.approvals.remember(a);
         deps.onChange();
         return viewOf(a);
       } catch (err) {
@@ -300,7 +240,7 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
             ? { contentHash: input.contentHash }
             : { contentHash: input.contentHash, reason: input.reason };
         const a = await deps.http.call('POST', path, Approval, body);
-        state.remember(a);
+        deps.approvals.remember(a);
         deps.onChange();
         return viewOf(a);
       } catch (err) {
@@ -327,9 +267,11 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
         worstRate: '0',
       };
       if (!approvalRequired(rules, probe)) return direct();
-      const open = [...state.mandates.values()].filter(
+      const open = mandates().filter(
         (a) =>
-          a.legalEntityId === le && a.status === 'approved' && state.jobs.get(a.object.id)?.status !== 'done',
+          a.legalEntityId === le &&
+          a.status === 'approved' &&
+          deps.approvals.sendJob(le, a.object.id)?.status !== 'done',
       );
       const inside = open.find((a) => outsideMandate(a.content as MandateContent, order) === null);
       if (!inside) {
@@ -345,7 +287,7 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
               : `This quote is outside the approved mandate: ${why ?? 'it does not match'}. Nothing was sent to the bank.`,
         });
       }
-      return confirmInMandate(deps, state, inside, ref);
+      return confirmInMandate(deps, inside, ref);
     },
   };
 }
