@@ -15,10 +15,18 @@ import type { OrderView } from '../../shared/ipc/channels/crypto';
 import type { MandateView } from '../../shared/ipc/channels/team-mandates';
 import { AppFailure } from '../../shared/ipc/errors';
 import { approvalRequired } from '../../shared/team/approval-rules';
-import { Approval, type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
+import type { Approval } from '../../shared/team/schemas';
+import { type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
 import type { TeamHttp } from './api';
-import { approvalFailure, type KnownApprovals } from './approvals';
+import { standingApproval, type StandingApproval } from './approval-state';
+import {
+  approvalChange,
+  approvalFailure,
+  approvalHash,
+  queuedWords,
+  type SharedApprovals,
+} from './approvals';
 import { completeSendJob, leaseSendJob, type SendJobLeaseDeps } from './send-job-lease';
 
 export type MandateContent = Extract<ApprovalContent, { kind: 'exchange' }>;
@@ -32,7 +40,7 @@ export interface OrderRef {
 export interface ExchangeMandatesDeps {
   http: TeamHttp;
   /** The team's approvals and send jobs as the answers' approvals load and follow them. */
-  approvals: KnownApprovals;
+  approvals: SharedApprovals;
   log: Logger;
   analyst(): {
     subject: string;
@@ -87,8 +95,8 @@ export function outsideMandate(
 const failure = approvalFailure('mandate');
 
 function mandateView(
-  deps: Pick<ExchangeMandatesDeps, 'analyst' | 'nameOf' | 'approvals'>,
-  a: Approval,
+  deps: Pick<ExchangeMandatesDeps, 'analyst' | 'nameOf'>,
+  a: StandingApproval,
 ): MandateView {
   const me = deps.analyst();
   const person = (subject: string) => ({
@@ -97,28 +105,30 @@ function mandateView(
     isYou: subject === me?.subject,
   });
   const c = a.content as MandateContent;
-  const job = deps.approvals.sendJob(a.legalEntityId, a.object.id);
   const maker = person(a.maker);
   const checker = a.checker ? person(a.checker) : null;
   const by = checker ? (checker.isYou ? 'you' : checker.name) : 'a checker';
-  const used = job?.status === 'done';
-  const words = used
-    ? `Approved by ${by}; used for an exchange confirmed at the bank.`
-    : a.status === 'pending'
-      ? maker.isYou
-        ? 'Waiting for approval by a checker.'
-        : `${maker.name} asks for your approval.`
-      : a.status === 'approved'
-        ? `Approved by ${by}: a quote inside it may be confirmed.`
-        : a.status === 'rejected'
-          ? `Rejected by ${by}: ${a.reason ?? ''}`
-          : 'Cleared.';
+  const used = a.send?.status === 'done';
+  const words =
+    queuedWords(a.queued, a.reason) ??
+    (used
+      ? `Approved by ${by}; used for an exchange confirmed at the bank.`
+      : a.status === 'pending'
+        ? maker.isYou
+          ? 'Waiting for approval by a checker.'
+          : `${maker.name} asks for your approval.`
+        : a.status === 'approved'
+          ? `Approved by ${by}: a quote inside it may be confirmed.`
+          : a.status === 'rejected'
+            ? `Rejected by ${by}: ${a.reason ?? ''}`
+            : 'Cleared.');
   const roles = me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.roles ?? [];
   return {
-    id: a.object.id,
+    id: a.objectId,
     legalEntityId: a.legalEntityId,
     legalEntityName: me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.legalEntityName ?? '',
-    approvalId: a.id,
+    approvalId: a.approvalId,
+    queued: a.queued,
     status: a.status,
     contentHash: a.contentHash,
     side: c.side,
@@ -128,7 +138,7 @@ function mandateView(
     maker,
     checker,
     reason: a.reason,
-    mayDecide: a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
+    mayDecide: !a.queued && a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
     used,
     words,
   };
@@ -177,17 +187,38 @@ async function confirmInMandate(deps: ExchangeMandatesDeps, a: Approval, ref: Or
 }
 
 export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMandates {
-  const viewOf = (a: Approval): MandateView => mandateView(deps, a);
-  /** Each mandate's live approval, else its newest (a mandate's object id is its own). */
-  const mandates = (): Approval[] => {
-    const ids = new Set(
-      deps.approvals.approvalsOf('exchange').map((a) => `${a.legalEntityId}\n${a.object.id}`),
+  /** A mandate as it stands for this analyst (their change still queued on top). */
+  const standing = (le: string, id: string): StandingApproval | null =>
+    standingApproval(
+      deps.approvals.latest(le, id, 'exchange'),
+      deps.approvals.queuedFor(le, id, 'exchange'),
+      deps.approvals.sendJob(le, id),
     );
+  /** Each mandate (a mandate's object id is its own), asked offline ones too. */
+  const mandates = (): StandingApproval[] => {
+    const ids = new Set([
+      ...deps.approvals.approvalsOf('exchange').map((a) => `${a.legalEntityId}\n${a.object.id}`),
+      ...deps.approvals.queuedOf('exchange').map((j) => `${j.legalEntityId}\n${j.objectId}`),
+    ]);
     return [...ids].flatMap((key) => {
       const [le = '', id = ''] = key.split('\n');
-      const a = deps.approvals.latest(le, id, 'exchange');
+      const a = standing(le, id);
       return a ? [a] : [];
     });
+  };
+  /** Sent now, or queued while the team server is away; a refusal in words. */
+  const change = async (
+    le: string,
+    id: string,
+    c: Parameters<typeof approvalChange>[3],
+  ): Promise<MandateView> => {
+    try {
+      await deps.approvals.change(approvalChange('exchange', le, id, c));
+    } catch (err) {
+      return failure(err);
+    }
+    deps.onChange();
+    return mandateView(deps, standing(le, id) as StandingApproval);
   };
   const memberEntity = async (profileId: string): Promise<string | null> => {
     const me = deps.analyst();
@@ -212,40 +243,36 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
       deps.analyst()
         ? mandates()
             .filter((a) => a.status !== 'cleared')
-            .sort((x, y) => (x.requestedAt < y.requestedAt ? 1 : -1))
-            .map(viewOf)
+            .sort((x, y) => ((x.requestedAt ?? '') < (y.requestedAt ?? '') ? 1 : -1))
+            .map((a) => mandateView(deps, a))
         : [],
     async ask({ profileId, ...m }) {
       const le = await requireEntity(profileId);
       const content: MandateContent = { kind: 'exchange', ...m };
-      try {
-        const a = await deps.http.call('POST', '/v1/approvals', Approval, {
-          legalEntityId: le,
-          objectId: `mandate-${randomUUID()}`,
-          content,
-        });
-        deps.approvals.remember(a);
-        deps.onChange();
-        return viewOf(a);
-      } catch (err) {
-        return failure(err);
-      }
+      // The mandate's id is given here, so a request sent again after a lost answer lands once.
+      return change(le, `mandate-${randomUUID()}`, {
+        op: 'ask',
+        contentHash: approvalHash(content),
+        content,
+      });
     },
     async decide(input) {
-      await requireEntity(input.profileId);
-      try {
-        const path = `/v1/approvals/${encodeURIComponent(input.approvalId)}/${input.decision}`;
-        const body =
-          input.decision === 'approve'
-            ? { contentHash: input.contentHash }
-            : { contentHash: input.contentHash, reason: input.reason };
-        const a = await deps.http.call('POST', path, Approval, body);
-        deps.approvals.remember(a);
-        deps.onChange();
-        return viewOf(a);
-      } catch (err) {
-        return failure(err);
-      }
+      const le = await requireEntity(input.profileId);
+      const a = deps.approvals
+        .approvalsOf('exchange')
+        .find((x) => x.id === input.approvalId && x.legalEntityId === le);
+      if (!a)
+        throw new AppFailure({
+          kind: 'not_found',
+          reason: 'NO_MANDATE',
+          message: 'This mandate is not known on this workstation: read the mandates again.',
+        });
+      return change(le, a.object.id, {
+        op: input.decision,
+        contentHash: input.contentHash,
+        targetId: a.id,
+        reason: input.decision === 'reject' ? input.reason : null,
+      });
     },
     async confirm(ref, direct) {
       const le = await memberEntity(ref.profileId);
@@ -267,12 +294,14 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
         worstRate: '0',
       };
       if (!approvalRequired(rules, probe)) return direct();
-      const open = mandates().filter(
-        (a) =>
-          a.legalEntityId === le &&
-          a.status === 'approved' &&
-          deps.approvals.sendJob(le, a.object.id)?.status !== 'done',
-      );
+      const open = deps.approvals
+        .approvalsOf('exchange')
+        .filter(
+          (a) =>
+            a.legalEntityId === le &&
+            a.status === 'approved' &&
+            deps.approvals.sendJob(le, a.object.id)?.status !== 'done',
+        );
       const inside = open.find((a) => outsideMandate(a.content as MandateContent, order) === null);
       if (!inside) {
         const why = open

@@ -20,10 +20,18 @@ import type { TransferView } from '../../shared/ipc/channels/returns';
 import type { ReturnApprovalView } from '../../shared/ipc/channels/team-returns';
 import { AppFailure } from '../../shared/ipc/errors';
 import { approvalRequired } from '../../shared/team/approval-rules';
-import { Approval, type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
+import type { Approval } from '../../shared/team/schemas';
+import { type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
 import { TeamApiError, type TeamHttp } from './api';
-import { approvalFailure, approvalHash, type KnownApprovals } from './approvals';
+import { standingApproval, type StandingApproval } from './approval-state';
+import {
+  approvalFailure,
+  approvalHash,
+  approvalChange,
+  queuedWords,
+  type SharedApprovals,
+} from './approvals';
 import { completeSendJob, leaseSendJob, type SendJobLeaseDeps } from './send-job-lease';
 
 export type ReturnContent = Extract<ApprovalContent, { kind: 'return' }>;
@@ -37,7 +45,7 @@ export interface TransferRef {
 export interface ReturnApprovalsDeps {
   http: TeamHttp;
   /** The team's approvals and send jobs as the answers' approvals load and follow them. */
-  approvals: KnownApprovals;
+  approvals: SharedApprovals;
   log: Logger;
   /** Whether a team server is set and the analyst signed in (null: solo or signed out). */
   analyst(): {
@@ -107,8 +115,8 @@ const notMember = (): AppFailure =>
 
 /** A return's approval as the analyst reads it: the exact return, who asked and decided, in words. */
 function returnApprovalView(
-  deps: Pick<ReturnApprovalsDeps, 'analyst' | 'nameOf' | 'entityName' | 'profileFor' | 'approvals'>,
-  a: Approval,
+  deps: Pick<ReturnApprovalsDeps, 'analyst' | 'nameOf' | 'entityName' | 'profileFor'>,
+  a: StandingApproval,
 ): ReturnApprovalView {
   const me = deps.analyst();
   const person = (subject: string) => ({
@@ -117,16 +125,12 @@ function returnApprovalView(
     isYou: subject === me?.subject,
   });
   const c = a.content.kind === 'return' ? a.content : null;
-  const job = deps.approvals.sendJob(a.legalEntityId, a.object.id);
-  const send =
-    job && job.contentHash === a.contentHash
-      ? { status: job.status, bankReference: job.bankReference }
-      : null;
   const maker = person(a.maker);
   const checker = a.checker ? person(a.checker) : null;
   const by = checker ? (checker.isYou ? 'you' : checker.name) : 'a checker';
   const words =
-    send?.status === 'done'
+    queuedWords(a.queued, a.reason) ??
+    (a.send?.status === 'done'
       ? `Approved by ${by} and confirmed at the bank.`
       : a.status === 'pending'
         ? maker.isYou
@@ -136,14 +140,15 @@ function returnApprovalView(
           ? `Approved by ${by}.`
           : a.status === 'rejected'
             ? `Rejected by ${by}: ${a.reason ?? ''}`
-            : 'The approval was cleared: the return changed after it was asked for.';
+            : 'The approval was cleared: the return changed after it was asked for.');
   const roles = me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.roles ?? [];
   return {
     legalEntityId: a.legalEntityId,
     legalEntityName: deps.entityName(a.legalEntityId),
-    transactionId: a.object.id,
+    transactionId: a.objectId,
     profileId: deps.profileFor(a.legalEntityId),
-    approvalId: a.id,
+    approvalId: a.approvalId,
+    queued: a.queued,
     status: a.status,
     contentHash: a.contentHash,
     amount: c?.amount ?? '0',
@@ -154,8 +159,8 @@ function returnApprovalView(
     reason: a.reason,
     requestedAt: a.requestedAt,
     decidedAt: a.decidedAt,
-    mayDecide: a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
-    send,
+    mayDecide: !a.queued && a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
+    send: a.send,
     words,
   };
 }
@@ -235,7 +240,29 @@ function createReturnSendJobs(
 export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApprovals {
   const latest = (le: string, transactionId: string): Approval | undefined =>
     deps.approvals.latest(le, transactionId, 'return');
-  const viewOf = (a: Approval): ReturnApprovalView => returnApprovalView(deps, a);
+  /** The return's approval as it stands for this analyst (their change still queued on top). */
+  const viewFor = (le: string, transactionId: string): ReturnApprovalView | null => {
+    const a = standingApproval(
+      latest(le, transactionId),
+      deps.approvals.queuedFor(le, transactionId, 'return'),
+      deps.approvals.sendJob(le, transactionId),
+    );
+    return a ? returnApprovalView(deps, a) : null;
+  };
+  /** Sent now, or queued while the team server is away; a refusal in words. */
+  const change = async (
+    le: string,
+    transactionId: string,
+    c: Parameters<typeof approvalChange>[3],
+  ): Promise<ReturnApprovalView> => {
+    try {
+      await deps.approvals.change(approvalChange('return', le, transactionId, c));
+    } catch (err) {
+      return failure(err);
+    }
+    deps.onChange();
+    return viewFor(le, transactionId) as ReturnApprovalView;
+  };
   const { confirmAsJob } = createReturnSendJobs(deps);
 
   /** The transfer's legal entity (one of the analyst's team), or null when the team has no say. */
@@ -281,33 +308,13 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
       const required = content && rules ? approvalRequired(rules, content) : null;
       const a = latest(le, ref.transactionId);
       const covers = !!content && a?.status === 'approved' && a.contentHash === approvalHash(content);
-      return { required, approval: a ? viewOf(a) : null, covers };
+      return { required, approval: viewFor(le, ref.transactionId), covers };
     },
 
     async ask(ref) {
       const le = await requireTeam(ref);
       const content = await intentOf(ref);
-      try {
-        const a = await deps.http.call('POST', '/v1/approvals', Approval, {
-          legalEntityId: le,
-          objectId: ref.transactionId,
-          content,
-        });
-        // The server cleared the older live approval of this return (its change follows on the feed).
-        for (const other of deps.approvals.approvalsOf('return'))
-          if (
-            other.legalEntityId === le &&
-            other.id !== a.id &&
-            other.object.id === ref.transactionId &&
-            other.status !== 'rejected'
-          )
-            deps.approvals.remember({ ...other, status: 'cleared' });
-        deps.approvals.remember(a);
-        deps.onChange();
-        return viewOf(a);
-      } catch (err) {
-        return failure(err);
-      }
+      return change(le, ref.transactionId, { op: 'ask', contentHash: approvalHash(content), content });
     },
 
     async decide(input) {
@@ -330,31 +337,25 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
               'The return intent at the bank is not the one asked for (amount, reason or transfer differ). Nothing was approved.',
           });
       }
-      try {
-        const path = `/v1/approvals/${encodeURIComponent(a.id)}/${input.decision}`;
-        const body =
-          input.decision === 'approve'
-            ? { contentHash: input.contentHash }
-            : { contentHash: input.contentHash, reason: input.reason };
-        const decided = await deps.http.call('POST', path, Approval, body);
-        deps.approvals.remember(decided);
-        deps.onChange();
-        return viewOf(decided);
-      } catch (err) {
-        return failure(err);
-      }
+      return change(le, input.transactionId, {
+        op: input.decision,
+        contentHash: input.contentHash,
+        targetId: a.id,
+        reason: input.decision === 'reject' ? input.reason : null,
+      });
     },
 
     list() {
       if (!deps.analyst()) return [];
       const out: ReturnApprovalView[] = [];
-      const keys = new Set(
-        deps.approvals.approvalsOf('return').map((a) => `${a.legalEntityId}\n${a.object.id}`),
-      );
+      const keys = new Set([
+        ...deps.approvals.approvalsOf('return').map((a) => `${a.legalEntityId}\n${a.object.id}`),
+        ...deps.approvals.queuedOf('return').map((j) => `${j.legalEntityId}\n${j.objectId}`),
+      ]);
       for (const key of keys) {
         const [le = '', id = ''] = key.split('\n');
-        const a = latest(le, id);
-        if (a && (a.status === 'pending' || a.status === 'approved')) out.push(viewOf(a));
+        const v = viewFor(le, id);
+        if (v && (v.status === 'pending' || v.status === 'approved')) out.push(v);
       }
       return out.sort((x, y) => ((x.requestedAt ?? '') < (y.requestedAt ?? '') ? 1 : -1));
     },
