@@ -29,6 +29,7 @@ function approvalBase(
 ) {
   return {
     http: team.http,
+    approvals: approvals.book,
     log: f.log,
     analyst: () => (team.status().serverUrl ? team.status().analyst : null),
     nameOf: (id: string, subject: string) => team.book.nameOf(id, subject),
@@ -51,7 +52,7 @@ export function assembleReturnApprovals(
   returns: ReturnsService,
   entityWatch: EntityWatch,
 ): ReturnApprovals {
-  const r = createReturnApprovals({
+  return createReturnApprovals({
     ...approvalBase(f, o, team, approvals, 'The profile this transfer belongs to was removed.'),
     profileFor(legalEntityId) {
       const reaching = watchedMembers(entityWatch).filter(
@@ -65,8 +66,6 @@ export function assembleReturnApprovals(
     read: ({ profileId, transactionId }) => returns.lookup(transactionId, profileId),
     confirm: ({ profileId, transactionId }) => returns.confirm(transactionId, profileId),
   });
-  team.attach(r);
-  return r;
 }
 
 /** Exchange mandates, joined to the crypto service: each order read and confirmed through its owning profile. */
@@ -77,11 +76,9 @@ export function assembleExchangeMandates(
   approvals: TeamApprovals,
   crypto: CryptoService,
 ): ExchangeMandates {
-  const m = createExchangeMandates({
+  return createExchangeMandates({
     ...approvalBase(f, o, team, approvals, 'The profile this order belongs to was removed.'),
     order: (ref) => crypto.order(ref, true),
     confirm: (ref) => crypto.confirm(ref),
   });
-  team.attach(m);
-  return m;
 }

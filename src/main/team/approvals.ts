@@ -32,8 +32,22 @@ import type { AtRestCodec } from '../infra/at-rest';
 import { openJobQueue, queuedJobSchema } from '../infra/job-queue';
 import type { JobKind, JobQueue, QueuedJob } from '../infra/job-queue';
 import type { Logger } from '../infra/log';
+import {
+  answerKeys,
+  createApprovalState,
+  decidedAlready,
+  sameObject,
+  knownOf,
+  leasableJobs,
+  queuedWords,
+  type ApprovalKind,
+  type ApprovalState,
+  type KnownApprovals,
+} from './approval-state';
 import { TeamApiError, TeamNotSignedIn, TeamUnreachable, teamCallFailure, type TeamHttp } from './api';
 
+export type { ApprovalKind, KnownApprovals } from './approval-state';
+export { queuedWords } from './approval-state';
 export type AnswerContent = Extract<ApprovalContent, { kind: 'rfi_answer' }>;
 export type ApprovalOp = 'ask' | 'approve' | 'reject' | 'complete';
 
@@ -44,13 +58,16 @@ export function approvalHash(content: ApprovalContent): string {
 
 export interface ApprovalJob extends QueuedJob {
   op: ApprovalOp;
+  /** What is approved: an answer, a return or an exchange mandate. */
+  objectKind: ApprovalKind;
   legalEntityId: string;
-  /** The answer's question (the approval's object). */
+  /** The approval's object: an answer's question, a return's transfer, a mandate's own id. */
   objectId: string;
+  /** An answer's RFI ('' for returns and mandates). */
   rfiId: string;
   contentHash: string;
-  /** ask: the content asked for. */
-  content: AnswerContent | null;
+  /** ask: the content asked for (an answer, a return, a mandate). */
+  content: ApprovalContent | null;
   /** approve / reject: the approval decided on; complete: the send job. */
   targetId: string | null;
   reason: string | null;
@@ -64,6 +81,8 @@ export interface ApprovalJob extends QueuedJob {
 
 const jobSchema = queuedJobSchema.extend({
   op: z.enum(['ask', 'approve', 'reject', 'complete']),
+  // Outboxes written before returns and mandates were queued hold answers only.
+  objectKind: z.enum(['rfi_answer', 'return', 'exchange']).default('rfi_answer'),
   legalEntityId: z.string().max(128),
   objectId: z.string().max(128),
   rfiId: z.string().max(128),
@@ -143,7 +162,21 @@ export interface ApprovalsDeps {
   autoRun?: boolean;
 }
 
-export interface ApprovalsBook {
+/**
+ * What the return and mandate flows share with the answers: the approvals the book knows and its
+ * durable outbox (every change sent at once, or queued while the team server is away and sent
+ * when it is back, in the name of the analyst who made it).
+ */
+export interface SharedApprovals extends KnownApprovals {
+  /** Sends now, or queues durably when the team server cannot be reached; a refusal throws `TeamApiError`. */
+  change(input: ApprovalChange): Promise<void>;
+  /** The analyst's newest change of an object still waiting for the team server. */
+  queuedFor(legalEntityId: string, objectId: string, kind: ApprovalKind): ApprovalJob | undefined;
+  /** The analyst's changes of one kind still waiting for the team server. */
+  queuedOf(kind: ApprovalKind): ApprovalJob[];
+}
+
+export interface ApprovalsBook extends SharedApprovals {
   load(legalEntityIds: readonly string[]): Promise<void>;
   apply(change: Change): void;
   /** The entity's rules as last read (from the server, or remembered from an earlier run); null: never read. */
@@ -224,60 +257,44 @@ export const approvalFailure =
       (e) => approvalRefusal(e, what),
     );
 
-type ChangeInput = Omit<ApprovalJob, keyof QueuedJob | 'subject' | 'state'>;
+/** One approval change as it is sent, or queued while the team server is away. */
+export type ApprovalChange = Omit<ApprovalJob, keyof QueuedJob | 'subject' | 'state'>;
+type ChangeInput = ApprovalChange;
 
-/** What the workstation knows of the team's approvals, rules and send jobs (kept current by the feed). */
-function createApprovalState() {
-  /** entity → approval id → approval. */
-  const approvals = new Map<string, Map<string, Approval>>();
-  const rules = new Map<string, ApprovalRule[]>();
-  /** entity → object id → its send job. */
-  const jobs = new Map<string, Map<string, SendJob>>();
+/** An approval change of a return or a mandate: asked for (with its content) or decided (on its approval). */
+export function approvalChange(
+  objectKind: ApprovalKind,
+  legalEntityId: string,
+  objectId: string,
+  c: Pick<ApprovalChange, 'op' | 'contentHash'> &
+    Partial<Pick<ApprovalChange, 'content' | 'targetId' | 'reason'>>,
+): ApprovalChange {
   return {
-    approvals,
-    rules,
-    jobs,
-    remember(a: Approval): void {
-      const m = approvals.get(a.legalEntityId) ?? new Map<string, Approval>();
-      m.set(a.id, a);
-      approvals.set(a.legalEntityId, m);
-    },
-    rememberJob(j: SendJob): void {
-      const m = jobs.get(j.legalEntityId) ?? new Map<string, SendJob>();
-      m.set(j.object.id, j);
-      jobs.set(j.legalEntityId, m);
-    },
-    /** The newest approval of an answer (the live one if there is one). */
-    latest(legalEntityId: string, objectId: string): Approval | undefined {
-      const all = [...(approvals.get(legalEntityId)?.values() ?? [])].filter(
-        (a) => a.object.kind === 'rfi_answer' && a.object.id === objectId,
-      );
-      const live = all.find((a) => a.status === 'pending' || a.status === 'approved');
-      return live ?? all.sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1))[0];
-    },
-    find(approvalId: string): Approval | undefined {
-      for (const m of approvals.values()) {
-        const a = m.get(approvalId);
-        if (a) return a;
-      }
-      return undefined;
-    },
-    clear(): void {
-      approvals.clear();
-      rules.clear();
-      jobs.clear();
-    },
+    objectKind,
+    legalEntityId,
+    objectId,
+    rfiId: '',
+    content: null,
+    targetId: null,
+    reason: null,
+    leaseNumber: null,
+    bankReference: null,
+    ...c,
   };
 }
-type ApprovalState = ReturnType<typeof createApprovalState>;
+
+/** The words of a refusal name what was approved. */
+const THING: Record<ApprovalKind, ApprovedThing> = {
+  rfi_answer: 'answer',
+  return: 'return',
+  exchange: 'mandate',
+};
 
 /** One truthful sentence for an answer's approval. */
 function wordsOf(v: Omit<ApprovalView, 'words'>): string {
   const by = (p: PersonView | null): string => (p ? (p.isYou ? 'you' : p.name) : 'a checker');
-  const waiting = ' (waiting for the team server)';
-  if (v.queued === 'ask') return `Asking for approval by a checker${waiting}.`;
-  if (v.queued === 'approve') return `Approved by you${waiting}.`;
-  if (v.queued === 'reject') return `Rejected by you${waiting}: ${v.reason ?? ''}`;
+  const queued = queuedWords(v.queued, v.reason);
+  if (queued) return queued;
   if (v.send?.status === 'done') return `Approved by ${by(v.checker)} and sent to the bank.`;
   switch (v.status) {
     case 'pending':
@@ -340,7 +357,12 @@ function approvalView(
 const entityPath = (id: string): string => `/v1/entities/${encodeURIComponent(id)}`;
 
 /** Sends one change now; throws TeamUnreachable (queue it) or TeamApiError (refused). */
-async function postChange(http: TeamHttp, state: ApprovalState, j: ChangeInput): Promise<void> {
+async function postChange(
+  http: TeamHttp,
+  state: ApprovalState,
+  j: ChangeInput,
+  subject: string,
+): Promise<void> {
   if (j.op === 'ask') {
     const a = await http.call('POST', '/v1/approvals', Approval, {
       legalEntityId: j.legalEntityId,
@@ -356,7 +378,13 @@ async function postChange(http: TeamHttp, state: ApprovalState, j: ChangeInput):
     const path = `/v1/approvals/${encodeURIComponent(j.targetId ?? '')}/${j.op}`;
     const body =
       j.op === 'approve' ? { contentHash: j.contentHash } : { contentHash: j.contentHash, reason: j.reason };
-    state.remember(await http.call('POST', path, Approval, body));
+    try {
+      state.remember(await http.call('POST', path, Approval, body));
+    } catch (err) {
+      const landed = err instanceof TeamApiError ? await decidedAlready(http, j, subject, err) : null;
+      if (!landed) throw err;
+      state.remember(landed);
+    }
   } else {
     const path = `/v1/send-jobs/${encodeURIComponent(j.targetId ?? '')}/complete`;
     const body =
@@ -410,13 +438,13 @@ function approvalJobKind(
     ready: (j) => deps.me() === j.subject,
     async run(job) {
       try {
-        await postChange(deps.http, state, job);
+        await postChange(deps.http, state, job, job.subject);
         return { outcome: 'done', patch: { state: 'done' }, afterSaved: () => settled(job, null) };
       } catch (err) {
         if (err instanceof TeamUnreachable) return { outcome: 'retry' };
         if (err instanceof TeamNotSignedIn) return { outcome: 'wait' };
         if (err instanceof TeamApiError) {
-          const words = approvalRefusal(err);
+          const words = approvalRefusal(err, THING[job.objectKind]);
           return { outcome: 'failed', patch: { state: 'refused' }, afterSaved: () => settled(job, words) };
         }
         throw err;
@@ -425,26 +453,14 @@ function approvalJobKind(
   };
 }
 
-/** The answers (entity and question) with an approval or a queued change, in a stable order. */
-function answerKeys(
-  state: ApprovalState,
-  queued: ApprovalJob[],
-  legalEntityId?: string,
-): Array<[string, string]> {
-  const keys = new Set<string>();
-  for (const [le, m] of state.approvals)
-    if (!legalEntityId || le === legalEntityId)
-      for (const a of m.values()) if (a.object.kind === 'rfi_answer') keys.add(`${le}\n${a.object.id}`);
-  for (const j of queued)
-    if (j.op !== 'complete' && (!legalEntityId || j.legalEntityId === legalEntityId))
-      keys.add(`${j.legalEntityId}\n${j.objectId}`);
-  return [...keys].sort().map((k) => {
-    const [le = '', q = ''] = k.split('\n');
-    return [le, q];
-  });
-}
-
-const NO_JOB = { content: null, targetId: null, reason: null, leaseNumber: null, bankReference: null };
+const NO_JOB = {
+  objectKind: 'rfi_answer',
+  content: null,
+  targetId: null,
+  reason: null,
+  leaseNumber: null,
+  bankReference: null,
+} as const;
 
 function decisionInput(
   a: Approval,
@@ -480,35 +496,17 @@ function completeInput(
   };
 }
 
-/** Send jobs of approved answers nobody holds now (queued, or the lease expired), with their approval. */
-function leasableJobs(state: ApprovalState, now: number): Array<{ job: SendJob; approval: Approval }> {
-  const out: Array<{ job: SendJob; approval: Approval }> = [];
-  for (const [le, m] of state.jobs)
-    for (const job of m.values()) {
-      const free =
-        job.status === 'queued' ||
-        (job.status === 'leased' && job.leaseExpiresAt !== null && Date.parse(job.leaseExpiresAt) <= now);
-      if (!free || job.object.kind !== 'rfi_answer') continue;
-      const approval = [...(state.approvals.get(le)?.values() ?? [])].find(
-        (a) => a.object.id === job.object.id && a.status === 'approved' && a.contentHash === job.contentHash,
-      );
-      if (approval?.content.kind === 'rfi_answer') out.push({ job, approval });
-    }
-  return out;
-}
-
 export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook> {
   const state = createApprovalState();
   const reAsk = new Map<string, ReturnType<typeof setTimeout>>();
   let disposed = false;
 
   const mine = (j: ApprovalJob): boolean => j.state === 'pending' && j.subject === deps.me();
-  const queuedFor = (legalEntityId: string, objectId: string): ApprovalJob | undefined =>
-    queue
-      .all()
-      .filter(
-        (j) => mine(j) && j.op !== 'complete' && j.legalEntityId === legalEntityId && j.objectId === objectId,
-      )
+  const queuedOf = (kind: ApprovalKind): ApprovalJob[] =>
+    queue.all().filter((j) => mine(j) && j.op !== 'complete' && j.objectKind === kind);
+  const queuedFor = (le: string, objectId: string, kind: ApprovalKind = 'rfi_answer') =>
+    queuedOf(kind)
+      .filter((j) => j.legalEntityId === le && j.objectId === objectId)
       .at(-1);
   const viewOf = (legalEntityId: string, questionId: string): ApprovalView | null =>
     approvalView(deps, state, legalEntityId, questionId, queuedFor(legalEntityId, questionId));
@@ -542,12 +540,9 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
   const change = async (j: ChangeInput): Promise<void> => {
     const subject = deps.me();
     if (!subject) throw new TeamNotSignedIn();
-    if (j.op !== 'complete')
-      await queue.removeWhere(
-        (x) => mine(x) && x.op === j.op && x.legalEntityId === j.legalEntityId && x.objectId === j.objectId,
-      );
+    if (j.op !== 'complete') await queue.removeWhere((x) => mine(x) && x.op === j.op && sameObject(x, j));
     try {
-      await postChange(deps.http, state, j);
+      await postChange(deps.http, state, j, subject);
     } catch (err) {
       if (!(err instanceof TeamUnreachable)) throw err;
       const now = new Date().toISOString();
@@ -599,6 +594,10 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         deps.onChange(c.legalEntityId, null);
       }
     },
+    change,
+    queuedFor,
+    queuedOf,
+    ...knownOf(state),
     rules: rulesOf,
     rulesView: (id) => ({
       legalEntityId: id,

@@ -7,25 +7,27 @@
  * asset or amount) is refused before the bank is called. A mandate is used once: its confirm is
  * the mandate's send job (one idempotency key, one lease), reported with the order's transaction.
  *
- * Calls go at once (not queued): a confirm needs the team server and the bank at that moment.
+ * The mandates are the approvals the answers' approvals load and follow (one request per legal
+ * entity feeds every kind). A confirm needs the team server and the bank at that moment.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { OrderView } from '../../shared/ipc/channels/crypto';
 import type { MandateView } from '../../shared/ipc/channels/team-mandates';
 import { AppFailure } from '../../shared/ipc/errors';
 import { approvalRequired } from '../../shared/team/approval-rules';
-import {
-  Approval,
-  SendJob,
-  type ApprovalContent,
-  type ApprovalRule,
-  type Change,
-} from '../../shared/team/schemas';
+import type { Approval } from '../../shared/team/schemas';
+import { type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
 import type { TeamHttp } from './api';
-import { approvalFailure } from './approvals';
-import type { TeamPart } from './service';
+import { standingApproval, type StandingApproval } from './approval-state';
+import {
+  approvalChange,
+  approvalFailure,
+  approvalHash,
+  queuedWords,
+  type SharedApprovals,
+} from './approvals';
+import { completeSendJob, leaseSendJob, type SendJobLeaseDeps } from './send-job-lease';
 
 export type MandateContent = Extract<ApprovalContent, { kind: 'exchange' }>;
 
@@ -37,6 +39,8 @@ export interface OrderRef {
 
 export interface ExchangeMandatesDeps {
   http: TeamHttp;
+  /** The team's approvals and send jobs as the answers' approvals load and follow them. */
+  approvals: SharedApprovals;
   log: Logger;
   analyst(): {
     subject: string;
@@ -54,7 +58,7 @@ export interface ExchangeMandatesDeps {
   onChange(): void;
 }
 
-export interface ExchangeMandates extends TeamPart {
+export interface ExchangeMandates {
   list(): MandateView[];
   ask(input: { profileId: string } & Omit<MandateContent, 'kind'>): Promise<MandateView>;
   decide(
@@ -90,32 +94,9 @@ export function outsideMandate(
 
 const failure = approvalFailure('mandate');
 
-function createMandateState() {
-  const mandates = new Map<string, Approval>();
-  /** mandate id → its send job. */
-  const jobs = new Map<string, SendJob>();
-  return {
-    mandates,
-    jobs,
-    remember(a: Approval): void {
-      if (a.object.kind !== 'exchange') return;
-      // One mandate per object id: the newest approval of it is what counts.
-      const cur = [...mandates.values()].find((x) => x.object.id === a.object.id && x.id !== a.id);
-      if (cur && cur.requestedAt > a.requestedAt) return;
-      if (cur) mandates.delete(cur.id);
-      mandates.set(a.id, a);
-    },
-    rememberJob(j: SendJob): void {
-      if (j.object.kind === 'exchange') jobs.set(j.object.id, j);
-    },
-  };
-}
-type MandateState = ReturnType<typeof createMandateState>;
-
 function mandateView(
   deps: Pick<ExchangeMandatesDeps, 'analyst' | 'nameOf'>,
-  state: MandateState,
-  a: Approval,
+  a: StandingApproval,
 ): MandateView {
   const me = deps.analyst();
   const person = (subject: string) => ({
@@ -124,28 +105,30 @@ function mandateView(
     isYou: subject === me?.subject,
   });
   const c = a.content as MandateContent;
-  const job = state.jobs.get(a.object.id);
   const maker = person(a.maker);
   const checker = a.checker ? person(a.checker) : null;
   const by = checker ? (checker.isYou ? 'you' : checker.name) : 'a checker';
-  const used = job?.status === 'done';
-  const words = used
-    ? `Approved by ${by}; used for an exchange confirmed at the bank.`
-    : a.status === 'pending'
-      ? maker.isYou
-        ? 'Waiting for approval by a checker.'
-        : `${maker.name} asks for your approval.`
-      : a.status === 'approved'
-        ? `Approved by ${by}: a quote inside it may be confirmed.`
-        : a.status === 'rejected'
-          ? `Rejected by ${by}: ${a.reason ?? ''}`
-          : 'Cleared.';
+  const used = a.send?.status === 'done';
+  const words =
+    queuedWords(a.queued, a.reason) ??
+    (used
+      ? `Approved by ${by}; used for an exchange confirmed at the bank.`
+      : a.status === 'pending'
+        ? maker.isYou
+          ? 'Waiting for approval by a checker.'
+          : `${maker.name} asks for your approval.`
+        : a.status === 'approved'
+          ? `Approved by ${by}: a quote inside it may be confirmed.`
+          : a.status === 'rejected'
+            ? `Rejected by ${by}: ${a.reason ?? ''}`
+            : 'Cleared.');
   const roles = me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.roles ?? [];
   return {
-    id: a.object.id,
+    id: a.objectId,
     legalEntityId: a.legalEntityId,
     legalEntityName: me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.legalEntityName ?? '',
-    approvalId: a.id,
+    approvalId: a.approvalId,
+    queued: a.queued,
     status: a.status,
     contentHash: a.contentHash,
     side: c.side,
@@ -155,32 +138,29 @@ function mandateView(
     maker,
     checker,
     reason: a.reason,
-    mayDecide: a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
+    mayDecide: !a.queued && a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
     used,
     words,
   };
 }
 
 /** The mandate's send job leased here, the confirm, and its outcome under the lease number. */
-async function confirmInMandate(
-  deps: ExchangeMandatesDeps,
-  state: MandateState,
-  a: Approval,
-  ref: OrderRef,
-): Promise<OrderView> {
+async function confirmInMandate(deps: ExchangeMandatesDeps, a: Approval, ref: OrderRef): Promise<OrderView> {
+  const lease: SendJobLeaseDeps = {
+    http: deps.http,
+    log: deps.log,
+    me: () => deps.analyst()?.subject ?? null,
+    workstation: deps.workstation,
+    remember: (j) => deps.approvals.rememberJob(j),
+  };
   let job: SendJob;
   try {
-    job = await deps.http.call('POST', '/v1/send-jobs', SendJob, {
-      legalEntityId: a.legalEntityId,
-      objectId: a.object.id,
-      content: a.content,
-    });
-    state.rememberJob(job);
-    if (job.status === 'queued' || job.status === 'leased')
-      job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/lease`, SendJob, {
-        workstation: deps.workstation,
-      });
-    state.rememberJob(job);
+    // A mandate is used once: even a lease this analyst holds is asked for again (the server decides).
+    job = await leaseSendJob(
+      lease,
+      { legalEntityId: a.legalEntityId, objectId: a.object.id, content: a.content },
+      false,
+    );
   } catch (err) {
     return failure(err);
   }
@@ -191,17 +171,7 @@ async function confirmInMandate(
       message: 'This mandate was used for another exchange already (or is being used now). Nothing was sent.',
     });
   const report = async (outcome: 'sent' | 'failed' | 'ambiguous', bankReference?: string) => {
-    try {
-      state.rememberJob(
-        await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/complete`, SendJob, {
-          leaseNumber: job.leaseNumber,
-          outcome,
-          ...(bankReference ? { bankReference } : {}),
-        }),
-      );
-    } catch (err) {
-      deps.log.warn('team: reporting an exchange confirm failed', { error: err });
-    }
+    await completeSendJob(lease, job, outcome, bankReference, 'an exchange confirm');
     deps.onChange();
   };
   try {
@@ -217,8 +187,39 @@ async function confirmInMandate(
 }
 
 export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMandates {
-  const state = createMandateState();
-  const viewOf = (a: Approval): MandateView => mandateView(deps, state, a);
+  /** A mandate as it stands for this analyst (their change still queued on top). */
+  const standing = (le: string, id: string): StandingApproval | null =>
+    standingApproval(
+      deps.approvals.latest(le, id, 'exchange'),
+      deps.approvals.queuedFor(le, id, 'exchange'),
+      deps.approvals.sendJob(le, id),
+    );
+  /** Each mandate (a mandate's object id is its own), asked offline ones too. */
+  const mandates = (): StandingApproval[] => {
+    const ids = new Set([
+      ...deps.approvals.approvalsOf('exchange').map((a) => `${a.legalEntityId}\n${a.object.id}`),
+      ...deps.approvals.queuedOf('exchange').map((j) => `${j.legalEntityId}\n${j.objectId}`),
+    ]);
+    return [...ids].flatMap((key) => {
+      const [le = '', id = ''] = key.split('\n');
+      const a = standing(le, id);
+      return a ? [a] : [];
+    });
+  };
+  /** Sent now, or queued while the team server is away; a refusal in words. */
+  const change = async (
+    le: string,
+    id: string,
+    c: Parameters<typeof approvalChange>[3],
+  ): Promise<MandateView> => {
+    try {
+      await deps.approvals.change(approvalChange('exchange', le, id, c));
+    } catch (err) {
+      return failure(err);
+    }
+    deps.onChange();
+    return mandateView(deps, standing(le, id) as StandingApproval);
+  };
   const memberEntity = async (profileId: string): Promise<string | null> => {
     const me = deps.analyst();
     if (!me) return null;
@@ -238,74 +239,40 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
   };
 
   return {
-    async load(ids) {
-      await Promise.all(
-        ids.map(async (id) => {
-          const list = await deps.http.call(
-            'GET',
-            `/v1/entities/${encodeURIComponent(id)}/approvals`,
-            z.object({ approvals: z.array(Approval) }),
-          );
-          for (const a of list.approvals) state.remember(a);
-        }),
-      );
-      deps.onChange();
-    },
-    apply(c: Change) {
-      const a = c.topic === 'approval' ? Approval.safeParse(c.data) : null;
-      if (a?.success && a.data.object.kind === 'exchange') {
-        state.remember(a.data);
-        deps.onChange();
-      }
-      const j = c.topic === 'send_job' ? SendJob.safeParse(c.data) : null;
-      if (j?.success && j.data.object.kind === 'exchange') {
-        state.rememberJob(j.data);
-        deps.onChange();
-      }
-    },
-    wake: () => undefined,
-    clear() {
-      state.mandates.clear();
-      state.jobs.clear();
-    },
     list: () =>
       deps.analyst()
-        ? [...state.mandates.values()]
+        ? mandates()
             .filter((a) => a.status !== 'cleared')
-            .sort((x, y) => (x.requestedAt < y.requestedAt ? 1 : -1))
-            .map(viewOf)
+            .sort((x, y) => ((x.requestedAt ?? '') < (y.requestedAt ?? '') ? 1 : -1))
+            .map((a) => mandateView(deps, a))
         : [],
     async ask({ profileId, ...m }) {
       const le = await requireEntity(profileId);
       const content: MandateContent = { kind: 'exchange', ...m };
-      try {
-        const a = await deps.http.call('POST', '/v1/approvals', Approval, {
-          legalEntityId: le,
-          objectId: `mandate-${randomUUID()}`,
-          content,
-        });
-        state.remember(a);
-        deps.onChange();
-        return viewOf(a);
-      } catch (err) {
-        return failure(err);
-      }
+      // The mandate's id is given here, so a request sent again after a lost answer lands once.
+      return change(le, `mandate-${randomUUID()}`, {
+        op: 'ask',
+        contentHash: approvalHash(content),
+        content,
+      });
     },
     async decide(input) {
-      await requireEntity(input.profileId);
-      try {
-        const path = `/v1/approvals/${encodeURIComponent(input.approvalId)}/${input.decision}`;
-        const body =
-          input.decision === 'approve'
-            ? { contentHash: input.contentHash }
-            : { contentHash: input.contentHash, reason: input.reason };
-        const a = await deps.http.call('POST', path, Approval, body);
-        state.remember(a);
-        deps.onChange();
-        return viewOf(a);
-      } catch (err) {
-        return failure(err);
-      }
+      const le = await requireEntity(input.profileId);
+      const a = deps.approvals
+        .approvalsOf('exchange')
+        .find((x) => x.id === input.approvalId && x.legalEntityId === le);
+      if (!a)
+        throw new AppFailure({
+          kind: 'not_found',
+          reason: 'NO_MANDATE',
+          message: 'This mandate is not known on this workstation: read the mandates again.',
+        });
+      return change(le, a.object.id, {
+        op: input.decision,
+        contentHash: input.contentHash,
+        targetId: a.id,
+        reason: input.decision === 'reject' ? input.reason : null,
+      });
     },
     async confirm(ref, direct) {
       const le = await memberEntity(ref.profileId);
@@ -327,10 +294,14 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
         worstRate: '0',
       };
       if (!approvalRequired(rules, probe)) return direct();
-      const open = [...state.mandates.values()].filter(
-        (a) =>
-          a.legalEntityId === le && a.status === 'approved' && state.jobs.get(a.object.id)?.status !== 'done',
-      );
+      const open = deps.approvals
+        .approvalsOf('exchange')
+        .filter(
+          (a) =>
+            a.legalEntityId === le &&
+            a.status === 'approved' &&
+            deps.approvals.sendJob(le, a.object.id)?.status !== 'done',
+        );
       const inside = open.find((a) => outsideMandate(a.content as MandateContent, order) === null);
       if (!inside) {
         const why = open
@@ -345,7 +316,7 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
               : `This quote is outside the approved mandate: ${why ?? 'it does not match'}. Nothing was sent to the bank.`,
         });
       }
-      return confirmInMandate(deps, state, inside, ref);
+      return confirmInMandate(deps, inside, ref);
     },
   };
 }

@@ -12,25 +12,27 @@
  * The confirm is the send job of the approved content (one per transfer, one lease at a time); a
  * lease taken over after an unknown outcome re-reads the bank before confirming again.
  *
- * Calls go at once (not queued): a return's confirm needs the team server and the bank anyway.
+ * The approvals are the ones the answers' approvals load and follow (one request per legal
+ * entity feeds every kind). A return's confirm needs the team server and the bank at that moment.
  * Solo use, and entities without a rule over the amount, pass through unchanged.
  */
-import { z } from 'zod';
 import type { TransferView } from '../../shared/ipc/channels/returns';
 import type { ReturnApprovalView } from '../../shared/ipc/channels/team-returns';
 import { AppFailure } from '../../shared/ipc/errors';
 import { approvalRequired } from '../../shared/team/approval-rules';
-import {
-  Approval,
-  SendJob,
-  type ApprovalContent,
-  type ApprovalRule,
-  type Change,
-} from '../../shared/team/schemas';
+import type { Approval } from '../../shared/team/schemas';
+import { type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
 import { TeamApiError, type TeamHttp } from './api';
-import { approvalFailure, approvalHash } from './approvals';
-import type { TeamPart } from './service';
+import { standingApproval, type StandingApproval } from './approval-state';
+import {
+  approvalFailure,
+  approvalHash,
+  approvalChange,
+  queuedWords,
+  type SharedApprovals,
+} from './approvals';
+import { completeSendJob, leaseSendJob, type SendJobLeaseDeps } from './send-job-lease';
 
 export type ReturnContent = Extract<ApprovalContent, { kind: 'return' }>;
 
@@ -42,6 +44,8 @@ export interface TransferRef {
 
 export interface ReturnApprovalsDeps {
   http: TeamHttp;
+  /** The team's approvals and send jobs as the answers' approvals load and follow them. */
+  approvals: SharedApprovals;
   log: Logger;
   /** Whether a team server is set and the analyst signed in (null: solo or signed out). */
   analyst(): {
@@ -65,7 +69,7 @@ export interface ReturnApprovalsDeps {
   onChange(): void;
 }
 
-export interface ReturnApprovals extends TeamPart {
+export interface ReturnApprovals {
   /** Whether the bank's intent needs a checker, its approval, and whether that covers it as it is. */
   forReturn(
     ref: TransferRef,
@@ -109,43 +113,10 @@ const notMember = (): AppFailure =>
       'This transfer’s legal entity is not part of your team (or the bank has not said which it is yet).',
   });
 
-/** The returns' approvals and send jobs this workstation knows (loaded, then kept current by the feed). */
-function createReturnState() {
-  /** entity → transaction → the approvals of its returns. */
-  const approvals = new Map<string, Map<string, Approval>>();
-  /** entity → transaction → its send job. */
-  const jobs = new Map<string, Map<string, SendJob>>();
-  const remember = (a: Approval): void => {
-    if (a.object.kind !== 'return') return;
-    const m = approvals.get(a.legalEntityId) ?? new Map<string, Approval>();
-    m.set(a.id, a);
-    approvals.set(a.legalEntityId, m);
-  };
-  const rememberJob = (j: SendJob): void => {
-    if (j.object.kind !== 'return') return;
-    const m = jobs.get(j.legalEntityId) ?? new Map<string, SendJob>();
-    m.set(j.object.id, j);
-    jobs.set(j.legalEntityId, m);
-  };
-  /** The live approval of a transfer's return, else its newest one. */
-  const latest = (legalEntityId: string, transactionId: string): Approval | undefined => {
-    const all = [...(approvals.get(legalEntityId)?.values() ?? [])].filter(
-      (a) => a.object.id === transactionId,
-    );
-    return (
-      all.find((a) => a.status === 'pending' || a.status === 'approved') ??
-      all.sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1))[0]
-    );
-  };
-  return { approvals, jobs, remember, rememberJob, latest };
-}
-type ReturnState = ReturnType<typeof createReturnState>;
-
 /** A return's approval as the analyst reads it: the exact return, who asked and decided, in words. */
 function returnApprovalView(
   deps: Pick<ReturnApprovalsDeps, 'analyst' | 'nameOf' | 'entityName' | 'profileFor'>,
-  { jobs }: Pick<ReturnState, 'jobs'>,
-  a: Approval,
+  a: StandingApproval,
 ): ReturnApprovalView {
   const me = deps.analyst();
   const person = (subject: string) => ({
@@ -154,16 +125,12 @@ function returnApprovalView(
     isYou: subject === me?.subject,
   });
   const c = a.content.kind === 'return' ? a.content : null;
-  const job = jobs.get(a.legalEntityId)?.get(a.object.id);
-  const send =
-    job && job.contentHash === a.contentHash
-      ? { status: job.status, bankReference: job.bankReference }
-      : null;
   const maker = person(a.maker);
   const checker = a.checker ? person(a.checker) : null;
   const by = checker ? (checker.isYou ? 'you' : checker.name) : 'a checker';
   const words =
-    send?.status === 'done'
+    queuedWords(a.queued, a.reason) ??
+    (a.send?.status === 'done'
       ? `Approved by ${by} and confirmed at the bank.`
       : a.status === 'pending'
         ? maker.isYou
@@ -173,14 +140,15 @@ function returnApprovalView(
           ? `Approved by ${by}.`
           : a.status === 'rejected'
             ? `Rejected by ${by}: ${a.reason ?? ''}`
-            : 'The approval was cleared: the return changed after it was asked for.';
+            : 'The approval was cleared: the return changed after it was asked for.');
   const roles = me?.memberships.find((m) => m.legalEntityId === a.legalEntityId)?.roles ?? [];
   return {
     legalEntityId: a.legalEntityId,
     legalEntityName: deps.entityName(a.legalEntityId),
-    transactionId: a.object.id,
+    transactionId: a.objectId,
     profileId: deps.profileFor(a.legalEntityId),
-    approvalId: a.id,
+    approvalId: a.approvalId,
+    queued: a.queued,
     status: a.status,
     contentHash: a.contentHash,
     amount: c?.amount ?? '0',
@@ -191,63 +159,36 @@ function returnApprovalView(
     reason: a.reason,
     requestedAt: a.requestedAt,
     decidedAt: a.decidedAt,
-    mayDecide: a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
-    send,
+    mayDecide: !a.queued && a.status === 'pending' && a.maker !== me?.subject && roles.includes('checker'),
+    send: a.send,
     words,
   };
 }
 
 /**
- * The send job of approved content on this workstation: leased (the same job and key when asked
- * again), the bank re-read first after an unknown outcome, the outcome reported under the lease.
+ * The confirm of approved content as its send job on this workstation: leased (the same job and key
+ * when asked again), the bank re-read first after an unknown outcome, the outcome reported under
+ * the lease.
  */
 function createReturnSendJobs(
   deps: Pick<
     ReturnApprovalsDeps,
-    'http' | 'log' | 'analyst' | 'workstation' | 'read' | 'confirm' | 'onChange'
+    'http' | 'log' | 'analyst' | 'workstation' | 'read' | 'confirm' | 'onChange' | 'approvals'
   >,
-  { rememberJob }: Pick<ReturnState, 'rememberJob'>,
 ) {
-  /** The send job of approved content, leased to this workstation (the same job and key when asked again). */
-  const leaseJob = async (legalEntityId: string, content: ReturnContent): Promise<SendJob> => {
-    let job = await deps.http.call('POST', '/v1/send-jobs', SendJob, {
-      legalEntityId,
-      objectId: content.transactionId,
-      content,
-    });
-    rememberJob(job);
-    if (job.status === 'done' || job.status === 'failed') return job;
-    const me = deps.analyst()?.subject;
-    const heldByMe =
-      job.status === 'leased' &&
-      job.leasedBy === me &&
-      job.leaseExpiresAt !== null &&
-      Date.parse(job.leaseExpiresAt) > Date.now();
-    if (!heldByMe)
-      job = await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/lease`, SendJob, {
-        workstation: deps.workstation,
-      });
-    rememberJob(job);
-    return job;
+  const lease: SendJobLeaseDeps = {
+    http: deps.http,
+    log: deps.log,
+    me: () => deps.analyst()?.subject ?? null,
+    workstation: deps.workstation,
+    remember: (j) => deps.approvals.rememberJob(j),
   };
-
   const complete = async (
     job: SendJob,
     outcome: 'sent' | 'failed' | 'ambiguous',
     bankReference?: string,
   ): Promise<void> => {
-    try {
-      rememberJob(
-        await deps.http.call('POST', `/v1/send-jobs/${encodeURIComponent(job.id)}/complete`, SendJob, {
-          leaseNumber: job.leaseNumber,
-          outcome,
-          ...(bankReference ? { bankReference } : {}),
-        }),
-      );
-    } catch (err) {
-      // The bank holds what it holds; a lease taken over meanwhile re-reads the bank first.
-      deps.log.warn('team: reporting a return confirm failed', { error: err });
-    }
+    await completeSendJob(lease, job, outcome, bankReference, 'a return confirm');
     deps.onChange();
   };
 
@@ -259,7 +200,7 @@ function createReturnSendJobs(
   ): Promise<TransferView> => {
     let job: SendJob;
     try {
-      job = await leaseJob(legalEntityId, content);
+      job = await leaseSendJob(lease, { legalEntityId, objectId: content.transactionId, content }, true);
     } catch (err) {
       return failure(err);
     }
@@ -297,10 +238,32 @@ function createReturnSendJobs(
 }
 
 export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApprovals {
-  const state = createReturnState();
-  const { approvals, jobs, remember, rememberJob, latest } = state;
-  const viewOf = (a: Approval): ReturnApprovalView => returnApprovalView(deps, state, a);
-  const { confirmAsJob } = createReturnSendJobs(deps, state);
+  const latest = (le: string, transactionId: string): Approval | undefined =>
+    deps.approvals.latest(le, transactionId, 'return');
+  /** The return's approval as it stands for this analyst (their change still queued on top). */
+  const viewFor = (le: string, transactionId: string): ReturnApprovalView | null => {
+    const a = standingApproval(
+      latest(le, transactionId),
+      deps.approvals.queuedFor(le, transactionId, 'return'),
+      deps.approvals.sendJob(le, transactionId),
+    );
+    return a ? returnApprovalView(deps, a) : null;
+  };
+  /** Sent now, or queued while the team server is away; a refusal in words. */
+  const change = async (
+    le: string,
+    transactionId: string,
+    c: Parameters<typeof approvalChange>[3],
+  ): Promise<ReturnApprovalView> => {
+    try {
+      await deps.approvals.change(approvalChange('return', le, transactionId, c));
+    } catch (err) {
+      return failure(err);
+    }
+    deps.onChange();
+    return viewFor(le, transactionId) as ReturnApprovalView;
+  };
+  const { confirmAsJob } = createReturnSendJobs(deps);
 
   /** The transfer's legal entity (one of the analyst's team), or null when the team has no say. */
   const entityOf = async (ref: TransferRef): Promise<string | null> => {
@@ -337,41 +300,6 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
   };
 
   return {
-    async load(legalEntityIds) {
-      await Promise.all(
-        legalEntityIds.map(async (id) => {
-          const list = await deps.http.call(
-            'GET',
-            `/v1/entities/${encodeURIComponent(id)}/approvals`,
-            z.object({ approvals: z.array(Approval) }),
-          );
-          approvals.set(id, new Map());
-          for (const a of list.approvals) remember(a);
-        }),
-      );
-      deps.onChange();
-    },
-    apply(c: Change) {
-      if (c.topic === 'approval') {
-        const a = Approval.safeParse(c.data);
-        if (a.success && a.data.object.kind === 'return') {
-          remember(a.data);
-          deps.onChange();
-        }
-      } else if (c.topic === 'send_job') {
-        const j = SendJob.safeParse(c.data);
-        if (j.success && j.data.object.kind === 'return') {
-          rememberJob(j.data);
-          deps.onChange();
-        }
-      }
-    },
-    wake: () => undefined,
-    clear() {
-      approvals.clear();
-      jobs.clear();
-    },
-
     async forReturn(ref) {
       const le = await entityOf(ref);
       if (!le) return { required: null, approval: null, covers: false };
@@ -380,28 +308,13 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
       const required = content && rules ? approvalRequired(rules, content) : null;
       const a = latest(le, ref.transactionId);
       const covers = !!content && a?.status === 'approved' && a.contentHash === approvalHash(content);
-      return { required, approval: a ? viewOf(a) : null, covers };
+      return { required, approval: viewFor(le, ref.transactionId), covers };
     },
 
     async ask(ref) {
       const le = await requireTeam(ref);
       const content = await intentOf(ref);
-      try {
-        const a = await deps.http.call('POST', '/v1/approvals', Approval, {
-          legalEntityId: le,
-          objectId: ref.transactionId,
-          content,
-        });
-        // The server cleared the older live approval of this return (its change follows on the feed).
-        for (const other of approvals.get(le)?.values() ?? [])
-          if (other.id !== a.id && other.object.id === ref.transactionId && other.status !== 'rejected')
-            remember({ ...other, status: 'cleared' });
-        remember(a);
-        deps.onChange();
-        return viewOf(a);
-      } catch (err) {
-        return failure(err);
-      }
+      return change(le, ref.transactionId, { op: 'ask', contentHash: approvalHash(content), content });
     },
 
     async decide(input) {
@@ -424,30 +337,25 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
               'The return intent at the bank is not the one asked for (amount, reason or transfer differ). Nothing was approved.',
           });
       }
-      try {
-        const path = `/v1/approvals/${encodeURIComponent(a.id)}/${input.decision}`;
-        const body =
-          input.decision === 'approve'
-            ? { contentHash: input.contentHash }
-            : { contentHash: input.contentHash, reason: input.reason };
-        const decided = await deps.http.call('POST', path, Approval, body);
-        remember(decided);
-        deps.onChange();
-        return viewOf(decided);
-      } catch (err) {
-        return failure(err);
-      }
+      return change(le, input.transactionId, {
+        op: input.decision,
+        contentHash: input.contentHash,
+        targetId: a.id,
+        reason: input.decision === 'reject' ? input.reason : null,
+      });
     },
 
     list() {
       if (!deps.analyst()) return [];
       const out: ReturnApprovalView[] = [];
-      for (const [le, m] of approvals) {
-        const ids = new Set([...m.values()].map((a) => a.object.id));
-        for (const id of ids) {
-          const a = latest(le, id);
-          if (a && (a.status === 'pending' || a.status === 'approved')) out.push(viewOf(a));
-        }
+      const keys = new Set([
+        ...deps.approvals.approvalsOf('return').map((a) => `${a.legalEntityId}\n${a.object.id}`),
+        ...deps.approvals.queuedOf('return').map((j) => `${j.legalEntityId}\n${j.objectId}`),
+      ]);
+      for (const key of keys) {
+        const [le = '', id = ''] = key.split('\n');
+        const v = viewFor(le, id);
+        if (v && (v.status === 'pending' || v.status === 'approved')) out.push(v);
       }
       return out.sort((x, y) => ((x.requestedAt ?? '') < (y.requestedAt ?? '') ? 1 : -1));
     },

@@ -17,7 +17,10 @@ export const mandateViewSchema = z.object({
   id: z.string(),
   legalEntityId: z.string(),
   legalEntityName: z.string(),
-  approvalId: z.string(),
+  /** The team server's approval (null while the request waits in the outbox). */
+  approvalId: z.string().nullable(),
+  /** This analyst's change waiting for the team server (asked, approved or rejected offline). */
+  queued: z.enum(['ask', 'approve', 'reject']).nullable(),
   status: z.enum(['pending', 'approved', 'rejected', 'cleared']),
   contentHash: z.string(),
   side: z.enum(['buy', 'sell']),

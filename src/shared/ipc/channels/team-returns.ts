@@ -21,7 +21,10 @@ export const returnApprovalViewSchema = z.object({
   transactionId: z.string(),
   /** A profile of this workstation that reaches the legal entity (null: none does). */
   profileId: z.string().nullable(),
-  approvalId: z.string(),
+  /** The team server's approval (null while the request waits in the outbox). */
+  approvalId: z.string().nullable(),
+  /** This analyst's change waiting for the team server (asked, approved or rejected offline). */
+  queued: z.enum(['ask', 'approve', 'reject']).nullable(),
   status: z.enum(['pending', 'approved', 'rejected', 'cleared']),
   /** The sha256 of the content's canonical JSON: what a decision covers. */
   contentHash: z.string(),

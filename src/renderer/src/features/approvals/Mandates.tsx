@@ -31,7 +31,7 @@ export function mandateWords(m: Pick<MandateView, 'side' | 'asset' | 'amount' | 
 function MandateRow({ m, profileId }: { m: MandateView; profileId: string | null }) {
   const [problem, setProblem] = useState<string | null>(null);
   const decide = async (d: Decision): Promise<boolean> => {
-    if (!profileId) return false;
+    if (!profileId || !m.approvalId) return false;
     setProblem(null);
     const target = { profileId, approvalId: m.approvalId, contentHash: m.contentHash };
     try {

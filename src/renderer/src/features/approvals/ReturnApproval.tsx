@@ -93,7 +93,7 @@ export function ReturnApproval({
   const ask = (): Promise<boolean> => run(() => call('team.askReturnApproval', { profileId, transactionId }));
   const decide = (d: Decision): Promise<boolean> =>
     run(() => {
-      if (!a) return Promise.resolve();
+      if (!a?.approvalId) return Promise.resolve();
       const target = { profileId, transactionId, approvalId: a.approvalId, contentHash: a.contentHash };
       return call('team.decideReturnApproval', { ...target, ...d });
     });
