@@ -668,6 +668,19 @@ async function cellProblems(app: Page): Promise<CellProblem[]> {
           text: cell.innerText.slice(0, 80),
         });
       }
+      // A deadline sits inside the cell's padding, not against the table's edge ("in 22d|").
+      const cs = getComputedStyle(cell);
+      for (const d of cell.querySelectorAll<HTMLElement>('.deadline')) {
+        // Its drawn content (scrollWidth), which may be wider than its capped box.
+        const over =
+          d.getBoundingClientRect().left + d.scrollWidth - (r.right - Number.parseFloat(cs.paddingRight));
+        if (over > 1)
+          out.push({
+            where: label(cell),
+            problem: `deadline runs ${Math.round(over)} px into the cell's padding`,
+            text: d.innerText.slice(0, 80),
+          });
+      }
       // Cut text must carry its full value as a title.
       for (const el of [cell, ...cell.querySelectorAll<HTMLElement>('*')]) {
         if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof SVGElement)

@@ -147,7 +147,8 @@ export function queueColumns(
       // the queue sorts itself (manualSorting), by the shared rules.
       accessorFn: (r) => r.deadline ?? '',
       cell: (c) => <DeadlineClock deadline={c.row.original.deadline} now={now} />,
-      meta: { width: compact ? '150px' : '170px', title: () => undefined },
+      // "On track · in 22d" with its icon inside the cell's padding, beside the pane too.
+      meta: { width: compact ? '164px' : '170px', title: () => undefined },
     },
     !compact && {
       id: 'updated',
