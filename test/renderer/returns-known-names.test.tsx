@@ -2,6 +2,7 @@ import { act, cleanup, render, screen, waitFor, within } from '@testing-library/
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ReturnsScreen } from '../../src/renderer/src/features/returns/ReturnsScreen';
 import { useRelatedNames } from '../../src/renderer/src/features/rfis/related-names';
+import { fakeLayout } from './jsdom-layout';
 
 /**
  * The Returns screen's list of known incoming transfers names a transfer an RFI is about by its
@@ -11,25 +12,7 @@ import { useRelatedNames } from '../../src/renderer/src/features/rfis/related-na
  */
 
 // jsdom lays nothing out: give the tables a size so the virtualizer renders their rows.
-beforeAll(() => {
-  vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockImplementation(
-    () =>
-      ({
-        x: 0,
-        y: 0,
-        top: 0,
-        left: 0,
-        bottom: 400,
-        right: 1100,
-        width: 1100,
-        height: 400,
-        toJSON: () => ({}),
-      }) as DOMRect,
-  );
-  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 400 });
-  Object.defineProperty(HTMLElement.prototype, 'offsetHeight', { configurable: true, get: () => 400 });
-  Object.defineProperty(HTMLElement.prototype, 'offsetWidth', { configurable: true, get: () => 1100 });
-});
+beforeAll(() => fakeLayout(1100));
 
 afterEach(() => {
   cleanup();
