@@ -17,7 +17,9 @@ import type { Harness } from '../harness/harness';
  * - axe-core (WCAG 2.1 A/AA) finds no serious or critical violation;
  * - no Content-Security-Policy violation (nothing injected a <style> or inline script);
  * - table cells are one line, and a cell whose text is cut (ellipsis) carries the full value as
- *   its title; a column's name and a number (amounts, times) are never cut; no Unicode symbol glyphs stand in for icons on the screens that use SVG icons;
+ *   its title; a column's name, a number (amounts, times) and an entity's name that fits 30%
+ *   of the table are never cut (beside the detail pane too); no Unicode symbol glyphs stand in
+ *   for icons on the screens that use SVG icons;
  * - the keyboard alone reaches the screen's main controls with Tab, and every element Tab lands
  *   on on the way shows a focus indicator (an outline or a box-shadow);
  * - a status or a deadline in a table is never cut; outside the tables no text is cut at all: the
@@ -65,6 +67,21 @@ function settledTransfer(harness: Harness, index = 0): string {
   const t = settled[index];
   if (!t) throw new Error('no settled transfer seeded');
   return t.transaction_id;
+}
+
+/** A second legal entity on the desk: a profile with entity B's credential (the app's own path). */
+async function addEntityB(harness: Harness): Promise<void> {
+  const sandbox = harness.services.sandbox!;
+  harness.platform.nextConfirmAnswers.push(true);
+  const view = await harness.services.handlers['settings.addProfile']({
+    name: 'Group entity B',
+    baseUrl: sandbox.url,
+  });
+  const id = view.profiles.find((p) => p.name === 'Group entity B')!.id;
+  await harness.services.handlers['vault.setToken']({
+    profileId: id,
+    token: sandbox.fixtures.legal_entities[1]!.tokens.admin,
+  });
 }
 
 /** A quote made through the crypto service (the app's own path), read until it is in progress. */
@@ -227,17 +244,7 @@ const screens: ScreenCase[] = [
     svgIconsOnly: true,
     async open(app, harness) {
       await harness.services.rfis.ready();
-      const sandbox = harness.services.sandbox!;
-      harness.platform.nextConfirmAnswers.push(true);
-      const view = await harness.services.handlers['settings.addProfile']({
-        name: 'Group entity B',
-        baseUrl: sandbox.url,
-      });
-      const id = view.profiles.find((p) => p.name === 'Group entity B')!.id;
-      await harness.services.handlers['vault.setToken']({
-        profileId: id,
-        token: sandbox.fixtures.legal_entities[1]!.tokens.admin,
-      });
+      await addEntityB(harness);
       await go(app, harness, '#/rfis');
       // Both entities are in the Entity filter's list, and their rows in the queue.
       await expect(app.getByTestId('rfi-filter-entity')).toHaveAttribute('data-count', '2', {
@@ -369,6 +376,12 @@ const screens: ScreenCase[] = [
       await go(app, harness, '#/returns');
       await expect(app.getByTestId('returns-row').first()).toBeVisible();
       await expect(app.getByTestId('returns-recent-row').first()).toBeVisible();
+      // Settled: every transfer an RFI is about is named by its sender and amount as the bank
+      // tells them (none still being read, none labelled by its RFI's words instead).
+      const rows = app.getByTestId('returns-recent-row');
+      await expect(app.locator('[data-testid="returns-recent-row"][data-reading]')).toHaveCount(0);
+      await expect(rows.filter({ hasText: /RFI:|Open to read|Sender not known/ })).toHaveCount(0);
+      await expect(rows.filter({ hasText: 'Harbour Freight' }).first()).toBeVisible();
     },
     controls: (app) => [
       app.getByLabel('Transaction id of the incoming transfer'),
@@ -472,7 +485,8 @@ const screens: ScreenCase[] = [
     controls: (app) => [app.getByTestId('audit-export')],
   },
   {
-    // A legal entity whose name is longer than the header and the queue's columns.
+    // A legal entity whose name is longer than the header and the queue's columns, beside a
+    // second entity (the queue's Entity column caps the long name, the other stays whole).
     name: 'long-entity-name',
     svgIconsOnly: true,
     async open(app, harness) {
@@ -480,8 +494,12 @@ const screens: ScreenCase[] = [
       // The embedded bank names its entities from its fixtures: this one gets a long name.
       entityA(harness).name = LONG_ENTITY;
       await harness.services.handlers['session.useSandboxCredential']({ credential: 'a-admin' });
+      await addEntityB(harness);
       await go(app, harness, '#/rfis');
       await expect(app.getByTestId('connection-legal-entity')).toContainText(LONG_ENTITY.slice(0, 20));
+      await expect(app.getByTestId('rfi-filter-entity')).toHaveAttribute('data-count', '2', {
+        timeout: 15_000,
+      });
       await expect(app.getByTestId('rfi-row').first()).toBeVisible();
     },
     async settle(app, size) {
@@ -650,6 +668,19 @@ async function cellProblems(app: Page): Promise<CellProblem[]> {
           text: cell.innerText.slice(0, 80),
         });
       }
+      // A deadline sits inside the cell's padding, not against the table's edge ("in 22d|").
+      const cs = getComputedStyle(cell);
+      for (const d of cell.querySelectorAll<HTMLElement>('.deadline')) {
+        // Its drawn content (scrollWidth), which may be wider than its capped box.
+        const over =
+          d.getBoundingClientRect().left + d.scrollWidth - (r.right - Number.parseFloat(cs.paddingRight));
+        if (over > 1)
+          out.push({
+            where: label(cell),
+            problem: `deadline runs ${Math.round(over)} px into the cell's padding`,
+            text: d.innerText.slice(0, 80),
+          });
+      }
       // Cut text must carry its full value as a title.
       for (const el of [cell, ...cell.querySelectorAll<HTMLElement>('*')]) {
         if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof SVGElement)
@@ -666,6 +697,15 @@ async function cellProblems(app: Page): Promise<CellProblem[]> {
             problem: cell.getAttribute('role') === 'columnheader' ? 'column name cut' : 'number cut',
             text: el.textContent!.slice(0, 80),
           });
+          continue;
+        }
+        // Nor an entity's name for want of room ("Alder Trad…" beside the detail pane): the
+        // Entity column is as wide as its names, up to 30% of the table; only a name longer than
+        // that (with the cell's padding) may be capped, with its title (below).
+        const entity = el.closest('.rfi-cell__entity') ?? el.querySelector('.rfi-cell__entity');
+        const grid = cell.closest('[role="grid"]');
+        if (entity && grid && entity.getBoundingClientRect().width + 30 <= grid.clientWidth * 0.3) {
+          out.push({ where: label(cell), problem: 'entity name cut', text: el.textContent!.slice(0, 80) });
           continue;
         }
         // Nor a status or a deadline: "Return intent …" or "At risk ·" says nothing.

@@ -58,7 +58,7 @@ test.describe('returns', () => {
 
     await app.getByRole('button', { name: 'Return this transfer…' }).click();
     const amount = app.getByLabel('Amount to return (USD)');
-    await expect(amount).toHaveValue('12500.00');
+    await expect(amount).toHaveValue('12,500.00');
 
     // Invalid input is explained at the field and nothing is sent.
     await amount.fill('12500.001');

@@ -124,7 +124,8 @@ test.describe('Settings → Webhook', () => {
     await expect(panel).toBeVisible();
     await expect(app.getByRole('heading', { name: 'Webhook', level: 2 })).toBeVisible();
     await expect(panel.getByTestId('webhook-url')).toHaveText(receiverUrl);
-    await expect(panel.getByTestId('webhook-legal-entity')).toHaveText(le.id);
+    // The entity by name, its id secondary.
+    await expect(panel.getByTestId('webhook-legal-entity')).toHaveText(`${le.name} ${le.id}`);
     await expect(panel.getByTestId('webhook-role')).toHaveText('Administrator');
     await expect(panel.getByTestId('webhook-name')).not.toBeEmpty();
     await expect(panel.getByTestId('webhook-fingerprint')).toHaveText(fingerprint);

@@ -1,8 +1,9 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DataTable, DensityToggle, ROW_HEIGHTS } from '../../src/renderer/src/components/ui';
 import type { DataColumn } from '../../src/renderer/src/components/ui';
 import { setDensity } from '../../src/renderer/src/components/ui/density';
+import { fakeLayout } from './jsdom-layout';
 
 interface Item {
   id: string;
@@ -38,25 +39,7 @@ function bodyRows(): HTMLElement[] {
 }
 
 // jsdom lays nothing out: give the scroll container a size so the virtualizer renders a window.
-beforeAll(() => {
-  vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockImplementation(
-    () =>
-      ({
-        x: 0,
-        y: 0,
-        top: 0,
-        left: 0,
-        bottom: 400,
-        right: 800,
-        width: 800,
-        height: 400,
-        toJSON: () => ({}),
-      }) as DOMRect,
-  );
-  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 400 });
-  Object.defineProperty(HTMLElement.prototype, 'offsetHeight', { configurable: true, get: () => 400 });
-  Object.defineProperty(HTMLElement.prototype, 'offsetWidth', { configurable: true, get: () => 800 });
-});
+beforeAll(() => fakeLayout(800));
 
 beforeEach(() => {
   localStorage.clear();

@@ -88,10 +88,19 @@ describe('return form validation', () => {
     ).toContain('at most 500');
   });
 
-  it('defaults to the whole original amount in the currency units', () => {
-    expect(defaultAmount('1250000', 'USD')).toBe('12500.00');
-    expect(defaultAmount('12500', 'JPY')).toBe('12500');
+  it('defaults to the whole original amount in the currency units, grouped as the app shows amounts', () => {
+    expect(defaultAmount('1250000', 'USD')).toBe('12,500.00');
+    expect(defaultAmount('12500', 'JPY')).toBe('12,500');
     expect(defaultAmount('1234', 'KWD')).toBe('1.234');
+    expect(defaultAmount('123456789012', 'USD')).toBe('1,234,567,890.12');
+    // The form reads its own default back to the original amount.
+    const usd = { amount: '123456789012', currency: 'USD' };
+    expect(
+      validateReturnForm(
+        { amount: defaultAmount(usd.amount, 'USD'), reasonCode: 'FOCR', description: '' },
+        usd,
+      ).amountMinor,
+    ).toBe('123456789012');
   });
 });
 
@@ -119,7 +128,7 @@ describe('ReturnForm', () => {
     });
     render(<ReturnForm transfer={transfer('USD', '1250000')} />);
     const amount = screen.getByLabelText('Amount to return (USD)');
-    expect((amount as HTMLInputElement).value).toBe('12500.00');
+    expect((amount as HTMLInputElement).value).toBe('12,500.00');
     fireEvent.change(amount, { target: { value: '12500.999' } });
     fireEvent.click(screen.getByRole('button', { name: 'Create return intent' }));
     // The error is the field's own: said at the field and part of its accessible description.

@@ -55,7 +55,8 @@ export function ExchangeList() {
             {sideLabel(c.row.original)}
           </a>
         ),
-        meta: { width: 'minmax(120px, 1fr)' },
+        // The order's name ("Buy USDT for USD") whole: it takes the room the amounts leave first.
+        meta: { width: 'minmax(150px, 2fr)' },
       },
       {
         id: 'requested',
@@ -119,7 +120,7 @@ export function ExchangeList() {
         header: 'Created',
         accessorKey: 'createdAt',
         cell: (c) => <RelativeTime value={c.row.original.createdAt} />,
-        meta: { width: '112px', align: 'end', title: () => undefined },
+        meta: { width: '104px', align: 'end', title: () => undefined },
       },
       {
         id: 'transaction',

@@ -123,7 +123,8 @@ function AddDocument() {
         />
         <TextField
           label="Issued on"
-          placeholder="e.g. 2027-03-31 (optional)"
+          // A past day as the example: a document is issued before it is filed.
+          placeholder="e.g. 2025-03-31 (optional)"
           value={issuedOn}
           onChange={setIssuedOn}
           errorMessage={dateProblem(issuedOn)}

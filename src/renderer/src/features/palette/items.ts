@@ -81,7 +81,8 @@ export function paletteItems(text: string, data: PaletteData, max = 8): PaletteI
       id: r.profileId ? `r:${r.profileId}/${r.id}` : `r:${r.id}`,
       section: 'RFIs',
       label: r.description || r.type,
-      hint: `${r.id} · ${statusWords(r.status)}`,
+      // Words first, the id last (it gives way in a narrow palette; the name holds it whole).
+      hint: `${statusWords(r.status)} · ${r.id}`,
       run: { kind: 'navigate', to: rfiPath(r) },
     }));
   const typed = text.trim();
@@ -120,7 +121,7 @@ export function paletteItems(text: string, data: PaletteData, max = 8): PaletteI
       id: `q:${o.id}`,
       section: 'Quotes',
       label: o.label,
-      hint: `${o.transactionId ?? o.id} · ${statusWords(o.status)}`,
+      hint: `${statusWords(o.status)} · ${o.transactionId ?? o.id}`,
       run: { kind: 'navigate', to: `/exchange/${encodeURIComponent(o.id)}` },
     }));
   return [...actions, ...rfis, ...transfers, ...quotes];

@@ -62,7 +62,7 @@ export function ReturnForm({
         description={
           <>
             At most the original <Money amount={inc.amount} currency={inc.currency} />;{' '}
-            {decimals === 0 ? 'a whole number' : `up to ${decimals} decimals, with a dot`}.
+            {decimals === 0 ? 'a whole number' : `up to ${decimals} decimals after the dot`}.
           </>
         }
       />

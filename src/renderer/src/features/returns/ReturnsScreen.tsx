@@ -81,6 +81,7 @@ function ReturnsHome() {
   }, []);
   // The senders and amounts of the transfers RFIs are about, read through each RFI's owning profile.
   const related = useRelatedNames((st) => st.names);
+  const unnamed = useRelatedNames((st) => st.unnamed);
   useEffect(() => {
     void useRelatedNames.getState().want(rfiRows);
   }, [rfiRows]);
@@ -91,8 +92,10 @@ function ReturnsHome() {
         rfiRows,
         orderTx,
         (profileId, tx) => related[relatedKey(profileId, tx)]?.transfer,
+        // Neither named nor answered without a name: main is reading it.
+        (profileId, tx) => !related[relatedKey(profileId, tx)] && !unnamed[relatedKey(profileId, tx)],
       ),
-    [recent, rfiRows, orderTx, related],
+    [recent, rfiRows, orderTx, related, unnamed],
   );
   const shown = useMemo(() => known.filter((t) => matchesTransfer(t, search)), [known, search]);
   const [error, setError] = useState<string | null>(null);
@@ -358,6 +361,13 @@ function ReturnsTable(props: {
   );
 }
 
+/** The From cell's full words, for its title. */
+function fromTitle(r: KnownTransfer): string {
+  if (r.name) return r.name;
+  if (r.reading) return 'Reading the sender';
+  return r.rfi ? `RFI: ${r.rfi}` : 'Sender not known';
+}
+
 /** Transfers looked up on this workstation, newest first: debtor first, id secondary. */
 function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string): void }) {
   const columns = useMemo<DataColumn<KnownTransfer>[]>(
@@ -365,10 +375,20 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
       {
         id: 'debtor',
         header: 'From',
-        accessorFn: (r) => r.name ?? r.rfi ?? '',
-        cell: (c) =>
-          c.row.original.name ?? c.row.original.rfi ?? <span className="muted">Sender not known yet</span>,
-        meta: { width: 'minmax(170px, 2fr)', title: (r) => r.name ?? r.rfi ?? 'Sender not known yet' },
+        accessorFn: (r) => r.name ?? '',
+        cell: (c) => {
+          const r = c.row.original;
+          if (r.name) return r.name;
+          // Being read: said so, never a stand-in label the name replaces a moment later.
+          if (r.reading) return <span className="muted">Reading the sender…</span>;
+          // The bank names no sender (not this entity's, or not readable now): the RFI about it.
+          return r.rfi ? (
+            <span className="muted">RFI: {r.rfi}</span>
+          ) : (
+            <span className="muted">Sender not known</span>
+          );
+        },
+        meta: { width: 'minmax(170px, 2fr)', title: fromTitle },
       },
       {
         id: 'source',
@@ -392,7 +412,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
           c.row.original.amount ? (
             <Money amount={c.row.original.amount} currency={c.row.original.currency} />
           ) : (
-            <span className="muted">Open to read</span>
+            <span className="muted">{c.row.original.reading ? 'Reading…' : 'Open to read'}</span>
           ),
         meta: {
           width: 'minmax(150px, 1fr)',
@@ -425,6 +445,7 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
       label="Incoming transfers this app knows"
       onOpen={(id) => onOpen(id)}
       rowTestId="returns-recent-row"
+      rowData={(r) => ({ 'data-reading': r.reading ? 'true' : undefined })}
     />
   );
 }

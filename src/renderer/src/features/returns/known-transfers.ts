@@ -1,8 +1,9 @@
 /**
  * The incoming transfers this workstation knows, for the Returns screen to start from: the ones
  * looked up here (with their sender and amount) and the ones an RFI is about (their sender and
- * amount as main read them through the RFI's owning profile, else named by the RFI), one row per
- * transaction, newest first. Pure: the screen gathers the lists.
+ * amount as main read them through the RFI's owning profile), one row per transaction, newest
+ * first. While main is still reading a transfer's sender the row says so (`reading`); only a
+ * transfer the bank does not name is labelled by its RFI. Pure: the screen gathers the lists.
  */
 import type { RecentTransfer } from '../../../../shared/ipc/channels/returns';
 import type { RfiSummaryView } from '../../../../shared/ipc/channels/rfis';
@@ -10,8 +11,10 @@ import type { RelatedName } from '../../../../shared/words';
 
 export interface KnownTransfer {
   transactionId: string;
-  /** The sender when it was looked up here, else what the RFI says about it. */
+  /** The sender: looked up here, or as main named it for the RFI's owning profile. */
   name: string | null;
+  /** Main is reading the sender and amount now (the row says so instead of a stand-in label). */
+  reading: boolean;
   /** What an RFI about it asks (its description), when there is one. */
   rfi: string | null;
   amount: string | null;
@@ -32,12 +35,15 @@ export function knownTransfers(
   exchangeOrders: ReadonlySet<string> = new Set(),
   /** A transfer's sender and amount as main named it for the RFI's owning profile (rfis.related). */
   named: (profileId: string | undefined, transactionId: string) => RelatedName['transfer'] = () => undefined,
+  /** Whether main is still naming the transfer for that profile (asked, or about to be, and not answered). */
+  reading: (profileId: string, transactionId: string) => boolean = () => false,
 ): KnownTransfer[] {
   const out = new Map<string, KnownTransfer>();
   for (const r of recent) {
     out.set(r.transactionId, {
       transactionId: r.transactionId,
       name: r.debtorName,
+      reading: false,
       rfi: null,
       amount: r.amount,
       currency: r.currency,
@@ -58,6 +64,8 @@ export function knownTransfers(
       out.set(q.relatedId, {
         transactionId: q.relatedId,
         name: t?.counterparty ?? null,
+        // Without an owning profile nobody is asked: not being read.
+        reading: !t && !!q.profileId && reading(q.profileId, q.relatedId),
         rfi: q.description || null,
         amount: t?.amount ?? null,
         currency: t?.currency ?? null,

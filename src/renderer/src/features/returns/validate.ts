@@ -28,9 +28,14 @@ export interface ValidatedReturn {
 
 export const DESCRIPTION_MAX = 500;
 
-/** The form's starting amount: the whole original, in the currency's units. */
+/**
+ * The form's starting amount: the whole original, in the currency's units, grouped as the app
+ * shows amounts ("12,500.00"; the field reads the grouping back).
+ */
 export function defaultAmount(originalMinor: string, currency: string): string {
-  return minorToDecimal(parseMinor(originalMinor), decimalsOf(currency));
+  const [whole = '', fraction] = minorToDecimal(parseMinor(originalMinor), decimalsOf(currency)).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
 
 /**

@@ -9,6 +9,8 @@ import { plural } from '../../../../shared/words';
 import { Button, CopyableId, DataTable, EmptyState, ErrorState, Skeleton } from '../../components/ui';
 import { useSubscription } from '../../lib/events';
 import { useRouteQuery } from '../../lib/router';
+import { entityLabel } from '../../lib/entity';
+import { widestText } from '../../lib/text-width';
 import { CaseFileExport } from '../case-files/CaseFileExport';
 import { queueColumns } from './queue-columns';
 import {
@@ -182,7 +184,7 @@ function QueueBody({
   tableRef: RefObject<HTMLDivElement | null>;
   visibleRef: VisibleRef;
 }) {
-  const { rows, loaded, total, error, filter, sort, now, activeId, several } = useQueue(
+  const { rows, loaded, total, error, filter, sort, now, activeId, several, entityNames } = useQueue(
     useShallow((s) => ({
       rows: s.rows,
       loaded: s.loaded,
@@ -193,9 +195,15 @@ function QueueBody({
       now: s.now,
       activeId: s.activeId,
       several: s.entities.length > 1,
+      entityNames: s.entities.map((e) => entityLabel({ name: e.name })).join('\n'),
     })),
   );
   const { load, setFilter, setSort, setActive, syncNow } = useQueue.getState();
+  // The Entity column is as wide as its longest name (measured once per set of names).
+  const entityTextWidth = useMemo(
+    () => (several ? widestText(entityNames.split('\n')) : null),
+    [several, entityNames],
+  );
   const names = useRelatedNames((s) => s.names);
   useSubscription(teamSubscription);
   const holders = useTeam((s) => (teamActive(s.status) ? s.assignments : null));
@@ -241,8 +249,8 @@ function QueueBody({
   }, [visible]);
 
   const columns = useMemo(
-    () => queueColumns(names, now, compact, several, holders),
-    [names, now, compact, several, holders],
+    () => queueColumns(names, now, compact, several, holders, entityTextWidth),
+    [names, now, compact, several, holders, entityTextWidth],
   );
   const sorting = useMemo(() => sortingOf(sort), [sort]);
 

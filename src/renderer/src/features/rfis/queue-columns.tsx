@@ -14,6 +14,9 @@ import type { Holders } from '../team/holders';
 
 const typeLabel = rfiTypeWords;
 
+/** The most of the queue's width the Entity column takes (a longer name is capped, titled). */
+export const ENTITY_SHARE = 30;
+
 /** The unread marker, made once (rows reuse the element as it is). */
 const UNREAD_MARK = (
   <span className="rfi-unread" title="New: not opened since it changed">
@@ -30,6 +33,8 @@ export function queueColumns(
   several: boolean,
   /** With a team: who holds each RFI (by legal entity and RFI id); null in solo use (no column). */
   holders: Holders | null = null,
+  /** The px width of the longest entity name as drawn (null: not measured, a flexible column). */
+  entityTextWidth: number | null = null,
 ): DataColumn<RfiSummaryView>[] {
   const all: (DataColumn<RfiSummaryView> | false)[] = [
     {
@@ -73,7 +78,8 @@ export function queueColumns(
           </span>
         );
       },
-      meta: { width: 'minmax(180px, 3fr)' },
+      // The subject takes what the other columns leave (they are never cut), at least 120 px.
+      meta: { width: 'minmax(120px, 3fr)' },
     },
     several && {
       id: 'entity',
@@ -83,7 +89,16 @@ export function queueColumns(
       cell: (c) => (
         <span className="rfi-cell__entity">{entityLabel({ name: c.row.original.entityName })}</span>
       ),
-      meta: { width: 'minmax(110px, 1.2fr)', title: (r) => entityLabel({ name: r.entityName }) },
+      meta: {
+        // As wide as the longest entity name, so the names stay whole and the subject gives way
+        // (beside the detail pane too); at most 30% of the table, where a very long name is
+        // capped with its full name as the title.
+        width:
+          entityTextWidth === null
+            ? 'minmax(110px, 1.2fr)'
+            : `min(calc(${entityTextWidth + 2}px + 2 * var(--cell-pad-x)), ${ENTITY_SHARE}%)`,
+        title: (r) => entityLabel({ name: r.entityName }),
+      },
     },
     {
       id: 'related',
@@ -132,7 +147,8 @@ export function queueColumns(
       // the queue sorts itself (manualSorting), by the shared rules.
       accessorFn: (r) => r.deadline ?? '',
       cell: (c) => <DeadlineClock deadline={c.row.original.deadline} now={now} />,
-      meta: { width: compact ? '150px' : '170px', title: () => undefined },
+      // "On track · in 22d" with its icon inside the cell's padding, beside the pane too.
+      meta: { width: compact ? '164px' : '170px', title: () => undefined },
     },
     !compact && {
       id: 'updated',

@@ -9,8 +9,14 @@ import { objectKindWords, relatedWords, type RelatedName } from '../../../../sha
  * and id (ids are one bank's only). What nobody names stays its kind with the id (secondary).
  */
 export interface RelatedNamesState {
-  /** `relatedKey(profileId, relatedId)` → the object's name and holder. */
+  /** `relatedKey(profileId, relatedId)` → the object's name and holder (a transfer's parts too). */
   names: Readonly<Record<string, RelatedName>>;
+  /**
+   * `relatedKey(profileId, relatedId)` of the objects main was asked for and gave no name (the
+   * bank names none, or the call failed). An object neither named nor here is still being read:
+   * a list says "reading…" for it, never a stand-in label that the name then replaces.
+   */
+  unnamed: Readonly<Record<string, true>>;
   /** Transactions that are this workstation's exchange orders: transaction id → order id. */
   orders: Readonly<Record<string, string>>;
   /** Reads the exchange orders, and lets objects nobody could name be asked for again. */
@@ -36,9 +42,11 @@ const BATCH = 500;
 
 export const useRelatedNames = create<RelatedNamesState>((set, get) => ({
   names: {},
+  unnamed: {},
   orders: {},
   async load() {
     asked.clear();
+    set({ unnamed: {} });
     const exchange = await call('crypto.list', undefined).catch(() => null);
     const orders: Record<string, string> = {};
     for (const o of exchange?.orders ?? []) if (o.transactionId) orders[o.transactionId] = o.id;
@@ -54,12 +62,25 @@ export const useRelatedNames = create<RelatedNamesState>((set, get) => ({
       fresh.push({ profileId, type, relatedId });
     }
     for (let i = 0; i < fresh.length; i += BATCH) {
-      const answer = await call('rfis.related', { items: fresh.slice(i, i + BATCH) }).catch(() => null);
-      if (!answer || answer.items.length === 0) continue;
+      const batch = fresh.slice(i, i + BATCH);
+      const answer = await call('rfis.related', { items: batch }).catch(() => null);
+      // Not answered (main or the bank failed): asked again next time someone wants it.
+      if (!answer) for (const f of batch) asked.delete(relatedKey(f.profileId, f.relatedId));
       const names = { ...get().names };
-      for (const r of answer.items)
-        names[relatedKey(r.profileId, r.relatedId)] = { name: r.name, holder: r.holder };
-      set({ names });
+      for (const r of answer?.items ?? [])
+        names[relatedKey(r.profileId, r.relatedId)] = {
+          name: r.name,
+          holder: r.holder,
+          // A transfer's counterparty and amount, for lists that show them in columns.
+          ...(r.transfer ? { transfer: r.transfer } : {}),
+        };
+      // Answered without a name, or failed: no longer being read.
+      const unnamed = { ...get().unnamed };
+      for (const f of batch) {
+        const key = relatedKey(f.profileId, f.relatedId);
+        if (!names[key]) unnamed[key] = true;
+      }
+      set({ names, unnamed });
     }
   },
 }));

@@ -108,6 +108,7 @@ function ProfileCard({ profile, active }: { profile: ProfileView; active: boolea
   const { activate, signOut, removeProfile } = useSettings.getState();
   const session = useSession((s) => s.status);
   const connection = active && session?.environment.id === profile.id ? session.connection : null;
+  const kindWords = profile.kind === 'embedded-sandbox' ? 'Embedded sandbox' : 'Bank';
   const url = profile.kind === 'embedded-sandbox' ? profile.runningUrl : profile.baseUrl;
   const headingId = useId();
 
@@ -125,7 +126,8 @@ function ProfileCard({ profile, active }: { profile: ProfileView; active: boolea
       <div className="profile__head">
         <h3 id={headingId}>{profile.name}</h3>
         {active && <span className="badge">Active</span>}
-        <span className="muted">{profile.kind === 'embedded-sandbox' ? 'Embedded sandbox' : 'Bank'}</span>
+        {/* The kind of environment, unless its name already says it ("Embedded sandbox"). */}
+        {kindWords !== profile.name && <span className="muted">{kindWords}</span>}
       </div>
       <p className="profile__url">
         <code>{url ?? 'not running'}</code>

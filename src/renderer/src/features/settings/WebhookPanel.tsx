@@ -3,7 +3,7 @@ import type { FormEvent } from 'react';
 import type { ReceiverStatusView, WebhookConfigView } from '../../../../shared/ipc/channels/webhook';
 import { call, errorMessage } from '../../lib/desk';
 import { useDeskEvent } from '../../lib/events';
-import { onSessionChange } from '../session/store';
+import { onSessionChange, useSession } from '../session/store';
 import { dateWords, plural, roleWords, webhookEventWords } from '../../../../shared/words';
 import { Button, TextField } from '../../components/ui';
 
@@ -76,6 +76,7 @@ export function WebhookPanel() {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const reasonId = useId();
+  const credential = useSession((s) => s.status?.credential ?? null);
 
   const load = useCallback(
     () =>
@@ -130,6 +131,8 @@ export function WebhookPanel() {
   if (!view) return <p>Loading the webhook configuration…</p>;
   const c = view.config;
   const canSet = view.canSet;
+  const entityName =
+    credential && c && credential.legalEntityId === c.legal_entity_id ? credential.legalEntityName : null;
 
   return (
     <div className="webhook" data-testid="webhook-panel">
@@ -145,7 +148,11 @@ export function WebhookPanel() {
           <dt>URL</dt>
           <dd data-testid="webhook-url">{c.webhook_url ? <code>{c.webhook_url}</code> : 'Not set'}</dd>
           <dt>Legal entity</dt>
-          <dd data-testid="webhook-legal-entity">{c.legal_entity_id}</dd>
+          <dd data-testid="webhook-legal-entity">
+            {/* The entity by name where the session knows it, its id secondary. */}
+            {entityName && <>{entityName} </>}
+            <code>{c.legal_entity_id}</code>
+          </dd>
           <dt>Role</dt>
           <dd data-testid="webhook-role">{roleWords(c.role)}</dd>
           <dt>Created</dt>
