@@ -135,7 +135,7 @@ test('a maker creates a return intent, a checker approves it and confirms it wit
     first.services.handlers['team.decideReturnApproval']({
       profileId: profileA,
       transactionId: txId,
-      approvalId: asked.approval!.approvalId,
+      approvalId: asked.approval!.approvalId!,
       decision: 'approve',
       contentHash: asked.approval!.contentHash,
     }),
