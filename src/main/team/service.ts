@@ -67,6 +67,8 @@ export interface TeamListener {
 export type TeamOptions = Pick<TeamDeps, 'feedRetry' | 'outboxRetry' | 'signInTimeoutMs'> & {
   /** Taking over free send jobs: how often leases are looked at, how long a queued job is left alone. */
   takeover?: { everyMs?: number; graceMs?: number };
+  /** Renewing a held send lease: the bounds of the wait between renewals (a third of the lease). */
+  leaseRenewal?: { minMs?: number; maxMs?: number };
 };
 
 /** A team feature beside assignment, following the same sign-in and change feed. */
