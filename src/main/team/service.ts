@@ -29,7 +29,7 @@ import type { TeamCredential } from './credential';
 import { createChangeFeed, type ChangeFeed, type FeedState } from './feed';
 import { createTeamOidc, type TeamOidc } from './oidc';
 import { createTokenKeeper } from './tokens';
-import type { StoredTeam } from './stored';
+import { teamStateDefaults, type StoredTeam } from './stored';
 
 export interface TeamDeps {
   store: TypedStore<StoredTeam>;
@@ -264,14 +264,23 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   const view = (): TeamStatusView => statusView(store.get(), feedState, book.pendingCount(), problem);
   const publish = (): void => deps.onStatus(view());
 
-  const forgetSignIn = async (why: string | null): Promise<void> => {
+  /** Forgets the caches and the feed position: the next analyst starts from the whole current state. */
+  const startClean = (): void => {
+    store.update((s) => ({ ...s, lastSeq: 0, keptFor: null }));
+    followers.signedOut();
+  };
+
+  /**
+   * Signed out (or the sign-in expired): the caches and the feed position are kept for this
+   * analyst, who resumes from that number on signing in again; `clean` forgets them too.
+   */
+  const forgetSignIn = async (why: string | null, clean = false): Promise<void> => {
     tokens.forget();
     await feed?.stop();
     feed = null;
     await credential.delete();
-    // The next analyst to sign in here starts from the whole current state, not this one's position.
-    store.update((s) => ({ ...s, analyst: null, lastSeq: 0 }));
-    followers.signedOut();
+    store.update((s) => ({ ...s, analyst: null, keptFor: s.analyst?.subject ?? s.keptFor }));
+    if (clean) startClean();
     feedState = { state: 'signed-out' };
     problem = why;
   };
@@ -368,8 +377,8 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
     feedPosition: () => store.get().lastSeq,
     async setServer(raw) {
       if (raw === null) {
-        await forgetSignIn(null);
-        store.set({ serverUrl: null, config: null, analyst: null, lastSeq: 0 });
+        await forgetSignIn(null, true);
+        store.set(teamStateDefaults);
         publish();
         return view();
       }
@@ -378,8 +387,8 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
       const config = await fetchTeamConfig(origin);
       const current = store.get();
       if (current.serverUrl !== origin) {
-        await forgetSignIn(null);
-        store.set({ serverUrl: origin, config, analyst: null, lastSeq: 0 });
+        await forgetSignIn(null, true);
+        store.set({ ...teamStateDefaults, serverUrl: origin, config });
       } else store.update((s) => ({ ...s, config }));
       log.info('team: team server set', { origin });
       publish();
@@ -402,9 +411,13 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
         });
         await tokens.signedIn(signedIn);
         const me = await http.call('GET', '/v1/me', Me);
+        // Another analyst than the one whose caches these are: nothing of theirs carries over.
+        const kept = store.get().keptFor;
+        if (kept !== null && kept !== me.subject) startClean();
         store.update((s) => ({
           ...s,
           analyst: { subject: me.subject, name: me.name, memberships: me.memberships },
+          keptFor: me.subject,
         }));
         problem = null;
         await followers.load(me.memberships.map((m) => m.legalEntityId));
