@@ -245,6 +245,12 @@ function teamFollowers(log: Logger) {
   };
 }
 
+/** Caches and feed position forgotten: the next analyst starts from the whole current state. */
+function forgetPosition(store: TeamDeps['store'], followers: { signedOut(): void }): void {
+  store.update((s) => ({ ...s, lastSeq: 0, keptFor: null }));
+  followers.signedOut();
+}
+
 export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   const { store, credential, log } = deps;
   let oidcClient: { config: TeamConfig; client: TeamOidc } | null = null;
@@ -264,23 +270,14 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   const view = (): TeamStatusView => statusView(store.get(), feedState, book.pendingCount(), problem);
   const publish = (): void => deps.onStatus(view());
 
-  /** Forgets the caches and the feed position: the next analyst starts from the whole current state. */
-  const startClean = (): void => {
-    store.update((s) => ({ ...s, lastSeq: 0, keptFor: null }));
-    followers.signedOut();
-  };
-
-  /**
-   * Signed out (or the sign-in expired): the caches and the feed position are kept for this
-   * analyst, who resumes from that number on signing in again; `clean` forgets them too.
-   */
+  // Signed out or expired: caches and feed position kept for this analyst (`clean` forgets them).
   const forgetSignIn = async (why: string | null, clean = false): Promise<void> => {
     tokens.forget();
     await feed?.stop();
     feed = null;
     await credential.delete();
     store.update((s) => ({ ...s, analyst: null, keptFor: s.analyst?.subject ?? s.keptFor }));
-    if (clean) startClean();
+    if (clean) forgetPosition(store, followers);
     feedState = { state: 'signed-out' };
     problem = why;
   };
@@ -412,12 +409,10 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
         await tokens.signedIn(signedIn);
         const me = await http.call('GET', '/v1/me', Me);
         // Another analyst than the one whose caches these are: nothing of theirs carries over.
-        const kept = store.get().keptFor;
-        if (kept !== null && kept !== me.subject) startClean();
+        if ((store.get().keptFor ?? me.subject) !== me.subject) forgetPosition(store, followers);
         store.update((s) => ({
           ...s,
           analyst: { subject: me.subject, name: me.name, memberships: me.memberships },
-          keptFor: me.subject,
         }));
         problem = null;
         await followers.load(me.memberships.map((m) => m.legalEntityId));
