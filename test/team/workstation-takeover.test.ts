@@ -72,6 +72,8 @@ async function jonasLeasedAndVanished(content: {
       documentSha256s: content.documentSha256s,
     },
   };
+  // Maria's RFI cache holds the new RFI before she decides (deciding looks it up there).
+  await customerResponses(content.rfiId, content.questionId);
   const asked = await jonas.post<Approval>('/v1/approvals', body);
   expect(asked.status).toBe(201);
   // Maria approves on her workstation, from what the change feed told it.

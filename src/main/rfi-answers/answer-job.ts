@@ -29,8 +29,10 @@ import {
   isFinished,
   isNotAwaiting,
   OTHER_BANK,
+  SEND_TAKEN_OVER,
   sendingPatch,
   sentStep,
+  shortError,
   startPatch,
   upgradeStored,
 } from './answer-state';
@@ -102,6 +104,14 @@ export interface AnswerJobDeps {
   onProgress?(p: { answerId: string; sentBytes: number; totalBytes: number }): void;
   onUploaded?(doc: UploadedDocument): void;
   onSent?(entry: OutboxEntry): void;
+  /** Told once an answer ended failed or in conflict (nothing of it is at the bank). */
+  onEnded?(entry: OutboxEntry): void;
+  /**
+   * Before each bank write of an answer (each document's upload, the response): resolves while
+   * the answer may write; a team send job's lease no longer held throws `SEND_TAKEN_OVER` (the
+   * answer stops and re-reads the bank), a lease that cannot be confirmed now throws to retry.
+   */
+  beforeWrite?(entry: OutboxEntry): Promise<void>;
   busy?: Pick<BusyGuard, 'run'>;
 }
 
@@ -273,6 +283,7 @@ async function uploadDocument(
   const bank = bankFor(deps, e);
   const source = deps.fileSource(d.ref);
   for (let urlAttempt = 1; ; urlAttempt++) {
+    await deps.beforeWrite?.(e);
     const expired = d.expiresAt !== null && Date.parse(d.expiresAt) - 30_000 <= deps.now();
     if (!d.url || !d.documentId || expired) {
       const u = await bank.createUploadUrl({
@@ -403,6 +414,7 @@ async function send(deps: AnswerJobDeps, e: OutboxEntry, ctx: JobContext<OutboxE
     },
   };
   const bank = bankFor(deps, e);
+  await deps.beforeWrite?.(e);
   await ctx.update(sendingPatch(e));
   try {
     // A team's send job: its one key on every attempt, so the bank keeps one response.
@@ -458,6 +470,27 @@ async function verify(
   return send(deps, e, ctx);
 }
 
+/**
+ * Another workstation holds the answer's send lease now: nothing more is written from here. The
+ * bank is re-read: the response may be there already (ours, or the new holder's), the question
+ * may have moved on; otherwise the answer ends here, saying who sends it.
+ */
+async function takenOver(deps: AnswerJobDeps, e: OutboxEntry, de: AppError): Promise<AnswerStep> {
+  deps.progress.delete(e.id);
+  let q: RfiQuestion;
+  try {
+    q = question(await bankFor(deps, e).getRfi(e.rfiId), e);
+  } catch (err) {
+    // Not read now: verified on the next run (which writes nothing while the lease is not held).
+    return afterRunFailure({ ...e, state: 'verifying' }, asAppError(err));
+  }
+  const found = afterReRead(e, q);
+  if (found.next === 'sent') return sent(deps, e, found.responseId, true);
+  if (found.next === 'conflict') return conflictStep(q);
+  deps.log.info('rfi-answers: another workstation took over the send', { answerId: e.id });
+  return { outcome: 'failed', patch: { state: 'failed', lastError: shortError(de) } };
+}
+
 /** One run of an answer, from where it stopped. */
 async function runAnswer(
   deps: AnswerJobDeps,
@@ -482,7 +515,9 @@ async function runAnswer(
   } catch (err) {
     if (!(err instanceof AppFailure))
       deps.log.error('rfi-answers: unexpected failure', { answerId: e.id, error: err });
-    return afterRunFailure(e, asAppError(err));
+    const de = asAppError(err);
+    if (de.reason === SEND_TAKEN_OVER) return takenOver(deps, e, de);
+    return afterRunFailure(e, de);
   }
 }
 
@@ -491,6 +526,22 @@ export function answerJob(deps: AnswerJobDeps): JobKind<OutboxEntry> {
   const run = async (e: OutboxEntry, ctx: JobContext<OutboxEntry>): Promise<AnswerStep> => {
     const step = await runAnswer(deps, e, ctx);
     if (step.error) deps.setLastError(step.error);
+    const state = step.patch?.state;
+    if (deps.onEnded && (state === 'failed' || state === 'conflict')) {
+      const before = step.afterSaved;
+      const ended: OutboxEntry = { ...e, ...step.patch };
+      return {
+        ...step,
+        afterSaved: () => {
+          before?.();
+          try {
+            deps.onEnded?.(ended);
+          } catch (err) {
+            deps.log.warn('rfi-answers: onEnded failed', { error: err });
+          }
+        },
+      };
+    }
     return step;
   };
   return {

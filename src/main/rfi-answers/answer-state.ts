@@ -93,6 +93,8 @@ export type AnswerStep = JobResult<OutboxEntry> & { error?: AppError };
 
 /** Thrown by a bank call of an entry whose bank is not its profile's any more: nothing was sent. */
 export const OTHER_BANK = 'ANSWER_FOR_ANOTHER_BANK';
+/** A write stopped: another workstation holds the answer's team send lease now. */
+export const SEND_TAKEN_OVER = 'SEND_TAKEN_OVER';
 
 const FINISHED: ReadonlySet<AnswerState> = new Set(['sent', 'failed', 'conflict']);
 

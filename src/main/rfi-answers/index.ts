@@ -93,6 +93,13 @@ export interface RfiAnswers {
   releaseUnused(refs: string[]): Promise<void>;
   /** Tells when an answer landed (its owner's RFI cache may re-read the RFI). */
   onSent(listener: (rfiId: string, owner: BankScope | null, entry: OutboxEntry) => void): () => void;
+  /** Tells when an answer ended failed or in conflict (nothing of it is at the bank). */
+  onEnded(listener: (entry: OutboxEntry) => void): () => void;
+  /**
+   * Adds a check run before each bank write of an answer (a team send job's lease, see
+   * AnswerJobDeps.beforeWrite): a check that throws stops the write.
+   */
+  guardWrites(check: (entry: OutboxEntry) => Promise<void>): () => void;
   /** What removing a profile would lose: its unsent answers and its drafts. */
   queuedFor(profileId: string): { answers: number };
   /** Deletes a profile's answers, drafts and their staged copies (the profile is being removed). */
@@ -145,6 +152,8 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     draftViewOf(files, rfiId, questionId, d);
 
   const sentListeners = new Set<(rfiId: string, owner: BankScope | null, entry: OutboxEntry) => void>();
+  const endedListeners = new Set<(entry: OutboxEntry) => void>();
+  const writeChecks = new Set<(entry: OutboxEntry) => Promise<void>>();
   const background = new BackgroundWork();
   const outbox = await openOutbox({
     file: path.join(dir, 'outbox.json'),
@@ -161,6 +170,12 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
     ...(deps.busy ? { busy: deps.busy } : {}),
     ...(deps.options?.retry ? { retry: deps.options.retry } : {}),
     onChange: (v) => deps.events.emit('answers.changed', v),
+    onEnded: (e) => {
+      for (const l of endedListeners) l(e);
+    },
+    beforeWrite: async (e) => {
+      for (const check of writeChecks) await check(e);
+    },
     onProgress: (p) => deps.events.emit('answers.progress', p),
     onSent: (e: OutboxEntry) => {
       // The answer landed: its draft is done, and staged copies are no longer needed (unless a
@@ -246,6 +261,8 @@ export async function createRfiAnswers(deps: RfiAnswersDeps): Promise<RfiAnswers
       sentListeners.add(listener);
       return () => sentListeners.delete(listener);
     },
+    onEnded: (listener) => (endedListeners.add(listener), () => void endedListeners.delete(listener)),
+    guardWrites: (check) => (writeChecks.add(check), () => void writeChecks.delete(check)),
     queuedFor: (profileId) => ({
       answers: outbox.list().filter((a) => a.bank?.profileId === profileId && a.state !== 'sent').length,
     }),

@@ -74,6 +74,10 @@ export interface OutboxOptions {
   onProgress?(p: { answerId: string; sentBytes: number; totalBytes: number }): void;
   /** Told once an answer landed at the bank. */
   onSent?(entry: OutboxEntry): void;
+  /** Told once an answer ended failed or in conflict. */
+  onEnded?(entry: OutboxEntry): void;
+  /** Before each bank write of an answer (see AnswerJobDeps.beforeWrite). */
+  beforeWrite?(entry: OutboxEntry): Promise<void>;
   /**
    * Records each write to the bank in the audit log: every upload (`rfi.upload`) and every
    * response (`rfi.respond`), with the failure policy's outcome (pending when the bank's answer
@@ -229,6 +233,8 @@ export async function openOutbox(options: OutboxOptions): Promise<Outbox> {
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.onUploaded ? { onUploaded: options.onUploaded } : {}),
     ...(options.onSent ? { onSent: options.onSent } : {}),
+    ...(options.onEnded ? { onEnded: options.onEnded } : {}),
+    ...(options.beforeWrite ? { beforeWrite: options.beforeWrite } : {}),
     ...(options.busy ? { busy: options.busy } : {}),
   };
   const queue = await openJobQueue<OutboxEntry>({

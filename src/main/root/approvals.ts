@@ -5,7 +5,9 @@
  * send job's idempotency key, its outcome reported back when the bank holds it.
  */
 import { bankKey } from '../bank/scope';
-import type { RfiAnswers } from '../rfi-answers';
+import type { OutboxEntry, RfiAnswers } from '../rfi-answers';
+import { SEND_TAKEN_OVER } from '../rfi-answers/answer-state';
+import type { SendOutcome } from '../team/send-lease';
 import type { TeamService } from '../team/service';
 import {
   createTeamApprovals,
@@ -102,11 +104,12 @@ export async function assembleApprovals(
     },
     onChange: (notice) => f.events.emit('team.approvalsChanged', { notice }),
     ...(f.options.team?.outboxRetry ? { retry: f.options.team.outboxRetry } : {}),
+    ...(f.options.team?.leaseRenewal ? { leaseRenewal: f.options.team.leaseRenewal } : {}),
   });
-  // The bank holds the answer: the send job is done (reported under its lease number).
-  const off = rfiAnswers.onSent((rfiId, _owner, entry) => {
+  const report = (entry: OutboxEntry, outcome: SendOutcome): void => {
     const j = entry.teamJob;
-    if (!j || !entry.responseId) return;
+    if (!j) return;
+    approvals.leases.release(j.id);
     void approvals
       .sendFinished(
         {
@@ -114,13 +117,48 @@ export async function assembleApprovals(
           leaseNumber: j.leaseNumber,
           legalEntityId: j.legalEntityId,
           objectId: entry.questionId,
-          rfiId,
+          rfiId: entry.rfiId,
         },
-        { sent: true, responseId: entry.responseId },
+        outcome,
       )
       .catch((err: unknown) => f.log.warn('team: reporting a send failed', { error: err }));
+  };
+  // The bank holds the answer: the send job is done (reported under its lease number).
+  const offSent = rfiAnswers.onSent((_rfiId, _owner, entry) => {
+    if (entry.responseId) report(entry, { sent: true, responseId: entry.responseId });
+  });
+  // The bank refused it, or the question moved on: the job ends with the reason, for the whole team.
+  // Stopped because another workstation took the send over: that workstation reports it.
+  const offEnded = rfiAnswers.onEnded((entry) => {
+    if (!entry.teamJob) return;
+    if (entry.lastError?.reason === SEND_TAKEN_OVER) return approvals.leases.release(entry.teamJob.id);
+    report(entry, { sent: false, ended: endedWords(entry) });
+  });
+  // No bank write of a send job's answer without its lease (renewed while the send is under way).
+  const offGuard = rfiAnswers.guardWrites(async (entry) => {
+    if (entry.teamJob) await approvals.leases.check(entry.teamJob);
   });
   f.disposables.add(() => approvals.dispose());
-  f.disposables.add(off);
+  f.disposables.add(offSent);
+  f.disposables.add(offEnded);
+  f.disposables.add(offGuard);
   return approvals;
+}
+
+/** Why an answer of a send job ended without reaching the bank, in the words the team reads. */
+export function endedWords(entry: OutboxEntry): { outcome: 'failed' | 'conflict'; reason: string } {
+  if (entry.state === 'conflict') {
+    const status = entry.conflict?.questionStatus;
+    return {
+      outcome: 'conflict',
+      reason:
+        status && status !== 'unknown'
+          ? `the question is ${status.replace(/_/g, ' ')} at the bank and no longer awaits a response`
+          : 'the question no longer awaits a response at the bank',
+    };
+  }
+  return {
+    outcome: 'failed',
+    reason: `the bank refused the answer: ${entry.lastError?.message ?? 'no reason given'}`,
+  };
 }

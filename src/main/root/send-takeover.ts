@@ -120,6 +120,8 @@ export function startSendTakeover(deps: TakeoverDeps): SendTakeover {
         log.info('team: a send job was not leased', { jobId: job.id, error: err });
         continue;
       }
+      // Renewed from now until the send ends: a long send is not taken over in turn.
+      approvals.leases.hold(leased);
       const teamJob = {
         id: leased.id,
         legalEntityId: leased.legalEntityId,
@@ -153,6 +155,7 @@ export function startSendTakeover(deps: TakeoverDeps): SendTakeover {
           jobId: leased.id,
           error: err,
         });
+        approvals.leases.release(leased.id);
         await book
           .sendFinished(
             {

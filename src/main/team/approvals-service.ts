@@ -9,7 +9,7 @@ import path from 'node:path';
 import { AppFailure } from '../../shared/ipc/errors';
 import type { ApprovalView, EntityRulesView } from '../../shared/ipc/channels/team-approvals';
 import type { AnswerView } from '../../shared/ipc/channels/rfi-answers';
-import type { Approval, ApprovalRule, SendJob } from '../../shared/team/schemas';
+import { SendJob, type Approval, type ApprovalRule } from '../../shared/team/schemas';
 import type { AtRestCodec } from '../infra/at-rest';
 import type { Logger } from '../infra/log';
 import type { TypedStore } from '../infra/stores';
@@ -22,6 +22,7 @@ import {
   type ApprovalsBook,
   type RulesMemory,
 } from './approvals';
+import { createLeaseKeeper, type LeaseKeeper } from './send-lease';
 import type { TeamService } from './service';
 import type { StoredRules } from './stored';
 
@@ -66,10 +67,14 @@ export interface TeamApprovalsDeps {
   sendApproved(job: SendJob, approval: Approval, questionId: string): Promise<AnswerView | null>;
   onChange(notice: string | null): void;
   retry?: { baseMs: number; maxMs: number };
+  /** Bounds of the wait between send lease renewals (see send-lease.ts). */
+  leaseRenewal?: { minMs?: number; maxMs?: number };
 }
 
 export interface TeamApprovals {
   book: ApprovalsBook;
+  /** The send leases this workstation holds, renewed while their sends are under way. */
+  leases: LeaseKeeper;
   rules(): EntityRulesView[];
   setRules(legalEntityId: string, rules: ApprovalRule[]): Promise<EntityRulesView>;
   forAnswer(ref: AnswerRef): Promise<{
@@ -211,8 +216,17 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
     return null;
   };
 
+  const leases = createLeaseKeeper({
+    // Refused `stale_lease` once another workstation holds it (the feed carries the renewal too).
+    renew: ({ id, leaseNumber }) =>
+      deps.team.http.call('POST', `/v1/send-jobs/${encodeURIComponent(id)}/renew`, SendJob, { leaseNumber }),
+    log: deps.log,
+    ...(deps.leaseRenewal ? { timing: deps.leaseRenewal } : {}),
+  });
+
   return {
     book,
+    leases,
     rules: () =>
       (analyst()?.memberships ?? []).map((m) => ({
         ...book.rulesView(m.legalEntityId),
@@ -304,6 +318,8 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
             message: 'This approved answer was sent already (by its send job).',
           });
         const queued = await deps.sendApproved(job, approval, ref.questionId);
+        // Held from now until the send ends: a long send is not taken over meanwhile.
+        if (queued && job.status === 'leased') leases.hold(job);
         if (!queued)
           throw new AppFailure({
             kind: 'conflict',
@@ -320,6 +336,9 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
       if (r?.content) book.draftChanged(r.legalEntityId, ref.questionId, r.content);
     },
     sendFinished: (job, outcome) => book.sendFinished(job, outcome),
-    dispose: () => book.dispose(),
+    async dispose() {
+      leases.dispose();
+      await book.dispose();
+    },
   };
 }

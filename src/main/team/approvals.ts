@@ -45,6 +45,7 @@ import {
   type KnownApprovals,
 } from './approval-state';
 import { TeamApiError, TeamNotSignedIn, TeamUnreachable, teamCallFailure, type TeamHttp } from './api';
+import type { SendJobRef, SendOutcome } from './send-lease';
 
 export type { ApprovalKind, KnownApprovals } from './approval-state';
 export { queuedWords } from './approval-state';
@@ -74,6 +75,8 @@ export interface ApprovalJob extends QueuedJob {
   /** complete: the lease number and the bank's response id. */
   leaseNumber: number | null;
   bankReference: string | null;
+  /** complete without a response: the send ended failed or in conflict (`reason` says why). */
+  ended?: 'failed' | 'conflict';
   /** Who queued it: a decision queued by one analyst is never sent in another's name. */
   subject: string;
   state: 'pending' | 'done' | 'refused';
@@ -92,6 +95,7 @@ const jobSchema = queuedJobSchema.extend({
   reason: z.string().max(2000).nullable(),
   leaseNumber: z.number().int().nullable(),
   bankReference: z.string().max(256).nullable(),
+  ended: z.enum(['failed', 'conflict']).optional(),
   subject: z.string().max(255),
   state: z.enum(['pending', 'done', 'refused']),
 }) as z.ZodType<ApprovalJob>;
@@ -123,7 +127,8 @@ export interface ApprovalView {
   queued: ApprovalOp | null;
   /** The analyst may approve or reject it (a checker of the entity, not its maker, still pending). */
   mayDecide: boolean;
-  send: { status: SendJob['status']; bankReference: string | null } | null;
+  /** The send job of the approved content: its status, the bank's response, why it failed. */
+  send: { status: SendJob['status']; bankReference: string | null; detail: string | null } | null;
   /** One truthful sentence: "Waiting for approval by a checker.", "Approved by Jonas Weber." … */
   words: string;
 }
@@ -207,11 +212,8 @@ export interface ApprovalsBook extends SharedApprovals {
   leasable(now?: number): Array<{ job: SendJob; approval: Approval }>;
   /** Leases that job to this workstation (refused `not_leasable` when another took it first). */
   leaseJob(jobId: string): Promise<SendJob>;
-  /** The bank outbox sent (or gave up on) an answer of a send job: reported under its lease. */
-  sendFinished(
-    job: { id: string; leaseNumber: number; legalEntityId: string; objectId: string; rfiId: string },
-    outcome: { sent: true; responseId: string } | { sent: false },
-  ): Promise<void>;
+  /** An answer of a send job was sent, ended failed or in conflict, or its outcome is unknown. */
+  sendFinished(job: SendJobRef, outcome: SendOutcome): Promise<void>;
   pendingCount(): number;
   wake(): void;
   queue: JobQueue<ApprovalJob>;
@@ -296,6 +298,8 @@ function wordsOf(v: Omit<ApprovalView, 'words'>): string {
   const queued = queuedWords(v.queued, v.reason);
   if (queued) return queued;
   if (v.send?.status === 'done') return `Approved by ${by(v.checker)} and sent to the bank.`;
+  if (v.send?.status === 'failed')
+    return `Approved by ${by(v.checker)}, but not sent: ${v.send.detail ?? 'the send failed'}`;
   switch (v.status) {
     case 'pending':
       return v.maker.isYou ? 'Waiting for approval by a checker.' : `${v.maker.name} asks for your approval.`;
@@ -348,7 +352,7 @@ function approvalView(
       !q && a?.status === 'pending' && a.maker !== me && deps.rolesIn(legalEntityId).includes('checker'),
     send:
       job && a && job.contentHash === a.contentHash
-        ? { status: job.status, bankReference: job.bankReference }
+        ? { status: job.status, bankReference: job.bankReference, detail: job.detail }
         : null,
   };
   return { ...base, words: wordsOf(base) };
@@ -390,7 +394,9 @@ async function postChange(
     const body =
       j.bankReference !== null
         ? { leaseNumber: j.leaseNumber, outcome: 'sent', bankReference: j.bankReference }
-        : { leaseNumber: j.leaseNumber, outcome: 'ambiguous' };
+        : j.ended
+          ? { leaseNumber: j.leaseNumber, outcome: j.ended, detail: j.reason ?? '' }
+          : { leaseNumber: j.leaseNumber, outcome: 'ambiguous' };
     state.rememberJob(await http.call('POST', path, SendJob, body));
   }
 }
@@ -479,12 +485,11 @@ function decisionInput(
   };
 }
 
-function completeInput(
-  job: { id: string; leaseNumber: number; legalEntityId: string; objectId: string; rfiId: string },
-  outcome: { sent: true; responseId: string } | { sent: false },
-): ChangeInput {
+function completeInput(job: SendJobRef, outcome: SendOutcome): ChangeInput {
+  const ended = !outcome.sent ? outcome.ended : undefined;
   return {
     ...NO_JOB,
+    ...(ended ? { ended: ended.outcome, reason: ended.reason.slice(0, 2000) } : {}),
     op: 'complete',
     legalEntityId: job.legalEntityId,
     objectId: job.objectId,

@@ -29,7 +29,7 @@ import type { TeamCredential } from './credential';
 import { createChangeFeed, type ChangeFeed, type FeedState } from './feed';
 import { createTeamOidc, type TeamOidc } from './oidc';
 import { createTokenKeeper } from './tokens';
-import type { StoredTeam } from './stored';
+import { teamStateDefaults, type StoredTeam } from './stored';
 
 export interface TeamDeps {
   store: TypedStore<StoredTeam>;
@@ -67,6 +67,8 @@ export interface TeamListener {
 export type TeamOptions = Pick<TeamDeps, 'feedRetry' | 'outboxRetry' | 'signInTimeoutMs'> & {
   /** Taking over free send jobs: how often leases are looked at, how long a queued job is left alone. */
   takeover?: { everyMs?: number; graceMs?: number };
+  /** Renewing a held send lease: the bounds of the wait between renewals (a third of the lease). */
+  leaseRenewal?: { minMs?: number; maxMs?: number };
 };
 
 /** A team feature beside assignment, following the same sign-in and change feed. */
@@ -243,6 +245,12 @@ function teamFollowers(log: Logger) {
   };
 }
 
+/** Caches and feed position forgotten: the next analyst starts from the whole current state. */
+function forgetPosition(store: TeamDeps['store'], followers: { signedOut(): void }): void {
+  store.update((s) => ({ ...s, lastSeq: 0, keptFor: null }));
+  followers.signedOut();
+}
+
 export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   const { store, credential, log } = deps;
   let oidcClient: { config: TeamConfig; client: TeamOidc } | null = null;
@@ -262,14 +270,14 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
   const view = (): TeamStatusView => statusView(store.get(), feedState, book.pendingCount(), problem);
   const publish = (): void => deps.onStatus(view());
 
-  const forgetSignIn = async (why: string | null): Promise<void> => {
+  // Signed out or expired: caches and feed position kept for this analyst (`clean` forgets them).
+  const forgetSignIn = async (why: string | null, clean = false): Promise<void> => {
     tokens.forget();
     await feed?.stop();
     feed = null;
     await credential.delete();
-    // The next analyst to sign in here starts from the whole current state, not this one's position.
-    store.update((s) => ({ ...s, analyst: null, lastSeq: 0 }));
-    followers.signedOut();
+    store.update((s) => ({ ...s, analyst: null, keptFor: s.analyst?.subject ?? s.keptFor }));
+    if (clean) forgetPosition(store, followers);
     feedState = { state: 'signed-out' };
     problem = why;
   };
@@ -366,8 +374,8 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
     feedPosition: () => store.get().lastSeq,
     async setServer(raw) {
       if (raw === null) {
-        await forgetSignIn(null);
-        store.set({ serverUrl: null, config: null, analyst: null, lastSeq: 0 });
+        await forgetSignIn(null, true);
+        store.set(teamStateDefaults);
         publish();
         return view();
       }
@@ -376,8 +384,8 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
       const config = await fetchTeamConfig(origin);
       const current = store.get();
       if (current.serverUrl !== origin) {
-        await forgetSignIn(null);
-        store.set({ serverUrl: origin, config, analyst: null, lastSeq: 0 });
+        await forgetSignIn(null, true);
+        store.set({ ...teamStateDefaults, serverUrl: origin, config });
       } else store.update((s) => ({ ...s, config }));
       log.info('team: team server set', { origin });
       publish();
@@ -400,6 +408,8 @@ export async function createTeamService(deps: TeamDeps): Promise<TeamService> {
         });
         await tokens.signedIn(signedIn);
         const me = await http.call('GET', '/v1/me', Me);
+        // Another analyst than the one whose caches these are: nothing of theirs carries over.
+        if ((store.get().keptFor ?? me.subject) !== me.subject) forgetPosition(store, followers);
         store.update((s) => ({
           ...s,
           analyst: { subject: me.subject, name: me.name, memberships: me.memberships },

@@ -37,6 +37,11 @@ export const storedTeamSchema = z.object({
     .nullable(),
   /** The last change number applied from the server's change feed (0: none yet). */
   lastSeq: z.number().int().nonnegative(),
+  /**
+   * Whose team caches and feed position these are (kept across a sign-out or an expired sign-in,
+   * for the same analyst signing in again to this team server); null: nobody's yet.
+   */
+  keptFor: z.string().max(255).nullable().default(null),
 });
 export type StoredTeam = Omit<z.infer<typeof storedTeamSchema>, 'version'>;
 
@@ -48,7 +53,13 @@ export const teamStateFormat: StoreFormat<z.infer<typeof storedTeamSchema>> = {
   migrations: {},
 };
 
-export const teamStateDefaults: StoredTeam = { serverUrl: null, config: null, analyst: null, lastSeq: 0 };
+export const teamStateDefaults: StoredTeam = {
+  serverUrl: null,
+  config: null,
+  analyst: null,
+  lastSeq: 0,
+  keptFor: null,
+};
 
 /**
  * The last approval rules read for each legal entity, `<dataDir>/state/team-rules.json` (sealed at

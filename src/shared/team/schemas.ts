@@ -148,6 +148,8 @@ export const SendJob = z.strictObject({
   /** The last holder's outcome was unknown or its lease expired: re-read the bank before writing. */
   verifyFirst: z.boolean(),
   bankReference: z.string().nullable(),
+  /** Why a send ended failed (the bank refused, the question was closed), in words; else null. */
+  detail: z.string().nullable(),
   createdBy: Subject,
 });
 export type SendJob = z.infer<typeof SendJob>;
@@ -160,9 +162,16 @@ export const LeaseBody = z.strictObject({ workstation: z.string().min(1).max(128
 export const LeaseAnswer = z.strictObject({ job: SendJob.nullable() });
 /** An entity's send jobs not finished yet (queued or leased), oldest first. */
 export const OpenSendJobs = z.strictObject({ jobs: z.array(SendJob) });
+/** Renews a held lease (the send is still under way): refused unless that lease number is held. */
+export const RenewBody = z.strictObject({ leaseNumber: z.number().int().positive() });
+/**
+ * A leased send's outcome: sent; failed (the bank refused it) or conflict (the object moved on at
+ * the bank, e.g. the question was closed), both ending the job with `detail` in words; ambiguous
+ * (not known whether the bank holds it: queued again, verified first).
+ */
 export const CompleteBody = z.strictObject({
   leaseNumber: z.number().int().positive(),
-  outcome: z.enum(['sent', 'failed', 'ambiguous']),
+  outcome: z.enum(['sent', 'failed', 'conflict', 'ambiguous']),
   bankReference: z.string().max(256).optional(),
   detail: z.string().max(2000).optional(),
 });

@@ -8,9 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { z } from 'zod';
-import { CompleteBody, CreateSendJobBody, LeaseBody, type SendJob } from '../../shared/team/schemas';
+import {
+  CompleteBody,
+  CreateSendJobBody,
+  LeaseBody,
+  RenewBody,
+  type SendJob,
+} from '../../shared/team/schemas';
 import { approvalRequired } from '../approval-rules';
 import {
   ANY_ROLE,
@@ -24,7 +30,8 @@ import {
   TeamError,
   type TeamContext,
 } from '../context';
-import type { SendJobsTable } from '../db/schema';
+import type { SendJobsTable, TeamDatabase } from '../db/schema';
+import { appendActivityIn } from './activity';
 import { loadRules } from './approvals';
 
 const IdParams = z.strictObject({ id: z.uuid() });
@@ -43,6 +50,7 @@ function toWire(r: Selectable<SendJobsTable>): SendJob {
     leaseExpiresAt: r.lease_expires_at ? r.lease_expires_at.toISOString() : null,
     verifyFirst: r.verify_first,
     bankReference: r.bank_reference,
+    detail: r.status === 'failed' ? r.last_detail : null,
     createdBy: r.created_by,
   };
 }
@@ -213,6 +221,33 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
     return toWire(leased);
   });
 
+  /**
+   * Renews a held lease while its send is under way (a large upload, a slow bank): the expiry moves
+   * to a full lease from now. Refused unless the caller still holds that lease number: a lease
+   * taken over meanwhile is not given back, and its old holder stops before its next bank write.
+   * An expired lease nobody took over yet may be renewed (nobody else can have written under it).
+   */
+  app.post('/v1/send-jobs/:id/renew', async (request) => {
+    const caller = ctx.caller(request);
+    const { id } = parse(IdParams, request.params, 'path');
+    const { leaseNumber } = parse(RenewBody, request.body, 'body');
+    const renewed = await ctx.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('send_jobs')
+        .set({ lease_expires_at: sql`now() + make_interval(secs => ${ctx.leaseSeconds})` })
+        .where('id', '=', id)
+        .where('status', '=', 'leased')
+        .where('lease_number', '=', leaseNumber)
+        .where('leased_by', '=', caller.subject)
+        .returningAll()
+        .executeTakeFirst();
+      // On the feed too: other workstations see the lease is live and do not try to take it.
+      return recordRow(trx, 'send_job', row, (r) => r.object_id, toWire);
+    });
+    if (renewed) return toWire(renewed);
+    throw await staleLease(ctx, id, leaseNumber);
+  });
+
   /** Records a leased send's outcome; refused unless the caller still holds that lease number. */
   app.post('/v1/send-jobs/:id/complete', async (request) => {
     const caller = ctx.caller(request);
@@ -223,7 +258,7 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
       const done = await trx
         .updateTable('send_jobs')
         .set({
-          status: body.outcome === 'sent' ? 'done' : body.outcome === 'failed' ? 'failed' : 'queued',
+          status: body.outcome === 'sent' ? 'done' : requeue ? 'queued' : 'failed',
           verify_first: requeue ? true : sql`verify_first`,
           lease_expires_at: requeue ? null : sql`lease_expires_at`,
           bank_reference: body.bankReference ?? null,
@@ -236,19 +271,49 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
         .where('leased_by', '=', caller.subject)
         .returningAll()
         .executeTakeFirst();
-      return recordRow(trx, 'send_job', done, (r) => r.object_id, toWire);
+      await recordRow(trx, 'send_job', done, (r) => r.object_id, toWire);
+      // A send that ended without reaching the bank is the team's to know: the log says why.
+      if (done && (body.outcome === 'failed' || body.outcome === 'conflict'))
+        await appendActivityIn(trx, {
+          actor: caller.subject,
+          legalEntityId: done.legal_entity_id,
+          action: `send.${body.outcome}`,
+          object: { kind: done.object_kind as SendJob['object']['kind'], id: done.object_id },
+          detail: {
+            ...(await rfiOf(trx, done.approval_id)),
+            reason: body.detail ?? '',
+            leaseNumber: String(done.lease_number),
+          },
+        });
+      return done;
     });
     if (row) return toWire(row);
-    const now = await ctx.db
-      .selectFrom('send_jobs')
-      .select(['lease_number', 'status'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (!now) throw new TeamError(404, 'not_found', `no send job ${id}`);
-    throw new TeamError(
-      409,
-      'stale_lease',
-      `lease ${body.leaseNumber} is no longer held (the job is ${now.status}, lease ${now.lease_number})`,
-    );
+    throw await staleLease(ctx, id, body.leaseNumber);
   });
+}
+
+/** The RFI an answer's send is for (named in its activity entry, so the RFI's log shows it). */
+async function rfiOf(trx: Transaction<TeamDatabase>, approvalId: string | null): Promise<{ rfiId?: string }> {
+  if (!approvalId) return {};
+  const a = await trx
+    .selectFrom('approvals')
+    .select(sql<string | null>`content->>'rfiId'`.as('rfi_id'))
+    .where('id', '=', approvalId)
+    .executeTakeFirst();
+  return a?.rfi_id ? { rfiId: a.rfi_id } : {};
+}
+
+/** The refusal of a lease number no longer held (or a job that is not there). */
+async function staleLease(ctx: TeamContext, id: string, leaseNumber: number): Promise<TeamError> {
+  const now = await ctx.db
+    .selectFrom('send_jobs')
+    .select(['lease_number', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!now) return new TeamError(404, 'not_found', `no send job ${id}`);
+  return new TeamError(
+    409,
+    'stale_lease',
+    `lease ${leaseNumber} is no longer held (the job is ${now.status}, lease ${now.lease_number})`,
+  );
 }

@@ -34,7 +34,12 @@ export const approvalViewSchema = z.object({
   queued: z.enum(['ask', 'approve', 'reject', 'complete']).nullable(),
   mayDecide: z.boolean(),
   send: z
-    .object({ status: z.enum(['queued', 'leased', 'done', 'failed']), bankReference: z.string().nullable() })
+    .object({
+      status: z.enum(['queued', 'leased', 'done', 'failed']),
+      bankReference: z.string().nullable(),
+      /** Why the send failed (the bank refused, the question was closed), in words. */
+      detail: z.string().nullable(),
+    })
     .nullable(),
   /** One sentence: "Waiting for approval by a checker.", "Approved by Jonas Weber.", … */
   words: z.string(),
