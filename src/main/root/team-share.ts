@@ -13,7 +13,7 @@ import type { RfiAnswers } from '../rfi-answers';
 import { createTeamShare, type TeamProfileEntity, type TeamShare } from '../team/share';
 import type { TeamService } from '../team/service';
 import type { EntityWatch } from '../watch/entity-watch';
-import { ownerOrDefault } from './features';
+import { ownerOrDefault, watchedMembers } from './features';
 import type { Foundation } from './foundation';
 
 export async function assembleTeamShare(
@@ -23,20 +23,13 @@ export async function assembleTeamShare(
   locker: Locker,
   rfiAnswers: RfiAnswers,
 ): Promise<TeamShare> {
-  const profiles = (): TeamProfileEntity[] => {
-    const out: TeamProfileEntity[] = [];
-    const first = entityWatch.defaultMember();
-    if (first)
-      out.push({
-        profileId: first.profileId,
-        legalEntityId: first.session.scope().legalEntityId,
-        legalEntityName: first.entityName(),
-      });
-    for (const [profileId, m] of entityWatch.watched())
-      if (profileId !== first?.profileId)
-        out.push({ profileId, legalEntityId: m.session.scope().legalEntityId, legalEntityName: '' });
-    return out;
-  };
+  /** Every watched profile with its entity's id and name, as the bank gives them. */
+  const profiles = (): TeamProfileEntity[] =>
+    watchedMembers(entityWatch).map(({ profileId, session }) => ({
+      profileId,
+      legalEntityId: session.scope().legalEntityId,
+      legalEntityName: session.entityName(),
+    }));
   const share = await createTeamShare({
     team,
     log: f.log,
