@@ -117,6 +117,8 @@ describe('the Returns screen’s known transfers, by name', () => {
     expect(within(named).getByText('Harbour Freight Ltd')).toBeTruthy();
     expect(named.textContent).toContain('12,500.00');
     expect(named.textContent).not.toMatch(/Incoming transfer from|Open to read|Reading/);
+    // Known from an RFI only: its status at the bank is not read yet, and the cell says so.
+    expect(within(named).getByText('Not read yet')).toBeTruthy();
 
     // The bank names nothing for the other: labelled as its RFI, openable to read it.
     const unnamed = row('txn_gone');

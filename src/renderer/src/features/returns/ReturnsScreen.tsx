@@ -424,8 +424,19 @@ function KnownTable({ rows, onOpen }: { rows: KnownTransfer[]; onOpen(tx: string
         id: 'status',
         header: 'Status',
         accessorFn: (r) => r.status ?? '',
-        cell: (c) => (c.row.original.status ? <StatusBadge status={c.row.original.status} /> : null),
-        meta: { width: '196px', title: (r) => (r.status ? statusLabel(r.status) : undefined) },
+        cell: (c) =>
+          c.row.original.status ? (
+            <StatusBadge status={c.row.original.status} />
+          ) : (
+            <span className="muted">Not read yet</span>
+          ),
+        meta: {
+          width: '196px',
+          title: (r) =>
+            r.status
+              ? statusLabel(r.status)
+              : 'Known from an RFI; open the transfer to read its status at the bank',
+        },
       },
       {
         id: 'viewed',
