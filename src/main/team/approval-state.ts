@@ -41,6 +41,20 @@ export function createApprovalState() {
       m.set(a.id, a);
       approvals.set(a.legalEntityId, m);
     },
+    /**
+     * An entity's approvals as a list read from the server says them. The list may have been read
+     * before a change this workstation already holds (its own request landing, a decision on the
+     * feed): what is held is kept, and a decision is never taken back to 'pending'.
+     */
+    rememberAll(legalEntityId: string, read: readonly Approval[]): void {
+      const held = approvals.get(legalEntityId) ?? new Map<string, Approval>();
+      const merged = new Map(held);
+      for (const a of read) {
+        const mine = held.get(a.id);
+        merged.set(a.id, mine && mine.status !== 'pending' && a.status === 'pending' ? mine : a);
+      }
+      approvals.set(legalEntityId, merged);
+    },
     rememberJob(j: SendJob): void {
       const m = jobs.get(j.legalEntityId) ?? new Map<string, SendJob>();
       m.set(j.object.id, j);

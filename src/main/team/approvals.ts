@@ -576,7 +576,7 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
             deps.http.call('GET', `${entityPath(id)}/send-jobs`, OpenSendJobs),
           ]);
           keepRules(id, r.rules);
-          state.approvals.set(id, new Map(list.approvals.map((a) => [a.id, a])));
+          state.rememberAll(id, list.approvals);
           for (const j of open.jobs) state.rememberJob(j);
           deps.onChange(id, null);
         }),
