@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Approval, SendJob } from '../../src/shared/team/schemas';
+import type { ActivityEntry, Approval, SendJob } from '../../src/shared/team/schemas';
 import { ALDER, startTeamStack, type TeamStack } from './support';
 
 /** Four-eyes approval: per-entity rules, content by hash, and self-approval refused twice over. */
@@ -180,6 +180,19 @@ describe('four-eyes approval', () => {
     ).rejects.toMatchObject({
       code: '23514',
       constraint: 'approvals_rejection_has_reason',
+    });
+    // The four-eyes trail is in the team log: who asked for which content, who rejected it and why.
+    const log = await maria.get<{ entries: ActivityEntry[] }>(`/v1/entities/${ALDER}/activity?since=0`);
+    const trail = log.body.entries.filter((e) => e.object?.id === 'rfi_rej');
+    expect(trail.map((e) => [e.action, e.actor])).toEqual([
+      ['approval.requested', 'maria.keller'],
+      ['approval.rejected', 'lea.fischer'],
+    ]);
+    expect(trail[1]!.detail).toEqual({
+      rfiId: 'rfi_rej',
+      contentHash: asked.body.contentHash,
+      reason: 'Attach the certified copy',
+      maker: 'maria.keller',
     });
   });
 });

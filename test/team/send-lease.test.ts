@@ -184,6 +184,16 @@ describe('a send longer than its lease', () => {
     });
     // Renewals end with the send.
     expect(maria.services.approvals.leases.held().has(job.id)).toBe(false);
+    // The team log says it was sent, by whom, under which lease, with the bank's reference.
+    const log = await stack
+      .as('jonas.weber')
+      .get<{ entries: ActivityEntry[] }>(`/v1/entities/${entity}/activity?since=0`);
+    expect(log.body.entries.filter((e) => e.action === 'send.sent' && e.object?.id === q.id)).toEqual([
+      expect.objectContaining({
+        actor: 'maria.keller',
+        detail: { rfiId: rfi.id, bankReference: responses[0]!.id, leaseNumber: '2' },
+      }),
+    ]);
   }, 90_000);
 });
 

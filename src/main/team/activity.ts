@@ -54,6 +54,14 @@ export interface TeamActivityDeps {
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
+/** What an approval or a send is about, in words ("the answer", "an exchange mandate"). */
+function approvedThing(e: ActivityEntry, article = true): string {
+  const kind = e.object?.kind;
+  const noun = kind === 'return' ? 'return' : kind === 'exchange' ? 'exchange mandate' : 'answer';
+  if (!article) return noun;
+  return kind === 'exchange' ? `an ${noun}` : `the ${noun}`;
+}
+
 /** An entry in words, as the Activity screen, the CSV and the case file say it. */
 export function teamActivityWords(
   e: ActivityEntry,
@@ -78,6 +86,17 @@ export function teamActivityWords(
       return `Used a shared ${d.documentType ? typeName(d.documentType) : 'document'} in an answer`;
     case 'evidence.revoked':
       return `Withdrew a shared document${d.reason ? `: ${d.reason}` : ''}`;
+    case 'approval.requested':
+      return `Asked a checker to approve ${approvedThing(e)}`;
+    case 'approval.approved':
+      return `Approved ${approvedThing(e)}${d.maker ? ` made by ${nameOf(d.maker)}` : ''}`;
+    case 'approval.rejected':
+      return `Rejected ${approvedThing(e)}${d.reason ? `: ${d.reason}` : ''}`;
+    case 'send.sent':
+      return `Sent the approved ${approvedThing(e, false)} to the bank`;
+    case 'send.failed':
+    case 'send.conflict':
+      return `The approved ${approvedThing(e, false)} was not sent${d.reason ? `: ${d.reason}` : ''}`;
     default: {
       const [what = e.action, verb = ''] = e.action.split('.');
       const object = what.replace(/_/g, ' ');

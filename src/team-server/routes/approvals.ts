@@ -6,7 +6,7 @@
  * (`approvals_no_self_approval`) if a server check were ever missed.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { z } from 'zod';
 import { bankId } from '../../shared/api/common';
 import {
@@ -31,7 +31,8 @@ import {
   type TeamContext,
   EntityParams,
 } from '../context';
-import type { ApprovalsTable } from '../db/schema';
+import type { ApprovalsTable, TeamDatabase } from '../db/schema';
+import { appendActivityIn } from './activity';
 
 const IdParams = z.strictObject({ id: z.uuid() });
 const ListQuery = z.strictObject({ status: ApprovalStatus.optional(), objectId: bankId.optional() });
@@ -50,6 +51,32 @@ export function approvalToWire(r: Selectable<ApprovalsTable>): Approval {
     requestedAt: r.requested_at.toISOString(),
     decidedAt: r.decided_at ? r.decided_at.toISOString() : null,
   };
+}
+
+/**
+ * An approval's step in the team log, written in the same transaction as the step: who asked,
+ * approved or rejected which content (by its hash), and the RFI an answer's approval is about, so
+ * the RFI's own log shows its four-eyes trail.
+ */
+async function logApprovalStep(
+  trx: Transaction<TeamDatabase>,
+  actor: string,
+  row: Selectable<ApprovalsTable>,
+  action: 'approval.requested' | 'approval.approved' | 'approval.rejected',
+): Promise<void> {
+  const content = ApprovalContent.parse(row.content);
+  await appendActivityIn(trx, {
+    actor,
+    legalEntityId: row.legal_entity_id,
+    action,
+    object: { kind: row.object_kind as Approval['object']['kind'], id: row.object_id },
+    detail: {
+      ...('rfiId' in content ? { rfiId: content.rfiId } : {}),
+      contentHash: row.content_hash,
+      ...(action === 'approval.rejected' && row.reason ? { reason: row.reason } : {}),
+      ...(action !== 'approval.requested' ? { maker: row.maker } : {}),
+    },
+  });
 }
 
 export async function loadRules(ctx: Pick<TeamContext, 'db'>, entityId: string) {
@@ -151,6 +178,7 @@ async function decide(
         .where('content_hash', '=', seenHash)
         .returningAll()
         .executeTakeFirst();
+      if (decided) await logApprovalStep(trx, caller.subject, decided, `approval.${decision.status}`);
       return recordRow(trx, 'approval', decided, (r) => r.object_id, approvalToWire);
     })
     .catch(refuseSelfApproval);
@@ -220,6 +248,7 @@ export function registerApprovalRoutes(app: FastifyInstance, ctx: TeamContext): 
           .returningAll()
           .executeTakeFirstOrThrow();
         await recordRow(trx, 'approval', row, (r) => r.object_id, approvalToWire);
+        await logApprovalStep(trx, caller.subject, row, 'approval.requested');
         return { row, created: true };
       })
       .catch((err: unknown) => {

@@ -272,8 +272,9 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
         .returningAll()
         .executeTakeFirst();
       await recordRow(trx, 'send_job', done, (r) => r.object_id, toWire);
-      // A send that ended without reaching the bank is the team's to know: the log says why.
-      if (done && (body.outcome === 'failed' || body.outcome === 'conflict'))
+      // How the send ended is the team's to know: sent (with the bank's reference), or not sent
+      // and why. An ambiguous outcome is not an end: the job is queued again, verified first.
+      if (done && !requeue)
         await appendActivityIn(trx, {
           actor: caller.subject,
           legalEntityId: done.legal_entity_id,
@@ -281,7 +282,11 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
           object: { kind: done.object_kind as SendJob['object']['kind'], id: done.object_id },
           detail: {
             ...(await rfiOf(trx, done.approval_id)),
-            reason: body.detail ?? '',
+            ...(body.outcome === 'sent'
+              ? body.bankReference
+                ? { bankReference: body.bankReference }
+                : {}
+              : { reason: body.detail ?? '' }),
             leaseNumber: String(done.lease_number),
           },
         });
