@@ -125,4 +125,15 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
   expect((await staffOf(maria.harness.services).getDocument(documentId)).sha256).toBe(
     await sha256Of(secondPdf),
   );
+
+  // The four-eyes trail is in the team log Maria reads: her ask, Jonas's approval, the send.
+  await maria.page.goto(`${maria.harness.url}#/activity`);
+  const rows = maria.page.getByTestId('team-activity').getByTestId('team-activity-entry');
+  await expect(rows.filter({ hasText: 'Approved the answer made by Maria Keller' }).first()).toContainText(
+    'Jonas Weber',
+  );
+  await expect(rows.filter({ hasText: 'Asked a checker to approve the answer' }).first()).toContainText(
+    'You',
+  );
+  await expect(rows.filter({ hasText: 'Sent the approved answer to the bank' })).toHaveCount(1);
 });
