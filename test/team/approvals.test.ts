@@ -195,4 +195,60 @@ describe('four-eyes approval', () => {
       maker: 'maria.keller',
     });
   });
+
+  it('a workstation’s list holds every live approval however old, and the newest decided ones, never the oldest page', async () => {
+    const maria = stack.as('maria.keller');
+    const ask = async (objectId: string) =>
+      (
+        await maria.post<Approval>('/v1/approvals', {
+          legalEntityId: ALDER,
+          objectId,
+          content: answer(objectId, objectId),
+        })
+      ).body;
+    const waiting = await ask('rfi_list_waiting');
+    const approved = await ask('rfi_list_approved');
+    expect(
+      (
+        await stack
+          .as('lea.fischer')
+          .post(`/v1/approvals/${approved.id}/approve`, { contentHash: approved.contentHash })
+      ).status,
+    ).toBe(200);
+    // Both asked long ago; then a long history of decided approvals, the oldest of them older still.
+    await stack.sql.query(
+      "UPDATE approvals SET requested_at = timestamptz '2021-03-01' + (object_id = 'rfi_list_approved')::int * interval '1 day' WHERE id = ANY($1)",
+      [[waiting.id, approved.id]],
+    );
+    await stack.sql.query(
+      `INSERT INTO approvals (legal_entity_id, object_kind, object_id, content_hash, content, maker, status, checker, reason, requested_at, decided_at)
+       SELECT $1, 'rfi_answer', 'rfi_hist_' || n, $2, $3::jsonb, 'maria.keller', 'rejected', 'lea.fischer', 'Not this one',
+              CASE WHEN n = 0 THEN timestamptz '2020-01-01' ELSE now() - n * interval '1 minute' END, now()
+       FROM generate_series(0, 600) AS n`,
+      [ALDER, sha('c'), JSON.stringify(answer('rfi_hist', 'old'))],
+    );
+
+    const list = (await maria.get<{ approvals: Approval[] }>(`/v1/entities/${ALDER}/approvals`)).body
+      .approvals;
+    const ids = list.map((a) => a.object.id);
+    expect(ids).toContain('rfi_list_waiting');
+    expect(ids).toContain('rfi_list_approved');
+    expect(ids).not.toContain('rfi_hist_0');
+    expect(ids).toContain('rfi_hist_1');
+    // Oldest first, each once; no more than the live ones beside the newest 500.
+    const times = list.map((a) => Date.parse(a.requestedAt));
+    expect(times).toEqual([...times].sort((x, y) => x - y));
+    expect(new Set(list.map((a) => a.id)).size).toBe(list.length);
+    expect(list.length).toBeLessThanOrEqual(500 + 2);
+    // Its send finished, the approved one is history like the rest.
+    await stack.sql.query(
+      `INSERT INTO send_jobs (legal_entity_id, object_kind, object_id, content_hash, approval_id, idempotency_key, status, created_by, created_at)
+       VALUES ($1, 'rfi_answer', 'rfi_list_approved', $2, $3, gen_random_uuid()::text, 'done', 'maria.keller', now())`,
+      [ALDER, approved.contentHash, approved.id],
+    );
+    const after = (await maria.get<{ approvals: Approval[] }>(`/v1/entities/${ALDER}/approvals`)).body
+      .approvals;
+    expect(after.map((a) => a.object.id)).not.toContain('rfi_list_approved');
+    expect(after.map((a) => a.object.id)).toContain('rfi_list_waiting');
+  });
 });

@@ -275,11 +275,7 @@ export function registerApprovalRoutes(app: FastifyInstance, ctx: TeamContext): 
     const { entityId } = parse(EntityParams, request.params, 'path');
     const query = parse(ListQuery, request.query, 'query');
     await requireRole(ctx.db, ctx.caller(request), entityId, ANY_ROLE);
-    let q = ctx.db.selectFrom('approvals').selectAll().where('legal_entity_id', '=', entityId);
-    if (query.status) q = q.where('status', '=', query.status);
-    if (query.objectId) q = q.where('object_id', '=', query.objectId);
-    const rows = await q.orderBy('requested_at').limit(500).execute();
-    return { approvals: rows.map(approvalToWire) };
+    return { approvals: (await listApprovals(ctx.db, entityId, query)).map(approvalToWire) };
   });
 
   app.post('/v1/approvals/:id/approve', async (request) => {
@@ -291,4 +287,55 @@ export function registerApprovalRoutes(app: FastifyInstance, ctx: TeamContext): 
     const body = parse(RejectBody, request.body, 'body');
     return decide(ctx, request, { status: 'rejected', reason: body.reason }, body.contentHash);
   });
+}
+
+/** Decided approvals a list holds beside the live ones (the feed keeps a workstation current after). */
+const RECENT_DECIDED = 500;
+/** A bound on live approvals, far above what a team keeps waiting. */
+const LIVE_BOUND = 5_000;
+
+/**
+ * An entity's approvals as a workstation reads them when it connects, oldest first: every live one
+ * (waiting for a checker, or approved with its send not finished, so a fresh workstation can decide
+ * and send it however old it is), then the newest decided ones; never the oldest page of a long
+ * history. Filtered (by status or object): the newest matches.
+ */
+async function listApprovals(
+  db: TeamContext['db'],
+  entityId: string,
+  query: z.infer<typeof ListQuery>,
+): Promise<Array<Selectable<ApprovalsTable>>> {
+  const base = db.selectFrom('approvals').selectAll().where('legal_entity_id', '=', entityId);
+  const newest = (q: typeof base, limit: number) => q.orderBy('requested_at', 'desc').limit(limit).execute();
+  if (query.status || query.objectId) {
+    let q = base;
+    if (query.status) q = q.where('status', '=', query.status);
+    if (query.objectId) q = q.where('object_id', '=', query.objectId);
+    return (await newest(q, RECENT_DECIDED)).reverse();
+  }
+  const [live, recent] = await Promise.all([
+    newest(
+      base.where((eb) =>
+        eb.or([
+          eb('status', '=', 'pending'),
+          eb.and([
+            eb('status', '=', 'approved'),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('send_jobs')
+                  .select('send_jobs.id')
+                  .whereRef('send_jobs.approval_id', '=', 'approvals.id')
+                  .where('send_jobs.status', 'in', ['done', 'failed']),
+              ),
+            ),
+          ]),
+        ]),
+      ),
+      LIVE_BOUND,
+    ),
+    newest(base, RECENT_DECIDED),
+  ]);
+  const byId = new Map([...live, ...recent].map((r) => [r.id, r]));
+  return [...byId.values()].sort((x, y) => x.requested_at.getTime() - y.requested_at.getTime());
 }
