@@ -64,6 +64,7 @@ test('a maker asks, a checker approves, an edit clears it, and the bank holds on
   const [mine] = await maria.harness.services.handlers['team.approvals']({ rfiId });
   await expect(
     maria.harness.services.handlers['team.decideApproval']({
+      profileId: maria.harness.services.session.profile.id,
       rfiId,
       questionId: qDoc.id,
       approvalId: mine!.approvalId!,

@@ -78,7 +78,16 @@ it("a file staged for one entity's answer is refused in another's, and goes to i
   const rfiA = await ask(leA!.accounts[0]!.id);
   const rfiB = await ask(leB!.accounts[0]!.id);
   await expect
-    .poll(() => s.services.entityWatch.owner(rfiB.id).then((m) => m.profileId), { timeout: 15_000 })
+    .poll(
+      () =>
+        s.services.entityWatch.owner(rfiB.id, idB).then(
+          (m) => m.profileId,
+          () => null,
+        ),
+      {
+        timeout: 15_000,
+      },
+    )
     .toBe(idB);
 
   // Dropped for Birch's answer (the row's profile is named when staging begins).

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   });
   await services.session.check();
   const h = services.handlers;
-  const ref = { rfiId: cfg.rfiId, questionId: cfg.questionId };
+  const ref = { rfiId: cfg.rfiId, questionId: cfg.questionId, profileId: services.session.profile.id };
   const deadline = Date.now() + 30_000;
   for (;;) {
     const connected = (await h['team.status'](undefined)).connection === 'connected';
@@ -53,7 +53,6 @@ async function main(): Promise<void> {
     questionType: cfg.questionType,
     text: cfg.text,
     files: [],
-    profileId: services.session.profile.id,
   });
   out(`SUBMITTED ${answer.id}`);
   // Running until killed: the bank's answer to the POST never comes back.

@@ -98,7 +98,7 @@ describe('the workstation holding a send lease is killed mid-send', () => {
       rules: [{ kind: 'rfi_answer', rfiType: null }],
     });
     await m['rfis.get']({ profileId: maria.services.session.profile.id, id: rfi.id, refresh: true });
-    const asked = await m['team.askApproval'](draft);
+    const asked = await m['team.askApproval']({ ...draft, profileId: maria.services.session.profile.id });
     await maria.stop();
 
     // Jonas approves on his workstation (its own credential, straight to the bank).
@@ -113,6 +113,7 @@ describe('the workstation holding a send lease is killed mid-send', () => {
     await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
     await expect.poll(async () => (await j['team.approvals']({ rfiId: rfi.id }))[0]?.mayDecide).toBe(true);
     await j['team.decideApproval']({
+      profileId: jonas.services.session.profile.id,
       rfiId: rfi.id,
       questionId: q.id,
       approvalId: asked.approvalId!,

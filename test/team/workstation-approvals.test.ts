@@ -17,6 +17,7 @@ import { approvalHash } from '../../src/main/team/approvals';
 import { seedTeam } from '../../src/team-server/bootstrap';
 import { documentAround } from '../support/documents';
 import { staffOf } from '../support/sandbox-staff';
+import { ipcError } from '../support/ipc';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
 import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
@@ -177,7 +178,31 @@ describe('four-eyes approval of RFI answers', () => {
       reason: 'APPROVAL_REQUIRED',
     });
     expect(maria.services.rfiAnswers.outbox.list(rfi.id)).toEqual([]);
-    expect(await m['team.answerApproval']({ rfiId: rfi.id, questionId: q.id })).toMatchObject({
+    // Every call about the answer names the profile that owns the RFI: never a default one.
+    const target = { rfiId: rfi.id, questionId: q.id };
+    for (const [channel, args] of [
+      ['team.answerApproval', target],
+      ['team.askApproval', { ...target, questionType: draft.questionType, text: '', files: [ref] }],
+      ['team.notes', { rfiId: rfi.id }],
+      ['team.addNote', { rfiId: rfi.id, text: 'who has the passport?' }],
+      ['team.presence', { rfiId: rfi.id, activity: 'viewing' }],
+      ['team.activity', { rfiId: rfi.id }],
+    ] as const)
+      expect(await ipcError(maria, channel, args)).toMatchObject({
+        kind: 'invalid_argument',
+        field: 'profileId',
+      });
+    expect(
+      await ipcError(maria, 'team.answerApproval', { ...target, profileId: 'no-such-profile' }),
+    ).toMatchObject({ kind: 'not_found', field: 'profileId' });
+    expect(await approvalRows(q.id)).toEqual([]);
+    expect(
+      await m['team.answerApproval']({
+        profileId: maria.services.session.profile.id,
+        rfiId: rfi.id,
+        questionId: q.id,
+      }),
+    ).toMatchObject({
       required: true,
       approval: null,
       covers: false,
@@ -206,6 +231,7 @@ describe('four-eyes approval of RFI answers', () => {
     // Her own approval: refused by the team server, in words.
     await expect(
       m['team.decideApproval']({
+        profileId: maria.services.session.profile.id,
         rfiId: rfi.id,
         questionId: q.id,
         approvalId: asked.approvalId!,
@@ -228,6 +254,7 @@ describe('four-eyes approval of RFI answers', () => {
         words: 'Maria Keller asks for your approval.',
       });
     const approved = await j['team.decideApproval']({
+      profileId: jonas.services.session.profile.id,
       rfiId: rfi.id,
       questionId: q.id,
       approvalId: asked.approvalId!,
@@ -236,7 +263,14 @@ describe('four-eyes approval of RFI answers', () => {
     });
     expect(approved).toMatchObject({ status: 'approved', checker: { subject: 'jonas.weber', isYou: true } });
     await expect
-      .poll(async () => await m['team.answerApproval']({ rfiId: rfi.id, questionId: q.id }))
+      .poll(
+        async () =>
+          await m['team.answerApproval']({
+            profileId: maria.services.session.profile.id,
+            rfiId: rfi.id,
+            questionId: q.id,
+          }),
+      )
       .toMatchObject({ covers: true, approval: { status: 'approved', words: 'Approved by Jonas Weber.' } });
 
     // An edit after approval: another scan. The server sees the new hash, the approval is cleared.
@@ -255,6 +289,7 @@ describe('four-eyes approval of RFI answers', () => {
     // A decision on what the checker read before the edit covers nothing.
     await expect(
       j['team.decideApproval']({
+        profileId: jonas.services.session.profile.id,
         rfiId: rfi.id,
         questionId: q.id,
         approvalId: asked.approvalId!,
@@ -268,6 +303,7 @@ describe('four-eyes approval of RFI answers', () => {
       .toBe(edited);
     const current = (await j['team.approvals']({ rfiId: rfi.id }))[0]!;
     await j['team.decideApproval']({
+      profileId: jonas.services.session.profile.id,
       rfiId: rfi.id,
       questionId: q.id,
       approvalId: current.approvalId!,
@@ -275,7 +311,16 @@ describe('four-eyes approval of RFI answers', () => {
       contentHash: edited,
     });
     await expect
-      .poll(async () => (await m['team.answerApproval']({ rfiId: rfi.id, questionId: q.id })).covers)
+      .poll(
+        async () =>
+          (
+            await m['team.answerApproval']({
+              profileId: maria.services.session.profile.id,
+              rfiId: rfi.id,
+              questionId: q.id,
+            })
+          ).covers,
+      )
       .toBe(true);
 
     // Sent: one send job with one key, carried out by Maria's outbox with her own bank credential.
@@ -307,7 +352,16 @@ describe('four-eyes approval of RFI answers', () => {
         bank_reference: maria.services.rfiAnswers.outbox.get(answer.id)!.responseId,
       });
     await expect
-      .poll(async () => (await m['team.answerApproval']({ rfiId: rfi.id, questionId: q.id })).approval?.words)
+      .poll(
+        async () =>
+          (
+            await m['team.answerApproval']({
+              profileId: maria.services.session.profile.id,
+              rfiId: rfi.id,
+              questionId: q.id,
+            })
+          ).approval?.words,
+      )
       .toBe('Approved by Jonas Weber and sent to the bank.');
 
     // Sent, the answer is frozen: asking again with other content is refused by the team server.
@@ -346,6 +400,7 @@ describe('four-eyes approval of RFI answers', () => {
     await m['rfis.get']({ profileId: maria.services.session.profile.id, id: rfi.id, refresh: true });
     await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
     const draft = (questionId: string, ref: string) => ({
+      profileId: maria.services.session.profile.id,
       rfiId: rfi.id,
       questionId,
       questionType: 'identification.individual.passport',
@@ -362,6 +417,7 @@ describe('four-eyes approval of RFI answers', () => {
     await expect.poll(async () => (await m['team.status'](undefined)).connection).toBe('unreachable');
 
     const approving = await j['team.decideApproval']({
+      profileId: jonas.services.session.profile.id,
       rfiId: rfi.id,
       questionId: q1!.id,
       approvalId: asked.approvalId!,
@@ -410,7 +466,14 @@ describe('four-eyes approval of RFI answers', () => {
     });
     await expect
       .poll(
-        async () => (await m['team.answerApproval']({ rfiId: rfi.id, questionId: q1!.id })).approval?.words,
+        async () =>
+          (
+            await m['team.answerApproval']({
+              profileId: maria.services.session.profile.id,
+              rfiId: rfi.id,
+              questionId: q1!.id,
+            })
+          ).approval?.words,
         {
           timeout: 10_000,
         },
@@ -462,7 +525,13 @@ describe('four-eyes approval of RFI answers', () => {
     await expect.poll(async () => (await j['team.status'](undefined)).connection).toBe('unreachable');
     await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
     await j['drafts.save']({ ...draft, profileId: jonas.services.session.profile.id });
-    expect(await j['team.answerApproval']({ rfiId: rfi.id, questionId: q.id })).toMatchObject({
+    expect(
+      await j['team.answerApproval']({
+        profileId: jonas.services.session.profile.id,
+        rfiId: rfi.id,
+        questionId: q.id,
+      }),
+    ).toMatchObject({
       required: true,
       covers: false,
       held: null,
@@ -486,7 +555,11 @@ describe('four-eyes approval of RFI answers', () => {
     j = jonas.services.handlers;
     await expect.poll(async () => (await j['team.status'](undefined)).connection).toBe('unreachable');
     await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
-    const held = await j['team.answerApproval']({ rfiId: rfi.id, questionId: q.id });
+    const held = await j['team.answerApproval']({
+      profileId: jonas.services.session.profile.id,
+      rfiId: rfi.id,
+      questionId: q.id,
+    });
     expect(held).toMatchObject({
       required: null,
       held: expect.stringContaining('waits for the team server'),
@@ -508,9 +581,17 @@ describe('four-eyes approval of RFI answers', () => {
       port,
     });
     await expect
-      .poll(async () => await j['team.answerApproval']({ rfiId: rfi.id, questionId: q.id }), {
-        timeout: 20_000,
-      })
+      .poll(
+        async () =>
+          await j['team.answerApproval']({
+            profileId: jonas.services.session.profile.id,
+            rfiId: rfi.id,
+            questionId: q.id,
+          }),
+        {
+          timeout: 20_000,
+        },
+      )
       .toMatchObject({ required: true, held: null, approval: { status: 'pending', queued: null } });
     expect((await approvalRows(q.id)).map((r) => [r.status, r.maker])).toEqual([['pending', 'jonas.weber']]);
     expect(isSealed(await readFile(rulesFile))).toBe(true);

@@ -17,7 +17,7 @@ import {
 } from '../team/approvals-service';
 import { teamRulesDefaults, teamRulesFormat } from '../team/stored';
 import type { EntityWatch } from '../watch/entity-watch';
-import { entityOwner, ownerOrDefault, workstationName } from './features';
+import { entityOwner, workstationName } from './features';
 import type { Foundation } from './foundation';
 
 export async function assembleApprovals(
@@ -26,19 +26,14 @@ export async function assembleApprovals(
   entityWatch: EntityWatch,
   rfiAnswers: RfiAnswers,
 ): Promise<TeamApprovals> {
-  const ownerOf = (rfiId: string, profileId: string | undefined) =>
-    ownerOrDefault(entityWatch, rfiId, profileId);
+  const ownerOf = (rfiId: string, profileId: string) => entityWatch.owner(rfiId, profileId);
 
   const sha256sOf = async (refs: string[]): Promise<string[]> =>
     Promise.all(refs.map((ref) => rfiAnswers.files.source(ref).sha256()));
 
   const draftOf = async (ref: AnswerRef): Promise<DraftContent | null> => {
     const owner = await ownerOf(ref.rfiId, ref.profileId);
-    const d = await rfiAnswers.drafts.getOne(
-      ref.rfiId,
-      ref.questionId,
-      owner ? bankKey(owner.session.scope()) : undefined,
-    );
+    const d = await rfiAnswers.drafts.getOne(ref.rfiId, ref.questionId, bankKey(owner.session.scope()));
     if (!d) return null;
     return { questionType: d.questionType, text: d.text, documentSha256s: await sha256sOf(d.files) };
   };
@@ -55,7 +50,6 @@ export async function assembleApprovals(
     workstation,
     rfiOf: async (rfiId, profileId) => {
       const owner = await ownerOf(rfiId, profileId);
-      if (!owner) return null;
       const detail = await owner.rfis.get(rfiId);
       return { legalEntityId: owner.session.scope().legalEntityId, rfiType: detail.rfi.type };
     },
@@ -68,7 +62,7 @@ export async function assembleApprovals(
         questionType,
         text,
         files,
-        ...(owner ? { owner: owner.session.scope() } : {}),
+        owner: owner.session.scope(),
       });
     },
     async sendApproved(job, approval, questionId) {

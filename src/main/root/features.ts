@@ -38,25 +38,6 @@ import { keychainTeamCredential } from '../team/credential';
 import { teamStateDefaults, teamStateFormat } from '../team/stored';
 import type { TeamShare } from '../team/share';
 
-/**
- * The profile an RFI belongs to, for a write the page may not tie to a profile: the one it names
- * (which must hold the RFI), else the one whose caches hold it. Not named and not found (or the
- * caches cannot tell now, as under faults): null, and the write goes through the default profile,
- * as before the entity watch.
- */
-export async function ownerOrDefault(
-  entityWatch: Pick<EntityWatch, 'owner'>,
-  rfiId: string,
-  profileId: string | undefined,
-): Promise<WatchedEntity | null> {
-  try {
-    return await entityWatch.owner(rfiId, profileId);
-  } catch (err) {
-    if (profileId === undefined) return null;
-    throw err;
-  }
-}
-
 /** Every watched profile once, the default one first (its session is the one each reads through). */
 export function watchedMembers(
   entityWatch: Pick<EntityWatch, 'defaultMember' | 'watched'>,

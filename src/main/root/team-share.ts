@@ -13,7 +13,7 @@ import type { RfiAnswers } from '../rfi-answers';
 import { createTeamShare, type TeamProfileEntity, type TeamShare } from '../team/share';
 import type { TeamService } from '../team/service';
 import type { EntityWatch } from '../watch/entity-watch';
-import { ownerOrDefault, watchedMembers } from './features';
+import { watchedMembers } from './features';
 import type { Foundation } from './foundation';
 
 export async function assembleTeamShare(
@@ -38,12 +38,7 @@ export async function assembleTeamShare(
     onProblem: (message, file, movedTo) => f.stores.report({ file, movedTo, message }),
     profiles,
     ownerOf: async (rfiId, profileId) => {
-      const owner = await ownerOrDefault(entityWatch, rfiId, profileId);
-      if (!owner)
-        throw new AppFailure({
-          kind: 'not_found',
-          message: 'None of your profiles holds this RFI.',
-        });
+      const owner = await entityWatch.owner(rfiId, profileId);
       return { profileId: owner.profileId, legalEntityId: owner.session.scope().legalEntityId };
     },
     async readLocal(lockerId) {

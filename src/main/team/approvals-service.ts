@@ -30,7 +30,7 @@ import type { StoredRules } from './stored';
 export interface AnswerRef {
   rfiId: string;
   questionId: string;
-  profileId?: string | undefined;
+  profileId: string;
 }
 
 /** The draft's content as it would be sent. */
@@ -52,10 +52,7 @@ export interface TeamApprovalsDeps {
   /** This workstation's name for its send leases. */
   workstation: string;
   /** The owning profile's legal entity and the RFI's type (the bank says them); null when unknown. */
-  rfiOf(
-    rfiId: string,
-    profileId: string | undefined,
-  ): Promise<{ legalEntityId: string | null; rfiType: string } | null>;
+  rfiOf(rfiId: string, profileId: string): Promise<{ legalEntityId: string | null; rfiType: string } | null>;
   /** The saved draft's content (null: no draft). */
   draftOf(ref: AnswerRef): Promise<DraftContent | null>;
   /** Saves the draft (the answer form's content) as drafts.save does. */

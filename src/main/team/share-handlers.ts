@@ -23,9 +23,12 @@ export function teamShareHandlers(share: TeamShare): Pick<Handlers, TeamShareCha
       present: await share.presence(rfiId, activity, profileId),
     }),
     'team.activity': async (args) =>
-      share.activity({
-        ...(args?.rfiId ? { rfiId: args.rfiId } : {}),
-        ...(args?.profileId ? { profileId: args.profileId } : {}),
-      }),
+      share.activity(
+        !args
+          ? {}
+          : args.rfiId
+            ? { rfiId: args.rfiId, profileId: args.profileId }
+            : { profileId: args.profileId },
+      ),
   };
 }

@@ -40,10 +40,7 @@ export interface TeamShareDeps {
   /** The profiles being watched, with the legal entity the bank named for each. */
   profiles(): TeamProfileEntity[];
   /** The profile that owns an RFI and its legal entity (the named profile must hold it). */
-  ownerOf(
-    rfiId: string,
-    profileId: string | undefined,
-  ): Promise<{ profileId: string; legalEntityId: string | null }>;
+  ownerOf(rfiId: string, profileId: string): Promise<{ profileId: string; legalEntityId: string | null }>;
   readLocal(lockerId: string): Promise<LocalDocument>;
   /** Stages a shared document's bytes as a file of the named profile's answer. */
   stageForAnswer(o: {
@@ -82,19 +79,20 @@ export interface TeamShare {
     documentId: string,
     rfiId: string,
     questionId: string,
-    profileId?: string,
+    profileId: string,
   ): Promise<StagedFileView>;
   notes(
     rfiId: string,
-    profileId?: string,
+    profileId: string,
   ): Promise<{ notes: NoteView[]; present: PresentView[]; canWrite: boolean; offline: boolean }>;
-  addNote(rfiId: string, text: string, profileId?: string): Promise<NoteView>;
+  addNote(rfiId: string, text: string, profileId: string): Promise<NoteView>;
   presence(
     rfiId: string,
     activity: 'viewing' | 'editing' | 'gone',
-    profileId?: string,
+    profileId: string,
   ): Promise<PresentView[]>;
-  activity(o: { rfiId?: string; profileId?: string }): Promise<{
+  /** A profile's entity (the default profile's when none is named), only an RFI's of that profile when named. */
+  activity(o: { profileId?: string; rfiId?: undefined } | { profileId: string; rfiId: string }): Promise<{
     legalEntityId: string;
     legalEntityName: string;
     entries: TeamActivityView[];
@@ -104,7 +102,7 @@ export interface TeamShare {
   /** The team activity of an RFI for a case file or an export: null in solo use or when not a member. */
   activityOfRfi(
     rfiId: string,
-    profileId: string | undefined,
+    profileId: string,
   ): Promise<{ entries: TeamActivityView[]; chain: ChainView } | null>;
   /**
    * The team log of every legal entity the analyst's profiles reach, as rows of the audit CSV's
@@ -310,7 +308,7 @@ export async function createTeamShare(deps: TeamShareDeps): Promise<TeamShare> {
     },
   });
 
-  const entityOfRfi = async (rfiId: string, profileId: string | undefined) => {
+  const entityOfRfi = async (rfiId: string, profileId: string) => {
     const owner = await deps.ownerOf(rfiId, profileId);
     return { ...owner, membership: membership(owner.legalEntityId) };
   };
@@ -420,12 +418,14 @@ export async function createTeamShare(deps: TeamShareDeps): Promise<TeamShare> {
         return failure(err);
       }
     },
-    async activity({ rfiId, profileId }) {
+    async activity(o) {
       if (!teamActive(team)) return null;
+      const rfiId = o.rfiId;
       let legalEntityId: string | null;
-      if (rfiId) legalEntityId = (await deps.ownerOf(rfiId, profileId)).legalEntityId;
+      if (o.rfiId !== undefined) legalEntityId = (await deps.ownerOf(o.rfiId, o.profileId)).legalEntityId;
       else {
         const ps = deps.profiles();
+        const { profileId } = o;
         legalEntityId =
           (profileId ? ps.find((p) => p.profileId === profileId) : ps[0])?.legalEntityId ?? null;
       }
@@ -439,7 +439,7 @@ export async function createTeamShare(deps: TeamShareDeps): Promise<TeamShare> {
       }
     },
     async activityOfRfi(rfiId, profileId) {
-      const r = await share.activity({ rfiId, ...(profileId ? { profileId } : {}) });
+      const r = await share.activity({ rfiId, profileId });
       return r ? { entries: r.entries, chain: r.chain } : null;
     },
     csvRows: () => teamCsvRows(share, deps.profiles(), () => teamActive(team)),

@@ -68,7 +68,7 @@ export interface EntityWatch {
    * The profile that owns an RFI (named by the caller, or the one whose cache holds it): every
    * write and read for the RFI goes through its session, whatever profile is active.
    */
-  owner(rfiId: string, profileId?: string): Promise<WatchedEntity>;
+  owner(rfiId: string, profileId: string): Promise<WatchedEntity>;
   /** The member a profile reads through (null: not watched). */
   member(profileId: string): WatchedEntity | null;
   /**
@@ -286,27 +286,15 @@ function entityWatchOf(
     });
   };
   /**
-   * The profile an RFI belongs to. Named by the caller (the row it acts on says it), it must be a
-   * watched profile whose cache holds the RFI; not named, the one profile that holds it.
+   * The profile an RFI belongs to, named by the caller (the row it acts on says it): a watched
+   * profile whose cache holds the RFI. Never guessed from the caches: RFI ids are one bank's only.
    */
-  const owner = async (id: string, profileId?: string): Promise<WatchedEntity> => {
-    const all = members();
-    if (profileId !== undefined) {
-      const m = namedMember(profileId);
-      if (await holds(m, id)) return m;
-      throw new AppFailure({
-        kind: 'not_found',
-        message: `The RFI ${id} is not one of ${m.entityName()}’s RFIs.`,
-      });
-    }
-    const found: WatchedEntity[] = [];
-    for (const m of all) if (await holds(m, id)) found.push(m);
-    if (found.length === 1) return found[0]!;
-    if (found.length === 0) throw new AppFailure({ kind: 'not_found', message: `There is no RFI ${id}.` });
+  const owner = async (id: string, profileId: string): Promise<WatchedEntity> => {
+    const m = namedMember(profileId);
+    if (await holds(m, id)) return m;
     throw new AppFailure({
-      kind: 'invalid_argument',
-      field: 'profileId',
-      message: `Several entities have an RFI ${id} (${found.map((m) => m.entityName()).join(', ')}): say which.`,
+      kind: 'not_found',
+      message: `The RFI ${id} is not one of ${m.entityName()}’s RFIs.`,
     });
   };
 

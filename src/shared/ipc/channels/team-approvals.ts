@@ -60,8 +60,8 @@ export type EntityRulesView = z.infer<typeof entityRulesSchema>;
 const answerTarget = {
   rfiId: bankId,
   questionId: bankId,
-  /** The profile that owns the RFI (the row says it). */
-  profileId: profileIdSchema.optional(),
+  /** The profile that owns the RFI (the row says it): every call for it goes through that profile. */
+  profileId: profileIdSchema,
 };
 
 export const teamApprovalsChannels = {

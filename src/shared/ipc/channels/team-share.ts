@@ -81,8 +81,8 @@ export const chainSchema = z.object({
 
 const rfiTarget = {
   rfiId: bankId,
-  /** The profile that owns the RFI (the row says it). */
-  profileId: profileIdSchema.optional(),
+  /** The profile that owns the RFI (the row says it): every call for it goes through that profile. */
+  profileId: profileIdSchema,
 };
 
 export const teamShareChannels = {
@@ -131,8 +131,8 @@ export const teamShareChannels = {
   }),
   'team.activity': channel({
     summary:
-      'The team activity log of a legal entity (the profile’s, or the RFI’s owner’s), only an RFI’s when named, with the hash chain checked; null in solo use or outside the team.',
-    args: z.strictObject({ rfiId: bankId.optional(), profileId: profileIdSchema.optional() }).optional(),
+      'The team activity log of a legal entity (the named profile’s; the default profile’s when none is named), only an RFI’s of that profile when named, with the hash chain checked; null in solo use or outside the team.',
+    args: z.strictObject({ profileId: profileIdSchema, rfiId: bankId.optional() }).optional(),
     result: z
       .object({
         legalEntityId: z.string(),

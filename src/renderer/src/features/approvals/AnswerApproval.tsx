@@ -22,7 +22,7 @@ export interface AnswerApprovalState {
 export function useAnswerApproval(
   rfiId: string,
   questionId: string,
-  profileId: string | undefined,
+  profileId: string,
   savedAt: string | null,
 ): AnswerApprovalState & { refresh(): void } {
   useSubscription(approvalsSubscription);
@@ -34,7 +34,7 @@ export function useAnswerApproval(
     held: null,
   });
   const refresh = useCallback(() => {
-    void call('team.answerApproval', { rfiId, questionId, ...(profileId ? { profileId } : {}) })
+    void call('team.answerApproval', { rfiId, questionId, profileId })
       .then(setState)
       .catch(() => setState({ required: null, approval: null, covers: false, held: null }));
   }, [rfiId, questionId, profileId]);
@@ -53,7 +53,7 @@ export function AnswerApproval({
   onDecided,
 }: {
   approval: ApprovalView | null;
-  profileId: string | undefined;
+  profileId: string;
   onDecided(): void;
 }) {
   const [busy, setBusy] = useState(false);
@@ -67,7 +67,7 @@ export function AnswerApproval({
     const target = {
       rfiId: approval.rfiId,
       questionId: approval.questionId,
-      ...(profileId ? { profileId } : {}),
+      profileId,
       approvalId: approval.approvalId,
       contentHash: approval.contentHash,
     };

@@ -390,7 +390,7 @@ export function AnswerComposer({
           {wantsFiles && (
             <SharedPicker
               rfiId={rfiId}
-              {...(profileId ? { profileId } : {})}
+              profileId={profileId}
               questionId={questionId}
               disabled={locked}
               onAttached={(f) => answerDraft.addFiles([f])}

@@ -316,8 +316,8 @@ export function DetailScreen({
           onDraftDiscarded={discardDraft}
         />
       ))}
-      <RfiTeamNotes rfiId={rfi.id} profileId={owner?.profileId} />
-      <TeamActivity rfiId={rfi.id} {...(owner ? { profileId: owner.profileId } : {})} />
+      <RfiTeamNotes rfiId={rfi.id} profileId={ownerId} />
+      <TeamActivity rfiId={rfi.id} profileId={ownerId} />
     </section>
   );
 }

@@ -23,7 +23,7 @@ export function presenceWords(present: readonly PresentView[]): string | null {
  * The RFI detail's team part: who else has the RFI open (beats every 10 s while it is shown,
  * leaves when it closes) and the team's notes on it, never sent to the bank. Nothing in solo use.
  */
-export function RfiTeamNotes({ rfiId, profileId }: { rfiId: string; profileId: string | undefined }) {
+export function RfiTeamNotes({ rfiId, profileId }: { rfiId: string; profileId: string }) {
   useSubscription(teamSubscription);
   const active = useTeam((s) => teamActive(s.status));
   const [notes, setNotes] = useState<TeamNoteView[]>([]);
@@ -33,8 +33,8 @@ export function RfiTeamNotes({ rfiId, profileId }: { rfiId: string; profileId: s
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const target = { rfiId, ...(profileId ? { profileId } : {}) };
-  const key = `${rfiId}/${profileId ?? ''}`;
+  const target = { rfiId, profileId };
+  const key = `${rfiId}/${profileId}`;
 
   useEffect(() => {
     if (!active) return;

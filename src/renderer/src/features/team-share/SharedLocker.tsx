@@ -143,7 +143,7 @@ export function SharedPicker({
   onProblem,
 }: {
   rfiId: string;
-  profileId?: string;
+  profileId: string;
   questionId: string;
   disabled: boolean;
   onAttached(file: StagedFileView): void;
@@ -156,7 +156,7 @@ export function SharedPicker({
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   if (!active || entities.length === 0) return null;
-  const mine = profileId ? entities.filter((e) => e.profileId === profileId) : entities;
+  const mine = entities.filter((e) => e.profileId === profileId);
   const docs = mine.flatMap((e) => e.documents.filter((d) => !d.pending));
   const listId = `shared-offer-${questionId}`;
   const use = async (d: SharedDocumentView): Promise<void> => {
@@ -167,7 +167,7 @@ export function SharedPicker({
           documentId: d.id,
           rfiId,
           questionId,
-          ...(profileId ? { profileId } : {}),
+          profileId,
         }),
       );
       setOpen(false);

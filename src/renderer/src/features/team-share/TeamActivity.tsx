@@ -14,7 +14,10 @@ type TeamLog = NonNullable<ChannelResult<'team.activity'>>;
  * team server, named by who did them, marked as the team's, with the hash chain's check in words.
  * Nothing in solo use.
  */
-export function TeamActivity({ rfiId, profileId }: { rfiId?: string; profileId?: string }) {
+export function TeamActivity({
+  rfiId,
+  profileId,
+}: { rfiId: string; profileId: string } | { rfiId?: undefined; profileId?: undefined }) {
   useSubscription(teamSubscription);
   const active = useTeam((s) => teamActive(s.status));
   const [log, setLog] = useState<TeamLog | null>(null);
@@ -25,7 +28,7 @@ export function TeamActivity({ rfiId, profileId }: { rfiId?: string; profileId?:
     if (!active) return;
     let live = true;
     const load = (): void => {
-      call('team.activity', { ...(rfiId ? { rfiId } : {}), ...(profileId ? { profileId } : {}) })
+      call('team.activity', profileId ? { profileId, ...(rfiId ? { rfiId } : {}) } : undefined)
         .then((r) => {
           if (!live) return;
           setLog(r);
