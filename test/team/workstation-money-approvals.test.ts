@@ -196,7 +196,18 @@ describe('return and mandate approvals while the team server is away', () => {
       { status: 'pending', maker: 'maria.keller', checker: null, object_kind: 'return' },
     ]);
 
-    // The team server is back: each queued change lands once.
+    // The team server is back: each queued change lands once. Meanwhile Maria's list of mandates,
+    // read as her page reads it, never lacks the one she asked for (between the outbox and the
+    // server's answer, and when the approvals are read again on reconnecting).
+    const lacking: string[] = [];
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const listed = await m['team.mandates'](undefined);
+        if (!listed.some((x) => x.id === mandate.id)) lacking.push(new Date().toISOString());
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     restarted = await startTeamServer({
       databaseUrl: stack.databaseUrl,
       auth: { issuer: inject('teamIssuer'), audience: inject('teamAudience') },
@@ -232,6 +243,9 @@ describe('return and mandate approvals while the team server is away', () => {
     await expect
       .poll(async () => (await m['team.mandates'](undefined)).map((x) => [x.id, x.status, x.queued]), FEED)
       .toEqual([[mandate.id, 'pending', null]]);
+    watching = false;
+    await watcher;
+    expect(lacking).toEqual([]);
 
     // Jonas confirms the approved return with his own credential: the bank holds it once.
     await j['returns.confirm']({ profileId: jonasProfile, transactionId: txId });
