@@ -23,7 +23,7 @@ import type { ActivityNames } from './words';
 import { dateWords, plural, rfiTypeWords } from '../../../../shared/words';
 import { useQueue } from '../rfis/queue-store';
 import { useSettings } from '../settings/store';
-import { TeamActivity } from '../team-share/TeamActivity';
+import { TeamLogs } from '../team-share/TeamActivity';
 import './activity.css';
 
 const outcomeLabel: Record<AuditEntryView['outcome'], string> = {
@@ -352,7 +352,7 @@ export function ActivityScreen() {
           Show older entries
         </Button>
       )}
-      <TeamActivity />
+      <TeamLogs />
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { call, errorMessage } from '../../lib/desk';
 import { onEvents, useSubscription } from '../../lib/events';
 import './team-share.css';
 import { teamActive, teamSubscription, useTeam } from '../team/store';
+import { sharedEvidenceSubscription, useShared } from './store';
 
 type TeamLog = NonNullable<ChannelResult<'team.activity'>>;
 
@@ -17,7 +18,7 @@ type TeamLog = NonNullable<ChannelResult<'team.activity'>>;
 export function TeamActivity({
   rfiId,
   profileId,
-}: { rfiId: string; profileId: string } | { rfiId?: undefined; profileId?: undefined }) {
+}: { rfiId: string; profileId: string } | { rfiId?: undefined; profileId?: string }) {
   useSubscription(teamSubscription);
   const active = useTeam((s) => teamActive(s.status));
   const [log, setLog] = useState<TeamLog | null>(null);
@@ -103,5 +104,23 @@ export function TeamActivity({
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * The team log of every legal entity the analyst's profiles reach in the team, one section each
+ * (read through a profile of that entity), so Birch's log is there beside Alder's whichever
+ * profile is the default. Until main has named the entities: the default profile's.
+ */
+export function TeamLogs() {
+  useSubscription(sharedEvidenceSubscription);
+  const entities = useShared((s) => s.entities);
+  if (entities.length === 0) return <TeamActivity />;
+  return (
+    <>
+      {entities.map((e) => (
+        <TeamActivity key={e.legalEntityId} profileId={e.profileId} />
+      ))}
+    </>
   );
 }
