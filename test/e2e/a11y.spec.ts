@@ -93,6 +93,7 @@ async function openQuote(harness: Harness): Promise<string> {
     return a.accountId;
   };
   const quote = await harness.services.crypto.quote({
+    profileId: ctx.environmentId,
     side: 'buy',
     symbol: 'USDT-USD',
     requestedAsset: 'ETHEREUM-USDT',

@@ -285,18 +285,21 @@ test.describe('exchange: viewer', () => {
     await expect(app.getByLabel('Amount', { exact: true })).toBeDisabled();
     await expect(selectButton(app, 'Digital asset')).toBeDisabled();
     // The channel refuses too, before anything is sent.
-    const answer = await app.evaluate(() =>
-      (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk.invoke(
-        'crypto.quote',
-        {
-          side: 'buy',
-          symbol: 'USDT-USD',
-          requestedAsset: 'USD',
-          requestedAmount: '1000',
-          paysAccountId: 'a',
-          receivesAccountId: 'b',
-        },
-      ),
+    const answer = await app.evaluate(
+      (profileId) =>
+        (window as unknown as { desk: { invoke(c: string, a: unknown): Promise<unknown> } }).desk.invoke(
+          'crypto.quote',
+          {
+            profileId,
+            side: 'buy',
+            symbol: 'USDT-USD',
+            requestedAsset: 'USD',
+            requestedAmount: '1000',
+            paysAccountId: 'a',
+            receivesAccountId: 'b',
+          },
+        ),
+      harness.services.session.profile.id,
     );
     expect(answer).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
   });

@@ -231,6 +231,7 @@ test.describe('overview', () => {
     const ctx = await harness.services.crypto.context();
     const account = (asset: string) => ctx.accounts.find((a) => a.asset === asset)!.accountId;
     const quote = await harness.services.crypto.quote({
+      profileId: ctx.environmentId,
       side: 'buy',
       symbol: 'USDT-USD',
       requestedAsset: 'ETHEREUM-USDT',

@@ -177,8 +177,13 @@ it('a normal session leaves no customer string, id, name or bank address in plai
   // A quote (labelled account).
   const ctx = await h['crypto.context'](undefined);
   const usd = ctx.accounts.find((a) => a.asset === 'USD' && a.legalEntityId === ctx.legalEntityId)!;
-  await h['crypto.saveAccount']({ accountId: usd.accountId, label: `Label ${tag}` });
+  await h['crypto.saveAccount']({
+    profileId: ctx.environmentId,
+    accountId: usd.accountId,
+    label: `Label ${tag}`,
+  });
   const quote = await h['crypto.quote']({
+    profileId: ctx.environmentId,
     side: 'buy',
     symbol: 'USDT-USD',
     requestedAsset: 'ETHEREUM-USDT',

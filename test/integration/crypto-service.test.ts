@@ -71,6 +71,7 @@ describe('crypto exchange service', () => {
     expect(ctx.legalEntityId).toBe(a.id);
     for (const acc of a.accounts) expect(ctx.accounts.map((x) => x.accountId)).toContain(acc.id);
     const after = await call<CryptoContext>('crypto.saveAccount', {
+      profileId: sandboxProfileId,
       accountId: 'acct_custom',
       label: 'Mine',
     });
@@ -78,16 +79,21 @@ describe('crypto exchange service', () => {
       label: 'Mine',
       source: 'analyst',
     });
-    const removed = await call<CryptoContext>('crypto.removeAccount', { accountId: 'acct_custom' });
+    const removed = await call<CryptoContext>('crypto.removeAccount', {
+      profileId: sandboxProfileId,
+      accountId: 'acct_custom',
+    });
     expect(removed.accounts.some((x) => x.accountId === 'acct_custom')).toBe(false);
-    expect((await callError('crypto.saveAccount', { accountId: 'x', label: '  ' })).kind).toBe(
-      'invalid_argument',
-    );
+    expect(
+      (await callError('crypto.saveAccount', { profileId: sandboxProfileId, accountId: 'x', label: '  ' }))
+        .kind,
+    ).toBe('invalid_argument');
   });
 
   it('quotes a USDT buy through the ledger, confirms it and follows it to completed with a notification', async () => {
     const ctx = await call<CryptoContext>('crypto.context');
     const quote = await call<OrderView>('crypto.quote', {
+      profileId: sandboxProfileId,
       side: 'buy',
       symbol: 'USDT-USD',
       requestedAsset: 'ETHEREUM-USDT',
@@ -148,6 +154,7 @@ describe('crypto exchange service', () => {
   it('main refuses to send a confirm too close to expiry in bank time, even if asked', async () => {
     const ctx = await call<CryptoContext>('crypto.context');
     const quote = await call<OrderView>('crypto.quote', {
+      profileId: sandboxProfileId,
       side: 'buy',
       symbol: 'USDT-USD',
       requestedAsset: 'USD',
@@ -218,12 +225,23 @@ describe('crypto exchange service', () => {
 
   it('refuses bad input at the channel and viewer writes before anything is sent', async () => {
     const base = {
+      profileId: sandboxProfileId,
       side: 'buy',
       symbol: 'USDT-USD',
       requestedAsset: 'ETHEREUM-USDT',
       paysAccountId: 'a',
       receivesAccountId: 'b',
     };
+    // The quote is for the profile the form names: never one main picks.
+    const { profileId: _named, ...unnamed } = base;
+    expect(await callError('crypto.quote', { ...unnamed, requestedAmount: '1000' })).toMatchObject({
+      kind: 'invalid_argument',
+      field: 'profileId',
+    });
+    expect(await callError('crypto.saveAccount', { accountId: 'acct_x', label: 'Payroll' })).toMatchObject({
+      kind: 'invalid_argument',
+      field: 'profileId',
+    });
     expect((await callError('crypto.quote', { ...base, requestedAmount: '1.5' })).kind).toBe(
       'invalid_argument',
     );
@@ -272,6 +290,7 @@ describe('crypto exchange service when the bank goes away', () => {
       const env = (await d(
         'crypto.quote',
         {
+          profileId: own.services.session.profile.id,
           side: 'buy',
           symbol: 'USDT-USD',
           requestedAsset: 'USD',
@@ -310,6 +329,7 @@ describe('crypto exchange service: quote expiry reminder', () => {
     try {
       const ctx = await own.services.crypto.context();
       const quote = await own.services.crypto.quote({
+        profileId: ctx.environmentId,
         side: 'buy',
         symbol: 'USDT-USD',
         requestedAsset: 'USD',
@@ -341,6 +361,7 @@ describe('crypto exchange service: following survives a restart', () => {
       await expect.poll(async () => (await first.services.crypto.context()).canTrade).toBe(true);
       const account = (asset: string): string => le.accounts.find((x) => x.asset === asset)!.id;
       const quote = await first.services.crypto.quote({
+        profileId: first.services.session.profile.id,
         side: 'buy',
         symbol: 'USDT-USD',
         requestedAsset: 'USD',

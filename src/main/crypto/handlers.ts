@@ -20,7 +20,7 @@ export function cryptoHandlers(crypto: CryptoService): Pick<Handlers, CryptoChan
         accountId,
         label,
         ...(asset !== undefined ? { asset } : {}),
-        ...(profileId !== undefined ? { profileId } : {}),
+        profileId,
       }),
     'crypto.removeAccount': ({ accountId, profileId }) => crypto.removeAccount(accountId, profileId),
     'crypto.quote': (args) => crypto.quote(args),

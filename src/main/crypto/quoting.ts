@@ -23,7 +23,7 @@ export interface QuotingDeps {
 }
 
 /** The bank's order request for the form's arguments (invalid_argument for what it cannot be). */
-export function bodyOf(args: QuoteArgs): CryptoOrderRequest {
+export function bodyOf(args: Omit<QuoteArgs, 'profileId'>): CryptoOrderRequest {
   const asset = digitalAssetBySymbol(args.symbol);
   if (!asset) {
     throw new AppFailure({

@@ -65,9 +65,9 @@ export interface CryptoService {
     accountId: string;
     label: string;
     asset?: string;
-    profileId?: string;
+    profileId: string;
   }): Promise<CryptoContext>;
-  removeAccount(accountId: string, profileId?: string): Promise<CryptoContext>;
+  removeAccount(accountId: string, profileId: string): Promise<CryptoContext>;
   quote(args: QuoteArgs): Promise<OrderView>;
   /** An order is named by the profile that owns it and its id: another profile's order is not found. */
   requote(ref: OrderRef): Promise<OrderView>;

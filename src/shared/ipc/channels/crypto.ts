@@ -106,8 +106,8 @@ export const quoteArgsSchema = z.strictObject({
   receivesAccountId: accountId,
   description: text(500).optional(),
   additionalDetails: text(2000).optional(),
-  /** The profile the quote is for (the entity chosen on the form); absent: the default profile. */
-  profileId: profileIdSchema.optional(),
+  /** The profile the quote is for (the entity chosen on the form): its bank and credential make it. */
+  profileId: profileIdSchema,
 });
 export type QuoteArgs = z.infer<typeof quoteArgsSchema>;
 
@@ -122,9 +122,9 @@ export const cryptoChannels = {
     result: cryptoContextSchema,
   }),
   'crypto.saveAccount': channel({
-    summary: 'Adds or relabels an account book entry of a profile (default: the default profile).',
+    summary: 'Adds or relabels an account book entry of the named profile.',
     args: z.strictObject({
-      profileId: profileIdSchema.optional(),
+      profileId: profileIdSchema,
       accountId,
       label: z.string().trim().min(1, 'must not be empty').max(120, 'must be at most 120 characters'),
       asset: text(64).optional(),
@@ -132,8 +132,8 @@ export const cryptoChannels = {
     result: cryptoContextSchema,
   }),
   'crypto.removeAccount': channel({
-    summary: 'Removes an account book entry of a profile (default: the default profile).',
-    args: z.strictObject({ accountId, profileId: profileIdSchema.optional() }),
+    summary: 'Removes an account book entry of the named profile.',
+    args: z.strictObject({ accountId, profileId: profileIdSchema }),
     result: cryptoContextSchema,
   }),
   'crypto.quote': channel({

@@ -97,6 +97,7 @@ export async function runQuoteScenario(options: {
   const trial = async (i: number): Promise<void> => {
     const tr = rng.fork(100 + i);
     let view: OrderView = await app.services.crypto.quote({
+      profileId: app.services.session.profile.id,
       side: 'buy',
       symbol: 'USDT-USD',
       requestedAsset: 'ETHEREUM-USDT',

@@ -80,7 +80,7 @@ export function useOrderDraft(context: CryptoContext | null) {
   const pays = effectiveAccount(draft.pays, paysOptions);
   const receives = effectiveAccount(draft.receives, receivesOptions);
 
-  const request: QuoteArgs | null =
+  const request: Omit<QuoteArgs, 'profileId'> | null =
     'error' in converted || !pays || !receives
       ? null
       : {

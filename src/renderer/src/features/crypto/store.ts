@@ -26,7 +26,8 @@ export interface CryptoStore {
   loadContext(profileId?: string | null): Promise<void>;
   loadList(): Promise<void>;
   loadOrder(orderId: string, refresh?: boolean): Promise<OrderView | null>;
-  quote(args: QuoteArgs): Promise<OrderView>;
+  /** A quote for the named profile, else for the entity whose context the form shows. */
+  quote(args: Omit<QuoteArgs, 'profileId'> & { profileId?: string }): Promise<OrderView>;
   requote(orderId: string): Promise<OrderView | null>;
   confirm(orderId: string): Promise<void>;
   saveAccount(input: { accountId: string; label: string; asset?: string }): Promise<void>;
@@ -112,7 +113,8 @@ export const useCrypto = create<CryptoStore>((set, get) => {
     async quote(args) {
       // The quote is for the entity whose context the form shows.
       const profileId = args.profileId ?? get().context?.environmentId;
-      return accept(await call('crypto.quote', { ...args, ...(profileId ? { profileId } : {}) }));
+      if (!profileId) throw new Error('Choose the entity the exchange is for first.');
+      return accept(await call('crypto.quote', { ...args, profileId }));
     },
     async requote(orderId) {
       setBusy(orderId, true);
@@ -140,15 +142,17 @@ export const useCrypto = create<CryptoStore>((set, get) => {
     },
     async saveAccount(input) {
       const profileId = get().context?.environmentId;
+      if (!profileId) throw new Error('Choose the entity the account is for first.');
       set({
-        context: await call('crypto.saveAccount', { ...input, ...(profileId ? { profileId } : {}) }),
+        context: await call('crypto.saveAccount', { ...input, profileId }),
         contextError: null,
       });
     },
     async removeAccount(accountId) {
       const profileId = get().context?.environmentId;
+      if (!profileId) throw new Error('Choose the entity the account is for first.');
       set({
-        context: await call('crypto.removeAccount', { accountId, ...(profileId ? { profileId } : {}) }),
+        context: await call('crypto.removeAccount', { accountId, profileId }),
         contextError: null,
       });
     },
