@@ -198,6 +198,7 @@ describe('crypto exchange service', () => {
   it('never queues a confirm while offline: it fails clearly and sends nothing', async () => {
     const ctx = await call<CryptoContext>('crypto.context');
     const quote = await call<OrderView>('crypto.quote', {
+      profileId: sandboxProfileId,
       side: 'sell',
       symbol: 'USDT-USD',
       requestedAsset: 'ETHEREUM-USDT',
