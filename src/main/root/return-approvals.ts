@@ -18,7 +18,8 @@ import { watchedMembers, workstationName } from './features';
 /**
  * What every team approval flow of this workstation is built on alike: the team's transport and
  * names, the rules the answers' approvals read, the legal entity of an owning profile (what the
- * bank said about its credential), the workstation's lease name and the change notice.
+ * bank said about its credential), the workstation's lease name, its send leases' keeper and the
+ * change notice.
  */
 function approvalBase(
   f: Foundation,
@@ -40,6 +41,8 @@ function approvalBase(
       return owner.credential?.legalEntityId ?? null;
     },
     workstation: workstationName(f.dataDir),
+    // Money sends keep their lease while the bank writes, with the answers' keeper.
+    leases: approvals.leases,
     onChange: () => f.events.emit('team.approvalsChanged', { notice: null }),
   };
 }

@@ -27,7 +27,7 @@ import {
   queuedWords,
   type SharedApprovals,
 } from './approvals';
-import { completeSendJob, leaseSendJob, type SendJobLeaseDeps } from './send-job-lease';
+import { leaseSendJob, sendUnderLease, type SendJobLeaseDeps } from './send-job-lease';
 
 export type MandateContent = Extract<ApprovalContent, { kind: 'exchange' }>;
 
@@ -55,6 +55,8 @@ export interface ExchangeMandatesDeps {
   /** The crypto service's guarded confirm through the owning profile. */
   confirm(ref: OrderRef): Promise<OrderView>;
   workstation: string;
+  /** The workstation's send leases: the mandate's lease is kept while the bank confirms. */
+  leases: SendJobLeaseDeps['leases'];
   onChange(): void;
 }
 
@@ -144,7 +146,7 @@ function mandateView(
   };
 }
 
-/** The mandate's send job leased here, the confirm, and its outcome under the lease number. */
+/** The mandate's send job leased here, the confirm under its lease, and its outcome under the lease number. */
 async function confirmInMandate(deps: ExchangeMandatesDeps, a: Approval, ref: OrderRef): Promise<OrderView> {
   const lease: SendJobLeaseDeps = {
     http: deps.http,
@@ -152,6 +154,7 @@ async function confirmInMandate(deps: ExchangeMandatesDeps, a: Approval, ref: Or
     me: () => deps.analyst()?.subject ?? null,
     workstation: deps.workstation,
     remember: (j) => deps.approvals.rememberJob(j),
+    leases: deps.leases,
   };
   let job: SendJob;
   try {
@@ -170,19 +173,16 @@ async function confirmInMandate(deps: ExchangeMandatesDeps, a: Approval, ref: Or
       reason: 'MANDATE_USED',
       message: 'This mandate was used for another exchange already (or is being used now). Nothing was sent.',
     });
-  const report = async (outcome: 'sent' | 'failed' | 'ambiguous', bankReference?: string) => {
-    await completeSendJob(lease, job, outcome, bankReference, 'an exchange confirm');
-    deps.onChange();
-  };
   try {
-    const view = await deps.confirm(ref);
-    await report('sent', view.transactionId ?? undefined);
-    return view;
-  } catch (err) {
-    // The guard refused before sending (expired, too close): the mandate stays usable.
-    const before = err instanceof AppFailure && ['precondition', 'forbidden'].includes(err.kind);
-    await report(before ? 'failed' : 'ambiguous');
-    throw err;
+    return await sendUnderLease(lease, job, {
+      what: 'an exchange confirm',
+      write: () => deps.confirm(ref),
+      reference: (view) => view.transactionId ?? undefined,
+      // The guard refused before sending (expired, too close): the mandate stays usable.
+      refusedBefore: (err) => err instanceof AppFailure && ['precondition', 'forbidden'].includes(err.kind),
+    });
+  } finally {
+    deps.onChange();
   }
 }
 

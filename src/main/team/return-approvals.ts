@@ -9,8 +9,9 @@
  * checker approves only when the intent their own profile reads hashes to what was asked for; the
  * confirm goes to the bank only when an approval covers the intent the bank holds at that moment,
  * so an intent cancelled and made again with another amount is not covered by the old approval.
- * The confirm is the send job of the approved content (one per transfer, one lease at a time); a
- * lease taken over after an unknown outcome re-reads the bank before confirming again.
+ * The confirm is the send job of the approved content (one per transfer, one lease at a time, kept
+ * while the bank confirms); a lease taken over after an unknown outcome re-reads the bank before
+ * confirming again.
  *
  * The approvals are the ones the answers' approvals load and follow (one request per legal
  * entity feeds every kind). A return's confirm needs the team server and the bank at that moment.
@@ -32,7 +33,7 @@ import {
   queuedWords,
   type SharedApprovals,
 } from './approvals';
-import { completeSendJob, leaseSendJob, type SendJobLeaseDeps } from './send-job-lease';
+import { completeSendJob, leaseSendJob, sendUnderLease, type SendJobLeaseDeps } from './send-job-lease';
 
 export type ReturnContent = Extract<ApprovalContent, { kind: 'return' }>;
 
@@ -66,6 +67,8 @@ export interface ReturnApprovalsDeps {
   confirm(ref: TransferRef): Promise<TransferView>;
   /** This workstation's name for its send leases. */
   workstation: string;
+  /** The workstation's send leases: the confirm's lease is kept while the bank confirms. */
+  leases: SendJobLeaseDeps['leases'];
   onChange(): void;
 }
 
@@ -173,7 +176,7 @@ function returnApprovalView(
 function createReturnSendJobs(
   deps: Pick<
     ReturnApprovalsDeps,
-    'http' | 'log' | 'analyst' | 'workstation' | 'read' | 'confirm' | 'onChange' | 'approvals'
+    'http' | 'log' | 'analyst' | 'workstation' | 'read' | 'confirm' | 'onChange' | 'approvals' | 'leases'
   >,
 ) {
   const lease: SendJobLeaseDeps = {
@@ -182,6 +185,7 @@ function createReturnSendJobs(
     me: () => deps.analyst()?.subject ?? null,
     workstation: deps.workstation,
     remember: (j) => deps.approvals.rememberJob(j),
+    leases: deps.leases,
   };
   const complete = async (
     job: SendJob,
@@ -224,14 +228,16 @@ function createReturnSendJobs(
       }
     }
     try {
-      const view = await deps.confirm(ref);
-      await complete(job, 'sent', ref.transactionId);
-      return view;
-    } catch (err) {
-      const known =
-        err instanceof AppFailure && ['precondition', 'forbidden', 'invalid', 'not_found'].includes(err.kind);
-      await complete(job, known ? 'failed' : 'ambiguous');
-      throw err;
+      return await sendUnderLease(lease, job, {
+        what: 'a return confirm',
+        write: () => deps.confirm(ref),
+        reference: () => ref.transactionId,
+        refusedBefore: (err) =>
+          err instanceof AppFailure &&
+          ['precondition', 'forbidden', 'invalid', 'not_found'].includes(err.kind),
+      });
+    } finally {
+      deps.onChange();
     }
   };
   return { confirmAsJob };

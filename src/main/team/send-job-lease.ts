@@ -1,12 +1,13 @@
 /**
  * The send job of approved money content (a return's confirm, an exchange inside a mandate) on
  * this workstation: the job asked for (the same job and idempotency key when asked again), its
- * lease taken, and the outcome reported under the lease number. One helper for both money flows,
- * so they hold and finish a send job alike.
+ * lease taken, kept while the bank write is under way, and the outcome reported under the lease
+ * number. One helper for both money flows, so they hold and finish a send job alike.
  */
 import { SendJob, type ApprovalContent } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
 import type { TeamHttp } from './api';
+import type { LeaseKeeper } from './send-lease';
 
 export interface SendJobLeaseDeps {
   http: TeamHttp;
@@ -17,6 +18,8 @@ export interface SendJobLeaseDeps {
   workstation: string;
   /** Keeps the job as the team server last answered it. */
   remember(job: SendJob): void;
+  /** The workstation's send leases, renewed while their sends are under way (shared with answers). */
+  leases: Pick<LeaseKeeper, 'hold' | 'check' | 'release'>;
 }
 
 const jobPath = (job: { id: string }): string => `/v1/send-jobs/${encodeURIComponent(job.id)}`;
@@ -66,5 +69,58 @@ export async function completeSendJob(
     );
   } catch (err) {
     deps.log.warn(`team: reporting ${what} failed`, { error: err });
+  }
+}
+
+/** One bank write of a leased send job, and how its outcome reads. */
+export interface LeasedWrite<T> {
+  /** What is sent, for the log ("a return confirm"). */
+  what: string;
+  /** The bank write itself. */
+  write(): Promise<T>;
+  /** The bank's reference for what was written (reported with the job). */
+  reference(result: T): string | undefined;
+  /**
+   * Whether a failed write was refused before anything reached the bank (the job fails); any other
+   * failure is an unknown outcome (the job is queued again and its next holder reads the bank first).
+   */
+  refusedBefore(err: unknown): boolean;
+}
+
+/**
+ * The bank write of a leased send job, under its lease: the lease is kept from here until the
+ * outcome is reported (renewed while a slow bank holds the write, so no other workstation takes
+ * the job over meanwhile), and checked right before the write. A lease lost (another workstation
+ * took the job over) or one the team server cannot confirm stops the send before the bank is
+ * called: nothing was written, so nothing is reported (a job taken over is its new holder's to
+ * report; a lease not confirmed runs out and its next holder reads the bank first), and the
+ * keeper's words reach the analyst.
+ */
+export async function sendUnderLease<T>(
+  deps: SendJobLeaseDeps,
+  job: SendJob,
+  send: LeasedWrite<T>,
+): Promise<T> {
+  const lease = { id: job.id, leaseNumber: job.leaseNumber };
+  deps.leases.hold({ ...lease, leaseExpiresAt: job.leaseExpiresAt });
+  try {
+    await deps.leases.check(lease);
+    let result: T;
+    try {
+      result = await send.write();
+    } catch (err) {
+      await completeSendJob(
+        deps,
+        job,
+        send.refusedBefore(err) ? 'failed' : 'ambiguous',
+        undefined,
+        send.what,
+      );
+      throw err;
+    }
+    await completeSendJob(deps, job, 'sent', send.reference(result), send.what);
+    return result;
+  } finally {
+    deps.leases.release(job.id);
   }
 }

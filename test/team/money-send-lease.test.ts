@@ -1,0 +1,288 @@
+/**
+ * A money send's lease while the bank write is under way. Maria's real workstation (her own bank
+ * credential, the real team server, PostgreSQL and the sandbox bank, reached through a proxy that
+ * holds each confirm longer than two leases) confirms what Jonas asked for and she approved (a
+ * return; an exchange inside a mandate): her workstation renews the send job's lease meanwhile, so
+ * Jonas's attempts to lease the job are refused throughout, PostgreSQL shows one holder whose
+ * expiry moved on, the job ends done, and the bank confirmed it once.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { napiKeyringBackend } from '../../src/main/infra/keyring';
+import { returnContentOf } from '../../src/main/team/return-approvals';
+import type { Approval } from '../../src/shared/team/schemas';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { seedTeam } from '../../src/team-server/bootstrap';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { sandboxStaff } from '../support/sandbox-staff';
+import { startServices, type TestServices } from '../support/services';
+import { startTeamStack, type TeamStack } from './support';
+import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
+
+const LEASE_SECONDS = 2;
+/** A confirm reaches the bank this long after it left: longer than two leases. */
+const CONFIRM_DELAY_MS = 4_500;
+const keyringService = `treasury-desk-team-test/${randomBytes(6).toString('hex')}`;
+const keyring = napiKeyringBackend();
+let stack: TeamStack;
+let sandbox: RunningSandbox;
+let proxy: FaultProxy;
+let maria: TestServices;
+let entity: string;
+
+/** The bank's confirm of a return intent or of a quote (their creation is a POST to the same path). */
+const confirmOf = (path: string) => (r: { method: string; path: string }) =>
+  r.method === 'PUT' && r.path.split('?')[0] === path;
+const isReturnConfirm = confirmOf('/v1/transfer/return');
+const isOrderConfirm = confirmOf('/v1/crypto/order');
+
+beforeAll(async () => {
+  stack = await startTeamStack({ leaseSeconds: LEASE_SECONDS });
+  sandbox = await startSandbox({
+    port: 0,
+    seed: 'money-send-lease',
+    visibilityDelayMs: { min: 0, max: 0 },
+  });
+  proxy = await startFaultProxy({
+    target: sandbox.url,
+    plan: (r) =>
+      isReturnConfirm(r) || isOrderConfirm(r)
+        ? { kind: 'pass', delayMs: CONFIRM_DELAY_MS }
+        : { kind: 'pass' },
+  });
+  const le = sandbox.fixtures.legal_entities[0]!;
+  entity = le.id;
+  maria = await startServices({
+    keyringService,
+    environment: { kind: 'remote', baseUrl: proxy.url, name: 'Bank', token: le.tokens.admin },
+    team: { ...TEAM_TEST_OPTIONS, leaseRenewal: { minMs: 100 } },
+  });
+  await maria.services.session.check();
+  await seedTeam(stack.server.db, {
+    entities: [{ id: le.id, name: le.name }],
+    members: [
+      { subject: 'maria.keller', name: 'Maria Keller', legalEntityId: le.id, roles: ['checker', 'admin'] },
+      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker'] },
+    ],
+  });
+  await joinTeam(maria, stack.server.url, 'maria.keller');
+  await maria.services.handlers['team.setApprovalRules']({
+    legalEntityId: entity,
+    rules: [
+      { kind: 'return', above: '100000' },
+      { kind: 'exchange', above: '100000000' },
+    ],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await maria?.close();
+  proxy?.dropAll();
+  await proxy?.close();
+  await sandbox?.close();
+  await stack?.close().catch(() => undefined);
+  await keyring.delete(keyringService, 'team-refresh-token').catch(() => false);
+});
+
+const jobRows = async (objectId: string) =>
+  (
+    await stack.sql.query<{
+      id: string;
+      status: string;
+      lease_number: number;
+      leased_by: string | null;
+      lease_expires_at: Date | null;
+      bank_reference: string | null;
+    }>(
+      `SELECT id, status, lease_number, leased_by, lease_expires_at, bank_reference
+         FROM send_jobs WHERE legal_entity_id = $1 AND object_id = $2`,
+      [entity, objectId],
+    )
+  ).rows;
+
+/**
+ * Watches a money send job while its confirm is under way: Jonas tries to lease it again and again
+ * and is refused each time, the holder stays Maria's lease 1 and its expiry moves on (the confirm
+ * outlives the lease twice over). Resolves once the job left `leased`, with the job as it ended.
+ */
+async function heldThroughout(objectId: string, confirming: Promise<unknown>) {
+  const started = Date.now();
+  // A refused confirm fails the test here rather than leaving the loop waiting.
+  let failed: unknown = null;
+  confirming.catch((err: unknown) => (failed = err));
+  await expect
+    .poll(async () => failed ?? (await jobRows(objectId))[0]?.status, { timeout: 10_000, interval: 50 })
+    .toBe('leased');
+  const jonas = stack.as('jonas.weber');
+  const expiries = new Set<number>();
+  let refusals = 0;
+  for (;;) {
+    const rows = await jobRows(objectId);
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    if (row.status !== 'leased') break;
+    expect(row).toMatchObject({ lease_number: 1, leased_by: 'maria.keller' });
+    expiries.add(row.lease_expires_at!.getTime());
+    const attempt = await jonas.post(`/v1/send-jobs/${row.id}/lease`, { workstation: 'jonas-laptop' });
+    expect(attempt.status).toBe(409);
+    expect(attempt.body).toMatchObject({ error: { code: 'not_leasable' } });
+    refusals += 1;
+    expect(Date.now() - started).toBeLessThan(30_000);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const sendMs = Date.now() - started;
+  // The send outlived the lease twice over; the expiry was renewed meanwhile.
+  expect(refusals).toBeGreaterThan(3);
+  expect(expiries.size).toBeGreaterThan(2);
+  const job = (await jobRows(objectId))[0]!;
+  expect(job).toMatchObject({ status: 'done', lease_number: 1, leased_by: 'maria.keller' });
+  // Renewals end with the send.
+  expect(maria.services.approvals.leases.held().has(job.id)).toBe(false);
+  return { sendMs, job };
+}
+
+/** The transaction as the bank holds it (control view: who confirmed its return). */
+async function banked(txId: string) {
+  const row = (await sandboxStaff(sandbox).listTransactions()).data.find(
+    (t) => t.transaction.transaction_id === txId,
+  );
+  expect(row).toBeDefined();
+  return row!;
+}
+
+/** The creditor account's money not held for anything, at the bank. */
+async function available(accountId: string): Promise<bigint> {
+  const a = (await sandboxStaff(sandbox).listAccounts()).data.find((x) => x.id === accountId)!;
+  return BigInt(a.balance) - BigInt(a.held);
+}
+
+describe('a return confirm longer than its lease', () => {
+  it('is not taken over: the confirmer renews the lease until the bank confirmed the return once', async () => {
+    const m = maria.services.handlers;
+    const profileId = maria.services.session.profile.id;
+    const transfer = await sandboxStaff(sandbox).createIncomingTransfer({
+      legal_entity_id: entity,
+      amount: '250000',
+      debtor_name: 'Harbour Freight Ltd',
+    });
+    const txId = transfer.transaction_id;
+    const ref = { profileId, transactionId: txId };
+    await m['returns.lookup'](ref);
+    await m['returns.createIntent']({
+      ...ref,
+      operationId: `lease-return-${randomBytes(4).toString('hex')}`,
+      amount: '150000',
+      reasonCode: 'AC03',
+    });
+    // Jonas (maker) asks for approval of the return as the bank holds it; Maria approves it.
+    const content = returnContentOf(await m['returns.lookup'](ref));
+    expect(content).toMatchObject({ kind: 'return', transactionId: txId, amount: '150000' });
+    const asked = await stack.as('jonas.weber').post<Approval>('/v1/approvals', {
+      legalEntityId: entity,
+      objectId: txId,
+      content,
+    });
+    expect(asked.status).toBe(201);
+    await expect
+      .poll(async () => (await m['team.returnApprovals'](undefined))[0]?.mayDecide, { timeout: 15_000 })
+      .toBe(true);
+    await m['team.decideReturnApproval']({
+      ...ref,
+      approvalId: asked.body.id,
+      decision: 'approve',
+      contentHash: asked.body.contentHash,
+    });
+    await expect
+      .poll(async () => (await m['team.returnApproval'](ref)).covers, { timeout: 15_000 })
+      .toBe(true);
+    const accountId = (await banked(txId)).transaction.fi_to_fi_swift_incoming!.creditor_account_id;
+    const before = await available(accountId);
+
+    // Maria confirms: the bank holds the confirm longer than two leases.
+    const confirming = m['returns.confirm'](ref);
+    const { sendMs, job } = await heldThroughout(txId, confirming);
+    const view = await confirming;
+    expect(['in_progress', 'return_completed']).toContain(view.status);
+    expect(sendMs).toBeGreaterThan(LEASE_SECONDS * 1000 * 2);
+    expect(job).toMatchObject({ bank_reference: txId });
+    // The bank confirmed the return once, with Maria's credential: one confirm reached it, and
+    // the account's available money fell by the return's amount once.
+    expect(proxy.log.filter((e) => isReturnConfirm(e)).map((e) => e.upstreamStatus)).toEqual([200]);
+    const row = await banked(txId);
+    expect(['in_progress', 'return_completed']).toContain(row.transaction.status);
+    // Maria's credential at the bank (the sandbox's admin user of the entity).
+    expect(row.return_confirmed_by).toMatchObject({ first_name: 'Alex', last_name: 'Morgan' });
+    expect(before - (await available(accountId))).toBe(150_000n);
+  }, 90_000);
+});
+
+describe('an exchange confirm inside a mandate, longer than its lease', () => {
+  it('is not taken over: the confirmer renews the lease until the bank confirmed the quote once', async () => {
+    const m = maria.services.handlers;
+    const profileId = maria.services.session.profile.id;
+    const le = sandbox.fixtures.legal_entities[0]!;
+    // Jonas (maker) asks for a mandate: buy 250 USDT at 1.0100 at most; Maria approves it.
+    const mandateId = `mandate-${randomBytes(6).toString('hex')}`;
+    const asked = await stack.as('jonas.weber').post<Approval>('/v1/approvals', {
+      legalEntityId: entity,
+      objectId: mandateId,
+      content: {
+        kind: 'exchange',
+        side: 'buy',
+        asset: 'ETHEREUM-USDT',
+        amount: '250000000',
+        worstRate: '1.0100',
+      },
+    });
+    expect(asked.status).toBe(201);
+    await expect
+      .poll(async () => (await m['team.mandates'](undefined)).find((x) => x.id === mandateId)?.mayDecide, {
+        timeout: 15_000,
+      })
+      .toBe(true);
+    await m['team.decideMandate']({
+      profileId,
+      approvalId: asked.body.id,
+      decision: 'approve',
+      contentHash: asked.body.contentHash,
+    });
+    await expect
+      .poll(async () => (await m['team.mandates'](undefined)).find((x) => x.id === mandateId)?.status, {
+        timeout: 15_000,
+      })
+      .toBe('approved');
+    // Maria's quote inside it (USD pays, USDT received), read until it may be confirmed.
+    const quote = await m['crypto.quote']({
+      profileId,
+      side: 'buy',
+      symbol: 'USDT-USD',
+      requestedAsset: 'ETHEREUM-USDT',
+      requestedAmount: '250000000',
+      paysAccountId: le.accounts.find((a) => a.asset === 'USD')!.id,
+      receivesAccountId: le.accounts.find((a) => a.asset === 'ETHEREUM-USDT')!.id,
+    });
+    const ref = { profileId, orderId: quote.id };
+    await expect
+      .poll(async () => (await m['crypto.order']({ ...ref, refresh: true })).confirmable, { timeout: 15_000 })
+      .toBe(true);
+
+    // Maria confirms: the bank holds the confirm longer than two leases.
+    const confirming = m['crypto.confirm'](ref);
+    const { sendMs, job } = await heldThroughout(mandateId, confirming);
+    const view = await confirming;
+    expect(sendMs).toBeGreaterThan(LEASE_SECONDS * 1000 * 2);
+    expect(view.transactionId).toBeTruthy();
+    expect(job).toMatchObject({ bank_reference: view.transactionId });
+    // The bank confirmed the quote once: one confirm reached it, and the order is confirmed.
+    expect(proxy.log.filter((e) => isOrderConfirm(e)).map((e) => e.upstreamStatus)).toEqual([200]);
+    const row = await banked(view.transactionId!);
+    expect(row.transaction.status).toMatch(/^(pending_execution|completed)$/);
+    expect(row.transaction.crypto_trade_v2?.quote_confirmed_at).toBeTruthy();
+    // The mandate reads as used.
+    await expect
+      .poll(async () => (await m['team.mandates'](undefined)).find((x) => x.id === mandateId)?.used, {
+        timeout: 15_000,
+      })
+      .toBe(true);
+  }, 90_000);
+});
