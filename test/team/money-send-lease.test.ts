@@ -216,55 +216,71 @@ describe('a return confirm longer than its lease', () => {
   }, 90_000);
 });
 
+/** Jonas (maker) asks for a mandate (buy 250 USDT at 1.0100 at most) and Maria approves it. */
+async function approvedMandate(): Promise<string> {
+  const m = maria.services.handlers;
+  const profileId = maria.services.session.profile.id;
+  const mandateId = `mandate-${randomBytes(6).toString('hex')}`;
+  const asked = await stack.as('jonas.weber').post<Approval>('/v1/approvals', {
+    legalEntityId: entity,
+    objectId: mandateId,
+    content: {
+      kind: 'exchange',
+      side: 'buy',
+      asset: 'ETHEREUM-USDT',
+      amount: '250000000',
+      worstRate: '1.0100',
+    },
+  });
+  expect(asked.status).toBe(201);
+  await expect
+    .poll(async () => (await m['team.mandates'](undefined)).find((x) => x.id === mandateId)?.mayDecide, {
+      timeout: 15_000,
+    })
+    .toBe(true);
+  await m['team.decideMandate']({
+    profileId,
+    approvalId: asked.body.id,
+    decision: 'approve',
+    contentHash: asked.body.contentHash,
+  });
+  await expect
+    .poll(async () => (await m['team.mandates'](undefined)).find((x) => x.id === mandateId)?.status, {
+      timeout: 15_000,
+    })
+    .toBe('approved');
+  return mandateId;
+}
+
+/** Maria's quote inside the mandate (USD pays, USDT received), read until it may be confirmed. */
+async function quoteInside(): Promise<{ profileId: string; orderId: string; transactionId: string }> {
+  const m = maria.services.handlers;
+  const profileId = maria.services.session.profile.id;
+  const le = sandbox.fixtures.legal_entities[0]!;
+  const quote = await m['crypto.quote']({
+    profileId,
+    side: 'buy',
+    symbol: 'USDT-USD',
+    requestedAsset: 'ETHEREUM-USDT',
+    requestedAmount: '250000000',
+    paysAccountId: le.accounts.find((a) => a.asset === 'USD')!.id,
+    receivesAccountId: le.accounts.find((a) => a.asset === 'ETHEREUM-USDT')!.id,
+  });
+  const ref = { profileId, orderId: quote.id };
+  await expect
+    .poll(async () => (await m['crypto.order']({ ...ref, refresh: true })).confirmable, { timeout: 15_000 })
+    .toBe(true);
+  return { ...ref, transactionId: quote.transactionId! };
+}
+
+const mandateOf = async (mandateId: string) =>
+  (await maria.services.handlers['team.mandates'](undefined)).find((x) => x.id === mandateId);
+
 describe('an exchange confirm inside a mandate, longer than its lease', () => {
   it('is not taken over: the confirmer renews the lease until the bank confirmed the quote once', async () => {
     const m = maria.services.handlers;
-    const profileId = maria.services.session.profile.id;
-    const le = sandbox.fixtures.legal_entities[0]!;
-    // Jonas (maker) asks for a mandate: buy 250 USDT at 1.0100 at most; Maria approves it.
-    const mandateId = `mandate-${randomBytes(6).toString('hex')}`;
-    const asked = await stack.as('jonas.weber').post<Approval>('/v1/approvals', {
-      legalEntityId: entity,
-      objectId: mandateId,
-      content: {
-        kind: 'exchange',
-        side: 'buy',
-        asset: 'ETHEREUM-USDT',
-        amount: '250000000',
-        worstRate: '1.0100',
-      },
-    });
-    expect(asked.status).toBe(201);
-    await expect
-      .poll(async () => (await m['team.mandates'](undefined)).find((x) => x.id === mandateId)?.mayDecide, {
-        timeout: 15_000,
-      })
-      .toBe(true);
-    await m['team.decideMandate']({
-      profileId,
-      approvalId: asked.body.id,
-      decision: 'approve',
-      contentHash: asked.body.contentHash,
-    });
-    await expect
-      .poll(async () => (await m['team.mandates'](undefined)).find((x) => x.id === mandateId)?.status, {
-        timeout: 15_000,
-      })
-      .toBe('approved');
-    // Maria's quote inside it (USD pays, USDT received), read until it may be confirmed.
-    const quote = await m['crypto.quote']({
-      profileId,
-      side: 'buy',
-      symbol: 'USDT-USD',
-      requestedAsset: 'ETHEREUM-USDT',
-      requestedAmount: '250000000',
-      paysAccountId: le.accounts.find((a) => a.asset === 'USD')!.id,
-      receivesAccountId: le.accounts.find((a) => a.asset === 'ETHEREUM-USDT')!.id,
-    });
-    const ref = { profileId, orderId: quote.id };
-    await expect
-      .poll(async () => (await m['crypto.order']({ ...ref, refresh: true })).confirmable, { timeout: 15_000 })
-      .toBe(true);
+    const mandateId = await approvedMandate();
+    const { transactionId: _tx, ...ref } = await quoteInside();
 
     // Maria confirms: the bank holds the confirm longer than two leases.
     const confirming = m['crypto.confirm'](ref);
@@ -279,10 +295,55 @@ describe('an exchange confirm inside a mandate, longer than its lease', () => {
     expect(row.transaction.status).toMatch(/^(pending_execution|completed)$/);
     expect(row.transaction.crypto_trade_v2?.quote_confirmed_at).toBeTruthy();
     // The mandate reads as used.
-    await expect
-      .poll(async () => (await m['team.mandates'](undefined)).find((x) => x.id === mandateId)?.used, {
-        timeout: 15_000,
-      })
-      .toBe(true);
+    await expect.poll(async () => (await mandateOf(mandateId))?.used, { timeout: 15_000 }).toBe(true);
   }, 90_000);
+});
+
+describe('a mandate whose confirm did not go through, or whose answer was lost', () => {
+  it('stays usable after the bank refused a confirm, and after a lost answer the next confirm reads the bank first and never exchanges twice', async () => {
+    const m = maria.services.handlers;
+    const mandateId = await approvedMandate();
+    const confirmsOf = (txId: string) => async () =>
+      (await banked(txId)).transaction.crypto_trade_v2?.quote_confirmed_at ?? null;
+
+    // The bank refuses the first confirm (422): nothing changed there, so the mandate stays usable.
+    const first = await quoteInside();
+    proxy.rules.push((r) =>
+      isOrderConfirm(r)
+        ? { kind: 'respond', status: 422, body: { error: { message: 'rate moved' } } }
+        : undefined,
+    );
+    await expect(m['crypto.confirm'](first)).rejects.toMatchObject({ kind: 'precondition' });
+    proxy.rules.length = 0;
+    expect(await jobRows(mandateId)).toEqual([
+      expect.objectContaining({ status: 'queued', lease_number: 1, bank_reference: null }),
+    ]);
+    expect(await confirmsOf(first.transactionId)()).toBeNull();
+    expect(await mandateOf(mandateId)).toMatchObject({ status: 'approved', used: false });
+
+    // The second confirm reaches the bank, but its answer is lost: not known whether it went through.
+    const second = await quoteInside();
+    proxy.rules.push((r) => (isOrderConfirm(r) ? { kind: 'lose-answer' } : undefined));
+    await expect(m['crypto.confirm'](second)).rejects.toBeDefined();
+    proxy.rules.length = 0;
+    expect(await confirmsOf(second.transactionId)()).toBeTruthy();
+    const [row] = await jobRows(mandateId);
+    expect(row).toMatchObject({ status: 'queued', bank_reference: second.transactionId });
+
+    // A third quote under the same mandate: the bank is read first, the earlier exchange went
+    // through, so the mandate is used and the third quote is never confirmed.
+    const third = await quoteInside();
+    const confirmsBefore = proxy.seen.filter(isOrderConfirm).length;
+    await expect(m['crypto.confirm'](third)).rejects.toMatchObject({
+      kind: 'conflict',
+      reason: 'MANDATE_USED',
+      message: expect.stringContaining('earlier exchange went through at the bank'),
+    });
+    expect(proxy.seen.filter(isOrderConfirm).length).toBe(confirmsBefore);
+    expect(await confirmsOf(third.transactionId)()).toBeNull();
+    expect(await jobRows(mandateId)).toEqual([
+      expect.objectContaining({ status: 'done', bank_reference: second.transactionId }),
+    ]);
+    await expect.poll(async () => (await mandateOf(mandateId))?.used, { timeout: 15_000 }).toBe(true);
+  }, 120_000);
 });

@@ -155,4 +155,40 @@ describe('send jobs', () => {
       idempotencyKey: job.idempotencyKey,
     });
   });
+
+  it('a send refused before anything reached the bank is queued again as it was: no check owed, the reference it had kept, nothing logged', async () => {
+    const job = await queue('tx_unsent');
+    const maria = stack.as('maria.keller');
+    const first = await maria.post<SendJob>(`/v1/send-jobs/${job.id}/lease`, { workstation: 'ws-maria' });
+    // An unknown outcome first: queued again, verified first, naming what was being written.
+    const lost = await maria.post<SendJob>(`/v1/send-jobs/${job.id}/complete`, {
+      leaseNumber: first.body.leaseNumber,
+      outcome: 'ambiguous',
+      bankReference: 'tx_quote_1',
+    });
+    expect(lost.body).toMatchObject({ status: 'queued', verifyFirst: true, bankReference: 'tx_quote_1' });
+    const second = await maria.post<SendJob>(`/v1/send-jobs/${job.id}/lease`, { workstation: 'ws-maria' });
+    const refused = await maria.post<SendJob>(`/v1/send-jobs/${job.id}/complete`, {
+      leaseNumber: second.body.leaseNumber,
+      outcome: 'unsent',
+      bankReference: 'ignored',
+    });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toMatchObject({
+      status: 'queued',
+      verifyFirst: true,
+      bankReference: 'tx_quote_1',
+      leaseExpiresAt: null,
+    });
+    // Leasable again at once, by anyone of the entity.
+    const next = await stack
+      .as('jonas.weber')
+      .post<SendJob>(`/v1/send-jobs/${job.id}/lease`, { workstation: 'ws-jonas' });
+    expect(next.body).toMatchObject({ status: 'leased', leaseNumber: 3, leasedBy: 'jonas.weber' });
+    const log = await stack.sql.query<{ action: string }>(
+      "SELECT action FROM activity_log WHERE object_id = $1 AND action LIKE 'send.%'",
+      ['tx_unsent'],
+    );
+    expect(log.rows).toEqual([]);
+  });
 });

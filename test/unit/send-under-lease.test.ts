@@ -57,6 +57,7 @@ function scenario(renew: () => Promise<SendJob>) {
         return write();
       },
       reference: (r) => r,
+      attempted: 'tx-1',
       refusedBefore: () => refusedBefore,
     });
   return { deps, leases, completed, writes, send };
@@ -92,7 +93,7 @@ describe('a money send under its lease', () => {
     expect(s.leases.held().has(expired.id)).toBe(false);
   });
 
-  it('reports a write that ran under its lease number: sent, refused before sending, or not known', async () => {
+  it('reports a write that ran under its lease number: sent, refused before anything changed (queued again as it was), or not known (naming what was being written)', async () => {
     const s = scenario(() => Promise.resolve(job(60_000)));
     await expect(s.send(() => Promise.resolve('tx-1'))).resolves.toBe('tx-1');
     const refused = new AppFailure({ kind: 'precondition', message: 'the quote expired' });
@@ -105,8 +106,11 @@ describe('a money send under its lease', () => {
         path: '/v1/send-jobs/job-1/complete',
         body: { leaseNumber: 3, outcome: 'sent', bankReference: 'tx-1' },
       },
-      { path: '/v1/send-jobs/job-1/complete', body: { leaseNumber: 3, outcome: 'failed' } },
-      { path: '/v1/send-jobs/job-1/complete', body: { leaseNumber: 3, outcome: 'ambiguous' } },
+      { path: '/v1/send-jobs/job-1/complete', body: { leaseNumber: 3, outcome: 'unsent' } },
+      {
+        path: '/v1/send-jobs/job-1/complete',
+        body: { leaseNumber: 3, outcome: 'ambiguous', bankReference: 'tx-1' },
+      },
     ]);
     expect(s.leases.held().size).toBe(0);
   });

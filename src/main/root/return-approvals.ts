@@ -83,5 +83,9 @@ export function assembleExchangeMandates(
     ...approvalBase(f, o, team, approvals, 'The profile this order belongs to was removed.'),
     order: (ref) => crypto.order(ref, true),
     confirm: (ref) => crypto.confirm(ref),
+    async confirmedAtBank(profileId, transactionId) {
+      const tx = await o.ownerSession(profileId).bank.getTransaction(transactionId);
+      return !!tx.crypto_trade_v2?.quote_confirmed_at;
+    },
   });
 }

@@ -27,7 +27,7 @@ import {
   queuedWords,
   type SharedApprovals,
 } from './approvals';
-import { leaseSendJob, sendUnderLease, type SendJobLeaseDeps } from './send-job-lease';
+import { completeSendJob, leaseSendJob, sendUnderLease, type SendJobLeaseDeps } from './send-job-lease';
 
 export type MandateContent = Extract<ApprovalContent, { kind: 'exchange' }>;
 
@@ -54,6 +54,12 @@ export interface ExchangeMandatesDeps {
   order(ref: OrderRef): Promise<OrderView>;
   /** The crypto service's guarded confirm through the owning profile. */
   confirm(ref: OrderRef): Promise<OrderView>;
+  /**
+   * Whether the bank holds a quote as confirmed, read through the profile (any quote of its legal
+   * entity, made on this workstation or another): a mandate's earlier confirm whose outcome was
+   * not known is read before another is sent under it.
+   */
+  confirmedAtBank(profileId: string, transactionId: string): Promise<boolean>;
   workstation: string;
   /** The workstation's send leases: the mandate's lease is kept while the bank confirms. */
   leases: SendJobLeaseDeps['leases'];
@@ -147,7 +153,45 @@ function mandateView(
 }
 
 /** The mandate's send job leased here, the confirm under its lease, and its outcome under the lease number. */
-async function confirmInMandate(deps: ExchangeMandatesDeps, a: Approval, ref: OrderRef): Promise<OrderView> {
+/**
+ * A mandate's earlier confirm whose outcome was not known (its answer lost, its workstation gone):
+ * read at the bank before anything else is sent under the mandate, so a mandate never pays twice.
+ * Confirmed there: the job is done with that quote's reference ('sent'). Not confirmed: 'clear'.
+ * Not readable now: the lease is let go as it was, and the analyst is told to try again.
+ */
+async function earlierConfirm(
+  deps: ExchangeMandatesDeps,
+  lease: SendJobLeaseDeps,
+  job: SendJob,
+  profileId: string,
+): Promise<'sent' | 'clear'> {
+  if (!job.verifyFirst || !job.bankReference) return 'clear';
+  let confirmed: boolean;
+  try {
+    confirmed = await deps.confirmedAtBank(profileId, job.bankReference);
+  } catch (err) {
+    await completeSendJob(lease, job, 'unsent', undefined, 'an exchange confirm');
+    throw new AppFailure(
+      {
+        kind: 'offline',
+        message:
+          'This mandate’s earlier exchange could not be read at the bank, so nothing was sent under it. Try again in a moment.',
+      },
+      { cause: err },
+    );
+  }
+  if (!confirmed) return 'clear';
+  await completeSendJob(lease, job, 'sent', job.bankReference, 'an exchange confirm');
+  deps.onChange();
+  return 'sent';
+}
+
+async function confirmInMandate(
+  deps: ExchangeMandatesDeps,
+  a: Approval,
+  ref: OrderRef,
+  transactionId: string | null,
+): Promise<OrderView> {
   const lease: SendJobLeaseDeps = {
     http: deps.http,
     log: deps.log,
@@ -173,11 +217,21 @@ async function confirmInMandate(deps: ExchangeMandatesDeps, a: Approval, ref: Or
       reason: 'MANDATE_USED',
       message: 'This mandate was used for another exchange already (or is being used now). Nothing was sent.',
     });
+  const earlier = await earlierConfirm(deps, lease, job, ref.profileId);
+  if (earlier === 'sent' && job.bankReference === transactionId) return deps.order(ref);
+  if (earlier === 'sent')
+    throw new AppFailure({
+      kind: 'conflict',
+      reason: 'MANDATE_USED',
+      message:
+        'This mandate’s earlier exchange went through at the bank (its answer had not come back): the mandate is used. Nothing was sent.',
+    });
   try {
     return await sendUnderLease(lease, job, {
       what: 'an exchange confirm',
       write: () => deps.confirm(ref),
       reference: (view) => view.transactionId ?? undefined,
+      ...(transactionId ? { attempted: transactionId } : {}),
       // The guard refused before sending (expired, too close): the mandate stays usable.
       refusedBefore: (err) => err instanceof AppFailure && ['precondition', 'forbidden'].includes(err.kind),
     });
@@ -316,7 +370,7 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
               : `This quote is outside the approved mandate: ${why ?? 'it does not match'}. Nothing was sent to the bank.`,
         });
       }
-      return confirmInMandate(deps, inside, ref);
+      return confirmInMandate(deps, inside, ref, o.transactionId);
     },
   };
 }

@@ -55,7 +55,7 @@ export async function leaseSendJob(
 export async function completeSendJob(
   deps: SendJobLeaseDeps,
   job: SendJob,
-  outcome: 'sent' | 'failed' | 'ambiguous',
+  outcome: 'sent' | 'failed' | 'ambiguous' | 'unsent',
   bankReference: string | undefined,
   what: string,
 ): Promise<void> {
@@ -81,8 +81,14 @@ export interface LeasedWrite<T> {
   /** The bank's reference for what was written (reported with the job). */
   reference(result: T): string | undefined;
   /**
-   * Whether a failed write was refused before anything reached the bank (the job fails); any other
-   * failure is an unknown outcome (the job is queued again and its next holder reads the bank first).
+   * What is being written as the bank names it (the quote's transaction), reported with an unknown
+   * outcome so that the next holder reads exactly that at the bank before writing anything.
+   */
+  attempted?: string;
+  /**
+   * Whether a failed write was refused before anything changed at the bank (a guard, the bank's
+   * refusal): the job is queued again as it was, so what was approved stays usable. Any other
+   * failure is an unknown outcome: queued again, and its next holder reads the bank first.
    */
   refusedBefore(err: unknown): boolean;
 }
@@ -109,11 +115,12 @@ export async function sendUnderLease<T>(
     try {
       result = await send.write();
     } catch (err) {
+      const unsent = send.refusedBefore(err);
       await completeSendJob(
         deps,
         job,
-        send.refusedBefore(err) ? 'failed' : 'ambiguous',
-        undefined,
+        unsent ? 'unsent' : 'ambiguous',
+        unsent ? undefined : send.attempted,
         send.what,
       );
       throw err;

@@ -167,11 +167,14 @@ export const RenewBody = z.strictObject({ leaseNumber: z.number().int().positive
 /**
  * A leased send's outcome: sent; failed (the bank refused it) or conflict (the object moved on at
  * the bank, e.g. the question was closed), both ending the job with `detail` in words; ambiguous
- * (not known whether the bank holds it: queued again, verified first).
+ * (not known whether the bank holds it: queued again, verified first, `bankReference` naming what
+ * was being written, so the next holder can read it at the bank); unsent (refused before anything
+ * reached the bank, e.g. the quote had expired: queued again as it was, the lease let go, so an
+ * approved mandate or return stays usable).
  */
 export const CompleteBody = z.strictObject({
   leaseNumber: z.number().int().positive(),
-  outcome: z.enum(['sent', 'failed', 'conflict', 'ambiguous']),
+  outcome: z.enum(['sent', 'failed', 'conflict', 'ambiguous', 'unsent']),
   bankReference: z.string().max(256).optional(),
   detail: z.string().max(2000).optional(),
 });

@@ -253,15 +253,18 @@ export function registerSendJobRoutes(app: FastifyInstance, ctx: TeamContext): v
     const caller = ctx.caller(request);
     const { id } = parse(IdParams, request.params, 'path');
     const body = parse(CompleteBody, request.body, 'body');
-    const requeue = body.outcome === 'ambiguous';
+    const ambiguous = body.outcome === 'ambiguous';
+    // Not sent: nothing reached the bank, so the job is queued again as it was (no check owed).
+    const unsent = body.outcome === 'unsent';
+    const requeue = ambiguous || unsent;
     const row = await ctx.db.transaction().execute(async (trx) => {
       const done = await trx
         .updateTable('send_jobs')
         .set({
           status: body.outcome === 'sent' ? 'done' : requeue ? 'queued' : 'failed',
-          verify_first: requeue ? true : sql`verify_first`,
+          verify_first: ambiguous ? true : sql`verify_first`,
           lease_expires_at: requeue ? null : sql`lease_expires_at`,
-          bank_reference: body.bankReference ?? null,
+          bank_reference: unsent ? sql`bank_reference` : (body.bankReference ?? null),
           last_detail: body.detail ?? null,
           completed_at: requeue ? null : sql`now()`,
         })
