@@ -250,3 +250,21 @@ export async function decidedAlready(
   const status = j.op === 'approve' ? 'approved' : 'rejected';
   return now.status === status && now.checker === subject && now.contentHash === j.contentHash ? now : null;
 }
+
+/**
+ * One approval change of a return or a mandate: sent now, or queued while the team server is away
+ * (the store decides); a refusal is thrown in words, and the page is told what changed.
+ */
+export async function sendApprovalChange<C>(
+  approvals: { change(c: C): Promise<void> },
+  change: C,
+  refused: (err: unknown) => never,
+  onChange: () => void,
+): Promise<void> {
+  try {
+    await approvals.change(change);
+  } catch (err) {
+    refused(err);
+  }
+  onChange();
+}

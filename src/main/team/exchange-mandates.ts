@@ -15,11 +15,10 @@ import type { OrderView } from '../../shared/ipc/channels/crypto';
 import type { MandateView } from '../../shared/ipc/channels/team-mandates';
 import { AppFailure } from '../../shared/ipc/errors';
 import { approvalRequired } from '../../shared/team/approval-rules';
-import type { Approval } from '../../shared/team/schemas';
-import { type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
+import type { Approval, ApprovalContent, ApprovalRule, SendJob } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
 import type { TeamHttp } from './api';
-import { standingApproval, type StandingApproval } from './approval-state';
+import { sendApprovalChange, standingApproval, type StandingApproval } from './approval-state';
 import {
   approvalChange,
   approvalFailure,
@@ -266,12 +265,7 @@ export function createExchangeMandates(deps: ExchangeMandatesDeps): ExchangeMand
     id: string,
     c: Parameters<typeof approvalChange>[3],
   ): Promise<MandateView> => {
-    try {
-      await deps.approvals.change(approvalChange('exchange', le, id, c));
-    } catch (err) {
-      return failure(err);
-    }
-    deps.onChange();
+    await sendApprovalChange(deps.approvals, approvalChange('exchange', le, id, c), failure, deps.onChange);
     return mandateView(deps, standing(le, id) as StandingApproval);
   };
   const memberEntity = async (profileId: string): Promise<string | null> => {

@@ -21,11 +21,10 @@ import type { TransferView } from '../../shared/ipc/channels/returns';
 import type { ReturnApprovalView } from '../../shared/ipc/channels/team-returns';
 import { AppFailure } from '../../shared/ipc/errors';
 import { approvalRequired } from '../../shared/team/approval-rules';
-import type { Approval } from '../../shared/team/schemas';
-import { type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
+import type { Approval, ApprovalContent, ApprovalRule, SendJob } from '../../shared/team/schemas';
 import type { Logger } from '../infra/log';
 import { TeamApiError, type TeamHttp } from './api';
-import { standingApproval, type StandingApproval } from './approval-state';
+import { sendApprovalChange, standingApproval, type StandingApproval } from './approval-state';
 import {
   approvalFailure,
   approvalHash,
@@ -261,12 +260,12 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
     transactionId: string,
     c: Parameters<typeof approvalChange>[3],
   ): Promise<ReturnApprovalView> => {
-    try {
-      await deps.approvals.change(approvalChange('return', le, transactionId, c));
-    } catch (err) {
-      return failure(err);
-    }
-    deps.onChange();
+    await sendApprovalChange(
+      deps.approvals,
+      approvalChange('return', le, transactionId, c),
+      failure,
+      deps.onChange,
+    );
     return viewFor(le, transactionId) as ReturnApprovalView;
   };
   const { confirmAsJob } = createReturnSendJobs(deps);
