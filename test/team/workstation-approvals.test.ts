@@ -7,7 +7,8 @@
  * exactly one response with that document's sha256; the job is done in PostgreSQL).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTeamServer, type RunningTeamServer } from '../../src/team-server/index';
@@ -16,6 +17,7 @@ import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import { approvalHash } from '../../src/main/team/approvals';
 import { seedTeam } from '../../src/team-server/bootstrap';
 import { documentAround } from '../support/documents';
+import { pdfText } from '../support/pdf-text';
 import { staffOf } from '../support/sandbox-staff';
 import { ipcError } from '../support/ipc';
 import { startServices, type TestServices } from '../support/services';
@@ -378,6 +380,35 @@ describe('four-eyes approval of RFI answers', () => {
     const docIds = Object.values(customer[0]!.response).flatMap((c) => c.document_ids);
     expect(docIds).toHaveLength(1);
     expect((await staff.getDocument(docIds[0]!)).sha256).toBe(sha(second));
+
+    // Who drafted and asked, who approved, and the one send: in the RFI's case file and in the
+    // Activity CSV, by name, from the team log.
+    const out = await mkdtemp(path.join(os.tmpdir(), 'td-four-eyes-'));
+    try {
+      const profileId = maria.services.session.profile.id;
+      maria.platform.nextSaveAnswers.push(path.join(out, 'case.pdf'));
+      const exported = await m['caseFiles.export']({ rfis: [{ profileId, rfiId: rfi.id }], zip: false });
+      const pdf = (await pdfText(exported.path!)).replace(/\s+/g, ' ');
+      expect(pdf).toContain('From the team log');
+      expect(pdf).toContain('Maria Keller: Asked a checker to approve');
+      expect(pdf).toContain('Jonas Weber: Approved the answer made by Maria Keller');
+      expect(pdf).toContain('Maria Keller: Sent the approved answer to the bank');
+      maria.platform.nextSaveAnswers.push(path.join(out, 'activity.csv'));
+      await m['audit.exportCsv'](undefined);
+      const csv = await readFile(path.join(out, 'activity.csv'), 'utf8');
+      const rows = csv.split('\n').filter((l) => l.includes('"approval.'));
+      expect(rows.some((l) => l.includes('"approval.requested"') && l.includes('"Maria Keller"'))).toBe(true);
+      expect(
+        rows.some(
+          (l) =>
+            l.includes('"approval.approved"') &&
+            l.includes('"Jonas Weber"') &&
+            l.includes('Approved the answer made by Maria Keller'),
+        ),
+      ).toBe(true);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   });
 
   it('asking and approving while the team server is away are queued durably, shown as pending, and sent when it is back', async () => {
