@@ -8,81 +8,46 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import { returnContentOf } from '../../src/main/team/return-approvals';
 import type { Approval } from '../../src/shared/team/schemas';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { seedTeam } from '../../src/team-server/bootstrap';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import type { RunningSandbox } from '../../src/sandbox';
+import type { FaultProxy } from '../support/fault-proxy';
 import { sandboxStaff } from '../support/sandbox-staff';
-import { startServices, type TestServices } from '../support/services';
-import { startTeamStack, type TeamStack } from './support';
-import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
+import type { TestServices } from '../support/services';
+import { startLeaseScene, type LeaseScene } from './lease-scene';
+import type { TeamStack } from './support';
 
 const LEASE_SECONDS = 2;
 /** A confirm reaches the bank this long after it left: longer than two leases. */
 const CONFIRM_DELAY_MS = 4_500;
-const keyringService = `treasury-desk-team-test/${randomBytes(6).toString('hex')}`;
-const keyring = napiKeyringBackend();
-let stack: TeamStack;
-let sandbox: RunningSandbox;
-let proxy: FaultProxy;
-let maria: TestServices;
-let entity: string;
-
 /** The bank's confirm of a return intent or of a quote (their creation is a POST to the same path). */
 const confirmOf = (path: string) => (r: { method: string; path: string }) =>
   r.method === 'PUT' && r.path.split('?')[0] === path;
 const isReturnConfirm = confirmOf('/v1/transfer/return');
 const isOrderConfirm = confirmOf('/v1/crypto/order');
 
+let scene: LeaseScene;
+let stack: TeamStack;
+let sandbox: RunningSandbox;
+let proxy: FaultProxy;
+let maria: TestServices;
+let entity: string;
+
 beforeAll(async () => {
-  stack = await startTeamStack({ leaseSeconds: LEASE_SECONDS });
-  sandbox = await startSandbox({
-    port: 0,
+  scene = await startLeaseScene({
     seed: 'money-send-lease',
-    visibilityDelayMs: { min: 0, max: 0 },
-  });
-  proxy = await startFaultProxy({
-    target: sandbox.url,
-    plan: (r) =>
-      isReturnConfirm(r) || isOrderConfirm(r)
-        ? { kind: 'pass', delayMs: CONFIRM_DELAY_MS }
-        : { kind: 'pass' },
-  });
-  const le = sandbox.fixtures.legal_entities[0]!;
-  entity = le.id;
-  maria = await startServices({
-    keyringService,
-    environment: { kind: 'remote', baseUrl: proxy.url, name: 'Bank', token: le.tokens.admin },
-    team: { ...TEAM_TEST_OPTIONS, leaseRenewal: { minMs: 100 } },
-  });
-  await maria.services.session.check();
-  await seedTeam(stack.server.db, {
-    entities: [{ id: le.id, name: le.name }],
-    members: [
-      { subject: 'maria.keller', name: 'Maria Keller', legalEntityId: le.id, roles: ['checker', 'admin'] },
-      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker'] },
-    ],
-  });
-  await joinTeam(maria, stack.server.url, 'maria.keller');
-  await maria.services.handlers['team.setApprovalRules']({
-    legalEntityId: entity,
+    leaseSeconds: LEASE_SECONDS,
+    slow: (r) => isReturnConfirm(r) || isOrderConfirm(r),
+    delayMs: CONFIRM_DELAY_MS,
     rules: [
       { kind: 'return', above: '100000' },
       { kind: 'exchange', above: '100000000' },
     ],
   });
+  ({ stack, sandbox, proxy, maria, entity } = scene);
 }, 120_000);
 
-afterAll(async () => {
-  await maria?.close();
-  proxy?.dropAll();
-  await proxy?.close();
-  await sandbox?.close();
-  await stack?.close().catch(() => undefined);
-  await keyring.delete(keyringService, 'team-refresh-token').catch(() => false);
-});
+afterAll(async () => scene?.close());
 
 const jobRows = async (objectId: string) =>
   (

@@ -10,73 +10,36 @@
  * - a question the bank closed before the send: the job ends failed with the reason in words (it
  *   is not leased again), the activity log records it, and the approval says why.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import type { ActivityEntry, Approval, SendJob } from '../../src/shared/team/schemas';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { seedTeam } from '../../src/team-server/bootstrap';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import type { RunningSandbox } from '../../src/sandbox';
 import { sandboxStaff } from '../support/sandbox-staff';
-import { startServices, type TestServices } from '../support/services';
-import { startTeamStack, type TeamStack } from './support';
-import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
+import type { TestServices } from '../support/services';
+import { startLeaseScene, type LeaseScene } from './lease-scene';
+import type { TeamStack } from './support';
 
 const LEASE_SECONDS = 2;
 /** A response POST reaches the bank this long after it left: longer than two leases. */
 const POST_DELAY_MS = 4_500;
-const keyringService = `treasury-desk-team-test/${randomBytes(6).toString('hex')}`;
-const keyring = napiKeyringBackend();
+let scene: LeaseScene;
 let stack: TeamStack;
 let sandbox: RunningSandbox;
-let proxy: FaultProxy;
 let maria: TestServices;
 let entity: string;
 
 beforeAll(async () => {
-  stack = await startTeamStack({ leaseSeconds: LEASE_SECONDS });
-  sandbox = await startSandbox({ port: 0, seed: 'send-lease', visibilityDelayMs: { min: 0, max: 0 } });
-  proxy = await startFaultProxy({
-    target: sandbox.url,
-    plan: (r) =>
-      r.method === 'POST' && /\/responses$/.test(r.path)
-        ? { kind: 'pass', delayMs: POST_DELAY_MS }
-        : { kind: 'pass' },
-  });
-  const le = sandbox.fixtures.legal_entities[0]!;
-  maria = await startServices({
-    keyringService,
-    environment: { kind: 'remote', baseUrl: proxy.url, name: 'Bank', token: le.tokens.admin },
-    team: {
-      ...TEAM_TEST_OPTIONS,
-      takeover: { everyMs: 250, graceMs: 1_000 },
-      leaseRenewal: { minMs: 100 },
-    },
-  });
-  await maria.services.session.check();
-  entity = le.id;
-  await seedTeam(stack.server.db, {
-    entities: [{ id: le.id, name: le.name }],
-    members: [
-      { subject: 'maria.keller', name: 'Maria Keller', legalEntityId: le.id, roles: ['checker', 'admin'] },
-      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker'] },
-    ],
-  });
-  await joinTeam(maria, stack.server.url, 'maria.keller');
-  await maria.services.handlers['team.setApprovalRules']({
-    legalEntityId: entity,
+  scene = await startLeaseScene({
+    seed: 'send-lease',
+    leaseSeconds: LEASE_SECONDS,
+    slow: (r) => r.method === 'POST' && /\/responses$/.test(r.path),
+    delayMs: POST_DELAY_MS,
     rules: [{ kind: 'rfi_answer', rfiType: null }],
+    takeover: true,
   });
+  ({ stack, sandbox, maria, entity } = scene);
 }, 120_000);
 
-afterAll(async () => {
-  await maria?.close();
-  proxy?.dropAll();
-  await proxy?.close();
-  await sandbox?.close();
-  await stack?.close().catch(() => undefined);
-  await keyring.delete(keyringService, 'team-refresh-token').catch(() => false);
-});
+afterAll(async () => scene?.close());
 
 /** A new RFI with one question, and Jonas's approved answer to it, leased by his workstation and left. */
 async function jonasLeasedAndLeft(text: string) {

@@ -161,6 +161,13 @@ describe('four-eyes approval of RFI answers', () => {
       ],
     });
     const q = rfi.questions[0]!;
+    /** The answer's approval as Maria's workstation tells her. */
+    const mariaSees = () =>
+      m['team.answerApproval']({
+        profileId: maria.services.session.profile.id,
+        rfiId: rfi.id,
+        questionId: q.id,
+      });
     await m['rfis.get']({ profileId: maria.services.session.profile.id, id: rfi.id, refresh: true });
     await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
     const first = documentAround('pdf', Buffer.from('PASSPORT FIRST SCAN'));
@@ -198,13 +205,7 @@ describe('four-eyes approval of RFI answers', () => {
       await ipcError(maria, 'team.answerApproval', { ...target, profileId: 'no-such-profile' }),
     ).toMatchObject({ kind: 'not_found', field: 'profileId' });
     expect(await approvalRows(q.id)).toEqual([]);
-    expect(
-      await m['team.answerApproval']({
-        profileId: maria.services.session.profile.id,
-        rfiId: rfi.id,
-        questionId: q.id,
-      }),
-    ).toMatchObject({
+    expect(await mariaSees()).toMatchObject({
       required: true,
       approval: null,
       covers: false,
@@ -265,14 +266,7 @@ describe('four-eyes approval of RFI answers', () => {
     });
     expect(approved).toMatchObject({ status: 'approved', checker: { subject: 'jonas.weber', isYou: true } });
     await expect
-      .poll(
-        async () =>
-          await m['team.answerApproval']({
-            profileId: maria.services.session.profile.id,
-            rfiId: rfi.id,
-            questionId: q.id,
-          }),
-      )
+      .poll(async () => await mariaSees())
       .toMatchObject({ covers: true, approval: { status: 'approved', words: 'Approved by Jonas Weber.' } });
 
     // An edit after approval: another scan. The server sees the new hash, the approval is cleared.
@@ -312,18 +306,7 @@ describe('four-eyes approval of RFI answers', () => {
       decision: 'approve',
       contentHash: edited,
     });
-    await expect
-      .poll(
-        async () =>
-          (
-            await m['team.answerApproval']({
-              profileId: maria.services.session.profile.id,
-              rfiId: rfi.id,
-              questionId: q.id,
-            })
-          ).covers,
-      )
-      .toBe(true);
+    await expect.poll(async () => (await mariaSees()).covers).toBe(true);
 
     // Sent: one send job with one key, carried out by Maria's outbox with her own bank credential.
     const answer = await m['answers.submit']({ ...draft, files: [ref2] });
@@ -354,16 +337,7 @@ describe('four-eyes approval of RFI answers', () => {
         bank_reference: maria.services.rfiAnswers.outbox.get(answer.id)!.responseId,
       });
     await expect
-      .poll(
-        async () =>
-          (
-            await m['team.answerApproval']({
-              profileId: maria.services.session.profile.id,
-              rfiId: rfi.id,
-              questionId: q.id,
-            })
-          ).approval?.words,
-      )
+      .poll(async () => (await mariaSees()).approval?.words)
       .toBe('Approved by Jonas Weber and sent to the bank.');
 
     // Sent, the answer is frozen: asking again with other content is refused by the team server.
