@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAtRestCodec, isSealed } from '../../src/main/infra/at-rest';
 import type { RenameFile } from '../../src/main/infra/durable-file';
-import { stateFile } from '../../src/main/infra/json-store';
+import { openSealedStream, stateFile } from '../../src/main/infra/json-store';
 import type { StateFileFormat, StateFileProblem } from '../../src/main/infra/json-store';
 import { createLogger, memorySink } from '../../src/main/infra/log';
 import { loadWindowState, saveWindowState, windowStateFileName } from '../../src/main/electron/window/state';
@@ -190,6 +190,59 @@ describe('durable JSON store', () => {
     // The temp files were removed and the previous content is intact.
     expect(await readdir(dir)).toEqual(['names.json']);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 2, names: ['old'] });
+  });
+});
+
+describe('a sealed file written as its content arrives', () => {
+  it('is the envelope a whole write makes: it opens to the pieces joined, whatever their sizes; tampered, it does not', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'snapshot.json');
+    const codec = createAtRestCodec({ id: 'k1', key: randomBytes(32) }, { root: dir });
+    // Pieces of 0 to 7 bytes and a large one, multi-byte characters across piece boundaries.
+    const pieces = ['', 'a', 'bc', 'déf', 'ghij', '€€', 'k', 'lmnopqr', 'ß'.repeat(40_000), '"}'];
+    const out = await openSealedStream(codec, file);
+    for (const p of pieces) out.write(p);
+    await out.commit();
+    const stored = await readFile(file, 'utf8');
+    expect(isSealed(stored)).toBe(true);
+    expect(stored).not.toContain('lmnopqr');
+    expect(codec.open(stored, file)).toEqual({ text: pieces.join(''), sealed: true });
+    expect(codec.generation(file)).toBe(1);
+    // One character of the tag or of the data changed: refused.
+    for (const field of ['"tag":"', '"data":"']) {
+      const at = stored.indexOf(field) + field.length + 3;
+      const bad = `${stored.slice(0, at)}${stored[at] === 'A' ? 'B' : 'A'}${stored.slice(at + 1)}`;
+      expect(() => codec.open(bad, file)).toThrow();
+    }
+    // Plain without a key: the pieces as they are.
+    const plainFile = path.join(dir, 'plain.json');
+    const plain = await openSealedStream(createAtRestCodec(null), plainFile);
+    for (const p of pieces) plain.write(p);
+    await plain.commit();
+    expect(await readFile(plainFile, 'utf8')).toBe(pieces.join(''));
+  });
+
+  it('aborted, leaves the file as it was and no temp file; a second stream of the file waits for the first', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'snapshot.json');
+    const codec = createAtRestCodec({ id: 'k1', key: randomBytes(32) }, { root: dir });
+    const first = await openSealedStream(codec, file);
+    first.write('one');
+    await first.commit();
+    const kept = await readFile(file, 'utf8');
+    const dropped = await openSealedStream(codec, file);
+    dropped.write('two');
+    let secondOpen = false;
+    const second = openSealedStream(codec, file).then((s) => ((secondOpen = true), s));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(secondOpen).toBe(false);
+    await dropped.abort();
+    expect(await readFile(file, 'utf8')).toBe(kept);
+    const third = await second;
+    third.write('three');
+    await third.commit();
+    expect(codec.open(await readFile(file, 'utf8'), file).text).toBe('three');
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 });
 

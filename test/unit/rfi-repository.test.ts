@@ -388,7 +388,7 @@ describe('sync with GET /v1/rfis', () => {
     expect(again.meta().lastFullSyncAt).toBe(iso(NOW + 7 * 3600_000));
     // A meta.json from before (it names no snapshot) beside a snapshot without a meta is the meta.
     const text = await readFile(path.join(dir, 'snapshot.json'), 'utf8');
-    await writeFile(path.join(dir, 'snapshot.json'), text.replace(/"meta":\{[^}]*\},/, ''));
+    await writeFile(path.join(dir, 'snapshot.json'), text.replace(/,"meta":\{[^}]*\}/, ''));
     const older = { ...snapshotMeta, cursor: iso(NOW - DAY) };
     await writeFile(metaFile, JSON.stringify(older));
     ({ again } = await reopened());
@@ -459,6 +459,41 @@ describe('sync with GET /v1/rfis', () => {
     expect(out).toMatchObject({ mode: 'full', unreadable: 2, removed: [] });
     expect(repo.size).toBe(20);
     expect(repo.get(good[3]!.id)).toEqual(good[3]);
+    // The snapshot started while the listing arrived was dropped: no temp file is left.
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a full listing cut short leaves the snapshot on disk as it was and no temp file; the next one is written whole', async () => {
+    const rows = server(1200);
+    const { bank } = fakeBank(() => rows, 'supported');
+    const repo = await openRfiRepository({ dir, log });
+    await syncRepository(bank, repo, { nowMs: NOW });
+    const before = await readFile(path.join(dir, 'snapshot.json'), 'utf8');
+    // The bank fails on the second page of the next full listing.
+    const request = bank.request.bind(bank);
+    let failOnce = true;
+    (bank as unknown as { request: typeof bank.request }).request = (async (o: {
+      query: { page_token?: string };
+    }) => {
+      if (o.query.page_token && failOnce) {
+        failOnce = false;
+        throw new AppFailure({ kind: 'offline', message: 'the bank went away' });
+      }
+      return request(o as never);
+    }) as typeof bank.request;
+    await expect(syncRepository(bank, repo, { nowMs: NOW + 7 * 3600_000, full: true })).rejects.toMatchObject(
+      {
+        kind: 'offline',
+      },
+    );
+    expect(await readFile(path.join(dir, 'snapshot.json'), 'utf8')).toBe(before);
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    rows[7] = rfi(rows[7]!.id, [question('q', 'pending_review', NOW + 5000)]);
+    await syncRepository(bank, repo, { nowMs: NOW + 8 * 3600_000, full: true });
+    const { again, all } = await reopened();
+    expect(again.size).toBe(1200);
+    expect(all.get(rows[7]!.id)).toEqual(rows[7]);
+    expect(again.meta().lastFullSyncAt).toBe(iso(NOW + 8 * 3600_000));
   });
 
   it('a server that refuses updated_since (400) gets full syncs from then on', async () => {

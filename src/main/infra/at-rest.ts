@@ -64,6 +64,12 @@ export interface AtRestCodec {
    * sealed text is on disk.
    */
   seal(plain: string, file?: string): string;
+  /**
+   * Seals the content of `file` as it is written, piece by piece (a large file written while its
+   * content still arrives): the same envelope `seal` makes, the authentication tag patched into its
+   * head at the end. Throws AtRestWaiting while waiting for the keychain; `written` as for `seal`.
+   */
+  sealStream(file: string): SealStream;
   /** The last `seal` of `file` reached the disk: its generation becomes the one expected. */
   written(file: string): void;
   /** Answers the plain content and whether the stored form was sealed; throws AtRestError or AtRestWaiting. */
@@ -86,10 +92,40 @@ export interface AtRestCodec {
   onSealed(listener: () => Promise<void> | void): () => void;
 }
 
+/** A sealed file in the making (see `AtRestCodec.sealStream`). */
+export interface SealStream {
+  /** What the file starts with (nothing when it is written plain). */
+  readonly head: string;
+  /** The next piece of the plain content, as it goes into the file after what went before. */
+  update(plain: string): string;
+  /** The end of the file, and the text to write over the head at a byte offset (the tag), if any. */
+  final(): { tail: string; patch: { offset: number; text: string } | null };
+}
+
+const plainStream: SealStream = {
+  head: '',
+  update: (plain) => plain,
+  final: () => ({ tail: '', patch: null }),
+};
+
+/** Base64 of a byte stream, piece by piece: whole 3-byte groups now, the rest carried over. */
+function base64Pieces(): { next(bytes: Buffer): string; last(bytes: Buffer): string } {
+  let carry = Buffer.alloc(0);
+  const take = (bytes: Buffer, all: boolean): string => {
+    const joined = carry.length > 0 ? Buffer.concat([carry, bytes]) : bytes;
+    const n = all ? joined.length : joined.length - (joined.length % 3);
+    carry = Buffer.from(joined.subarray(n));
+    return joined.subarray(0, n).toString('base64');
+  };
+  return { next: (bytes) => take(bytes, false), last: (bytes) => take(bytes, true) };
+}
+
 const MAGIC = '{"tdAtRest":';
 const DATA_FIELD = ',"data":"';
 const ALG = 'A256GCM';
 const FORMAT = 2;
+/** A 16-byte AES-GCM tag in base64. */
+const TAG_BASE64_LENGTH = 24;
 
 const headerV1 = (kid: string): string => `1|${ALG}|${kid}`;
 const headerV2 = (kid: string, fid: string, gen: number): string => `2|${ALG}|${kid}|${fid}|${gen}`;
@@ -153,6 +189,29 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       const tag = cipher.getAuthTag();
       return `${MAGIC}${FORMAT},"alg":"${ALG}","kid":${JSON.stringify(key.id)},"fid":"${fid}","gen":${gen},"iv":"${iv.toString('base64')}","tag":"${tag.toString('base64')}","data":"${data.toString('base64')}"}`;
+    },
+    sealStream(file) {
+      if (!key) return waiting ? wait() : plainStream;
+      const name = rel(file);
+      const gen = Math.max(ledger.current(name), pending.get(name) ?? 0) + 1;
+      pending.set(name, gen);
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key.key, iv);
+      const fid = fileId(name);
+      cipher.setAAD(Buffer.from(headerV2(key.id, fid, gen), 'utf8'));
+      // The tag is known at the end only: its place in the head is held by as many characters.
+      const before = `${MAGIC}${FORMAT},"alg":"${ALG}","kid":${JSON.stringify(key.id)},"fid":"${fid}","gen":${gen},"iv":"${iv.toString('base64')}","tag":"`;
+      const head = `${before}${'A'.repeat(TAG_BASE64_LENGTH)}","data":"`;
+      const data = base64Pieces();
+      return {
+        head,
+        update: (plain) => data.next(cipher.update(plain, 'utf8')),
+        final() {
+          const tail = `${data.last(cipher.final())}"}`;
+          const text = cipher.getAuthTag().toString('base64');
+          return { tail, patch: { offset: Buffer.byteLength(before, 'utf8'), text } };
+        },
+      };
     },
     written(file) {
       const name = rel(file);

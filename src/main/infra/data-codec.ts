@@ -109,6 +109,14 @@ function liveCodec(
       throw err;
     }
   };
+  /** A file sealed while the keychain did not answer is never written over before it is read. */
+  const notOverUnread = (file: string): void => {
+    if (current.state === 'sealed' && unread.has(name(file))) {
+      throw new AtRestWaiting(
+        `${path.basename(file)} was encrypted while the keychain did not answer and has not been read since; it is kept as it is until it is`,
+      );
+    }
+  };
   const codec: AtRestCodec = {
     get encrypted() {
       return current.encrypted;
@@ -126,12 +134,12 @@ function liveCodec(
       return current.blobs;
     },
     seal(plain, file) {
-      if (file !== undefined && current.state === 'sealed' && unread.has(name(file))) {
-        throw new AtRestWaiting(
-          `${path.basename(file)} was encrypted while the keychain did not answer and has not been read since; it is kept as it is until it is`,
-        );
-      }
+      if (file !== undefined) notOverUnread(file);
       return current.seal(plain, file);
+    },
+    sealStream(file) {
+      notOverUnread(file);
+      return current.sealStream(file);
     },
     written: (file) => current.written(file),
     open: (stored, file) => opening(file, () => current.open(stored, file)),

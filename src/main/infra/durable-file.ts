@@ -97,6 +97,66 @@ export async function writeFileDurable(
   if (options.syncDir !== false) await fsyncDir(dir);
 }
 
+/** A whole file written piece by piece as its content arrives, then committed as writeFileDurable does. */
+export interface DurableStream {
+  /** Appends a piece (written in order, off the event loop, while the caller goes on). */
+  write(text: string): void;
+  /** After every piece: writes `patch` over the bytes at its offset, fsyncs, renames, fsyncs the folder. */
+  commit(patch?: { offset: number; text: string } | null): Promise<void>;
+  /** Drops the temp file: the target keeps what it held. */
+  abort(): Promise<void>;
+}
+
+/**
+ * Opens the temp file of a durable write whose content comes in pieces (the same temp name as
+ * writeFileDurable, so a kill before the commit leaves only a temp file the start-up sweep removes).
+ */
+export async function openDurableStream(
+  file: string,
+  options: DurableWriteOptions = {},
+): Promise<DurableStream> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'wx', privateFileMode);
+  let writing: Promise<unknown> = Promise.resolve();
+  let failed: unknown = null;
+  const drop = async (): Promise<void> => {
+    await writing.catch(() => undefined);
+    await handle.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+  };
+  return {
+    write(text) {
+      writing = writing.then(async () => {
+        if (failed === null) await handle.write(text).catch((err: unknown) => (failed = err));
+      });
+    },
+    async commit(patch) {
+      try {
+        await writing;
+        if (failed !== null) throw failed;
+        if (patch) {
+          const bytes = Buffer.from(patch.text, 'utf8');
+          await handle.write(bytes, 0, bytes.length, patch.offset);
+        }
+        await handle.sync();
+      } catch (err) {
+        await drop();
+        throw err;
+      }
+      await handle.close();
+      try {
+        await renameWithRetry(tmp, file, options.rename);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+      if (options.syncDir !== false) await fsyncDir(dir);
+    },
+    abort: drop,
+  };
+}
+
 /** The temp-file name writeFileDurable uses: `.<target>.<12 hex>.tmp` beside the target. */
 const tempFilePattern = /^\..+\.[0-9a-f]{12}\.tmp$/;
 

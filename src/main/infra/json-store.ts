@@ -26,7 +26,13 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { AtRestWaiting, isSealed, plainCodec } from './at-rest';
 import type { AtRestCodec } from './at-rest';
-import { createKeyedQueue, moveAside, syncDirectory, writeFileDurable } from './durable-file';
+import {
+  createKeyedQueue,
+  moveAside,
+  openDurableStream,
+  syncDirectory,
+  writeFileDurable,
+} from './durable-file';
 import type { RenameFile } from './durable-file';
 import type { Logger } from './log';
 
@@ -287,6 +293,68 @@ export function writeSealed(
     await writeFileDurable(file, codec.seal(plain, file), options);
     codec.written(file);
   });
+}
+
+/** A sealed file written as its content arrives (see `openSealedStream`). */
+export interface SealedStream {
+  /** The next piece of the plain content. */
+  write(plain: string): void;
+  /** Seals the end, writes it durably over the file, and records its generation. */
+  commit(): Promise<void>;
+  /** Nothing is written: the file keeps what it held. */
+  abort(): Promise<void>;
+}
+
+/**
+ * A sealed file written piece by piece while its content still arrives (a full RFI listing, page
+ * by page): sealed for its path and generation as `writeSealed` seals, written to a temp file as it
+ * comes and renamed over the file at the commit. The file's write turn is held from the open to
+ * the commit or abort, so no other write of it overlaps.
+ */
+export async function openSealedStream(codec: AtRestCodec, file: string): Promise<SealedStream> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const inTurn = new Promise<void>((resolve) => (entered = resolve));
+  const turn = writeTurns(file, async () => {
+    entered();
+    await held;
+  });
+  await inTurn;
+  const end = async (): Promise<void> => {
+    release();
+    await turn;
+  };
+  let seal: ReturnType<AtRestCodec['sealStream']>;
+  let out: Awaited<ReturnType<typeof openDurableStream>>;
+  try {
+    seal = codec.sealStream(file);
+    out = await openDurableStream(file);
+  } catch (err) {
+    await end();
+    throw err;
+  }
+  if (seal.head) out.write(seal.head);
+  return {
+    write: (plain) => out.write(seal.update(plain)),
+    async commit() {
+      try {
+        const { tail, patch } = seal.final();
+        if (tail) out.write(tail);
+        await out.commit(patch);
+        codec.written(file);
+      } finally {
+        await end();
+      }
+    },
+    async abort() {
+      try {
+        await out.abort();
+      } finally {
+        await end();
+      }
+    },
+  };
 }
 
 /**

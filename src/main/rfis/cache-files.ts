@@ -33,8 +33,8 @@ import { z } from 'zod';
 import type { Rfi as RfiWire } from '../../shared/api/rfis';
 import { readdir, rm } from 'node:fs/promises';
 import { plainCodec } from '../infra/at-rest';
-import { readSealed, stateFile, writeSealed, writeSealedBatch } from '../infra/json-store';
-import type { StateFile, StateFileFormat, StateFileOptions } from '../infra/json-store';
+import { openSealedStream, readSealed, stateFile, writeSealed, writeSealedBatch } from '../infra/json-store';
+import type { SealedStream, StateFile, StateFileFormat, StateFileOptions } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import { readRfi } from './rfi-records';
 
@@ -46,6 +46,8 @@ export const CACHE_FORMAT = 1;
 export const SHARD_FORMAT = 2;
 export const SNAPSHOT_FORMAT = 1;
 export const SNAPSHOT_FILE = 'snapshot.json';
+/** A snapshot's text up to its pages (the pages, then its sequence number and meta, follow). */
+const SNAPSHOT_HEAD = `{"version":${SNAPSHOT_FORMAT},"pages":[`;
 
 export const repositoryMetaSchema = z.object({
   version: z.literal(CACHE_FORMAT),
@@ -116,10 +118,27 @@ export function shardOf(id: string): number {
 
 export const shardName = (n: number) => `shard-${n.toString(16).padStart(2, '0')}.json`;
 
-/** The bank's whole listing as received: its pages' text and the RFIs read from them, in order. */
-export interface FullListing {
-  pages: readonly string[];
-  rfis: readonly RfiWire[];
+/**
+ * The next snapshot written while the listing still arrives: each page's text goes to disk as it
+ * comes (sealed, into a temp file), so the full write does not wait for the listing's bytes at the
+ * end; the full write then adds the meta and commits it. Aborted, nothing changes on disk.
+ */
+export interface SnapshotDraft {
+  page(text: string): void;
+  abort(): Promise<void>;
+}
+
+/**
+ * The bank's whole listing as received: the RFIs read from its pages, in order, and its pages'
+ * text, either held here or already written into a draft of the snapshot.
+ */
+export type FullListing = { rfis: readonly RfiWire[] } & (
+  { pages: readonly string[]; draft?: undefined } | { draft: SnapshotDraft; pages?: undefined }
+);
+
+/** What the full write of a draft does with it (the pages are in; the rest of the file, then commit). */
+interface DraftEnd extends SnapshotDraft {
+  finish(rest: string): Promise<void>;
 }
 
 /** What a cache folder held at open. */
@@ -153,8 +172,13 @@ export interface CacheFiles {
     overrides: ReadonlyMap<number, RfiWire[]>,
     meta: RepositoryMeta,
   ): Promise<void>;
-  /** Writes a snapshot stored plain again, sealed, as it is (it was written before the keychain answered). */
-  resealSnapshot(): Promise<void>;
+  /**
+   * Writes a snapshot stored plain again, sealed, as it is (it was written before the keychain
+   * answered). Not while a draft holds the file (false): the draft's write replaces it, sealed.
+   */
+  resealSnapshot(): Promise<boolean>;
+  /** Starts the next snapshot's file, its pages written as they arrive (see `SnapshotDraft`). */
+  draftSnapshot(): Promise<SnapshotDraft>;
 }
 
 export function cacheFiles(dir: string, log: Logger, options: StateFileOptions): CacheFiles {
@@ -166,6 +190,8 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
   /** The snapshot new shards override, and the shard files on disk (deleted at a full write unless rewritten). */
   let seq = 0;
   const onDisk = new Set<number>();
+  /** Drafts of the next snapshot being written (a full sync under way). */
+  let drafting = 0;
   const codec = options.codec;
   const shardText = (rfis: RfiWire[]): string =>
     JSON.stringify({ version: SHARD_FORMAT, base: seq, rfis } satisfies ShardFile);
@@ -244,10 +270,17 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
         }
         // The pages as received, not serialised again: the one large write of a full sync costs
         // what writing the listing's bytes costs (JSON.stringify of 10,000 RFIs was a quarter of it).
-        const text = `{"version":${SNAPSHOT_FORMAT},"seq":${seq},"meta":${JSON.stringify(meta)},"pages":[${listing.pages.join(',')}]}`;
-        await writeSealed(codec ?? plainCodec, path.join(dir, SNAPSHOT_FILE), text);
+        const rest = `],"seq":${seq},"meta":${JSON.stringify(meta)}}`;
+        if (listing.draft) await (listing.draft as DraftEnd).finish(rest);
+        else
+          await writeSealed(
+            codec ?? plainCodec,
+            path.join(dir, SNAPSHOT_FILE),
+            `${SNAPSHOT_HEAD}${listing.pages.join(',')}${rest}`,
+          );
       } catch (err) {
         seq = previous;
+        await listing.draft?.abort();
         throw err;
       }
       for (const n of overrides.keys()) onDisk.add(n);
@@ -261,12 +294,48 @@ export function cacheFiles(dir: string, log: Logger, options: StateFileOptions):
       }
     },
     resealSnapshot,
+    async draftSnapshot() {
+      drafting += 1;
+      let out: SealedStream;
+      try {
+        out = await openSealedStream(codec ?? plainCodec, path.join(dir, SNAPSHOT_FILE));
+      } catch (err) {
+        drafting -= 1;
+        throw err;
+      }
+      out.write(SNAPSHOT_HEAD);
+      let pages = 0;
+      let ended = false;
+      const end = async (run: () => Promise<void>): Promise<void> => {
+        if (ended) throw new Error('the snapshot draft has ended');
+        ended = true;
+        try {
+          await run();
+        } finally {
+          drafting -= 1;
+        }
+      };
+      const draft: DraftEnd = {
+        page(text) {
+          out.write(pages++ === 0 ? text : `,${text}`);
+        },
+        abort: () => (ended ? Promise.resolve() : end(() => out.abort())),
+        finish: (rest) =>
+          end(async () => {
+            out.write(rest);
+            await out.commit();
+          }),
+      };
+      return draft;
+    },
   };
 
-  async function resealSnapshot(): Promise<void> {
+  async function resealSnapshot(): Promise<boolean> {
+    if (drafting > 0) return false;
     const file = path.join(dir, SNAPSHOT_FILE);
     const stored = await readSealed(codec ?? plainCodec, file);
     if (stored && !stored.sealed && codec?.encrypted) await writeSealed(codec, file, stored.text);
+    return true;
   }
 
   function shardEntries(shards: ReadonlyMap<number, RfiWire[]>) {

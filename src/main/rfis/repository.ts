@@ -7,8 +7,8 @@
  *   seen.json                        {rfiId: updated_at last seen by the analyst}
  *   meta.json                        sync cursor and flags (after a full sync: in the snapshot)
  *
- * Why a snapshot and shards: a full sync writes the bytes it received as one file (no
- * serialisation of 10,000 RFIs, one fsync), with shards only where the cache differs from the
+ * Why a snapshot and shards: a full sync writes the bytes it receives as one file while they
+ * arrive (no serialisation of 10,000 RFIs, one fsync at the end), with shards only where the cache differs from the
  * listing; a sync that changes a few RFIs rewrites only their shards (a few hundred KB with
  * 10,000 RFIs) instead of one 20+ MB file. Every file is written whole, atomically (temp + fsync + rename),
  * one write at a time, through the at-rest codec (encrypted with the data key when there is one;
@@ -31,10 +31,10 @@ import { createSerialQueue } from '../infra/durable-file';
 import type { StateFileProblem } from '../infra/json-store';
 import type { Logger } from '../infra/log';
 import { cacheFiles, SHARD_COUNT, shardName, shardOf, SNAPSHOT_FILE } from './cache-files';
-import type { FullListing, RepositoryMeta } from './cache-files';
+import type { FullListing, RepositoryMeta, SnapshotDraft } from './cache-files';
 
 export { repositoryMetaSchema, SHARD_COUNT, shardOf } from './cache-files';
-export type { FullListing, RepositoryMeta } from './cache-files';
+export type { FullListing, RepositoryMeta, SnapshotDraft } from './cache-files';
 
 /** What one upsert did to an RFI. */
 export interface RfiDiff {
@@ -76,6 +76,11 @@ export interface RfiRepository {
    * inside it, with shards only for the partitions where the cache differs from it.
    */
   flush(listing?: FullListing): Promise<void>;
+  /**
+   * Starts writing the next snapshot while a full listing still arrives (each page as it comes);
+   * handed to `flush` with the listing, or aborted.
+   */
+  draftSnapshot(): Promise<SnapshotDraft>;
   /** Files that could not be read at open (moved aside). */
   readonly problems: RepositoryProblem[];
   /** Stops listening for the keychain (a cache replaced by another scope's, or at teardown). */
@@ -294,6 +299,7 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
         return true;
       });
     },
+    draftSnapshot: () => files.draftSnapshot(),
     flush(listing) {
       return queue(async () => {
         const shards = [...dirty];
@@ -332,10 +338,8 @@ export async function openRfiRepository(options: OpenRepositoryOptions): Promise
           seenPlain = false;
         }
         if (listing) snapshotPlain = false;
-        if (snapshotPlain) {
-          await files.resealSnapshot();
-          snapshotPlain = false;
-        }
+        // Not while a full sync's draft holds the file (its write replaces it, sealed).
+        if (snapshotPlain && (await files.resealSnapshot())) snapshotPlain = false;
       });
     },
   };

@@ -15,7 +15,7 @@ import type { Rfi } from '../../shared/api/rfis';
 import { AppFailure } from '../../shared/ipc/errors';
 import { followPages } from '../bank/client';
 import type { BankClient } from '../bank/client';
-import type { RfiDiff, RfiRepository } from './repository';
+import type { RfiDiff, RfiRepository, SnapshotDraft } from './repository';
 import { readRfi } from './rfi-records';
 
 export const CURSOR_OVERLAP_MS = 60_000;
@@ -42,7 +42,7 @@ const LenientPage = z.looseObject({
 
 interface Fetched {
   rfis: Rfi[];
-  /** Each page's body as the bank sent it. */
+  /** Each page's body as the bank sent it (held here unless it went into a snapshot draft). */
   texts: string[];
   pages: number;
   /** Ids of records that could not be read (still listed: never dropped as "gone"). */
@@ -75,6 +75,7 @@ async function fetchAll(
   bank: BankClient,
   query: { updated_since?: string },
   signal: AbortSignal | undefined,
+  draft?: SnapshotDraft,
 ): Promise<Fetched> {
   const rfis: Rfi[] = [];
   const texts: string[] = [];
@@ -87,7 +88,8 @@ async function fetchAll(
       path: '/v1/rfis',
       query: { ...query, page_size: String(PAGE_SIZE), ...(pageToken ? { page_token: pageToken } : {}) },
       schema: LenientPage,
-      onText: (text: string) => texts.push(text),
+      // Into the snapshot's file as it arrives (the full write then only adds the meta), or held.
+      onText: (text: string) => (draft ? draft.page(text) : texts.push(text)),
       ...(signal ? { signal } : {}),
     }),
   );
@@ -105,7 +107,7 @@ async function fetchAll(
       if (typeof id === 'string') unreadableIds.push(id);
     }
   }
-  return { rfis, texts, pages, unreadableIds, unreadable };
+  return { rfis, texts: draft ? [] : texts, pages, unreadableIds, unreadable };
 }
 
 export async function syncRepository(
@@ -166,8 +168,16 @@ export async function syncRepository(
       return finishFull(repo, got, options.nowMs, before);
     }
   }
-  const got = await fetchAll(bank, {}, options.signal);
-  return finishFull(repo, got, options.nowMs, before);
+  // A full listing is written into the next snapshot page by page while it arrives.
+  const draft = await repo.draftSnapshot().catch(() => undefined);
+  let got: Fetched;
+  try {
+    got = await fetchAll(bank, {}, options.signal, draft);
+  } catch (err) {
+    await draft?.abort();
+    throw err;
+  }
+  return finishFull(repo, got, options.nowMs, before, draft);
 }
 
 /** The ids the cache held before a full listing that the listing does not name. */
@@ -184,6 +194,7 @@ async function finishFull(
   got: Fetched,
   nowMs: number,
   before: ReadonlyMap<string, string>,
+  draft?: SnapshotDraft,
 ): Promise<SyncOutcome> {
   const diffs = repo.upsert(got.rfis);
   const removed = before.size > 0 ? repo.remove(unlisted(got, before), before) : [];
@@ -196,8 +207,11 @@ async function finishFull(
   // Every page read whole and every record an RFI: the pages as received become the cache's
   // snapshot (one file). Otherwise (a record we cannot read, whose cached copy stays; a client
   // that does not hand the text over) the changed shards are written as after any sync.
-  const whole = got.unreadable === 0 && got.texts.length === got.pages;
-  await repo.flush(whole ? { pages: got.texts, rfis: got.rfis } : undefined);
+  const whole = got.unreadable === 0 && (draft !== undefined || got.texts.length === got.pages);
+  if (!whole) await draft?.abort();
+  await repo.flush(
+    !whole ? undefined : draft ? { draft, rfis: got.rfis } : { pages: got.texts, rfis: got.rfis },
+  );
   return {
     mode: 'full',
     diffs,

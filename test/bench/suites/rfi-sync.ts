@@ -1,8 +1,10 @@
 /**
  * RFI sync: a full sync of 10,000 RFIs from the sandbox through the app's path (typed bank client
  * on got, the check of every record (rfis/rfi-records.ts: the schema's output shape, zod for the
- * rest), the change-detecting upsert, the listing's pages and the sync's meta written as the
- * cache's snapshot in one atomic write with fsync, and shards only where the cache differs from it), beside the least work that gets the same data onto disk: a bare `fetch` of the same
+ * rest), the change-detecting upsert, the listing's pages written into the cache's next snapshot
+ * as they arrive and committed with the sync's meta in one atomic write with fsync, and shards
+ * only where the cache differs from it), plain and sealed with a data key as the app writes it,
+ * beside the least work that gets the same data onto disk: a bare `fetch` of the same
  * pages (page_size 500, following next_page_token), JSON.parse of each, and one durable write
  * (temp file, fsync, rename) of the same bytes. Also: an incremental sync with nothing new (beside
  * the same fetch + parse of its page, nothing to write), and opening the 10,000-RFI cache from
@@ -14,6 +16,8 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import path from 'node:path';
 import { BankClient } from '../../../src/main/bank/client';
+import { randomBytes } from 'node:crypto';
+import { createAtRestCodec } from '../../../src/main/infra/at-rest';
 import { writeFileDurable } from '../../../src/main/infra/durable-file';
 import { createServerClock } from '../../../src/main/bank/clock';
 import { createLogger, memorySink } from '../../../src/main/infra/log';
@@ -127,7 +131,9 @@ const suite: BenchSuite = {
       }
 
       const full: number[] = [];
+      const sealed: number[] = [];
       const bare: number[] = [];
+      const codec = createAtRestCodec({ id: 'dk_bench', key: randomBytes(32) }, { root: os.tmpdir() });
       const fullCpu: number[] = [];
       const bareCpu: number[] = [];
       // Where a full sync's time goes (open / fetch + check + upsert / the snapshot's write).
@@ -173,9 +179,18 @@ const suite: BenchSuite = {
         fullCpu.push(lastCpuMs);
         openPart.push(opened);
         writePart.push(written);
+        const sealedDir = await mkdtemp(path.join(os.tmpdir(), 'rfi-bench-sealed-'));
+        dirs.push(sealedDir);
+        sealed.push(
+          await timed(async () => {
+            const repo = await openRfiRepository({ dir: sealedDir, log, codec });
+            await syncRepository(bank, repo, { nowMs: Date.now(), full: true });
+          }),
+        );
         if (i % 2 === 1) await timeBare();
       }
       const ratios = full.map((f, i) => f / (bare[i] ?? Number.NaN)).sort((a, b) => a - b);
+      const sealedRatios = sealed.map((f, i) => f / (bare[i] ?? Number.NaN)).sort((a, b) => a - b);
 
       // incremental: an hour later one RFI is new (picked up once), then nothing changes
       const repo = await openRfiRepository({ dir: lastDir, log });
@@ -227,7 +242,15 @@ const suite: BenchSuite = {
           unit: 'ms',
           baseline: median(bare),
           baselineLabel: `bare fetch + JSON.parse of the same ${pages} pages + one durable write of their bytes`,
-          note: `median of ${ROUNDS} (a full collection before each run, the two paths taking turns at going first; per-round ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}); client: got + a check per record + upsert + the pages and the meta as one fsync'd snapshot file (no shard differs); of which open ${fmtMs(median(openPart))}, the snapshot's write (bytes, fsync) ${fmtMs(median(writePart))}, the rest fetch + check + upsert; CPU time of the process (the sandbox's included) ${fmtMs(median(fullCpu))} vs ${fmtMs(median(bareCpu))}`,
+          note: `median of ${ROUNDS} (a full collection before each run, the two paths taking turns at going first; per-round ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}); client: got + a check per record + upsert + the pages written into the next snapshot as they arrive, committed with the meta as one fsync'd file (no shard differs); of which open ${fmtMs(median(openPart))}, the snapshot's end (meta, fsync, rename) ${fmtMs(median(writePart))}, the rest fetch + check + upsert + the pages' writes; CPU time of the process (the sandbox's included) ${fmtMs(median(fullCpu))} vs ${fmtMs(median(bareCpu))}`,
+        },
+        {
+          metric: `full sync of ${total} RFIs, sealed with a data key as the app writes it (ms)`,
+          value: median(sealed),
+          unit: 'ms',
+          baseline: median(bare),
+          baselineLabel: `the same bare fetch + JSON.parse + one plain durable write`,
+          note: `median of ${ROUNDS}, run right after the plain one in each round (per-round ratios ${sealedRatios.map((r) => r.toFixed(2)).join(', ')}): AES-256-GCM and base64 of each page as it arrives, the tag written into the envelope's head at the end`,
         },
         {
           metric: 'incremental sync, nothing changed (ms)',
