@@ -172,6 +172,21 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
   const wait = (): never => {
     throw new AtRestWaiting(waiting ?? 'waiting for the keychain');
   };
+  /**
+   * One sealing of `file` with its next generation: the cipher (the envelope's header as its
+   * additional data) and the envelope's text up to the tag's value.
+   */
+  const sealing = (k: DataKey, file: string | undefined) => {
+    const name = rel(file);
+    const gen = Math.max(ledger.current(name), pending.get(name) ?? 0) + 1;
+    pending.set(name, gen);
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', k.key, iv);
+    const fid = fileId(name);
+    cipher.setAAD(Buffer.from(headerV2(k.id, fid, gen), 'utf8'));
+    const before = `${MAGIC}${FORMAT},"alg":"${ALG}","kid":${JSON.stringify(k.id)},"fid":"${fid}","gen":${gen},"iv":"${iv.toString('base64')}","tag":"`;
+    return { cipher, before };
+  };
   return {
     encrypted: key !== null,
     state: key ? 'sealed' : waiting ? 'waiting' : 'plain',
@@ -179,28 +194,14 @@ export function createAtRestCodec(key: DataKey | null, options: AtRestOptions = 
     keyId: key?.id ?? null,
     seal(plain, file) {
       if (!key) return waiting ? wait() : plain;
-      const name = rel(file);
-      const gen = Math.max(ledger.current(name), pending.get(name) ?? 0) + 1;
-      pending.set(name, gen);
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key.key, iv);
-      const fid = fileId(name);
-      cipher.setAAD(Buffer.from(headerV2(key.id, fid, gen), 'utf8'));
+      const { cipher, before } = sealing(key, file);
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      const tag = cipher.getAuthTag();
-      return `${MAGIC}${FORMAT},"alg":"${ALG}","kid":${JSON.stringify(key.id)},"fid":"${fid}","gen":${gen},"iv":"${iv.toString('base64')}","tag":"${tag.toString('base64')}","data":"${data.toString('base64')}"}`;
+      return `${before}${cipher.getAuthTag().toString('base64')}","data":"${data.toString('base64')}"}`;
     },
     sealStream(file) {
       if (!key) return waiting ? wait() : plainStream;
-      const name = rel(file);
-      const gen = Math.max(ledger.current(name), pending.get(name) ?? 0) + 1;
-      pending.set(name, gen);
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key.key, iv);
-      const fid = fileId(name);
-      cipher.setAAD(Buffer.from(headerV2(key.id, fid, gen), 'utf8'));
+      const { cipher, before } = sealing(key, file);
       // The tag is known at the end only: its place in the head is held by as many characters.
-      const before = `${MAGIC}${FORMAT},"alg":"${ALG}","kid":${JSON.stringify(key.id)},"fid":"${fid}","gen":${gen},"iv":"${iv.toString('base64')}","tag":"`;
       const head = `${before}${'A'.repeat(TAG_BASE64_LENGTH)}","data":"`;
       const data = base64Pieces();
       return {

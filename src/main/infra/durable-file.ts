@@ -88,13 +88,18 @@ export async function writeFileDurable(
     throw err;
   }
   await handle.close();
+  await putInPlace(tmp, file, options);
+}
+
+/** The last steps of a durable write: the fsync'd temp file renamed over the target, the folder fsync'd. */
+async function putInPlace(tmp: string, file: string, options: DurableWriteOptions): Promise<void> {
   try {
     await renameWithRetry(tmp, file, options.rename);
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
   }
-  if (options.syncDir !== false) await fsyncDir(dir);
+  if (options.syncDir !== false) await fsyncDir(path.dirname(file));
 }
 
 /** A whole file written piece by piece as its content arrives, then committed as writeFileDurable does. */
@@ -145,13 +150,7 @@ export async function openDurableStream(
         throw err;
       }
       await handle.close();
-      try {
-        await renameWithRetry(tmp, file, options.rename);
-      } catch (err) {
-        await rm(tmp, { force: true });
-        throw err;
-      }
-      if (options.syncDir !== false) await fsyncDir(dir);
+      await putInPlace(tmp, file, options);
     },
     abort: drop,
   };
