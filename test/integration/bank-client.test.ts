@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { writeFile, rm } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
 import type { Socket } from 'node:net';
@@ -164,9 +165,11 @@ describe('bank client: every endpoint against the sandbox', () => {
       document_type: 'transaction_supporting_document',
     });
     const file = path.join(os.tmpdir(), `td-upload-${process.pid}.pdf`);
+    // Several read chunks of random bytes: the file is read into two buffers in turn while it is
+    // sent, so a chunk overwritten before it was written would change what the bank stores.
     const bytes = Buffer.concat([
       Buffer.from('%PDF-1.4\n'),
-      Buffer.alloc(300_000, 0x41),
+      randomBytes(3 * 1024 * 1024 + 300_000),
       Buffer.from('\n%%EOF\n'),
     ]);
     await writeFile(file, bytes);
@@ -176,6 +179,7 @@ describe('bank client: every endpoint against the sandbox', () => {
         onProgress: (sent, total) => progress.push([sent, total]),
       });
       expect(result.size_bytes).toBe(bytes.length);
+      expect(result.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
     } finally {
       await rm(file, { force: true });
     }

@@ -137,8 +137,9 @@ class FakeBank implements OutboxBank {
     const f = this.fault('uploadDocument');
     if (f) this.throwFor(f);
     const parts: Buffer[] = [];
+    // Copied: a source may read the next chunk into the buffer of the one before.
     for await (const p of (typeof file === 'string' ? pathSource(file) : file).open())
-      parts.push(p as Buffer);
+      parts.push(Buffer.from(p));
     const bytes = Buffer.concat(parts);
     o.onProgress?.(Math.floor(bytes.length / 2), bytes.length);
     o.onProgress?.(bytes.length, bytes.length);

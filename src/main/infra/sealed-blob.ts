@@ -25,10 +25,8 @@
  */
 
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { Readable, Transform, pipeline } from 'node:stream';
 import { AtRestError, AtRestWaiting } from './at-rest-types';
 import type { DataKey } from './at-rest-types';
 import { privateFileMode } from './durable-file';
@@ -46,11 +44,17 @@ export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
 export interface UploadSource {
   size(): Promise<number>;
   /**
-   * A fresh stream of the bytes. `hash`: whether the stream hashes what it delivers (for
-   * `sentSha256`); by default a picked file's stream does, a stored blob's only when no sha256
-   * was recorded for it. The outbox asks for it when the sha256 is not `known`.
+   * A fresh pass over the bytes, chunk by chunk. `hash`: whether the pass hashes what it delivers
+   * (for `sentSha256`); by default a picked file's does, a stored blob's only when no sha256 was
+   * recorded for it. The outbox asks for it when the sha256 is not `known`.
+   *
+   * A chunk is the consumer's only until it asks for the next one: a source may read the next
+   * chunk into the buffer of the one before (a picked file does, so a 200 MB upload allocates two
+   * buffers, not two hundred, and the garbage collector stays out of the way). got's request
+   * writer meets this: it asks for the next chunk once the last is written to the socket. A
+   * consumer that keeps chunks copies them.
    */
-  open(o?: { hash?: boolean }): Readable;
+  open(o?: { hash?: boolean }): AsyncIterable<Buffer>;
   sha256(): Promise<string>;
   /**
    * The sha256 the bytes are known to have without reading them (taken when the file was staged
@@ -384,6 +388,43 @@ export interface PickedDigest {
 }
 
 /**
+ * The bytes of `file` in chunks of BLOB_CHUNK_BYTES read into two buffers in turn: the next chunk
+ * is read while the consumer writes the one before, and a chunk's buffer is read into again only
+ * once the consumer has asked for the chunk after it (UploadSource.open). `done` gets the sha256
+ * of every byte delivered, once the file was read to its end (never when the pass stopped early).
+ */
+async function* readReusing(
+  file: string,
+  hash: ReturnType<typeof createHash> | null,
+  done: (sha256: string) => void,
+): AsyncGenerator<Buffer> {
+  const handle = await open(file, 'r');
+  const buffers = [Buffer.allocUnsafeSlow(BLOB_CHUNK_BYTES), Buffer.allocUnsafeSlow(BLOB_CHUNK_BYTES)];
+  let position = 0;
+  let turn = 0;
+  const readInto = (buffer: Buffer) => handle.read(buffer, 0, buffer.length, position);
+  let next: ReturnType<typeof readInto> | null = readInto(buffers[0]!);
+  try {
+    for (;;) {
+      const { bytesRead, buffer } = await next;
+      next = null;
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      turn ^= 1;
+      next = readInto(buffers[turn]!);
+      const chunk = buffer.subarray(0, bytesRead);
+      hash?.update(chunk);
+      yield chunk;
+    }
+    if (hash) done(hash.digest('hex'));
+  } finally {
+    // A read still under way (the pass was given up) ends before its descriptor is closed.
+    await next?.catch(() => undefined);
+    await handle.close();
+  }
+}
+
+/**
  * A file of the analyst's (a picked path) as an upload source: streamed, and hashed as it is
  * unless its sha256 is known. `digest`: the sha256 taken when the file was picked (awaited while
  * it is still being taken); it is the file's known sha256 while the file keeps that size and
@@ -409,20 +450,7 @@ export function pathSource(file: string, digest?: () => Promise<PickedDigest | n
     // whose sha256 is known (taken when it was picked) is not hashed again on the way out.
     open(o = {}) {
       sent = null;
-      const read = createReadStream(file, { highWaterMark: BLOB_CHUNK_BYTES });
-      if (o.hash === false) return read;
-      const hash = createHash('sha256');
-      const hashing = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          hash.update(chunk);
-          done(null, chunk);
-        },
-        flush(done) {
-          sent = hash.digest('hex');
-          done();
-        },
-      });
-      return pipeline(read, hashing, () => undefined);
+      return readReusing(file, o.hash === false ? null : createHash('sha256'), (sha) => (sent = sha));
     },
     known,
     sentSha256: () => sent,
@@ -462,8 +490,8 @@ export function blobSource(openBlob: () => Promise<BlobReader>, sha256: string |
       failed = null;
       sent = null;
       const hash = (o.hash ?? sha256 === null) ? createHash('sha256') : null;
-      const stream = Readable.from(
-        (async function* plain() {
+      return (async function* plain() {
+        try {
           const r = await openBlob();
           try {
             for await (const piece of r.chunks()) {
@@ -474,13 +502,11 @@ export function blobSource(openBlob: () => Promise<BlobReader>, sha256: string |
           } finally {
             await r.close();
           }
-        })(),
-        { objectMode: false, highWaterMark: BLOB_CHUNK_BYTES },
-      );
-      stream.once('error', (err) => {
-        failed = err;
-      });
-      return stream;
+        } catch (err) {
+          failed = err instanceof Error ? err : new Error(String(err));
+          throw err;
+        }
+      })();
     },
     sha256: async () => sha256 ?? readerSha256(await openBlob()),
     // Recorded when the bytes were stored; every chunk's tag vouches they are still those bytes.
