@@ -8,11 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import type { ApprovalRule } from '../../src/shared/team/schemas';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
-import { seedTeam } from '../../src/team-server/bootstrap';
 import { startFaultProxy, type FaultProxy, type RequestInfo } from '../support/fault-proxy';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
-import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
+import { seedCheckerScene, TEAM_TEST_OPTIONS } from './workstation-support';
 
 export interface LeaseScene {
   stack: TeamStack;
@@ -51,15 +50,7 @@ export async function startLeaseScene(o: {
     },
   });
   await maria.services.session.check();
-  await seedTeam(stack.server.db, {
-    entities: [{ id: le.id, name: le.name }],
-    members: [
-      { subject: 'maria.keller', name: 'Maria Keller', legalEntityId: le.id, roles: ['checker', 'admin'] },
-      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker'] },
-    ],
-  });
-  await joinTeam(maria, stack.server.url, 'maria.keller');
-  await maria.services.handlers['team.setApprovalRules']({ legalEntityId: le.id, rules: o.rules });
+  await seedCheckerScene(stack.server.db, maria, stack.server.url, le, o.rules);
   return {
     stack,
     sandbox,

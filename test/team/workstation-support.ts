@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { seedTeam } from '../../src/team-server/bootstrap';
 import { browserFetch, CookieJar } from '../../src/team-server/dev/sign-in';
 import type { TeamDb } from '../../src/team-server/db';
+import type { ApprovalRule } from '../../src/shared/team/schemas';
 import type { TestServices } from '../support/services';
 
 /**
@@ -85,4 +86,31 @@ export async function joinTeam(
   for (let i = 0; i < 200 && (await h['team.status'](undefined)).connection !== 'connected'; i += 1)
     await new Promise((r) => setTimeout(r, 100));
   expect((await h['team.status'](undefined)).connection).toBe('connected');
+}
+
+/**
+ * The four-eyes scene of the send-lease and takeover tests: the legal entity as a team with Maria
+ * as checker and admin and Jonas as maker; Maria's workstation joins as Maria and sets `rules`.
+ */
+export async function seedCheckerScene(
+  db: TeamDb,
+  maria: TestServices,
+  serverUrl: string,
+  entity: { id: string; name: string },
+  rules: ApprovalRule[],
+): Promise<void> {
+  await seedTeam(db, {
+    entities: [{ id: entity.id, name: entity.name }],
+    members: [
+      {
+        subject: 'maria.keller',
+        name: 'Maria Keller',
+        legalEntityId: entity.id,
+        roles: ['checker', 'admin'],
+      },
+      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: entity.id, roles: ['maker'] },
+    ],
+  });
+  await joinTeam(maria, serverUrl, 'maria.keller');
+  await maria.services.handlers['team.setApprovalRules']({ legalEntityId: entity.id, rules });
 }

@@ -11,12 +11,11 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { napiKeyringBackend } from '../../src/main/infra/keyring';
 import type { Approval, SendJob } from '../../src/shared/team/schemas';
-import { seedTeam } from '../../src/team-server/bootstrap';
 import { documentAround } from '../support/documents';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
-import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
+import { seedCheckerScene, TEAM_TEST_OPTIONS } from './workstation-support';
 
 const LEASE_SECONDS = 2;
 const keyringService = `treasury-desk-team-test/${randomBytes(6).toString('hex')}`;
@@ -35,16 +34,9 @@ beforeAll(async () => {
   await maria.services.session.check();
   const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
   entity = le.id;
-  await seedTeam(stack.server.db, {
-    entities: [{ id: le.id, name: le.name }],
-    members: [
-      { subject: 'maria.keller', name: 'Maria Keller', legalEntityId: le.id, roles: ['checker', 'admin'] },
-      { subject: 'jonas.weber', name: 'Jonas Weber', legalEntityId: le.id, roles: ['maker'] },
-    ],
-  });
-  await joinTeam(maria, stack.server.url, 'maria.keller');
-  const h = maria.services.handlers;
-  await h['team.setApprovalRules']({ legalEntityId: entity, rules: [{ kind: 'rfi_answer', rfiType: null }] });
+  await seedCheckerScene(stack.server.db, maria, stack.server.url, le, [
+    { kind: 'rfi_answer', rfiType: null },
+  ]);
 }, 120_000);
 
 afterAll(async () => {
