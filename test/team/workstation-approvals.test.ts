@@ -385,6 +385,74 @@ describe('four-eyes approval of RFI answers', () => {
     }
   });
 
+  it('an approved answer goes out as its send job even once the rule that wanted it was dropped', async () => {
+    const m = maria.services.handlers;
+    const j = jonas.services.handlers;
+    const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
+    const rules = (await m['team.approvalRules'](undefined)).find((e) => e.legalEntityId === entity)!.rules;
+    expect(rules).toContainEqual({ kind: 'rfi_answer', rfiType: 'account' });
+    const rfi = await staffOf(maria.services).createRfi({
+      type: 'account',
+      related_id: le.accounts[0]!.id,
+      description: 'rule dropped after approval',
+      questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose of the account' }],
+    });
+    const q = rfi.questions[0]!;
+    const profileId = maria.services.session.profile.id;
+    const draft = {
+      profileId,
+      rfiId: rfi.id,
+      questionId: q.id,
+      questionType: 'transaction.purpose',
+      text: 'Treasury of the Bremen branch',
+      files: [] as string[],
+    };
+    await m['rfis.get']({ profileId, id: rfi.id, refresh: true });
+    await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
+    const asked = await m['team.askApproval'](draft);
+    await expect.poll(async () => (await j['team.approvals']({ rfiId: rfi.id }))[0]?.mayDecide).toBe(true);
+    await j['team.decideApproval']({
+      profileId: jonas.services.session.profile.id,
+      rfiId: rfi.id,
+      questionId: q.id,
+      approvalId: asked.approvalId!,
+      decision: 'approve',
+      contentHash: asked.contentHash,
+    });
+    const sees = () => m['team.answerApproval']({ profileId, rfiId: rfi.id, questionId: q.id });
+    await expect.poll(sees).toMatchObject({ covers: true });
+
+    // The admin drops every rule: by the rules now, the answer needs no checker.
+    try {
+      await m['team.setApprovalRules']({ legalEntityId: entity, rules: [] });
+      await expect.poll(sees).toMatchObject({ required: false, covers: true });
+
+      // Sent as the approval's send job, not as a solo answer: one job, done with the bank's response.
+      const answer = await m['answers.submit'](draft);
+      await expect
+        .poll(() => maria.services.rfiAnswers.outbox.get(answer.id)?.state, { timeout: 20_000 })
+        .toBe('sent');
+      const responseId = maria.services.rfiAnswers.outbox.get(answer.id)!.responseId;
+      await expect
+        .poll(
+          async () =>
+            (
+              await stack.sql.query(
+                'SELECT status, bank_reference, leased_by FROM send_jobs WHERE legal_entity_id = $1 AND object_id = $2',
+                [entity, q.id],
+              )
+            ).rows,
+        )
+        .toEqual([{ status: 'done', bank_reference: responseId, leased_by: 'maria.keller' }]);
+      const atBank = (await m['rfis.get']({ profileId, id: rfi.id, refresh: true })).rfi;
+      expect(
+        atBank.questions.find((x) => x.id === q.id)!.responses.filter((r) => r.responder_type === 'customer'),
+      ).toHaveLength(1);
+    } finally {
+      await m['team.setApprovalRules']({ legalEntityId: entity, rules });
+    }
+  });
+
   it('asking and approving while the team server is away are queued durably, shown as pending, and sent when it is back', async () => {
     const m = maria.services.handlers;
     const j = jonas.services.handlers;

@@ -297,10 +297,14 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
       // (its draft kept), never sent to the bank as in solo use.
       const held = heldWhy(r.legalEntityId, r.content, false);
       if (held) throw new AppFailure({ kind: 'precondition', reason: held.reason, message: held.words });
-      // Only the RFI's type decides for an answer, by the rules last read.
-      if (book.required(r.legalEntityId, r.content) !== true) return null;
       const view = book.view(r.legalEntityId, ref.questionId);
-      if (view?.status !== 'approved' || view.queued || view.contentHash !== approvalHash(r.content))
+      const approved =
+        view?.status === 'approved' && !view.queued && view.contentHash === approvalHash(r.content);
+      // Only the RFI's type decides for an answer, by the rules last read; but an answer a checker
+      // approved goes out as its send job whatever the rules say now (a rule dropped since, or
+      // rules read stale): the job is what keeps it to one send across the team's workstations.
+      if (book.required(r.legalEntityId, r.content) !== true && !approved) return null;
+      if (!approved)
         throw new AppFailure({
           kind: 'precondition',
           reason: 'APPROVAL_REQUIRED',

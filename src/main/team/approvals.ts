@@ -520,9 +520,24 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
   /** Rules read in this run, else those remembered from an earlier one. */
   const rulesOf = (id: string): ApprovalRule[] | null =>
     state.rules.get(id) ?? deps.remembered?.read().get(id) ?? null;
+  /** Per entity, the number of the last rules read started: an older read answering later is dropped. */
+  const rulesReads = new Map<string, number>();
   const keepRules = (id: string, rules: ApprovalRule[]): void => {
+    rulesReads.set(id, (rulesReads.get(id) ?? 0) + 1);
     state.rules.set(id, rules);
     deps.remembered?.write(id, rules);
+  };
+  /**
+   * The entity's rules as the server holds them now. A rules change on the feed is not taken from
+   * the change's copy: after a reconnection the feed replays changes since the last one applied
+   * while `load` reads the current rules, so a replayed older copy could overwrite newer rules and
+   * let an answer go without its checker until the replay caught up.
+   */
+  const readRules = async (id: string): Promise<void> => {
+    const n = (rulesReads.get(id) ?? 0) + 1;
+    rulesReads.set(id, n);
+    const r = await deps.http.call('GET', `${entityPath(id)}/approval-rules`, ApprovalRules);
+    if (rulesReads.get(id) === n) keepRules(id, r.rules);
   };
 
   const settled = async (job: ApprovalJob, notice: string | null): Promise<void> => {
@@ -570,12 +585,11 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
     async load(legalEntityIds) {
       await Promise.all(
         legalEntityIds.map(async (id) => {
-          const [r, list, open] = await Promise.all([
-            deps.http.call('GET', `${entityPath(id)}/approval-rules`, ApprovalRules),
+          const [, list, open] = await Promise.all([
+            readRules(id),
             deps.http.call('GET', `${entityPath(id)}/approvals`, z.object({ approvals: z.array(Approval) })),
             deps.http.call('GET', `${entityPath(id)}/send-jobs`, OpenSendJobs),
           ]);
-          keepRules(id, r.rules);
           state.rememberAll(id, list.approvals);
           for (const j of open.jobs) state.rememberJob(j);
           deps.onChange(id, null);
@@ -589,9 +603,11 @@ export async function openApprovals(deps: ApprovalsDeps): Promise<ApprovalsBook>
         state.remember(a.data);
         deps.onChange(c.legalEntityId, null);
       } else if (c.topic === 'approval_rules') {
-        const r = ApprovalRules.safeParse(c.data);
-        if (r.success) keepRules(c.legalEntityId, r.data.rules);
-        deps.onChange(c.legalEntityId, null);
+        void readRules(c.legalEntityId)
+          .then(() => deps.onChange(c.legalEntityId, null))
+          .catch((err: unknown) =>
+            deps.log.warn('team: the approval rules could not be read again', { error: err }),
+          );
       } else if (c.topic === 'send_job') {
         const j = SendJob.safeParse(c.data);
         if (!j.success) return;
