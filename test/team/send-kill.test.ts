@@ -21,7 +21,7 @@ import { sandboxStaff } from '../support/sandbox-staff';
 import { startServices, tempDir, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
 import type { SendKillWorkerConfig } from './send-kill-worker';
-import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
+import { approveAnswer, joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
 
 const LEASE_SECONDS = 3;
 const keyringServices = [0, 1].map(() => `treasury-desk-team-test/${randomBytes(6).toString('hex')}`);
@@ -112,14 +112,11 @@ describe('the workstation holding a send lease is killed mid-send', () => {
     const j = jonas.services.handlers;
     await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
     await expect.poll(async () => (await j['team.approvals']({ rfiId: rfi.id }))[0]?.mayDecide).toBe(true);
-    await j['team.decideApproval']({
-      profileId: jonas.services.session.profile.id,
-      rfiId: rfi.id,
-      questionId: q.id,
-      approvalId: asked.approvalId!,
-      decision: 'approve',
-      contentHash: asked.contentHash,
-    });
+    await approveAnswer(
+      jonas,
+      { rfiId: rfi.id, questionId: q.id },
+      { approvalId: asked.approvalId!, contentHash: asked.contentHash },
+    );
 
     // Maria's workstation again, as its own process: it sends, and is killed once the POST reached the bank.
     const config: SendKillWorkerConfig = {

@@ -22,7 +22,7 @@ import { staffOf } from '../support/sandbox-staff';
 import { ipcError } from '../support/ipc';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
-import { joinTeam, TEAM_TEST_OPTIONS } from './workstation-support';
+import { approveAnswer, joinTeam, purposeRfi, TEAM_TEST_OPTIONS } from './workstation-support';
 
 const keyringServices = [0, 1].map(() => `treasury-desk-team-test/${randomBytes(6).toString('hex')}`);
 const keyring = napiKeyringBackend();
@@ -233,14 +233,11 @@ describe('four-eyes approval of RFI answers', () => {
 
     // Her own approval: refused by the team server, in words.
     await expect(
-      m['team.decideApproval']({
-        profileId: maria.services.session.profile.id,
-        rfiId: rfi.id,
-        questionId: q.id,
-        approvalId: asked.approvalId!,
-        decision: 'approve',
-        contentHash: asked.contentHash,
-      }),
+      approveAnswer(
+        maria,
+        { rfiId: rfi.id, questionId: q.id },
+        { approvalId: asked.approvalId!, contentHash: asked.contentHash },
+      ),
     ).rejects.toMatchObject({
       kind: 'forbidden',
       reason: 'SELF_APPROVAL',
@@ -256,14 +253,11 @@ describe('four-eyes approval of RFI answers', () => {
         documentSha256s: [sha(first)],
         words: 'Maria Keller asks for your approval.',
       });
-    const approved = await j['team.decideApproval']({
-      profileId: jonas.services.session.profile.id,
-      rfiId: rfi.id,
-      questionId: q.id,
-      approvalId: asked.approvalId!,
-      decision: 'approve',
-      contentHash: asked.contentHash,
-    });
+    const approved = await approveAnswer(
+      jonas,
+      { rfiId: rfi.id, questionId: q.id },
+      { approvalId: asked.approvalId!, contentHash: asked.contentHash },
+    );
     expect(approved).toMatchObject({ status: 'approved', checker: { subject: 'jonas.weber', isYou: true } });
     await expect
       .poll(async () => await mariaSees())
@@ -284,28 +278,22 @@ describe('four-eyes approval of RFI answers', () => {
     });
     // A decision on what the checker read before the edit covers nothing.
     await expect(
-      j['team.decideApproval']({
-        profileId: jonas.services.session.profile.id,
-        rfiId: rfi.id,
-        questionId: q.id,
-        approvalId: asked.approvalId!,
-        decision: 'approve',
-        contentHash: asked.contentHash,
-      }),
+      approveAnswer(
+        jonas,
+        { rfiId: rfi.id, questionId: q.id },
+        { approvalId: asked.approvalId!, contentHash: asked.contentHash },
+      ),
     ).rejects.toMatchObject({ kind: 'conflict' });
 
     await expect
       .poll(async () => (await j['team.approvals']({ rfiId: rfi.id }))[0]?.contentHash)
       .toBe(edited);
     const current = (await j['team.approvals']({ rfiId: rfi.id }))[0]!;
-    await j['team.decideApproval']({
-      profileId: jonas.services.session.profile.id,
-      rfiId: rfi.id,
-      questionId: q.id,
-      approvalId: current.approvalId!,
-      decision: 'approve',
-      contentHash: edited,
-    });
+    await approveAnswer(
+      jonas,
+      { rfiId: rfi.id, questionId: q.id },
+      { approvalId: current.approvalId!, contentHash: edited },
+    );
     await expect.poll(async () => (await mariaSees()).covers).toBe(true);
 
     // Sent: one send job with one key, carried out by Maria's outbox with her own bank credential.
@@ -388,15 +376,9 @@ describe('four-eyes approval of RFI answers', () => {
   it('an approved answer goes out as its send job even once the rule that wanted it was dropped', async () => {
     const m = maria.services.handlers;
     const j = jonas.services.handlers;
-    const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
     const rules = (await m['team.approvalRules'](undefined)).find((e) => e.legalEntityId === entity)!.rules;
     expect(rules).toContainEqual({ kind: 'rfi_answer', rfiType: 'account' });
-    const rfi = await staffOf(maria.services).createRfi({
-      type: 'account',
-      related_id: le.accounts[0]!.id,
-      description: 'rule dropped after approval',
-      questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose of the account' }],
-    });
+    const rfi = await purposeRfi(maria, 'rule dropped after approval');
     const q = rfi.questions[0]!;
     const profileId = maria.services.session.profile.id;
     const draft = {
@@ -411,14 +393,11 @@ describe('four-eyes approval of RFI answers', () => {
     await j['rfis.get']({ profileId: jonas.services.session.profile.id, id: rfi.id, refresh: true });
     const asked = await m['team.askApproval'](draft);
     await expect.poll(async () => (await j['team.approvals']({ rfiId: rfi.id }))[0]?.mayDecide).toBe(true);
-    await j['team.decideApproval']({
-      profileId: jonas.services.session.profile.id,
-      rfiId: rfi.id,
-      questionId: q.id,
-      approvalId: asked.approvalId!,
-      decision: 'approve',
-      contentHash: asked.contentHash,
-    });
+    await approveAnswer(
+      jonas,
+      { rfiId: rfi.id, questionId: q.id },
+      { approvalId: asked.approvalId!, contentHash: asked.contentHash },
+    );
     const sees = () => m['team.answerApproval']({ profileId, rfiId: rfi.id, questionId: q.id });
     await expect.poll(sees).toMatchObject({ covers: true });
 
@@ -489,14 +468,11 @@ describe('four-eyes approval of RFI answers', () => {
     await stack.server.close();
     await expect.poll(async () => (await m['team.status'](undefined)).connection).toBe('unreachable');
 
-    const approving = await j['team.decideApproval']({
-      profileId: jonas.services.session.profile.id,
-      rfiId: rfi.id,
-      questionId: q1!.id,
-      approvalId: asked.approvalId!,
-      decision: 'approve',
-      contentHash: asked.contentHash,
-    });
+    const approving = await approveAnswer(
+      jonas,
+      { rfiId: rfi.id, questionId: q1!.id },
+      { approvalId: asked.approvalId!, contentHash: asked.contentHash },
+    );
     expect(approving).toMatchObject({
       queued: 'approve',
       words: 'Approved by you (waiting for the team server).',
@@ -557,13 +533,7 @@ describe('four-eyes approval of RFI answers', () => {
   });
 
   it('a workstation started while the team server is away holds an answer a rule may cover: by the rules it last read, or, never read, until the server answers', async () => {
-    const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
-    const rfi = await staffOf(maria.services).createRfi({
-      type: 'account',
-      related_id: le.accounts[0]!.id,
-      description: 'rules while away',
-      questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose of the account' }],
-    });
+    const rfi = await purposeRfi(maria, 'rules while away');
     const q = rfi.questions[0]!;
     const draft = {
       rfiId: rfi.id,

@@ -10,6 +10,7 @@ import { browserFetch, CookieJar } from '../../src/team-server/dev/sign-in';
 import type { TeamDb } from '../../src/team-server/db';
 import type { ApprovalRule } from '../../src/shared/team/schemas';
 import type { TestServices } from '../support/services';
+import { staffOf } from '../support/sandbox-staff';
 
 /**
  * Follows an authorization URL as a browser would for `subject`: sign-in form, consent, then the
@@ -113,4 +114,29 @@ export async function seedCheckerScene(
   });
   await joinTeam(maria, serverUrl, 'maria.keller');
   await maria.services.handlers['team.setApprovalRules']({ legalEntityId: entity.id, rules });
+}
+
+/** A checker's decision to approve, made on `t`'s workstation through its own profile. */
+export function approveAnswer(
+  t: TestServices,
+  answer: { rfiId: string; questionId: string },
+  approval: { approvalId: string; contentHash: string },
+) {
+  return t.services.handlers['team.decideApproval']({
+    profileId: t.services.session.profile.id,
+    ...answer,
+    ...approval,
+    decision: 'approve',
+  });
+}
+
+/** A new account RFI of `t`'s embedded bank with one question: the account's purpose. */
+export function purposeRfi(t: TestServices, description: string) {
+  const le = t.services.sandbox!.fixtures.legal_entities[0]!;
+  return staffOf(t.services).createRfi({
+    type: 'account',
+    related_id: le.accounts[0]!.id,
+    description,
+    questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose of the account' }],
+  });
 }

@@ -15,7 +15,7 @@ import { documentAround } from '../support/documents';
 import { staffOf } from '../support/sandbox-staff';
 import { startServices, type TestServices } from '../support/services';
 import { startTeamStack, type TeamStack } from './support';
-import { seedCheckerScene, TEAM_TEST_OPTIONS } from './workstation-support';
+import { approveAnswer, purposeRfi, seedCheckerScene, TEAM_TEST_OPTIONS } from './workstation-support';
 
 const LEASE_SECONDS = 2;
 const keyringService = `treasury-desk-team-test/${randomBytes(6).toString('hex')}`;
@@ -75,14 +75,11 @@ async function jonasLeasedAndVanished(content: {
     )
     .toBe(true);
   // Named through her profile: her RFI cache may not hold the RFI yet (the change feed can be first).
-  await maria.services.handlers['team.decideApproval']({
-    profileId: maria.services.session.profile.id,
-    rfiId: content.rfiId,
-    questionId: content.questionId,
-    approvalId: asked.body.id,
-    decision: 'approve',
-    contentHash: asked.body.contentHash,
-  });
+  await approveAnswer(
+    maria,
+    { rfiId: content.rfiId, questionId: content.questionId },
+    { approvalId: asked.body.id, contentHash: asked.body.contentHash },
+  );
   const job = await jonas.post<SendJob>('/v1/send-jobs', body);
   expect(job.status).toBe(201);
   const leased = await jonas.post<SendJob>(`/v1/send-jobs/${job.body.id}/lease`, {
@@ -119,12 +116,7 @@ async function customerResponses(rfiId: string, questionId: string) {
 describe('a send job whose workstation went away holding the lease', () => {
   it('his POST had reached the bank: Maria’s workstation verifies first, records that response and writes nothing', async () => {
     const le = maria.services.sandbox!.fixtures.legal_entities[0]!;
-    const rfi = await staffOf(maria.services).createRfi({
-      type: 'account',
-      related_id: le.accounts[0]!.id,
-      description: 'taken over after the POST',
-      questions: [{ question_type: 'transaction.purpose', question_text: 'Purpose of the account' }],
-    });
+    const rfi = await purposeRfi(maria, 'taken over after the POST');
     const q = rfi.questions[0]!;
     const text = 'Payroll of the Hamburg branch';
     const job = await jonasLeasedAndVanished({ rfiId: rfi.id, questionId: q.id, text, documentSha256s: [] });
