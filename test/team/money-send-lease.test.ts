@@ -121,45 +121,53 @@ async function available(accountId: string): Promise<bigint> {
   return BigInt(a.balance) - BigInt(a.held);
 }
 
+/** Jonas (maker) asks for approval of a return of 1,500.00 as the bank holds it, and Maria approves it. */
+async function approvedReturn(debtor: string) {
+  const m = maria.services.handlers;
+  const profileId = maria.services.session.profile.id;
+  const transfer = await sandboxStaff(sandbox).createIncomingTransfer({
+    legal_entity_id: entity,
+    amount: '250000',
+    debtor_name: debtor,
+  });
+  const txId = transfer.transaction_id;
+  const ref = { profileId, transactionId: txId };
+  await m['returns.lookup'](ref);
+  await m['returns.createIntent']({
+    ...ref,
+    operationId: `lease-return-${randomBytes(4).toString('hex')}`,
+    amount: '150000',
+    reasonCode: 'AC03',
+  });
+  const content = returnContentOf(await m['returns.lookup'](ref));
+  expect(content).toMatchObject({ kind: 'return', transactionId: txId, amount: '150000' });
+  const asked = await stack.as('jonas.weber').post<Approval>('/v1/approvals', {
+    legalEntityId: entity,
+    objectId: txId,
+    content,
+  });
+  expect(asked.status).toBe(201);
+  await expect
+    .poll(
+      async () =>
+        (await m['team.returnApprovals'](undefined)).find((a) => a.transactionId === txId)?.mayDecide,
+      { timeout: 15_000 },
+    )
+    .toBe(true);
+  await m['team.decideReturnApproval']({
+    ...ref,
+    approvalId: asked.body.id,
+    decision: 'approve',
+    contentHash: asked.body.contentHash,
+  });
+  await expect.poll(async () => (await m['team.returnApproval'](ref)).covers, { timeout: 15_000 }).toBe(true);
+  return { ref, txId };
+}
+
 describe('a return confirm longer than its lease', () => {
   it('is not taken over: the confirmer renews the lease until the bank confirmed the return once', async () => {
     const m = maria.services.handlers;
-    const profileId = maria.services.session.profile.id;
-    const transfer = await sandboxStaff(sandbox).createIncomingTransfer({
-      legal_entity_id: entity,
-      amount: '250000',
-      debtor_name: 'Harbour Freight Ltd',
-    });
-    const txId = transfer.transaction_id;
-    const ref = { profileId, transactionId: txId };
-    await m['returns.lookup'](ref);
-    await m['returns.createIntent']({
-      ...ref,
-      operationId: `lease-return-${randomBytes(4).toString('hex')}`,
-      amount: '150000',
-      reasonCode: 'AC03',
-    });
-    // Jonas (maker) asks for approval of the return as the bank holds it; Maria approves it.
-    const content = returnContentOf(await m['returns.lookup'](ref));
-    expect(content).toMatchObject({ kind: 'return', transactionId: txId, amount: '150000' });
-    const asked = await stack.as('jonas.weber').post<Approval>('/v1/approvals', {
-      legalEntityId: entity,
-      objectId: txId,
-      content,
-    });
-    expect(asked.status).toBe(201);
-    await expect
-      .poll(async () => (await m['team.returnApprovals'](undefined))[0]?.mayDecide, { timeout: 15_000 })
-      .toBe(true);
-    await m['team.decideReturnApproval']({
-      ...ref,
-      approvalId: asked.body.id,
-      decision: 'approve',
-      contentHash: asked.body.contentHash,
-    });
-    await expect
-      .poll(async () => (await m['team.returnApproval'](ref)).covers, { timeout: 15_000 })
-      .toBe(true);
+    const { ref, txId } = await approvedReturn('Harbour Freight Ltd');
     const accountId = (await banked(txId)).transaction.fi_to_fi_swift_incoming!.creditor_account_id;
     const before = await available(accountId);
 
@@ -311,4 +319,49 @@ describe('a mandate whose confirm did not go through, or whose answer was lost',
     ]);
     await expect.poll(async () => (await mandateOf(mandateId))?.used, { timeout: 15_000 }).toBe(true);
   }, 120_000);
+});
+
+describe('an approved return whose rule was dropped since', () => {
+  it('is confirmed as its send job all the same: one job, done, one confirm at the bank', async () => {
+    const m = maria.services.handlers;
+    const rules = (await m['team.approvalRules'](undefined)).find((e) => e.legalEntityId === entity)!.rules;
+    expect(rules).toContainEqual({ kind: 'return', above: '100000' });
+    const { ref, txId } = await approvedReturn('Nordlicht Logistik GmbH');
+    const confirmsBefore = proxy.log.filter((e) => isReturnConfirm(e)).length;
+    // The admin drops the returns rule: by the rules now, the return needs no checker.
+    try {
+      await m['team.setApprovalRules']({
+        legalEntityId: entity,
+        rules: rules.filter((r) => r.kind !== 'return'),
+      });
+      await expect
+        .poll(async () => m['team.returnApproval'](ref), { timeout: 15_000 })
+        .toMatchObject({ required: false, covers: true });
+
+      // Confirmed as the approval's send job, not straight through: the team's one job, done,
+      // leased by Maria, holding the bank's reference; the bank confirmed once, with her credential.
+      const view = await m['returns.confirm'](ref);
+      expect(['in_progress', 'return_completed']).toContain(view.status);
+      expect(await jobRows(txId)).toEqual([
+        expect.objectContaining({
+          status: 'done',
+          lease_number: 1,
+          leased_by: 'maria.keller',
+          bank_reference: txId,
+        }),
+      ]);
+      expect(
+        proxy.log
+          .filter((e) => isReturnConfirm(e))
+          .slice(confirmsBefore)
+          .map((e) => e.upstreamStatus),
+      ).toEqual([200]);
+      expect((await banked(txId)).return_confirmed_by).toMatchObject({
+        first_name: 'Alex',
+        last_name: 'Morgan',
+      });
+    } finally {
+      await m['team.setApprovalRules']({ legalEntityId: entity, rules });
+    }
+  }, 60_000);
 });

@@ -15,7 +15,8 @@
  *
  * The approvals are the ones the answers' approvals load and follow (one request per legal
  * entity feeds every kind). A return's confirm needs the team server and the bank at that moment.
- * Solo use, and entities without a rule over the amount, pass through unchanged.
+ * Solo use, and entities without a rule over the amount, pass through unchanged, except a return
+ * a checker approved as the bank holds it: that one is confirmed as its send job whatever the rules.
  */
 import type { TransferView } from '../../shared/ipc/channels/returns';
 import type { ReturnApprovalView } from '../../shared/ipc/channels/team-returns';
@@ -367,12 +368,22 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
 
     async confirm(ref, direct) {
       const le = await entityOf(ref);
-      const rules = le ? deps.rulesOf(le) : null;
-      if (!le || !rules) return direct();
-      const content = returnContentOf(await deps.read(ref));
-      if (!content || !approvalRequired(rules, content)) return direct();
+      if (!le) return direct();
+      const rules = deps.rulesOf(le);
       const a = latest(le, ref.transactionId);
-      if (a?.status !== 'approved' || a.contentHash !== approvalHash(content))
+      if (!rules && a?.status !== 'approved') return direct();
+      const content = returnContentOf(await deps.read(ref));
+      const approved =
+        !!content &&
+        a?.status === 'approved' &&
+        !deps.approvals.queuedFor(le, ref.transactionId, 'return') &&
+        a.contentHash === approvalHash(content);
+      const required = !!content && !!rules && approvalRequired(rules, content);
+      // A return a checker approved is confirmed as its send job whatever the rules say now (a rule
+      // dropped since, or rules read stale): the job is what keeps it to one confirm across the
+      // team's workstations, and what the team's record of who confirmed it rests on.
+      if (!required && !approved) return direct();
+      if (!approved || !a || !content)
         throw new AppFailure({
           kind: 'precondition',
           reason: 'APPROVAL_REQUIRED',
@@ -381,8 +392,9 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
               ? 'The return intent at the bank is not the one a checker approved: ask for approval again. Nothing was sent to the bank.'
               : 'Your team’s rules want a checker to approve returns of this amount: ask for approval first. Nothing was sent to the bank.',
         });
-      // Four eyes on the money: the analyst who asked does not confirm; a checker does, with their own credential.
-      if (a.maker === deps.analyst()?.subject)
+      // Four eyes on the money, while the rules want them: the analyst who asked does not confirm; a
+      // checker does, with their own credential.
+      if (required && a.maker === deps.analyst()?.subject)
         throw new AppFailure({
           kind: 'precondition',
           reason: 'CHECKER_CONFIRMS',
