@@ -3,8 +3,26 @@
  * their rules and send jobs: one store, loaded once per legal entity by the answers' approvals
  * and kept current by the change feed, that every approval flow reads by kind.
  */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../shared/team/canonical';
 import { Approval, type ApprovalContent, type ApprovalRule, type SendJob } from '../../shared/team/schemas';
 import type { TeamApiError, TeamHttp } from './api';
+
+/** The hash the team server gives this content (sha256 of its canonical JSON). */
+export function approvalHash(content: ApprovalContent): string {
+  return createHash('sha256').update(canonicalJson(content)).digest('hex');
+}
+
+/**
+ * Whether an approval stands approved for exactly this content (by its hash): what an approval
+ * covers. Any edit gives another hash, so it covers nothing any more.
+ */
+export function approvedFor(
+  a: { status: string; contentHash: string } | null | undefined,
+  content: ApprovalContent | null,
+): boolean {
+  return !!a && content !== null && a.status === 'approved' && a.contentHash === approvalHash(content);
+}
 
 /** What an approval is of: an RFI answer, a return, an exchange mandate. */
 export type ApprovalKind = ApprovalContent['kind'];

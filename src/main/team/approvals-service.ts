@@ -15,7 +15,7 @@ import type { Logger } from '../infra/log';
 import type { TypedStore } from '../infra/stores';
 import { TeamNotSignedIn } from './api';
 import {
-  approvalHash,
+  approvedFor,
   approvalFailure,
   openApprovals,
   type AnswerContent,
@@ -249,11 +249,7 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
       if (!r) return { required: null, approval: null, covers: false, held: null };
       const approval = analyst() ? book.view(r.legalEntityId, ref.questionId) : null;
       const required = r.content ? book.required(r.legalEntityId, r.content) : null;
-      const covers =
-        r.content !== null &&
-        approval !== null &&
-        approval.status === 'approved' &&
-        approval.contentHash === approvalHash(r.content);
+      const covers = approvedFor(approval, r.content);
       const held = r.content ? (heldWhy(r.legalEntityId, r.content, covers)?.words ?? null) : null;
       return { required, approval: approval?.rfiId === ref.rfiId ? approval : null, covers, held };
     },
@@ -298,8 +294,7 @@ export async function createTeamApprovals(deps: TeamApprovalsDeps): Promise<Team
       const held = heldWhy(r.legalEntityId, r.content, false);
       if (held) throw new AppFailure({ kind: 'precondition', reason: held.reason, message: held.words });
       const view = book.view(r.legalEntityId, ref.questionId);
-      const approved =
-        view?.status === 'approved' && !view.queued && view.contentHash === approvalHash(r.content);
+      const approved = approvedFor(view, r.content) && !view?.queued;
       // Only the RFI's type decides for an answer, by the rules last read; but an answer a checker
       // approved goes out as its send job whatever the rules say now (a rule dropped since, or
       // rules read stale): the job is what keeps it to one send across the team's workstations.

@@ -15,10 +15,8 @@
  * the answer to the bank outbox with that key (sent with this analyst's own bank credential; no
  * bank token ever goes to the team server); the outcome is reported under the lease number.
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { approvalRequired } from '../../shared/team/approval-rules';
-import { canonicalJson } from '../../shared/team/canonical';
 import {
   Approval,
   ApprovalContent,
@@ -34,6 +32,7 @@ import type { JobKind, JobQueue, QueuedJob } from '../infra/job-queue';
 import type { Logger } from '../infra/log';
 import {
   answerKeys,
+  approvalHash,
   createApprovalState,
   decidedAlready,
   sameObject,
@@ -48,14 +47,9 @@ import { TeamApiError, TeamNotSignedIn, TeamUnreachable, teamCallFailure, type T
 import type { SendJobRef, SendOutcome } from './send-lease';
 
 export type { ApprovalKind, KnownApprovals } from './approval-state';
-export { queuedWords } from './approval-state';
+export { approvalHash, approvedFor, queuedWords } from './approval-state';
 export type AnswerContent = Extract<ApprovalContent, { kind: 'rfi_answer' }>;
 export type ApprovalOp = 'ask' | 'approve' | 'reject' | 'complete';
-
-/** The hash the team server gives this content (sha256 of its canonical JSON). */
-export function approvalHash(content: ApprovalContent): string {
-  return createHash('sha256').update(canonicalJson(content)).digest('hex');
-}
 
 export interface ApprovalJob extends QueuedJob {
   op: ApprovalOp;

@@ -29,6 +29,7 @@ import { sendApprovalChange, standingApproval, type StandingApproval } from './a
 import {
   approvalFailure,
   approvalHash,
+  approvedFor,
   approvalChange,
   queuedWords,
   type SharedApprovals,
@@ -313,7 +314,7 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
       const rules = deps.rulesOf(le);
       const required = content && rules ? approvalRequired(rules, content) : null;
       const a = latest(le, ref.transactionId);
-      const covers = !!content && a?.status === 'approved' && a.contentHash === approvalHash(content);
+      const covers = approvedFor(a, content);
       return { required, approval: viewFor(le, ref.transactionId), covers };
     },
 
@@ -373,11 +374,7 @@ export function createReturnApprovals(deps: ReturnApprovalsDeps): ReturnApproval
       const a = latest(le, ref.transactionId);
       if (!rules && a?.status !== 'approved') return direct();
       const content = returnContentOf(await deps.read(ref));
-      const approved =
-        !!content &&
-        a?.status === 'approved' &&
-        !deps.approvals.queuedFor(le, ref.transactionId, 'return') &&
-        a.contentHash === approvalHash(content);
+      const approved = approvedFor(a, content) && !deps.approvals.queuedFor(le, ref.transactionId, 'return');
       const required = !!content && !!rules && approvalRequired(rules, content);
       // A return a checker approved is confirmed as its send job whatever the rules say now (a rule
       // dropped since, or rules read stale): the job is what keeps it to one confirm across the
